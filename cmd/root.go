@@ -1,0 +1,97 @@
+// Package cmd holds the cobra commands of r2r-mcp. It is the only package that writes
+// user-facing text to stdout; everything below it logs to stderr or a log file.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Build information, set with -ldflags "-X github.com/r2r-mcp/r2r-mcp/cmd.version=...".
+var (
+	version = "dev"
+	commit  = "none"
+	date    = "unknown"
+)
+
+// BuildInfo describes the running binary.
+type BuildInfo struct {
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+	Date    string `json:"date"`
+}
+
+// Build returns the version information injected at link time.
+func Build() BuildInfo { return BuildInfo{Version: version, Commit: commit, Date: date} }
+
+// IOStreams are the streams a command reads from and writes to, so tests can inject them.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+}
+
+// Deps is what every command constructor receives.
+type Deps struct {
+	IO    IOStreams
+	Build BuildInfo
+	// Getenv reads the environment; tests replace it.
+	Getenv func(string) string
+}
+
+// SilentError is returned by a command that has already told the user what went wrong;
+// Execute exits 1 without printing anything more.
+var SilentError = errors.New("silent error")
+
+// NewRootCmd builds the command tree.
+func NewRootCmd(deps Deps) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "r2r-mcp",
+		Short: "An MCP server that gives coding agents an R2R knowledge base",
+		Long: `r2r-mcp is a stdio MCP server for R2R (https://github.com/SciPhi-AI/R2R).
+
+Run "r2r-mcp login" once, then add "r2r-mcp serve" to your MCP client:
+  claude mcp add r2r -- r2r-mcp serve`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       deps.Build.Version,
+	}
+	root.SetIn(deps.IO.In)
+	root.SetOut(deps.IO.Out)
+	root.SetErr(deps.IO.ErrOut)
+	root.SetVersionTemplate("r2r-mcp {{.Version}}\n")
+	for _, add := range subcommands {
+		root.AddCommand(add(deps))
+	}
+	return root
+}
+
+// subcommands lists the constructors of every subcommand; each file registers its own in init.
+var subcommands []func(Deps) *cobra.Command
+
+func register(f func(Deps) *cobra.Command) { subcommands = append(subcommands, f) }
+
+// Execute runs the root command with the process's streams and exits with its status.
+func Execute() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	deps := Deps{
+		IO:     IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
+		Build:  Build(),
+		Getenv: os.Getenv,
+	}
+	err := NewRootCmd(deps).ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		if !errors.Is(err, SilentError) {
+			fmt.Fprintln(os.Stderr, "Error:", err)
+		}
+		os.Exit(1)
+	}
+}
