@@ -1,0 +1,106 @@
+package r2r
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+)
+
+// Health checks GET /v3/health (no auth, no rate limit).
+func (c *Client) Health(ctx context.Context) error {
+	var out struct {
+		Message string `json:"message"`
+	}
+	return c.results(ctx, &Call{Op: "health", Method: http.MethodGet, Path: "/v3/health",
+		Idempotent: true, NoAuth: true}, &out)
+}
+
+// Login exchanges email and password for a token pair (form fields username/password).
+// Unknown emails give 404 and wrong passwords 401 (r2r-api.md §1.4). No credentials are
+// sent and a 401 never triggers a refresh.
+func (c *Client) Login(ctx context.Context, email, password string) (*TokenPair, error) {
+	form := url.Values{"username": {email}, "password": {password}}
+	var out TokenPair
+	err := c.results(ctx, &Call{Op: "login", Method: http.MethodPost, Path: "/v3/users/login",
+		Body: []byte(form.Encode()), ContentType: "application/x-www-form-urlencoded", NoAuth: true}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RefreshToken trades a refresh token for a new pair. Refresh tokens rotate: the one
+// presented is invalidated. The body is the token as a JSON string literal, as R2R's
+// Python SDK sends it.
+func (c *Client) RefreshToken(ctx context.Context, refreshToken string) (*TokenPair, error) {
+	body, err := json.Marshal(refreshToken)
+	if err != nil {
+		return nil, err
+	}
+	var out TokenPair
+	err = c.results(ctx, &Call{Op: "refresh token", Method: http.MethodPost, Path: "/v3/users/refresh-token",
+		Body: body, ContentType: "application/json", NoAuth: true}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Me returns the user the credentials act as (GET /v3/users/me).
+func (c *Client) Me(ctx context.Context) (*User, error) {
+	var out User
+	if err := c.results(ctx, &Call{Op: "get current user", Method: http.MethodGet, Path: "/v3/users/me",
+		Idempotent: true}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CreateAPIKey creates an API key for userID. The raw key is in the result only.
+func (c *Client) CreateAPIKey(ctx context.Context, userID, name, description string) (*CreatedAPIKey, error) {
+	const op = "create API key"
+	if err := requireID(op, "user id", userID); err != nil {
+		return nil, err
+	}
+	body, err := jsonBody(op, struct {
+		Name        string `json:"name,omitempty"`
+		Description string `json:"description,omitempty"`
+	}{name, description})
+	if err != nil {
+		return nil, err
+	}
+	var out CreatedAPIKey
+	if err := c.results(ctx, &Call{Op: op, Method: http.MethodPost, Path: pathf("/users/%s/api-keys", userID),
+		Body: body, ContentType: "application/json"}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ListAPIKeys lists userID's API keys (no secrets).
+func (c *Client) ListAPIKeys(ctx context.Context, userID string) ([]APIKeyInfo, error) {
+	const op = "list API keys"
+	if err := requireID(op, "user id", userID); err != nil {
+		return nil, err
+	}
+	p, err := page[APIKeyInfo](ctx, c, &Call{Op: op, Method: http.MethodGet,
+		Path: pathf("/users/%s/api-keys", userID), Idempotent: true})
+	if err != nil {
+		return nil, err
+	}
+	return p.Items, nil
+}
+
+// DeleteAPIKey revokes one of userID's keys. R2R answers an unknown key with 400.
+func (c *Client) DeleteAPIKey(ctx context.Context, userID, keyID string) error {
+	const op = "delete API key"
+	if err := requireID(op, "user id", userID); err != nil {
+		return err
+	}
+	if err := requireID(op, "key id", keyID); err != nil {
+		return err
+	}
+	return c.results(ctx, &Call{Op: op, Method: http.MethodDelete,
+		Path: pathf("/users/%s/api-keys/%s", userID, keyID)}, nil)
+}
