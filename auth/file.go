@@ -1,0 +1,135 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+)
+
+// CredentialsFileName is the name of the plain-text fallback store in the config dir.
+const CredentialsFileName = "credentials.json"
+
+// FileStore keeps Secrets in a JSON file readable only by the user (0600, directory 0700):
+// the fallback for machines without a reachable keyring, or with --insecure-storage.
+type FileStore struct {
+	Path string
+}
+
+// fileMu serialises read-modify-write cycles on credential files within this process.
+// Across processes the atomic rename keeps the file whole; the last writer wins.
+var fileMu sync.Mutex
+
+type credentialsFile struct {
+	// Credentials maps the normalised R2R URL to its Secret.
+	Credentials map[string]Secret `json:"credentials"`
+}
+
+// Source is the credential source name of this store: "file <path>".
+func (s *FileStore) Source() string { return SourceFilePrefix + s.Path }
+
+// Load returns the Secret stored for url, or ErrNoCredential.
+func (s *FileStore) Load(_ context.Context, url string) (Secret, error) {
+	fileMu.Lock()
+	defer fileMu.Unlock()
+	f, err := s.read()
+	if err != nil {
+		return Secret{}, err
+	}
+	sec, ok := f.Credentials[url]
+	if !ok {
+		return Secret{}, ErrNoCredential
+	}
+	if err := sec.Validate(); err != nil {
+		return Secret{}, fmt.Errorf("%s: %w; run r2r-mcp login again", s.Path, err)
+	}
+	return sec, nil
+}
+
+// Save stores sec for url, keeping other URLs' entries.
+func (s *FileStore) Save(_ context.Context, url string, sec Secret) error {
+	if err := sec.Validate(); err != nil {
+		return err
+	}
+	fileMu.Lock()
+	defer fileMu.Unlock()
+	f, err := s.read()
+	if err != nil && !errors.Is(err, ErrInsecureFile) {
+		return err
+	}
+	f.Credentials[url] = sec
+	return s.write(f)
+}
+
+// Delete removes the entry for url (and the file when it becomes empty); ErrNoCredential
+// when there was none.
+func (s *FileStore) Delete(_ context.Context, url string) error {
+	fileMu.Lock()
+	defer fileMu.Unlock()
+	f, err := s.read()
+	if err != nil && !errors.Is(err, ErrInsecureFile) {
+		return err
+	}
+	if _, ok := f.Credentials[url]; !ok {
+		return ErrNoCredential
+	}
+	delete(f.Credentials, url)
+	if len(f.Credentials) == 0 {
+		if err := os.Remove(s.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", s.Path, err)
+		}
+		return nil
+	}
+	return s.write(f)
+}
+
+// ErrInsecureFile is returned when the credentials file can be read by other users.
+var ErrInsecureFile = errors.New("credentials file is readable by other users")
+
+// read loads the file; a missing file is empty. A file others can read is refused with
+// ErrInsecureFile (the returned content is still usable by Save and Delete, which rewrite
+// it with mode 0600).
+func (s *FileStore) read() (credentialsFile, error) {
+	f := credentialsFile{Credentials: map[string]Secret{}}
+	b, err := os.ReadFile(s.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return f, fmt.Errorf("read %s: %w", s.Path, err)
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return credentialsFile{Credentials: map[string]Secret{}}, fmt.Errorf("%s is not valid JSON; delete it and run r2r-mcp login again", s.Path)
+	}
+	if f.Credentials == nil {
+		f.Credentials = map[string]Secret{}
+	}
+	if runtime.GOOS != "windows" {
+		if fi, err := os.Stat(s.Path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			return f, fmt.Errorf("%w: %s has mode %04o; run chmod 600 %s", ErrInsecureFile, s.Path, fi.Mode().Perm(), s.Path)
+		}
+	}
+	return f, nil
+}
+
+func (s *FileStore) write(f credentialsFile) error {
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(s.Path, append(b, '\n')); err != nil {
+		return err
+	}
+	if runtime.GOOS != "windows" {
+		// The directory is ours alone; tighten it if something created it wider.
+		if err := os.Chmod(filepath.Dir(s.Path), 0o700); err != nil {
+			return fmt.Errorf("restrict %s: %w", filepath.Dir(s.Path), err)
+		}
+	}
+	return nil
+}

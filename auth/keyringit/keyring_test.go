@@ -1,0 +1,119 @@
+package keyringit_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zalando/go-keyring"
+
+	"github.com/r2r-mcp/r2r-mcp/auth"
+	"github.com/r2r-mcp/r2r-mcp/cmd"
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+)
+
+// Gate is the environment variable that enables this test.
+const Gate = "R2R_MCP_KEYRING_IT"
+
+const (
+	email    = "keyring-it@example.com"
+	password = "it-password-never-stored"
+)
+
+func run(t *testing.T, env map[string]string, stdin string, args ...string) string {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	root := cmd.NewRootCmd(cmd.Deps{
+		IO:     cmd.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut},
+		Build:  cmd.BuildInfo{Version: "it"},
+		Getenv: func(k string) string { return env[k] },
+	})
+	root.SetArgs(args)
+	if err := root.ExecuteContext(context.Background()); err != nil {
+		t.Fatalf("r2r-mcp %s: %v\nstderr: %s", strings.Join(args, " "), err, errOut.String())
+	}
+	if out.Len() != 0 {
+		t.Errorf("r2r-mcp %s wrote to stdout: %q", args[0], out.String())
+	}
+	return errOut.String()
+}
+
+func TestLoginLogoutWithRealKeyring(t *testing.T) {
+	if os.Getenv(Gate) != "1" {
+		t.Skipf("set %s=1 to run against the real OS keyring (on Linux: under auth/testdata/with-secret-service.sh)", Gate)
+	}
+	// From here on nothing skips: with the gate set (as in CI) a missing keyring fails.
+	// The probe goes through r2r-mcp's wrapper, which fails fast without a D-Bus session
+	// instead of letting godbus spawn one with dbus-launch.
+	const probe = "r2r-mcp-keyring-it-probe"
+	kr := auth.SystemKeyring()
+	if err := kr.Set(probe, "probe", "x"); err != nil {
+		t.Fatalf("the OS keyring is not usable (%v); on Linux run under auth/testdata/with-secret-service.sh", err)
+	}
+	if err := kr.Delete(probe, "probe"); err != nil {
+		t.Fatalf("delete probe entry: %v", err)
+	}
+
+	srv := r2rtest.NewServer(t, r2rtest.Options{RequireAuth: true})
+	srv.CreateUser(email, password, false)
+	dir := t.TempDir()
+	env := map[string]string{auth.ConfigDirEnv: dir}
+	t.Cleanup(func() { _ = keyring.Delete(auth.KeyringService, srv.URL) })
+
+	stderr := run(t, env, password+"\n", "login", "--url", srv.URL, "--email", email, "--password-stdin")
+	if !strings.Contains(stderr, "stored in the system keyring") || strings.Contains(stderr, password) {
+		t.Fatalf("login said %q", stderr)
+	}
+
+	// Read the entry back through go-keyring itself, not through r2r-mcp.
+	raw, err := keyring.Get(auth.KeyringService, srv.URL)
+	if err != nil {
+		t.Fatalf("no keyring entry for %s: %v", srv.URL, err)
+	}
+	if strings.Contains(raw, password) {
+		t.Fatal("the password is in the keyring")
+	}
+	var sec auth.Secret
+	if err := json.Unmarshal([]byte(raw), &sec); err != nil {
+		t.Fatalf("keyring entry is not JSON: %v", err)
+	}
+	if sec.Kind != auth.KindAPIKey || auth.PublicKeyOf(sec.Secret) == "" || sec.KeyID == "" || sec.Email != email {
+		t.Fatalf("keyring entry is not an API key: %v", sec)
+	}
+	if _, err := os.Stat(filepath.Join(dir, auth.CredentialsFileName)); !os.IsNotExist(err) {
+		t.Errorf("plain-text file written although the keyring works (%v)", err)
+	}
+
+	// What serve does with no credential in the environment: resolve from the keyring.
+	res, err := auth.Resolve(context.Background(), auth.Options{Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.URL != srv.URL || res.Source != auth.SourceKeyring || res.Warning != "" {
+		t.Fatalf("Resolve = %+v", res)
+	}
+	client, err := r2r.New(r2r.Options{BaseURL: res.URL, Credentials: res.Credentials})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if me, err := client.Me(context.Background()); err != nil || me.Email != email {
+		t.Fatalf("resolved credential does not work: %v %v", me, err)
+	}
+
+	stderr = run(t, env, "", "logout")
+	if !strings.Contains(stderr, "revoked on the server") || !strings.Contains(stderr, "removed from the system keyring") {
+		t.Errorf("logout said %q", stderr)
+	}
+	if _, err := keyring.Get(auth.KeyringService, srv.URL); !errors.Is(err, keyring.ErrNotFound) {
+		t.Errorf("keyring entry still there after logout: %v", err)
+	}
+	if _, err := client.Me(context.Background()); !errors.Is(err, r2r.ErrUnauthorized) {
+		t.Errorf("API key still valid after logout: %v", err)
+	}
+}

@@ -1,0 +1,256 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zalando/go-keyring"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+)
+
+// failingKeyring fails every call like a machine without a Secret Service.
+type failingKeyring struct{}
+
+var errNoSecretService = errors.New("The name org.freedesktop.secrets was not provided by any .service files")
+
+func (failingKeyring) Get(string, string) (string, error) { return "", errNoSecretService }
+func (failingKeyring) Set(string, string, string) error   { return errNoSecretService }
+func (failingKeyring) Delete(string, string) error        { return errNoSecretService }
+
+func seedKeyring(t *testing.T, k Keyring, url string, s Secret) {
+	t.Helper()
+	if err := (&KeyringStore{Keyring: k}).Save(context.Background(), url, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func seedFile(t *testing.T, dir, url string, s Secret) {
+	t.Helper()
+	if err := (&FileStore{Path: filepath.Join(dir, CredentialsFileName)}).Save(context.Background(), url, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func applied(t *testing.T, c r2r.Credentials) http.Header {
+	t.Helper()
+	h := http.Header{}
+	if err := c.Apply(context.Background(), h); err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	return h
+}
+
+func TestResolveCredentialOrder(t *testing.T) {
+	const url = "http://r2r.test:7272"
+	apiKey := testSecret(KindAPIKey, "key_stored.SECRET")
+	refresh := testSecret(KindRefreshToken, "refresh.jwt.token")
+	refresh.KeyID = ""
+	type setup struct {
+		env      map[string]string
+		keyring  func(t *testing.T) Keyring
+		file     *Secret
+		insecure bool
+	}
+	mem := func(s *Secret) func(t *testing.T) Keyring {
+		return func(t *testing.T) Keyring {
+			k := newMapKeyring()
+			if s != nil {
+				seedKeyring(t, k, url, *s)
+			}
+			return k
+		}
+	}
+	fileSecret := testSecret(KindAPIKey, "key_file.SECRET")
+	tests := []struct {
+		name      string
+		setup     setup
+		source    string // "file" = the file store's source
+		kind      string
+		header    string // expected "X-API-Key" value, or "bearer" for a TokenSource
+		warning   string // substring; "" = no warning
+		tokenType bool
+	}{
+		{name: "R2R_API_KEY wins over everything",
+			setup:  setup{env: map[string]string{"R2R_API_KEY": "key_env.SECRET", "R2R_EMAIL": "a@b", "R2R_PASSWORD": "pw"}, keyring: mem(&apiKey), file: &fileSecret},
+			source: SourceEnvAPIKey, kind: KindAPIKey, header: "key_env.SECRET"},
+		{name: "email and password beat the keyring",
+			setup:  setup{env: map[string]string{"R2R_EMAIL": "a@b", "R2R_PASSWORD": "pw"}, keyring: mem(&apiKey)},
+			source: SourceEnvPassword, kind: KindPassword, tokenType: true},
+		{name: "email without password is ignored with a warning",
+			setup:  setup{env: map[string]string{"R2R_EMAIL": "a@b"}, keyring: mem(&apiKey)},
+			source: SourceKeyring, kind: KindAPIKey, header: "key_stored.SECRET", warning: "R2R_EMAIL is set without R2R_PASSWORD"},
+		{name: "password without email is ignored with a warning",
+			setup:  setup{env: map[string]string{"R2R_PASSWORD": "pw"}, keyring: mem(nil)},
+			source: SourceNone, warning: "R2R_PASSWORD is set without R2R_EMAIL"},
+		{name: "keyring API key",
+			setup:  setup{keyring: mem(&apiKey), file: &fileSecret},
+			source: SourceKeyring, kind: KindAPIKey, header: "key_stored.SECRET"},
+		{name: "keyring refresh token",
+			setup:  setup{keyring: mem(&refresh)},
+			source: SourceKeyring, kind: KindRefreshToken, tokenType: true},
+		{name: "file used when the keyring is empty, with a warning",
+			setup:  setup{keyring: mem(nil), file: &fileSecret},
+			source: "file", kind: KindAPIKey, header: "key_file.SECRET", warning: "plain-text file"},
+		{name: "file used without a keyring, warning names the keyring failure",
+			setup:  setup{keyring: func(*testing.T) Keyring { return failingKeyring{} }, file: &fileSecret},
+			source: "file", kind: KindAPIKey, header: "key_file.SECRET", warning: "org.freedesktop.secrets"},
+		{name: "no keyring and no file: none, with a warning",
+			setup:  setup{keyring: func(*testing.T) Keyring { return failingKeyring{} }},
+			source: SourceNone, warning: "system keyring read failed"},
+		{name: "hung keyring times out to the file",
+			setup:  setup{keyring: func(t *testing.T) Keyring { return newHungKeyring(t) }, file: &fileSecret},
+			source: "file", kind: KindAPIKey, header: "key_file.SECRET", warning: ErrKeyringTimeout.Error()},
+		{name: "insecure storage reads only the file",
+			setup:  setup{keyring: mem(&apiKey), file: &fileSecret, insecure: true},
+			source: "file", kind: KindAPIKey, header: "key_file.SECRET", warning: "plain-text file"},
+		{name: "nothing anywhere",
+			setup:  setup{keyring: mem(nil)},
+			source: SourceNone},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.setup.file != nil {
+				seedFile(t, dir, url, *tt.setup.file)
+			}
+			res, err := Resolve(context.Background(), Options{
+				URLFlag:         url + "/v3/",
+				Getenv:          envFunc(tt.setup.env),
+				Keyring:         tt.setup.keyring(t),
+				KeyringTimeout:  20 * time.Millisecond,
+				ConfigDir:       dir,
+				InsecureStorage: tt.setup.insecure,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.URL != url || res.URLSource != URLSourceFlag {
+				t.Errorf("URL %q from %q", res.URL, res.URLSource)
+			}
+			wantSource := tt.source
+			if wantSource == "file" {
+				wantSource = "file " + filepath.Join(dir, CredentialsFileName)
+			}
+			if res.Source != wantSource || res.Kind != tt.kind {
+				t.Errorf("source %q kind %q; want %q %q", res.Source, res.Kind, wantSource, tt.kind)
+			}
+			if tt.warning == "" && res.Warning != "" {
+				t.Errorf("unexpected warning %q", res.Warning)
+			}
+			if tt.warning != "" && !strings.Contains(res.Warning, tt.warning) {
+				t.Errorf("warning %q does not contain %q", res.Warning, tt.warning)
+			}
+			if res.Credentials == nil {
+				t.Fatal("nil credentials")
+			}
+			if strings.Contains(res.Credentials.Identity(), "SECRET") || strings.Contains(res.Warning, "SECRET") {
+				t.Errorf("secret leaked: identity %q warning %q", res.Credentials.Identity(), res.Warning)
+			}
+			switch {
+			case tt.tokenType:
+				if _, ok := res.Credentials.(*TokenSource); !ok {
+					t.Errorf("credentials %T, want *TokenSource", res.Credentials)
+				}
+			case tt.header != "":
+				if got := applied(t, res.Credentials).Get("X-API-Key"); got != tt.header {
+					t.Errorf("X-API-Key %q, want %q", got, tt.header)
+				}
+			default:
+				if h := applied(t, res.Credentials); len(h) != 0 {
+					t.Errorf("anonymous credentials set %v", h)
+				}
+			}
+		})
+	}
+}
+
+func TestResolveUsesSystemKeyringMock(t *testing.T) {
+	MockKeyring()
+	dir := t.TempDir()
+	if err := SaveURL(dir, "http://saved:7272"); err != nil {
+		t.Fatal(err)
+	}
+	sec := testSecret(KindAPIKey, "key_mock.SECRET")
+	raw, _ := encodeSecret(sec)
+	if err := keyring.Set(KeyringService, "http://saved:7272", raw); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Resolve(context.Background(), Options{Getenv: envFunc(map[string]string{ConfigDirEnv: dir})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.URL != "http://saved:7272" || !strings.HasPrefix(res.URLSource, "config ") || res.Source != SourceKeyring {
+		t.Fatalf("got %+v", res)
+	}
+	if res.Email != sec.Email || res.UserID != sec.UserID || res.KeyID != sec.KeyID {
+		t.Errorf("metadata %q %q %q", res.Email, res.UserID, res.KeyID)
+	}
+}
+
+func TestResolveBadURLIsAnError(t *testing.T) {
+	_, err := Resolve(context.Background(), Options{Getenv: envFunc(map[string]string{"R2R_API_BASE": "nope"}), ConfigDir: t.TempDir(), Keyring: newMapKeyring()})
+	if err == nil || !strings.Contains(err.Error(), URLSourceEnvBase) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestVaultSaveAndDelete(t *testing.T) {
+	ctx := context.Background()
+	sec := testSecret(KindAPIKey, "key_v.SECRET")
+	t.Run("keyring works: keyring only, stale file copy removed", func(t *testing.T) {
+		dir := t.TempDir()
+		seedFile(t, dir, testURL, testSecret(KindAPIKey, "key_old.OLD"))
+		k := newMapKeyring()
+		v := NewVault(dir, k, 0, false)
+		store, warning, err := v.Save(ctx, testURL, sec)
+		if err != nil || store.Source() != SourceKeyring || warning != "" {
+			t.Fatalf("Save: %v %q %v", store, warning, err)
+		}
+		if _, err := v.File.Load(ctx, testURL); !errors.Is(err, ErrNoCredential) {
+			t.Errorf("file copy still there: %v", err)
+		}
+		removed, warning, err := v.Delete(ctx, testURL)
+		if err != nil || warning != "" || len(removed) != 1 || removed[0] != SourceKeyring {
+			t.Fatalf("Delete: %v %q %v", removed, warning, err)
+		}
+		removed, _, err = v.Delete(ctx, testURL)
+		if err != nil || len(removed) != 0 {
+			t.Errorf("second Delete: %v %v", removed, err)
+		}
+	})
+	t.Run("no keyring: file with a warning", func(t *testing.T) {
+		dir := t.TempDir()
+		v := NewVault(dir, failingKeyring{}, 0, false)
+		store, warning, err := v.Save(ctx, testURL, sec)
+		if err != nil || store != Store(v.File) || !strings.Contains(warning, "no usable system keyring") {
+			t.Fatalf("Save: %v %q %v", store, warning, err)
+		}
+		got, from, _, err := v.Load(ctx, testURL)
+		if err != nil || got != sec || from != Store(v.File) {
+			t.Fatalf("Load: %v %v %v", got, from, err)
+		}
+		removed, warning, err := v.Delete(ctx, testURL)
+		if err != nil || len(removed) != 1 || !strings.HasPrefix(removed[0], SourceFilePrefix) || warning == "" {
+			t.Fatalf("Delete: %v %q %v", removed, warning, err)
+		}
+	})
+	t.Run("insecure: file, keyring copy removed", func(t *testing.T) {
+		dir := t.TempDir()
+		k := newMapKeyring()
+		seedKeyring(t, k, testURL, testSecret(KindAPIKey, "key_old.OLD"))
+		v := NewVault(dir, k, 0, true)
+		store, warning, err := v.Save(ctx, testURL, sec)
+		if err != nil || store != Store(v.File) || !strings.Contains(warning, "plain-text file") {
+			t.Fatalf("Save: %v %q %v", store, warning, err)
+		}
+		if _, err := k.Get(KeyringService, testURL); !errors.Is(err, keyring.ErrNotFound) {
+			t.Errorf("keyring copy still there: %v", err)
+		}
+	})
+}

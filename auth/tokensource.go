@@ -1,0 +1,284 @@
+package auth
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+)
+
+// refreshTimeout bounds one shared refresh: it runs detached from the caller that started
+// it (other callers wait on it too), so it needs its own deadline.
+const refreshTimeout = 30 * time.Second
+
+// expirySkew renews an access token this long before the exp claim says it expires, so a
+// request does not leave with a token that dies in flight.
+const expirySkew = 30 * time.Second
+
+// Store persists a Secret per R2R URL. KeyringStore and FileStore implement it; a
+// TokenSource uses it to write rotated refresh tokens back where they came from.
+type Store interface {
+	Load(ctx context.Context, url string) (Secret, error)
+	Save(ctx context.Context, url string, s Secret) error
+	Delete(ctx context.Context, url string) error
+	// Source names the store as a credential source ("keyring", "file <path>").
+	Source() string
+}
+
+// TokenSource is an r2r.Credentials that sends "Authorization: Bearer <access token>" and
+// renews the access token when R2R rejects it (r2r.Refresher). It works in one of two modes:
+//
+//   - password (R2R_EMAIL/R2R_PASSWORD): logs in lazily on first use; renews with the
+//     refresh token and logs in again if that fails;
+//   - stored refresh token (login on a server that cannot create API keys): renews with the
+//     refresh token and, because R2R rotates refresh tokens, writes every new one back to
+//     its Store.
+//
+// Renewal happens once for all concurrent callers: they share one flight, and a caller
+// whose token was already replaced by someone else's renewal does not renew again.
+type TokenSource struct {
+	client   *r2r.Client // anonymous: login and refresh-token are public endpoints
+	email    string
+	password string // password mode only; held in memory, never stored
+	store    Store  // stored mode only
+	url      string // the store's account
+	meta     Secret // stored mode: the entry as loaded, updated on rotation
+	identity string
+	log      *slog.Logger
+	now      func() time.Time
+
+	mu      sync.Mutex
+	access  string
+	exp     time.Time // access token expiry from its exp claim; zero = unknown
+	refresh string
+	gen     uint64 // bumped whenever access changes; 0 = no token yet
+
+	renewMu sync.Mutex // serialises renewals across flights
+	flights singleflight.Group
+}
+
+// TokenSourceOptions are the shared knobs of both TokenSource constructors.
+type TokenSourceOptions struct {
+	// Client points at the R2R instance; its credentials are ignored.
+	Client *r2r.Client
+	// Logger receives warnings (e.g. a rotated token that could not be saved); nil = discard.
+	Logger *slog.Logger
+}
+
+// NewPasswordSource returns a TokenSource that logs in as email with password on first use.
+func NewPasswordSource(opts TokenSourceOptions, email, password string) *TokenSource {
+	ts := newTokenSource(opts)
+	ts.email = email
+	ts.password = password
+	ts.identity = "user:" + r2r.Fingerprint(strings.ToLower(strings.TrimSpace(email)))
+	return ts
+}
+
+// NewStoredSource returns a TokenSource that starts from the stored refresh token sec
+// (Kind KindRefreshToken) for url and saves every rotated token back to store.
+func NewStoredSource(opts TokenSourceOptions, url string, sec Secret, store Store) *TokenSource {
+	ts := newTokenSource(opts)
+	ts.store = store
+	ts.url = url
+	ts.meta = sec
+	ts.refresh = sec.Secret
+	who := strings.ToLower(sec.Email)
+	if who == "" {
+		who = sec.UserID
+	}
+	ts.identity = "user:" + r2r.Fingerprint(who)
+	return ts
+}
+
+func newTokenSource(opts TokenSourceOptions) *TokenSource {
+	ts := &TokenSource{log: opts.Logger, now: time.Now}
+	if opts.Client != nil {
+		ts.client = opts.Client.WithCredentials(r2r.Anonymous())
+	}
+	if ts.log == nil {
+		ts.log = slog.New(slog.DiscardHandler)
+	}
+	return ts
+}
+
+// Identity is a short SHA-256 of the user's email (or id): stable across token renewals,
+// never a secret.
+func (ts *TokenSource) Identity() string { return ts.identity }
+
+// String keeps tokens out of %v.
+func (ts *TokenSource) String() string { return "auth.TokenSource(" + ts.identity + ")" }
+
+// GoString keeps tokens out of %#v.
+func (ts *TokenSource) GoString() string { return ts.String() }
+
+// Apply sets the Authorization header, logging in or renewing first when there is no token
+// yet or it is about to expire.
+func (ts *TokenSource) Apply(ctx context.Context, h http.Header) error {
+	ts.mu.Lock()
+	tok, exp, gen := ts.access, ts.exp, ts.gen
+	ts.mu.Unlock()
+	if tok == "" || (!exp.IsZero() && ts.now().Add(expirySkew).After(exp)) {
+		err := ts.RefreshFrom(ctx, gen)
+		ts.mu.Lock()
+		tok = ts.access
+		ts.mu.Unlock()
+		// A token that is merely close to expiry is still worth sending if renewal failed.
+		if err != nil && (tok == "" || !ts.now().Before(exp)) {
+			return err
+		}
+	}
+	h.Del("X-API-Key") // R2R rejects requests that carry both
+	h.Set("Authorization", "Bearer "+tok)
+	return nil
+}
+
+// Generation identifies the current access token; it changes with every renewal. A caller
+// that reads it before sending a request can pass it to RefreshFrom after a 401.
+func (ts *TokenSource) Generation() uint64 {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.gen
+}
+
+// Refresh renews the access token (r2r.Refresher). Concurrent calls share one renewal.
+func (ts *TokenSource) Refresh(ctx context.Context) error {
+	return ts.RefreshFrom(ctx, ts.Generation())
+}
+
+// RefreshFrom renews the access token unless it has changed since generation gen (someone
+// else already replaced the token the caller was rejected with). Concurrent calls for the
+// same generation share one renewal.
+func (ts *TokenSource) RefreshFrom(ctx context.Context, gen uint64) error {
+	ch := ts.flights.DoChan(strconv.FormatUint(gen, 10), func() (any, error) {
+		// Detached from the first caller: cancelling it must not fail the others.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refreshTimeout)
+		defer cancel()
+		return nil, ts.renew(rctx, gen)
+	})
+	select {
+	case r := <-ch:
+		return r.Err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// renew obtains a new token pair unless the generation moved on.
+func (ts *TokenSource) renew(ctx context.Context, gen uint64) error {
+	ts.renewMu.Lock()
+	defer ts.renewMu.Unlock()
+	ts.mu.Lock()
+	if ts.gen != gen {
+		ts.mu.Unlock()
+		return nil
+	}
+	refresh := ts.refresh
+	ts.mu.Unlock()
+	if ts.client == nil {
+		return errors.New("auth: TokenSource has no R2R client")
+	}
+	var (
+		pair *r2r.TokenPair
+		err  error
+	)
+	if ts.store != nil {
+		pair, err = ts.renewStored(ctx, refresh)
+	} else {
+		pair, err = ts.renewPassword(ctx, refresh)
+	}
+	if err != nil {
+		return err
+	}
+	ts.mu.Lock()
+	ts.access = pair.AccessToken.Token
+	ts.exp = tokenExpiry(ts.access)
+	ts.refresh = pair.RefreshToken.Token
+	ts.gen++
+	ts.mu.Unlock()
+	return nil
+}
+
+func (ts *TokenSource) renewPassword(ctx context.Context, refresh string) (*r2r.TokenPair, error) {
+	if refresh != "" {
+		pair, err := ts.client.RefreshToken(ctx, refresh)
+		if err == nil && pair.AccessToken.Token != "" {
+			return pair, nil
+		}
+		if err != nil && ctx.Err() != nil {
+			return nil, err
+		}
+		ts.log.LogAttrs(ctx, slog.LevelDebug, "r2r token refresh failed; logging in again", slog.Any("error", err))
+	}
+	pair, err := ts.client.Login(ctx, ts.email, ts.password)
+	if err != nil {
+		return nil, fmt.Errorf("log in to R2R as %s (from R2R_EMAIL/R2R_PASSWORD): %w", ts.email, err)
+	}
+	if pair.AccessToken.Token == "" {
+		return nil, errors.New("R2R login returned no access token")
+	}
+	return pair, nil
+}
+
+// renewStored trades the refresh token for a new pair and saves the rotated refresh token.
+// If R2R rejects the token, another r2r-mcp process may have rotated it: the store is read
+// again and a different token there is tried once.
+func (ts *TokenSource) renewStored(ctx context.Context, refresh string) (*r2r.TokenPair, error) {
+	pair, err := ts.client.RefreshToken(ctx, refresh)
+	if errors.Is(err, r2r.ErrUnauthorized) {
+		if stored, lerr := ts.store.Load(ctx, ts.url); lerr == nil && stored.Kind == KindRefreshToken && stored.Secret != refresh {
+			ts.meta = stored
+			pair, err = ts.client.RefreshToken(ctx, stored.Secret)
+		}
+	}
+	if err != nil {
+		if errors.Is(err, r2r.ErrUnauthorized) {
+			return nil, fmt.Errorf("the stored R2R login for %s has expired or was revoked; run `r2r-mcp login`: %w", ts.url, err)
+		}
+		return nil, err
+	}
+	if pair.AccessToken.Token == "" || pair.RefreshToken.Token == "" {
+		return nil, errors.New("R2R refresh-token returned an incomplete token pair")
+	}
+	next := ts.meta
+	next.Secret = pair.RefreshToken.Token
+	if serr := ts.store.Save(ctx, ts.url, next); serr != nil {
+		// The old token is already invalidated; the new one lives in memory until exit.
+		ts.log.LogAttrs(ctx, slog.LevelWarn, "could not save the rotated R2R refresh token; run `r2r-mcp login` after restarting",
+			slog.String("store", ts.store.Source()), slog.String("error", serr.Error()))
+	} else {
+		ts.meta = next
+	}
+	return pair, nil
+}
+
+// tokenExpiry reads the exp claim of a JWT without verifying it (only R2R can); zero when
+// the token is not a JWT or has no exp.
+func tokenExpiry(tok string) time.Time {
+	parts := strings.Split(tok, ".")
+	if len(parts) != 3 {
+		return time.Time{}
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return time.Time{}
+	}
+	var claims struct {
+		Exp float64 `json:"exp"`
+	}
+	if json.Unmarshal(payload, &claims) != nil || claims.Exp <= 0 {
+		return time.Time{}
+	}
+	sec := int64(claims.Exp)
+	return time.Unix(sec, int64((claims.Exp-float64(sec))*1e9))
+}

@@ -1,0 +1,196 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/r2r-mcp/r2r-mcp/auth"
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+)
+
+// authEnv is what login and logout touch besides the IO streams; tests replace parts of it.
+type authEnv struct {
+	// ConfigDir is where config.json and the fallback credentials.json live;
+	// "" = auth.DefaultConfigDir(deps.Getenv).
+	ConfigDir string
+	// Keyring is the OS keyring; nil = auth.SystemKeyring().
+	Keyring auth.Keyring
+	// KeyringTimeout bounds each keyring call; 0 = auth.DefaultKeyringTimeout.
+	KeyringTimeout time.Duration
+	// HTTPClient talks to R2R; nil = the r2r package's shared client.
+	HTTPClient *http.Client
+	// Hostname names the API key login creates; nil = os.Hostname.
+	Hostname func() (string, error)
+}
+
+func (e authEnv) configDir(getenv func(string) string) (string, error) {
+	if e.ConfigDir != "" {
+		return e.ConfigDir, nil
+	}
+	return auth.DefaultConfigDir(getenv)
+}
+
+func (e authEnv) client(deps Deps, url string) (*r2r.Client, error) {
+	return r2r.New(r2r.Options{BaseURL: url, HTTPClient: e.HTTPClient, UserAgent: "r2r-mcp/" + deps.Build.Version})
+}
+
+// networkTimeout bounds the R2R calls of one login or logout (several round trips).
+const networkTimeout = 2 * time.Minute
+
+// maxSecretBytes caps what --password-stdin and --api-key-stdin read.
+const maxSecretBytes = 64 << 10
+
+// terminalFd returns the file descriptor of r when it is a terminal.
+func terminalFd(r io.Reader) (int, bool) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return 0, false
+	}
+	fd := int(f.Fd())
+	return fd, term.IsTerminal(fd)
+}
+
+// readLine reads one line from r a byte at a time, so nothing after the newline is
+// consumed (a later password read on the same terminal gets its own input).
+func readLine(r io.Reader) (string, error) {
+	var b []byte
+	one := make([]byte, 1)
+	for len(b) < maxSecretBytes {
+		n, err := r.Read(one)
+		if n == 1 {
+			if one[0] == '\n' {
+				break
+			}
+			b = append(b, one[0])
+		}
+		if err == io.EOF {
+			if len(b) == 0 {
+				return "", io.ErrUnexpectedEOF
+			}
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return strings.TrimRight(string(b), "\r"), nil
+}
+
+// prompt writes question to w and reads a line from in; def is returned for an empty answer.
+func prompt(in io.Reader, w io.Writer, question, def string) (string, error) {
+	if def != "" {
+		fmt.Fprintf(w, "%s [%s]: ", question, def)
+	} else {
+		fmt.Fprintf(w, "%s: ", question)
+	}
+	s, err := readLine(in)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", strings.ToLower(question), err)
+	}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return def, nil
+	}
+	return s, nil
+}
+
+// promptSecret asks for a secret on the terminal fd with echo off.
+func promptSecret(fd int, w io.Writer, question string) (string, error) {
+	fmt.Fprintf(w, "%s: ", question)
+	b, err := term.ReadPassword(fd)
+	fmt.Fprintln(w) // the user's Enter was not echoed either
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", strings.ToLower(question), err)
+	}
+	return string(b), nil
+}
+
+// readSecretStdin reads a secret piped to stdin: everything up to EOF, without the
+// trailing newline (and, for keys, surrounding spaces).
+func readSecretStdin(in io.Reader, what string) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(in, maxSecretBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("read the %s from stdin: %w", what, err)
+	}
+	if len(b) > maxSecretBytes {
+		return "", fmt.Errorf("the %s on stdin is longer than %d bytes", what, maxSecretBytes)
+	}
+	b = bytes.TrimRight(b, "\r\n")
+	if len(b) == 0 {
+		return "", fmt.Errorf("no %s on stdin", what)
+	}
+	return string(b), nil
+}
+
+// explainLoginError turns a failed login step into a message that names the cause and
+// the next step. It never includes the password or key.
+func explainLoginError(url, email string, err error) error {
+	var le *auth.LoginError
+	step := ""
+	if errors.As(err, &le) {
+		step = le.Step
+	}
+	var re *r2r.Error
+	errors.As(err, &re)
+	msg := ""
+	if re != nil {
+		msg = re.Message
+	}
+	const nothing = " Nothing was stored."
+	switch {
+	case errors.Is(err, context.Canceled):
+		return errors.New("login cancelled." + nothing)
+	case re != nil && re.StatusCode == 0:
+		return fmt.Errorf("cannot reach R2R at %s (%v). Check the URL (--url or R2R_API_URL) and that R2R is running.%s", url, re.Err, nothing)
+	case errors.Is(err, r2r.ErrUnavailable):
+		return fmt.Errorf("R2R at %s is unavailable right now (%d %s). Try again later.%s", url, re.StatusCode, msg, nothing)
+	case step == "log in" && re != nil && re.StatusCode == http.StatusUnauthorized && strings.Contains(strings.ToLower(msg), "not verified"):
+		return fmt.Errorf("the R2R account %s is not verified yet (R2R: %s). Verify it, then run r2r-mcp login again.%s", email, msg, nothing)
+	case step == "log in" && re != nil && re.StatusCode == http.StatusUnauthorized:
+		return fmt.Errorf("wrong password for %s at %s (R2R: %s). Run r2r-mcp login again.%s", email, url, msg, nothing)
+	case step == "log in" && re != nil && re.StatusCode == http.StatusNotFound && strings.Contains(strings.ToLower(msg), "user not found"):
+		return fmt.Errorf("there is no R2R account %s at %s (R2R: %s). Check the email, or ask the R2R admin to create the account.%s", email, url, msg, nothing)
+	case re != nil && (re.StatusCode == http.StatusNotFound || re.StatusCode == http.StatusMethodNotAllowed):
+		return fmt.Errorf("%s does not look like an R2R v3 server (%d on %s %s). Check the URL.%s", url, re.StatusCode, re.Method, re.Path, nothing)
+	case step == "check API key" && re != nil && re.StatusCode == http.StatusUnauthorized:
+		return fmt.Errorf("R2R at %s rejected the API key (%s). Check the key, or run r2r-mcp login without --api-key-stdin to have one created.%s", url, msg, nothing)
+	}
+	return fmt.Errorf("login to %s failed: %v.%s", url, err, nothing)
+}
+
+// storageName says where a credential went, for people.
+func storageName(store auth.Store) string {
+	if store == nil {
+		return "nowhere"
+	}
+	if store.Source() == auth.SourceKeyring {
+		return "the system keyring"
+	}
+	if fs, ok := store.(*auth.FileStore); ok {
+		return fs.Path + " (plain-text file)"
+	}
+	return store.Source()
+}
+
+// describeSecret names a stored credential without revealing it: "API key key_ab…".
+func describeSecret(sec auth.Secret) string {
+	switch sec.Kind {
+	case auth.KindAPIKey:
+		if s := auth.ShortKey(sec.Secret); s != "" {
+			return "API key " + s
+		}
+		return "API key"
+	case auth.KindRefreshToken:
+		return "refresh token"
+	}
+	return "credential"
+}

@@ -1,0 +1,245 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/r2r-mcp/r2r-mcp/auth"
+)
+
+func init() { register(func(d Deps) *cobra.Command { return newLoginCmd(d, nil) }) }
+
+type loginOptions struct {
+	URL             string
+	Email           string
+	PasswordStdin   bool
+	APIKeyStdin     bool
+	InsecureStorage bool
+
+	Ctx  context.Context
+	Deps Deps
+	Env  authEnv
+}
+
+func newLoginCmd(deps Deps, runF func(*loginOptions) error) *cobra.Command {
+	opts := &loginOptions{Deps: deps}
+	c := &cobra.Command{
+		Use:   "login",
+		Short: "Log in to R2R and store an API key for this machine in the OS keyring",
+		Long: `Log in to an R2R instance once per machine.
+
+With a password, login creates an R2R API key named r2r-mcp@<hostname> and stores only
+that key (the password is never stored). Where R2R cannot create API keys, the refresh token
+is stored instead. The secret goes to the OS keyring; without a reachable keyring, or with
+--insecure-storage, to a file only you can read in the user config directory.
+
+Prompts for what is missing when stdin is a terminal. For scripts:
+  printf '%s' "$PASSWORD" | r2r-mcp login --url URL --email EMAIL --password-stdin
+  printf '%s' "$KEY" | r2r-mcp login --url URL --api-key-stdin`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Ctx = cmd.Context()
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runLogin(opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&opts.URL, "url", "", "R2R base URL (default: R2R_API_URL, R2R_API_BASE, the saved URL, or http://localhost:7272)")
+	f.StringVar(&opts.Email, "email", "", "R2R account email")
+	f.BoolVar(&opts.PasswordStdin, "password-stdin", false, "read the password from stdin (needs --email; never prompts)")
+	f.BoolVar(&opts.APIKeyStdin, "api-key-stdin", false, "read an existing R2R API key from stdin instead of logging in with a password")
+	f.BoolVar(&opts.InsecureStorage, "insecure-storage", false, "store the secret in a plain-text file (mode 0600) instead of the OS keyring")
+	return c
+}
+
+// validate refuses flag combinations and environments in which login cannot do what the
+// user asked; it runs before anything is read or sent.
+func (o *loginOptions) validate() error {
+	if o.Deps.Getenv != nil && o.Deps.Getenv("R2R_API_KEY") != "" {
+		return errors.New("R2R_API_KEY is set in this environment; it takes precedence over any stored " +
+			"credential, so the result of a login would never be used. Unset it (unset R2R_API_KEY) and run r2r-mcp login again")
+	}
+	if o.PasswordStdin && o.APIKeyStdin {
+		return errors.New("--password-stdin and --api-key-stdin cannot be used together: choose one secret to read from stdin")
+	}
+	if o.PasswordStdin && strings.TrimSpace(o.Email) == "" {
+		return errors.New("--password-stdin needs --email (login does not prompt when the password comes from stdin)")
+	}
+	if o.APIKeyStdin && o.Email != "" {
+		return errors.New("--email is not used with --api-key-stdin (the key already belongs to an account)")
+	}
+	return nil
+}
+
+func runLogin(o *loginOptions) error {
+	ctx := o.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	deps := o.Deps
+	in, errOut := deps.IO.In, deps.IO.ErrOut
+	fd, interactive := terminalFd(in)
+	interactive = interactive && !o.PasswordStdin && !o.APIKeyStdin
+	if !interactive && !o.PasswordStdin && !o.APIKeyStdin {
+		return errors.New("stdin is not a terminal, so login cannot prompt. Pipe the secret instead: " +
+			"--email EMAIL --password-stdin, or --api-key-stdin")
+	}
+
+	dir, err := o.Env.configDir(deps.Getenv)
+	if err != nil {
+		return err
+	}
+	var url string
+	if o.URL != "" {
+		if url, err = auth.NormalizeURL(o.URL); err != nil {
+			return fmt.Errorf("--url: %w", err)
+		}
+	} else {
+		def, _, err := auth.ResolveURL("", deps.Getenv, dir)
+		if err != nil {
+			return err
+		}
+		url = def
+		if interactive {
+			answer, err := prompt(in, errOut, "R2R URL", def)
+			if err != nil {
+				return err
+			}
+			if url, err = auth.NormalizeURL(answer); err != nil {
+				return err
+			}
+		}
+	}
+
+	email := strings.TrimSpace(o.Email)
+	var secret string
+	switch {
+	case o.APIKeyStdin:
+		if secret, err = readSecretStdin(in, "API key"); err != nil {
+			return err
+		}
+		if secret = strings.TrimSpace(secret); secret == "" {
+			return errors.New("no API key on stdin")
+		}
+	case o.PasswordStdin:
+		if secret, err = readSecretStdin(in, "password"); err != nil {
+			return err
+		}
+	default:
+		if email == "" {
+			if email, err = prompt(in, errOut, "Email", ""); err != nil {
+				return err
+			}
+			if email == "" {
+				return errors.New("no email given. Nothing was stored")
+			}
+		}
+		if secret, err = promptSecret(fd, errOut, "Password"); err != nil {
+			return err
+		}
+		if secret == "" {
+			return errors.New("no password given. Nothing was stored")
+		}
+	}
+
+	client, err := o.Env.client(deps, url)
+	if err != nil {
+		return err
+	}
+	netCtx, cancel := context.WithTimeout(ctx, networkTimeout)
+	defer cancel()
+	var res auth.LoginResult
+	if o.APIKeyStdin {
+		res, err = auth.APIKeyLogin(netCtx, client, secret)
+	} else {
+		host := o.hostname()
+		fmt.Fprintf(errOut, "Logging in to %s as %s…\n", url, email)
+		res, err = auth.PasswordLogin(netCtx, client, email, secret,
+			"r2r-mcp@"+host, "Created by r2r-mcp login on "+time.Now().UTC().Format("2006-01-02")+"; r2r-mcp logout revokes it.")
+	}
+	secret = ""
+	if err != nil {
+		return explainLoginError(url, email, err)
+	}
+	if res.Fallback != "" {
+		fmt.Fprintf(errOut, "! This R2R cannot create API keys (%s); storing the refresh token instead.\n", res.Fallback)
+	}
+
+	vault := auth.NewVault(dir, o.Env.Keyring, o.Env.KeyringTimeout, o.InsecureStorage)
+	old, _, _, oldErr := vault.Load(ctx, url)
+	store, warning, err := vault.Save(ctx, url, res.Secret)
+	if err != nil {
+		// The key is of no use if it cannot be stored; take it back.
+		if _, rerr := auth.Revoke(netCtx, client, res.Secret); rerr != nil && res.Secret.KeyID != "" {
+			fmt.Fprintf(errOut, "! Could not revoke the new API key (id %s): %v\n", res.Secret.KeyID, rerr)
+		}
+		return fmt.Errorf("store the credential: %w. Retry, or use --insecure-storage", err)
+	}
+	if warning != "" {
+		fmt.Fprintf(errOut, "! %s\n", warning)
+	}
+	if err := auth.SaveURL(dir, url); err != nil {
+		fmt.Fprintf(errOut, "! Could not save %s as the default R2R URL: %v\n", url, err)
+	}
+	// The previous key r2r-mcp created for this machine and URL is replaced: revoke it.
+	if oldErr == nil && old.Kind == auth.KindAPIKey && old.KeyID != "" && old.KeyID != res.Secret.KeyID && old.Secret != res.Secret.Secret {
+		if _, err := auth.Revoke(netCtx, client, old); err != nil {
+			fmt.Fprintf(errOut, "! Could not revoke the previous API key %s (id %s): %v\n", auth.ShortKey(old.Secret), old.KeyID, err)
+		} else {
+			fmt.Fprintf(errOut, "Revoked this machine's previous API key %s\n", auth.ShortKey(old.Secret))
+		}
+	}
+	who := res.Secret.Email
+	if who == "" {
+		who = res.Secret.UserID
+	}
+	fmt.Fprintf(errOut, "✓ Logged in to %s as %s; %s stored in %s\n", url, who, describeSecret(res.Secret), storageName(store))
+	envNotes(errOut, deps.Getenv, url)
+	return nil
+}
+
+// envNotes points out environment variables that will override what login just stored.
+func envNotes(w io.Writer, getenv func(string) string, url string) {
+	if getenv == nil {
+		return
+	}
+	if getenv("R2R_EMAIL") != "" && getenv("R2R_PASSWORD") != "" {
+		fmt.Fprintln(w, "Note: R2R_EMAIL and R2R_PASSWORD are set in this environment and take precedence over the stored credential.")
+	}
+	for _, name := range []string{"R2R_API_URL", "R2R_API_BASE"} {
+		v := getenv(name)
+		if strings.TrimSpace(v) == "" {
+			continue
+		}
+		if n, err := auth.NormalizeURL(v); err != nil || n != url {
+			fmt.Fprintf(w, "Note: %s is set to %s in this environment; serve will use that URL, not %s.\n", name, v, url)
+		}
+		return
+	}
+}
+
+// hostname names this machine in the API key; a missing hostname only makes the name
+// less telling, so it is not an error.
+func (o *loginOptions) hostname() string {
+	h := o.Env.Hostname
+	if h == nil {
+		h = os.Hostname
+	}
+	name, err := h()
+	if err != nil || name == "" {
+		return "unknown-host"
+	}
+	return name
+}

@@ -1,0 +1,354 @@
+package cmd
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zalando/go-keyring"
+
+	"github.com/r2r-mcp/r2r-mcp/auth"
+)
+
+func TestLoginRefusals(t *testing.T) {
+	tests := []struct {
+		name  string
+		env   map[string]string
+		args  []string
+		stdin string
+		want  string
+	}{
+		{name: "R2R_API_KEY set", env: map[string]string{"R2R_API_KEY": "key_env.x"},
+			args: []string{"--email", testEmail, "--password-stdin"}, stdin: testPassword, want: "R2R_API_KEY is set"},
+		{name: "both stdin flags", args: []string{"--email", testEmail, "--password-stdin", "--api-key-stdin"},
+			stdin: testPassword, want: "--password-stdin and --api-key-stdin cannot be used together"},
+		{name: "password-stdin without email", args: []string{"--password-stdin"}, stdin: testPassword,
+			want: "--password-stdin needs --email"},
+		{name: "email with api-key-stdin", args: []string{"--email", testEmail, "--api-key-stdin"}, stdin: "key_a.b",
+			want: "--email is not used with --api-key-stdin"},
+		{name: "no terminal and nothing on stdin flags", args: []string{"--email", testEmail}, stdin: testPassword,
+			want: "stdin is not a terminal"},
+		{name: "empty password on stdin", args: []string{"--email", testEmail, "--password-stdin"}, stdin: "\n",
+			want: "no password on stdin"},
+		{name: "blank API key on stdin", args: []string{"--api-key-stdin"}, stdin: "  \n", want: "no API key on stdin"},
+		{name: "bad URL", args: []string{"--url", "localhost:7272", "--email", testEmail, "--password-stdin"},
+			stdin: testPassword, want: "--url: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newAuthFixture(t)
+			for k, v := range tt.env {
+				f.env[k] = v
+			}
+			args := tt.args
+			if !strings.Contains(strings.Join(args, " "), "--url") {
+				args = append([]string{"--url", f.srv.URL}, args...)
+			}
+			r := f.login(strings.NewReader(tt.stdin), args...)
+			if r.err == nil || !strings.Contains(r.err.Error(), tt.want) {
+				t.Fatalf("err = %v; want it to contain %q", r.err, tt.want)
+			}
+			assertNoSecrets(t, r)
+			f.assertNothingStored()
+			if n := len(f.srv.Counts()); n != 0 {
+				t.Errorf("requests sent to R2R: %v", f.srv.Counts())
+			}
+		})
+	}
+}
+
+func TestLoginPasswordStoresOnlyAnAPIKey(t *testing.T) {
+	f := newAuthFixture(t)
+	r := f.loginWithPassword()
+	if r.err != nil {
+		t.Fatalf("login: %v\n%s", r.err, r.stderr)
+	}
+	sec, raw, err := f.keyringSecret()
+	if err != nil {
+		t.Fatalf("nothing in the keyring: %v", err)
+	}
+	if sec.Kind != auth.KindAPIKey || sec.Email != testEmail || sec.UserID != f.uid || sec.KeyID == "" || sec.CreatedAt.IsZero() {
+		t.Errorf("stored %v", sec)
+	}
+	if strings.Contains(raw, testPassword) || auth.PublicKeyOf(sec.Secret) == "" {
+		t.Fatalf("the keyring entry is not just an API key")
+	}
+	if !f.keyWorks(sec.Secret) {
+		t.Error("stored key does not work")
+	}
+	if got := f.srv.LastRequest(routeNewKeyCmd); got == nil || !strings.Contains(string(got.Body), `"r2r-mcp@devbox"`) {
+		t.Errorf("key not named after the host: %+v", got)
+	}
+	want := "✓ Logged in to " + f.srv.URL + " as " + testEmail + "; API key " + auth.ShortKey(sec.Secret) + " stored in the system keyring\n"
+	if !strings.HasSuffix(r.stderr, want) {
+		t.Errorf("stderr %q does not end with %q", r.stderr, want)
+	}
+	assertNoSecrets(t, r, sec.Secret, strings.SplitN(sec.Secret, ".", 2)[1])
+	cfg, _, err := auth.LoadConfig(f.dir)
+	if err != nil || cfg.URL != f.srv.URL {
+		t.Errorf("saved URL %q, %v", cfg.URL, err)
+	}
+	if _, err := os.Stat(f.credentialsFile()); !os.IsNotExist(err) {
+		t.Errorf("credentials file written although the keyring works")
+	}
+}
+
+const routeNewKeyCmd = "POST /v3/users/{id}/api-keys"
+
+func TestLoginNormalisesURL(t *testing.T) {
+	f := newAuthFixture(t)
+	r := f.login(strings.NewReader(testPassword), "--url", f.srv.URL+"/v3/", "--email", testEmail, "--password-stdin")
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if _, _, err := f.keyringSecret(); err != nil {
+		t.Errorf("entry not stored under the normalised URL: %v", err)
+	}
+}
+
+func TestLoginURLFromEnvironment(t *testing.T) {
+	f := newAuthFixture(t)
+	f.env["R2R_API_BASE"] = f.srv.URL + "/v3"
+	r := f.login(strings.NewReader(testPassword), "--email", testEmail, "--password-stdin")
+	if r.err != nil || !strings.Contains(r.stderr, "Logged in to "+f.srv.URL+" ") {
+		t.Fatalf("login: %v %q", r.err, r.stderr)
+	}
+}
+
+func TestLoginErrorsStoreNothing(t *testing.T) {
+	closed := func() string { // a port nothing listens on
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		return "http://" + addr
+	}()
+	tests := []struct {
+		name     string
+		url      string // "" = the emulator
+		email    string
+		password string
+		setup    func(f *authFixture)
+		want     []string
+	}{
+		{name: "wrong password", email: testEmail, password: "nope-wrong",
+			want: []string{"wrong password for " + testEmail, "Incorrect email or password", "Nothing was stored"}},
+		{name: "unknown email", email: "ghost@example.com", password: testPassword,
+			want: []string{"no R2R account ghost@example.com", "User not found", "Nothing was stored"}},
+		{name: "unreachable server", url: closed, email: testEmail, password: testPassword,
+			want: []string{"cannot reach R2R at " + closed, "R2R is running", "Nothing was stored"}},
+		{name: "server down", email: testEmail, password: testPassword,
+			setup: func(f *authFixture) { f.srv.Down(true) },
+			want:  []string{"cannot reach R2R", "Nothing was stored"}},
+		{name: "server unavailable", email: testEmail, password: testPassword,
+			setup: func(f *authFixture) { f.srv.ForceStatus("POST /v3/users/login", http.StatusServiceUnavailable, 1) },
+			want:  []string{"unavailable right now (503", "Nothing was stored"}},
+		{name: "not an R2R server", email: testEmail, password: testPassword,
+			setup: func(f *authFixture) { f.srv.ForceStatus("POST /v3/users/login", http.StatusMethodNotAllowed, 1) },
+			want:  []string{"does not look like an R2R v3 server", "Nothing was stored"}},
+		{name: "key creation refused for another reason", email: testEmail, password: testPassword,
+			setup: func(f *authFixture) { f.srv.ForceStatus(routeNewKeyCmd, http.StatusBadRequest, 1) },
+			want:  []string{"create API key", "Nothing was stored"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newAuthFixture(t)
+			if tt.setup != nil {
+				tt.setup(f)
+			}
+			url := tt.url
+			if url == "" {
+				url = f.srv.URL
+			}
+			r := f.login(strings.NewReader(tt.password), "--url", url, "--email", tt.email, "--password-stdin")
+			if r.err == nil {
+				t.Fatal("login succeeded")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(r.err.Error(), w) {
+					t.Errorf("error %q does not contain %q", r.err, w)
+				}
+			}
+			assertNoSecrets(t, r, tt.password)
+			f.assertNothingStored()
+		})
+	}
+}
+
+func TestLoginFallsBackToRefreshToken(t *testing.T) {
+	f := newAuthFixture(t)
+	f.srv.ForceStatus(routeNewKeyCmd, http.StatusMethodNotAllowed, 1)
+	r := f.loginWithPassword()
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	sec, raw, err := f.keyringSecret()
+	if err != nil || sec.Kind != auth.KindRefreshToken || strings.Contains(raw, testPassword) {
+		t.Fatalf("stored %v, %v", sec, err)
+	}
+	for _, w := range []string{"cannot create API keys", "405", "refresh token stored in the system keyring"} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr %q does not contain %q", r.stderr, w)
+		}
+	}
+	assertNoSecrets(t, r, sec.Secret)
+}
+
+func TestLoginWithAPIKeyStdin(t *testing.T) {
+	f := newAuthFixture(t)
+	// A key the user made elsewhere.
+	if r := f.loginWithPassword(); r.err != nil {
+		t.Fatal(r.err)
+	}
+	made, _, _ := f.keyringSecret()
+	if err := keyring.Delete(auth.KeyringService, f.srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	r := f.login(strings.NewReader("  "+made.Secret+"\n"), "--url", f.srv.URL, "--api-key-stdin")
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	sec, _, err := f.keyringSecret()
+	if err != nil || sec.Secret != made.Secret || sec.KeyID != "" || sec.Email != testEmail {
+		t.Fatalf("stored %v, %v", sec, err)
+	}
+	if !strings.Contains(r.stderr, "✓ Logged in to "+f.srv.URL+" as "+testEmail+"; API key ") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	assertNoSecrets(t, r, made.Secret)
+
+	bad := f.login(strings.NewReader("key_wrong.secret-part"), "--url", f.srv.URL, "--api-key-stdin")
+	if bad.err == nil || !strings.Contains(bad.err.Error(), "rejected the API key") {
+		t.Fatalf("bad key: %v", bad.err)
+	}
+	assertNoSecrets(t, bad, "secret-part")
+}
+
+func TestLoginWithoutKeyringUsesFileWithWarning(t *testing.T) {
+	f := newAuthFixture(t)
+	auth.MockKeyringWithError(errors.New("The name org.freedesktop.secrets was not provided by any .service files"))
+	t.Cleanup(auth.MockKeyring)
+	r := f.loginWithPassword()
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if !strings.Contains(r.stderr, "! no usable system keyring") || !strings.Contains(r.stderr, "stored in "+f.credentialsFile()+" (plain-text file)") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	fi, err := os.Stat(f.credentialsFile())
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("credentials file: %v %v", fi, err)
+	}
+	b, _ := os.ReadFile(f.credentialsFile())
+	if strings.Contains(string(b), testPassword) || !strings.Contains(string(b), `"kind": "api_key"`) {
+		t.Errorf("file content is not just an API key entry")
+	}
+}
+
+func TestLoginInsecureStorage(t *testing.T) {
+	f := newAuthFixture(t)
+	r := f.loginWithPassword("--insecure-storage")
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if _, _, err := f.keyringSecret(); !errors.Is(err, keyring.ErrNotFound) {
+		t.Errorf("keyring used despite --insecure-storage: %v", err)
+	}
+	if !strings.Contains(r.stderr, "plain-text file") {
+		t.Errorf("no warning: %q", r.stderr)
+	}
+	res, err := auth.Resolve(t.Context(), auth.Options{Getenv: func(string) string { return "" }, ConfigDir: f.dir})
+	if err != nil || res.Source != "file "+f.credentialsFile() || res.Warning == "" {
+		t.Errorf("Resolve after insecure login: %+v %v", res, err)
+	}
+}
+
+func TestLoginAgainRevokesPreviousKey(t *testing.T) {
+	f := newAuthFixture(t)
+	if r := f.loginWithPassword(); r.err != nil {
+		t.Fatal(r.err)
+	}
+	first, _, _ := f.keyringSecret()
+	r := f.loginWithPassword()
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	second, _, _ := f.keyringSecret()
+	if second.Secret == first.Secret {
+		t.Fatal("no new key")
+	}
+	if f.keyWorks(first.Secret) || !f.keyWorks(second.Secret) {
+		t.Error("previous key not revoked, or new key broken")
+	}
+	if !strings.Contains(r.stderr, "Revoked this machine's previous API key "+auth.ShortKey(first.Secret)) {
+		t.Errorf("stderr %q", r.stderr)
+	}
+}
+
+func TestLoginRegistered(t *testing.T) {
+	root := NewRootCmd(Deps{IO: IOStreams{In: strings.NewReader(""), Out: &strings.Builder{}, ErrOut: &strings.Builder{}}, Getenv: func(string) string { return "" }})
+	for _, name := range []string{"login", "logout"} {
+		if c, _, err := root.Find([]string{name}); err != nil || c.Name() != name {
+			t.Errorf("%s not registered: %v", name, err)
+		}
+	}
+}
+
+// hungKeyring blocks every call until the test ends, like a keyring waiting on an unlock
+// prompt nobody answers.
+type hungKeyring struct{ release chan struct{} }
+
+func (k hungKeyring) Get(string, string) (string, error) {
+	<-k.release
+	return "", keyring.ErrNotFound
+}
+func (k hungKeyring) Set(string, string, string) error { <-k.release; return nil }
+func (k hungKeyring) Delete(string, string) error      { <-k.release; return nil }
+
+func TestLoginAndLogoutWithHungKeyring(t *testing.T) {
+	f := newAuthFixture(t)
+	hung := hungKeyring{release: make(chan struct{})}
+	t.Cleanup(func() { close(hung.release) })
+	f.tweak = func(e *authEnv) { e.Keyring, e.KeyringTimeout = hung, 20*time.Millisecond }
+	r := f.loginWithPassword()
+	if r.err != nil {
+		t.Fatalf("login: %v", r.err)
+	}
+	if !strings.Contains(r.stderr, auth.ErrKeyringTimeout.Error()) || !strings.Contains(r.stderr, "(plain-text file)") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	r = f.logout("--url", f.srv.URL)
+	if r.err != nil || !strings.Contains(r.stderr, "revoked on the server") || !strings.Contains(r.stderr, auth.ErrKeyringTimeout.Error()) {
+		t.Errorf("logout: %v %q", r.err, r.stderr)
+	}
+	if _, err := os.Stat(f.credentialsFile()); !os.IsNotExist(err) {
+		t.Errorf("credentials file left: %v", err)
+	}
+}
+
+func TestLoginNotesOverridingEnvironment(t *testing.T) {
+	f := newAuthFixture(t)
+	f.env["R2R_EMAIL"], f.env["R2R_PASSWORD"] = "other@example.com", "x"
+	f.env["R2R_API_URL"] = "http://elsewhere:7272"
+	r := f.loginWithPassword()
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	for _, w := range []string{"R2R_EMAIL and R2R_PASSWORD are set", "R2R_API_URL is set to http://elsewhere:7272", "serve will use that URL, not " + f.srv.URL} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr %q does not contain %q", r.stderr, w)
+		}
+	}
+	// The same URL given both ways is no reason for a note.
+	f2 := newAuthFixture(t)
+	f2.env["R2R_API_URL"] = f2.srv.URL + "/v3"
+	if r := f2.loginWithPassword(); r.err != nil || strings.Contains(r.stderr, "Note:") {
+		t.Errorf("login: %v %q", r.err, r.stderr)
+	}
+}

@@ -1,0 +1,130 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/r2r-mcp/r2r-mcp/auth"
+)
+
+func init() { register(func(d Deps) *cobra.Command { return newLogoutCmd(d, nil) }) }
+
+type logoutOptions struct {
+	URL string
+
+	Ctx  context.Context
+	Deps Deps
+	Env  authEnv
+}
+
+func newLogoutCmd(deps Deps, runF func(*logoutOptions) error) *cobra.Command {
+	opts := &logoutOptions{Deps: deps}
+	c := &cobra.Command{
+		Use:   "logout",
+		Short: "Revoke this machine's R2R API key and delete the stored secret",
+		Long: `Revoke the API key r2r-mcp login created (when R2R is reachable) and delete the stored
+secret from the OS keyring and the fallback file. An API key you supplied with
+--api-key-stdin is deleted locally but stays valid on the server. Running logout when not
+logged in is not an error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
+			}
+			return runLogout(opts)
+		},
+	}
+	c.Flags().StringVar(&opts.URL, "url", "", "R2R base URL (default: R2R_API_URL, R2R_API_BASE, the saved URL, or http://localhost:7272)")
+	return c
+}
+
+func runLogout(o *logoutOptions) error {
+	ctx := o.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	deps := o.Deps
+	errOut := deps.IO.ErrOut
+	dir, err := o.Env.configDir(deps.Getenv)
+	if err != nil {
+		return err
+	}
+	url, _, err := auth.ResolveURL(o.URL, deps.Getenv, dir)
+	if err != nil {
+		return err
+	}
+	envNote := func() {
+		if deps.Getenv != nil && deps.Getenv("R2R_API_KEY") != "" {
+			fmt.Fprintln(errOut, "Note: R2R_API_KEY is still set in this environment and will keep being used; unset it to stop.")
+		}
+	}
+
+	vault := auth.NewVault(dir, o.Env.Keyring, o.Env.KeyringTimeout, false)
+	sec, _, warning, loadErr := vault.Load(ctx, url)
+	if warning != "" {
+		fmt.Fprintf(errOut, "! %s\n", warning)
+	}
+	if errors.Is(loadErr, auth.ErrNoCredential) {
+		fmt.Fprintf(errOut, "Not logged in to %s.\n", url)
+		envNote()
+		return nil
+	}
+
+	var notes []string
+	if loadErr != nil {
+		// Unreadable entry: nothing to revoke, but it must still go.
+		notes = append(notes, fmt.Sprintf("the stored entry was unusable (%v)", loadErr))
+	} else {
+		client, err := o.Env.client(deps, url)
+		if err != nil {
+			return err
+		}
+		netCtx, cancel := context.WithTimeout(ctx, networkTimeout)
+		outcome, rerr := auth.Revoke(netCtx, client, sec)
+		cancel()
+		switch {
+		case rerr != nil && sec.Kind == auth.KindAPIKey:
+			fmt.Fprintf(errOut, "! Could not revoke %s on the server (%v); it stays valid until you delete it in R2R (key id %s).\n",
+				describeSecret(sec), rerr, sec.KeyID)
+		case rerr != nil:
+			fmt.Fprintf(errOut, "! Could not invalidate the refresh token on the server (%v); it expires on its own.\n", rerr)
+		case outcome == auth.RevokedKey:
+			notes = append(notes, describeSecret(sec)+" revoked on the server")
+		case outcome == auth.RevokedToken:
+			notes = append(notes, "refresh token invalidated on the server")
+		case outcome == auth.NotRevocable:
+			notes = append(notes, describeSecret(sec)+" was supplied by you and stays valid on the server")
+		}
+	}
+
+	removed, warning, err := vault.Delete(ctx, url)
+	if warning != "" {
+		fmt.Fprintf(errOut, "! %s\n", warning)
+	}
+	if err != nil {
+		return fmt.Errorf("delete the stored credential for %s: %w", url, err)
+	}
+	places := make([]string, 0, len(removed))
+	for _, src := range removed {
+		if src == auth.SourceKeyring {
+			places = append(places, "the system keyring")
+		} else {
+			places = append(places, strings.TrimPrefix(src, auth.SourceFilePrefix))
+		}
+	}
+	if len(places) > 0 {
+		notes = append(notes, "removed from "+strings.Join(places, " and "))
+	}
+	who := ""
+	if sec.Email != "" {
+		who = " (" + sec.Email + ")"
+	}
+	fmt.Fprintf(errOut, "✓ Logged out of %s%s: %s\n", url, who, strings.Join(notes, "; "))
+	envNote()
+	return nil
+}
