@@ -227,6 +227,14 @@ func sameHostRedirect(req *http.Request, via []*http.Request) error {
 // replays the request once.
 func (c *Client) do(ctx context.Context, call *Call) (*Response, error) {
 	call.creds = c.creds
+	// Read the credential's generation before sending, so that after a 401 a caller whose
+	// token another caller has already replaced retries with the new one instead of
+	// refreshing (and rotating) again.
+	gr, generational := c.creds.(GenerationRefresher)
+	var gen uint64
+	if generational {
+		gen = gr.Generation()
+	}
 	resp, err := c.handler(ctx, call)
 	if err == nil || call.NoAuth {
 		return resp, err
@@ -239,7 +247,11 @@ func (c *Client) do(ctx context.Context, call *Call) (*Response, error) {
 	if !errors.As(err, &e) || e.StatusCode != http.StatusUnauthorized {
 		return nil, err
 	}
-	if rerr := r.Refresh(ctx); rerr != nil {
+	refresh := r.Refresh
+	if generational {
+		refresh = func(ctx context.Context) error { return gr.RefreshFrom(ctx, gen) }
+	}
+	if rerr := refresh(ctx); rerr != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, &Error{Op: call.Op, Method: call.Method, Path: call.Path, Err: cerr}
 		}

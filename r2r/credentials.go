@@ -26,6 +26,14 @@ type Refresher interface {
 	Refresh(ctx context.Context) error
 }
 
+// GenerationRefresher is implemented by refreshable credentials that count their renewals.
+// The client reads Generation before a request and, after a 401, calls RefreshFrom with it,
+// which renews only if no other caller has renewed since.
+type GenerationRefresher interface {
+	Generation() uint64
+	RefreshFrom(ctx context.Context, generation uint64) error
+}
+
 // errEmptySecret is returned by Apply when an API key or token is empty, so a request is
 // never silently sent anonymously when the caller meant to authenticate.
 var errEmptySecret = errors.New("r2r: empty credential")

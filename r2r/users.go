@@ -47,6 +47,15 @@ func (c *Client) RefreshToken(ctx context.Context, refreshToken string) (*TokenP
 	return &out, nil
 }
 
+// Logout invalidates the access token the client is using (POST /v3/users/logout). R2R
+// accepts only a Bearer JWT here, not an API key.
+func (c *Client) Logout(ctx context.Context) error {
+	var out struct {
+		Message string `json:"message"`
+	}
+	return c.results(ctx, &Call{Op: "logout", Method: http.MethodPost, Path: "/v3/users/logout"}, &out)
+}
+
 // Me returns the user the credentials act as (GET /v3/users/me).
 func (c *Client) Me(ctx context.Context) (*User, error) {
 	var out User

@@ -1,0 +1,128 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+)
+
+// CollectionSummary is one entry of r2r_list_collections.
+type CollectionSummary struct {
+	CollectionID   string `json:"collection_id"`
+	Name           string `json:"name"`
+	Description    string `json:"description"`
+	DocumentCount  int    `json:"document_count"`
+	UserCount      int    `json:"user_count"`
+	CurrentProject bool   `json:"current_project"`
+}
+
+// ListCollectionsOutput is the structured result of r2r_list_collections.
+type ListCollectionsOutput struct {
+	Collections []CollectionSummary `json:"collections"`
+	Total       int                 `json:"total"`
+	Offset      int                 `json:"offset"`
+	Limit       int                 `json:"limit"`
+	// ProjectCollection names the current project's collection (whether or not it exists).
+	ProjectCollection string `json:"project_collection,omitempty"`
+	Cached            bool   `json:"cached"`
+}
+
+func listCollectionsTool(d *Deps) Tool {
+	out := objectSchema(map[string]any{
+		"collections": arrayProp("collections of this page, newest first", objectSchema(map[string]any{
+			"collection_id":   strProp("collection id (for the collection_id argument of other tools)"),
+			"name":            strProp("collection name"),
+			"description":     strProp("collection description"),
+			"document_count":  intProp("number of documents in the collection"),
+			"user_count":      intProp("number of users with access"),
+			"current_project": boolProp("true for the current project's collection"),
+		}, "collection_id", "name", "description", "document_count", "user_count")),
+		"total":              intProp("number of collections visible to this account"),
+		"offset":             intProp("offset of this page"),
+		"limit":              intProp("page size asked for"),
+		"project_collection": strProp("name of the current project's collection"),
+		"cached":             boolProp("true when served from r2r-mcp's cache"),
+	}, "collections", "total")
+	opts := append(readTool("List collections",
+		"List all R2R collections accessible to the current user, marking the current project's collection.", out),
+		mcp.WithInteger("offset", mcp.Min(0), mcp.Max(1000000), mcp.DefaultNumber(0),
+			mcp.Description("Pagination offset (number of collections to skip)")),
+		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(100), mcp.DefaultNumber(20),
+			mcp.Description("Number of collections to return")),
+	)
+	def := newTool("r2r_list_collections", opts...)
+	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := parseArgs(def, req)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		offset, err := a.Int("offset", 0, 1000000, 0)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		limit, err := a.Int("limit", 1, 100, 20)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		page, err := d.Client.ListCollections(ctx, r2r.ListParams{Offset: offset, Limit: limit})
+		if err != nil {
+			return r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{}), nil
+		}
+		o := ListCollectionsOutput{Collections: []CollectionSummary{}, Total: page.Total, Offset: offset, Limit: limit}
+		// Marking the project's collection is a courtesy: a failure to resolve it does not
+		// fail the listing.
+		var projID string
+		if pc, err := d.Projects.Collection(ctx, d.Client, false); err == nil {
+			projID = pc.ID
+			o.ProjectCollection = pc.Name
+		}
+		for _, c := range page.Items {
+			desc := ""
+			if c.Description != nil {
+				desc = Sanitize(*c.Description)
+			}
+			o.Collections = append(o.Collections, CollectionSummary{
+				CollectionID: c.ID, Name: Sanitize(c.Name), Description: desc,
+				DocumentCount: c.DocumentCount, UserCount: c.UserCount,
+				CurrentProject: projID != "" && c.ID == projID,
+			})
+		}
+		return result(listCollectionsText(o, projID), o), nil
+	}}
+}
+
+func listCollectionsText(o ListCollectionsOutput, projID string) string {
+	var b strings.Builder
+	if len(o.Collections) == 0 {
+		if o.Total > 0 {
+			fmt.Fprintf(&b, "No collections at offset %d; there are %d. Call again with a smaller offset.", o.Offset, o.Total)
+		} else {
+			b.WriteString("This account sees no collections in R2R.")
+		}
+	} else {
+		fmt.Fprintf(&b, "Collections %d–%d of %d:\n", o.Offset+1, o.Offset+len(o.Collections), o.Total)
+		for i, c := range o.Collections {
+			mark := ""
+			if c.CurrentProject {
+				mark = " [current project]"
+			}
+			desc := ""
+			if c.Description != "" {
+				desc = " — " + snippet(c.Description, 120)
+			}
+			fmt.Fprintf(&b, "%d. %s (id %s)%s: %s, %s%s\n", o.Offset+i+1, oneLine(snippet(c.Name, 120)), c.CollectionID, mark,
+				plural(c.DocumentCount, "document"), plural(c.UserCount, "user"), desc)
+		}
+		if rest := o.Total - (o.Offset + len(o.Collections)); rest > 0 {
+			fmt.Fprintf(&b, "%d more — call again with offset=%d.\n", rest, o.Offset+len(o.Collections))
+		}
+	}
+	if o.ProjectCollection != "" && projID == "" {
+		fmt.Fprintf(&b, "\nThe current project's collection %s does not exist yet; r2r_ingest_document creates it.", o.ProjectCollection)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

@@ -1,0 +1,299 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+)
+
+// Refusal kinds of path confinement (the "type" of the error result).
+const (
+	refuseOutside  = "path_outside_project"
+	refuseSpecial  = "not_a_regular_file"
+	refuseMissing  = "file_not_found"
+	refuseSecret   = "secret_file"
+	refuseTooLarge = "file_too_large"
+	refuseType     = "unsupported_file_type"
+	refuseSystem   = "system_path"
+)
+
+// ConfineError is a refusal to read a file; nothing has been sent to R2R.
+type ConfineError struct {
+	Kind string
+	Msg  string
+}
+
+func (e *ConfineError) Error() string { return e.Msg }
+
+func refuse(kind, format string, a ...any) *ConfineError {
+	return &ConfineError{Kind: kind, Msg: fmt.Sprintf(format, a...)}
+}
+
+// maxUploadBytes is R2R's default per-extension upload limit (r2r-api.md §9, decimal
+// MB). Extensions R2R accepts but lists no limit for use otherMaxUploadBytes.
+var maxUploadBytes = map[string]int64{
+	"txt": 2e6, "md": 2e6, "tsv": 2e6,
+	"csv": 5e6, "html": 5e6,
+	"doc": 10e6, "docx": 10e6, "xls": 10e6, "xlsx": 10e6, "epub": 10e6,
+	"ppt": 20e6, "pptx": 20e6,
+	"pdf": 30e6,
+	"odt": 5e6, "eml": 5e6, "msg": 5e6, "p7s": 5e6, "bmp": 5e6, "heic": 5e6, "jpeg": 5e6,
+	"jpg": 5e6, "png": 5e6, "tiff": 5e6, "rtf": 5e6, "rst": 5e6, "org": 5e6,
+}
+
+// otherMaxUploadBytes bounds the remaining accepted types. R2R's code default is 2 MB and
+// its shipped config 200 GiB; r2r-mcp reads the file into memory, so it keeps to the
+// largest per-type default.
+const otherMaxUploadBytes = 30e6
+
+// documentTypes are the extensions R2R ingests (r2r-api.md §2.2); others get 415.
+var documentTypes = []string{"mp3", "csv", "eml", "msg", "p7s", "epub", "xls", "xlsx", "html", "htm",
+	"bmp", "heic", "jpeg", "png", "tiff", "jpg", "svg", "md", "org", "odt", "pdf", "txt", "json", "ppt",
+	"pptx", "rst", "rtf", "tsv", "gif", "doc", "docx", "py", "js", "ts", "css"}
+
+func uploadLimit(ext string) int64 {
+	if n, ok := maxUploadBytes[ext]; ok {
+		return n
+	}
+	return otherMaxUploadBytes
+}
+
+// secretNames are base names (glob patterns, case-insensitive) never uploaded.
+var secretNames = []string{
+	".env", ".env.*", "*.env",
+	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx", "*.asc", "*.gpg",
+	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+	".netrc", "_netrc", ".npmrc", ".pypirc", ".pgpass", ".git-credentials", ".htpasswd",
+	"credentials", "credentials.json", "client_secret*.json", "service-account*.json",
+	"secrets.*", "*.tfstate", "*.tfstate.*",
+}
+
+// secretDirs are directory names whose contents are never uploaded.
+var secretDirs = []string{".git", ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker"}
+
+// systemPrefixes are pseudo-filesystems: their "regular" files (/proc/self/environ) expose
+// process state and secrets.
+var systemPrefixes = []string{"/proc", "/sys", "/dev"}
+
+// confinedFile is a file that passed every rule, with its content.
+type confinedFile struct {
+	Abs  string // real absolute path (symlinks resolved)
+	Rel  string // path relative to its root, forward slashes
+	Root string // the root it lies in (real path)
+	Ext  string // lower-case extension without the dot
+	Data []byte
+	// InProject is false for files from an extra root.
+	InProject bool
+}
+
+// confineFile applies the rules of DESIGN §8 to a caller's path and reads the file.
+// Relative paths are taken from the first root (the project root). Every failure is a
+// *ConfineError that names the rule and the way out.
+func confineFile(p string, roots []string) (*confinedFile, error) {
+	if len(roots) == 0 {
+		return nil, refuse(refuseOutside, "No project root is known, so no file can be ingested. Start r2r-mcp inside the project.")
+	}
+	if strings.ContainsRune(p, 0) {
+		return nil, refuse(refuseOutside, "file_path contains a NUL byte.")
+	}
+	realRoots := make([]string, 0, len(roots))
+	for _, r := range roots {
+		rr, err := realPath(r)
+		if err != nil {
+			continue // a configured extra root that does not exist does not widen anything
+		}
+		realRoots = append(realRoots, rr)
+	}
+	if len(realRoots) == 0 {
+		return nil, refuse(refuseOutside, "The project root %s cannot be read.", roots[0])
+	}
+
+	cand := p
+	if !filepath.IsAbs(cand) {
+		cand = filepath.Join(realRoots[0], cand)
+	}
+	cand = filepath.Clean(cand)
+	if isSystemPath(cand) {
+		return nil, refuse(refuseSystem, "%s is inside a system pseudo-filesystem (/proc, /sys, /dev); those files are never ingested.", p)
+	}
+	// Judge the lexical path first, so "../x" is refused as an escape even when it happens
+	// to resolve back inside. Absolute paths may name a root as given or as resolved.
+	bases := slices.Clone(realRoots)
+	for _, r := range roots {
+		if abs, err := filepath.Abs(r); err == nil {
+			bases = append(bases, abs)
+		}
+	}
+	if !slices.ContainsFunc(bases, func(b string) bool { return within(b, cand) }) {
+		return nil, refuse(refuseOutside, "%s is outside the project root %s. Only files inside the project (or configured extra roots) can be ingested; copy the file into the project first.", p, realRoots[0])
+	}
+
+	real, err := filepath.EvalSymlinks(cand)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, refuse(refuseMissing, "%s does not exist. Give a path relative to the project root %s, or an absolute path inside it.", p, realRoots[0])
+		}
+		return nil, refuse(refuseMissing, "%s cannot be read: %v.", p, unwrapPathErr(err))
+	}
+	if isSystemPath(real) {
+		return nil, refuse(refuseSystem, "%s resolves to %s, a system pseudo-filesystem; those files are never ingested.", p, real)
+	}
+	root := ""
+	for _, rr := range realRoots {
+		if within(rr, real) {
+			root = rr
+			break
+		}
+	}
+	if root == "" {
+		return nil, refuse(refuseOutside, "%s is a symlink that points outside the project (%s). Only files really inside the project root %s can be ingested.", p, real, realRoots[0])
+	}
+	rel, err := filepath.Rel(root, real)
+	if err != nil || rel == "." {
+		return nil, refuse(refuseSpecial, "%s is the project root itself, not a file.", p)
+	}
+	relSlash := filepath.ToSlash(rel)
+	if kind, why := secretPath(relSlash); kind != "" {
+		return nil, refuse(refuseSecret, "%s looks like a secret (%s) and is never uploaded. If it really holds documentation, copy the text to a file with another name.", relSlash, why)
+	}
+
+	fi, err := os.Lstat(real)
+	if err != nil {
+		return nil, refuse(refuseMissing, "%s cannot be read: %v.", p, unwrapPathErr(err))
+	}
+	if err := regularFile(p, fi); err != nil {
+		return nil, err
+	}
+	ext := strings.TrimPrefix(strings.ToLower(path.Ext(relSlash)), ".")
+	if ext == "" || !slices.Contains(documentTypes, ext) {
+		shown := "no extension"
+		if ext != "" {
+			shown = "." + ext
+		}
+		return nil, refuse(refuseType, "%s has %s, which R2R does not ingest. Supported: %s.", relSlash, shown, strings.Join(documentTypes, " "))
+	}
+	limit := uploadLimit(ext)
+	if fi.Size() > limit {
+		return nil, refuse(refuseTooLarge, "%s is %s; R2R accepts at most %s for .%s files. Split it or export a smaller version.", relSlash, humanBytes(fi.Size()), humanBytes(limit), ext)
+	}
+
+	data, err := readRegular(real, fi, limit)
+	if err != nil {
+		return nil, err
+	}
+	projectRoot, _ := realPath(roots[0])
+	return &confinedFile{Abs: real, Rel: relSlash, Root: root, Ext: ext, Data: data, InProject: root == projectRoot}, nil
+}
+
+// readRegular opens the file without blocking (a FIFO swapped in after the check must not
+// hang the call), checks it is still the file that was checked, and reads at most limit
+// bytes.
+func readRegular(p string, checked os.FileInfo, limit int64) ([]byte, error) {
+	f, err := openNoBlock(p)
+	if err != nil {
+		return nil, refuse(refuseMissing, "%s cannot be opened: %v.", p, unwrapPathErr(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, refuse(refuseMissing, "%s cannot be read: %v.", p, unwrapPathErr(err))
+	}
+	if !os.SameFile(fi, checked) {
+		return nil, refuse(refuseSpecial, "%s changed while it was being checked; try again.", p)
+	}
+	if err := regularFile(p, fi); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, refuse(refuseMissing, "%s cannot be read: %v.", p, unwrapPathErr(err))
+	}
+	if int64(len(data)) > limit {
+		return nil, refuse(refuseTooLarge, "%s grew beyond %s while being read.", p, humanBytes(limit))
+	}
+	return data, nil
+}
+
+func regularFile(p string, fi os.FileInfo) error {
+	m := fi.Mode()
+	switch {
+	case m.IsDir():
+		return refuse(refuseSpecial, "%s is a directory. Ingest its files one at a time.", p)
+	case m&os.ModeNamedPipe != 0:
+		return refuse(refuseSpecial, "%s is a named pipe (FIFO), not a regular file.", p)
+	case m&os.ModeSocket != 0:
+		return refuse(refuseSpecial, "%s is a socket, not a regular file.", p)
+	case m&os.ModeDevice != 0 || m&os.ModeCharDevice != 0:
+		return refuse(refuseSpecial, "%s is a device file, not a regular file.", p)
+	case !m.IsRegular():
+		return refuse(refuseSpecial, "%s is not a regular file.", p)
+	}
+	return nil
+}
+
+// secretPath reports why a root-relative path counts as secret ("" when it does not).
+func secretPath(rel string) (kind, why string) {
+	parts := strings.Split(rel, "/")
+	for _, dir := range parts[:len(parts)-1] {
+		for _, d := range secretDirs {
+			if strings.EqualFold(dir, d) {
+				return "dir", "it is inside " + d + "/"
+			}
+		}
+	}
+	base := strings.ToLower(parts[len(parts)-1])
+	for _, pat := range secretNames {
+		if ok, _ := path.Match(pat, base); ok {
+			return "name", "its name matches " + pat
+		}
+	}
+	return "", ""
+}
+
+func isSystemPath(p string) bool {
+	if runtime.GOOS == "windows" {
+		return false
+	}
+	for _, pre := range systemPrefixes {
+		if p == pre || strings.HasPrefix(p, pre+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether p is root or below it (both clean absolute paths).
+func within(root, p string) bool {
+	if root == p {
+		return true
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		return false
+	}
+	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// realPath is the absolute path with every symlink resolved.
+func realPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,590 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+)
+
+const documentIDHint = "run r2r_list_documents to see document ids"
+
+var statusFilters = []string{"pending", "success", "failed", "all"}
+
+// Status filtering happens here (R2R's collection listing has no status filter), so a
+// filtered listing scans the collection in pages of scanPage, up to maxScan documents.
+const (
+	scanPage = 1000
+	maxScan  = 10000
+)
+
+// DocumentSummary is one entry of r2r_list_documents.
+type DocumentSummary struct {
+	DocumentID       string `json:"document_id"`
+	Title            string `json:"title"`
+	IngestionStatus  string `json:"ingestion_status"`
+	ExtractionStatus string `json:"extraction_status"`
+	DocumentType     string `json:"document_type"`
+	CreatedAt        string `json:"created_at"`
+	SizeBytes        int64  `json:"size_bytes"`
+}
+
+// ListDocumentsOutput is the structured result of r2r_list_documents.
+type ListDocumentsOutput struct {
+	Documents      []DocumentSummary `json:"documents"`
+	Total          int               `json:"total"`
+	Offset         int               `json:"offset"`
+	Limit          int               `json:"limit"`
+	StatusFilter   string            `json:"status_filter"`
+	CollectionID   string            `json:"collection_id,omitempty"`
+	CollectionName string            `json:"collection_name,omitempty"`
+	Cached         bool              `json:"cached"`
+	Note           string            `json:"note,omitempty"`
+}
+
+func listDocumentsTool(d *Deps) Tool {
+	out := objectSchema(map[string]any{
+		"documents": arrayProp("documents of this page, newest first", objectSchema(map[string]any{
+			"document_id":       strProp("document id (for r2r_get_document and r2r_monitor_task)"),
+			"title":             strProp("document title"),
+			"ingestion_status":  strProp("R2R ingestion status: pending, parsing, extracting, chunking, embedding, augmenting, storing, enriching, failed or success"),
+			"extraction_status": strProp("knowledge-graph extraction status"),
+			"document_type":     strProp("file type R2R detected (md, pdf, …)"),
+			"created_at":        strProp("creation time, RFC 3339"),
+			"size_bytes":        intProp("size in bytes (0 when R2R does not know)"),
+		}, "document_id", "title", "ingestion_status", "created_at", "size_bytes")),
+		"total":           intProp("number of documents matching status_filter in the collection"),
+		"offset":          intProp("offset of this page"),
+		"limit":           intProp("page size asked for"),
+		"status_filter":   enumProp("the status filter applied", statusFilters...),
+		"collection_id":   strProp("the collection listed"),
+		"collection_name": strProp("name of the collection, when known"),
+		"cached":          boolProp("true when served from r2r-mcp's cache"),
+		"note":            strProp("explanation when nothing could be listed, or the scan was cut short"),
+	}, "documents", "total", "offset", "limit")
+	opts := append(readTool("List project documents",
+		"List all documents in the current project collection with their ingestion status. Pages with offset/limit; "+
+			"status_filter pending means any status that is not yet success or failed.", out),
+		mcp.WithString("collection_id", mcp.MaxLength(36),
+			mcp.Description("Collection ID (UUID); omit to list the current project's collection")),
+		mcp.WithInteger("offset", mcp.Min(0), mcp.Max(1000000), mcp.DefaultNumber(0),
+			mcp.Description("Pagination offset (number of documents to skip)")),
+		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(100), mcp.DefaultNumber(50),
+			mcp.Description("Number of documents to return")),
+		mcp.WithString("status_filter", mcp.Enum(statusFilters...), mcp.DefaultString("all"),
+			mcp.Description("Filter by ingestion status: pending (still processing), success, failed, or all")),
+	)
+	def := newTool("r2r_list_documents", opts...)
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := parseArgs(def, req)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		collID, _, err := a.OptUUID("collection_id", collectionIDHint)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		offset, err := a.Int("offset", 0, 1000000, 0)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		limit, err := a.Int("limit", 1, 100, 50)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		filter, err := a.Enum("status_filter", statusFilters, "all")
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		s, errRes := d.resolveScope(ctx, collID, false)
+		if errRes != nil {
+			return errRes, nil
+		}
+		o := ListDocumentsOutput{Documents: []DocumentSummary{}, Offset: offset, Limit: limit, StatusFilter: filter,
+			CollectionID: s.ID, CollectionName: s.Name}
+		if s.missing() {
+			o.Note = s.missingNote()
+			return result(o.Note, o), nil
+		}
+		if filter == "all" {
+			page, err := d.Client.ListCollectionDocuments(ctx, s.ID, r2r.ListParams{Offset: offset, Limit: limit})
+			if err != nil {
+				d.forgetOn404(ctx, s, err)
+				return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
+			}
+			for _, doc := range page.Items {
+				o.Documents = append(o.Documents, summarize(doc))
+			}
+			o.Total = page.Total
+		} else {
+			docs, truncated, err := d.scanCollection(ctx, s.ID)
+			if err != nil {
+				d.forgetOn404(ctx, s, err)
+				return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
+			}
+			var match []DocumentSummary
+			for _, doc := range docs {
+				if statusMatches(filter, doc.IngestionStatus) {
+					match = append(match, summarize(doc))
+				}
+			}
+			o.Total = len(match)
+			if offset < len(match) {
+				o.Documents = match[offset:min(offset+limit, len(match))]
+			}
+			if truncated {
+				o.Note = fmt.Sprintf("Only the newest %d documents of the collection were scanned for status %q.", maxScan, filter)
+			}
+		}
+		return result(listDocumentsText(o, s), o), nil
+	}}
+}
+
+// scanCollection reads a collection's documents (newest first), up to maxScan.
+func (d *Deps) scanCollection(ctx context.Context, collID string) ([]r2r.Document, bool, error) {
+	var all []r2r.Document
+	for off := 0; off < maxScan; off += scanPage {
+		page, err := d.Client.ListCollectionDocuments(ctx, collID, r2r.ListParams{Offset: off, Limit: scanPage})
+		if err != nil {
+			return nil, false, err
+		}
+		all = append(all, page.Items...)
+		if len(page.Items) < scanPage || off+len(page.Items) >= page.Total {
+			return all, false, nil
+		}
+	}
+	return all, true, nil
+}
+
+func statusMatches(filter, status string) bool {
+	switch filter {
+	case "all":
+		return true
+	case "pending":
+		return !terminal(status)
+	}
+	return status == filter
+}
+
+func summarize(doc r2r.Document) DocumentSummary {
+	s := DocumentSummary{
+		DocumentID:       doc.ID,
+		Title:            documentTitle(doc),
+		IngestionStatus:  doc.IngestionStatus,
+		ExtractionStatus: doc.ExtractionStatus,
+		DocumentType:     doc.DocumentType,
+		CreatedAt:        formatTime(doc.CreatedAt),
+	}
+	if doc.SizeInBytes != nil {
+		s.SizeBytes = *doc.SizeInBytes
+	}
+	return s
+}
+
+func documentTitle(doc r2r.Document) string {
+	if doc.Title != nil && strings.TrimSpace(*doc.Title) != "" {
+		return Sanitize(*doc.Title)
+	}
+	if t, ok := doc.Metadata["title"].(string); ok && strings.TrimSpace(t) != "" {
+		return Sanitize(t)
+	}
+	return "(untitled)"
+}
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func listDocumentsText(o ListDocumentsOutput, s *scope) string {
+	var b strings.Builder
+	what := "documents"
+	if o.StatusFilter != "all" {
+		what = o.StatusFilter + " documents"
+	}
+	if len(o.Documents) == 0 {
+		if o.Total > 0 {
+			fmt.Fprintf(&b, "No %s at offset %d; %s has %d. Call again with a smaller offset.", what, o.Offset, s.label(), o.Total)
+		} else {
+			fmt.Fprintf(&b, "%s has no %s.", s.label(), what)
+			if o.StatusFilter == "all" {
+				b.WriteString(" Ingest files with r2r_ingest_document.")
+			}
+		}
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%s %d–%d of %d in %s:\n", strings.ToUpper(what[:1])+what[1:], o.Offset+1, o.Offset+len(o.Documents), o.Total, s.label())
+	for i, doc := range o.Documents {
+		size := ""
+		if doc.SizeBytes > 0 {
+			size = ", " + humanBytes(doc.SizeBytes)
+		}
+		date := ""
+		if len(doc.CreatedAt) >= 10 {
+			date = ", " + doc.CreatedAt[:10]
+		}
+		fmt.Fprintf(&b, "%d. %s — %s%s%s (id %s)\n", o.Offset+i+1, oneLine(snippet(doc.Title, 160)), orUnknown(doc.IngestionStatus), size, date, doc.DocumentID)
+	}
+	if rest := o.Total - (o.Offset + len(o.Documents)); rest > 0 {
+		fmt.Fprintf(&b, "%d more — call again with offset=%d.\n", rest, o.Offset+len(o.Documents))
+	}
+	if o.Note != "" {
+		b.WriteString(o.Note + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// ingestionOrder is the order R2R moves through ingestion states (simple flow: parsing →
+// augmenting → embedding → storing → success; r2r-api.md §2.2), with the progress each
+// state stands for.
+var ingestionOrder = []struct {
+	status   string
+	progress float64
+}{
+	{r2r.IngestionPending, 0},
+	{r2r.IngestionParsing, 0.15},
+	{r2r.IngestionExtract, 0.3},
+	{r2r.IngestionChunking, 0.4},
+	{r2r.IngestionAugment, 0.5},
+	{r2r.IngestionEmbedding, 0.65},
+	{r2r.IngestionStoring, 0.8},
+	{r2r.IngestionEnriching, 0.9},
+	{r2r.IngestionSuccess, 1},
+	{r2r.IngestionFailed, 1},
+}
+
+// ingestionProgress maps a status to 0..1; failed is finished (1) like success.
+func ingestionProgress(status string) float64 {
+	for _, s := range ingestionOrder {
+		if s.status == status {
+			return s.progress
+		}
+	}
+	return 0
+}
+
+// MonitorOutput is the structured result of r2r_monitor_task.
+type MonitorOutput struct {
+	DocumentID       string  `json:"document_id"`
+	IngestionStatus  string  `json:"ingestion_status"`
+	ExtractionStatus string  `json:"extraction_status"`
+	Title            string  `json:"title"`
+	Progress         float64 `json:"progress"`
+	Done             bool    `json:"done"`
+	Failure          string  `json:"failure,omitempty"`
+	UpdatedAt        string  `json:"updated_at,omitempty"`
+}
+
+func monitorTaskTool(d *Deps) Tool {
+	out := objectSchema(map[string]any{
+		"document_id":       strProp("the document checked"),
+		"ingestion_status":  strProp("R2R ingestion status: pending, parsing, extracting, chunking, embedding, augmenting, storing, enriching, failed or success"),
+		"extraction_status": strProp("knowledge-graph extraction status: pending, processing, success, enriched or failed"),
+		"title":             strProp("document title"),
+		"progress":          withDesc("ingestion progress from 0 to 1, derived from the status (1 when success or failed)", map[string]any{"type": "number", "minimum": 0, "maximum": 1}),
+		"done":              boolProp("true when ingestion has finished (success or failed)"),
+		"failure":           strProp("R2R's failure reason when ingestion failed"),
+		"updated_at":        strProp("last status change, RFC 3339"),
+	}, "document_id", "ingestion_status", "extraction_status", "title", "progress")
+	opts := append(readTool("Check ingestion status",
+		"Check the status of an asynchronous document ingestion task: ingestion and extraction status, progress 0..1, "+
+			"and the failure reason if it failed.", out),
+		mcp.WithString("document_id", mcp.Required(), mcp.MinLength(36), mcp.MaxLength(36),
+			mcp.Description("Document ID (UUID) to check status for, as returned by r2r_ingest_document")),
+	)
+	def := newTool("r2r_monitor_task", opts...)
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := parseArgs(def, req)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		id, err := a.UUID("document_id", documentIDHint)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		doc, err := d.Client.GetDocument(ctx, id)
+		if err != nil {
+			return r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id)), nil
+		}
+		o := MonitorOutput{
+			DocumentID: doc.ID, IngestionStatus: doc.IngestionStatus, ExtractionStatus: doc.ExtractionStatus,
+			Title: documentTitle(*doc), Progress: ingestionProgress(doc.IngestionStatus),
+			Done: terminal(doc.IngestionStatus), Failure: failureReason(doc), UpdatedAt: formatTime(doc.UpdatedAt),
+		}
+		if o.DocumentID == "" {
+			o.DocumentID = id
+		}
+		return result(monitorText(o), o), nil
+	}}
+}
+
+func docNotFound(id string) errHints {
+	return errHints{NotFound: fmt.Sprintf("Document %s was not found in R2R (404), or this account cannot see it. Run r2r_list_documents to see document ids.", id)}
+}
+
+func monitorText(o MonitorOutput) string {
+	switch o.IngestionStatus {
+	case r2r.IngestionSuccess:
+		return fmt.Sprintf("Document %s %q: ingestion success (100%%); extraction %s. It is searchable.", o.DocumentID, o.Title, orUnknown(o.ExtractionStatus))
+	case r2r.IngestionFailed:
+		return fmt.Sprintf("Document %s %q: ingestion FAILED: %s. Fix the file and ingest it again after deleting this document.", o.DocumentID, o.Title, o.Failure)
+	}
+	return fmt.Sprintf("Document %s %q: ingestion %s (%.0f%%); extraction %s. Still processing — check again in a few seconds.",
+		o.DocumentID, o.Title, orUnknown(o.IngestionStatus), o.Progress*100, orUnknown(o.ExtractionStatus))
+}
+
+// GetDocumentOutput is the structured result of r2r_get_document.
+type GetDocumentOutput struct {
+	DocumentID       string         `json:"document_id"`
+	Title            string         `json:"title"`
+	DocumentType     string         `json:"document_type"`
+	IngestionStatus  string         `json:"ingestion_status"`
+	ExtractionStatus string         `json:"extraction_status"`
+	SizeBytes        int64          `json:"size_bytes"`
+	CreatedAt        string         `json:"created_at"`
+	UpdatedAt        string         `json:"updated_at"`
+	CollectionIDs    []string       `json:"collection_ids"`
+	Summary          string         `json:"summary,omitempty"`
+	Metadata         map[string]any `json:"metadata"`
+	ChunkCount       int            `json:"chunk_count"`
+	Text             string         `json:"text"`
+	Offset           int            `json:"offset"`
+	ReturnedChars    int            `json:"returned_chars"`
+	TotalChars       int            `json:"total_chars"`
+	NextOffset       *int           `json:"next_offset,omitempty"`
+	Note             string         `json:"note,omitempty"`
+}
+
+const (
+	defaultMaxChars = 8000
+	maxMaxChars     = 50000
+	maxChunkPages   = 20 // × scanPage chunks
+)
+
+func getDocumentTool(d *Deps) Tool {
+	out := objectSchema(map[string]any{
+		"document_id":       strProp("document id"),
+		"title":             strProp("document title"),
+		"document_type":     strProp("file type R2R detected"),
+		"ingestion_status":  strProp("R2R ingestion status"),
+		"extraction_status": strProp("knowledge-graph extraction status"),
+		"size_bytes":        intProp("size in bytes (0 when unknown)"),
+		"created_at":        strProp("creation time, RFC 3339"),
+		"updated_at":        strProp("last update, RFC 3339"),
+		"collection_ids":    arrayProp("collections the document belongs to", strProp("collection id")),
+		"summary":           strProp("R2R's summary of the document, when it made one"),
+		"metadata":          freeObjectProp("document metadata"),
+		"chunk_count":       intProp("number of chunks the text was reassembled from"),
+		"text":              strProp("this page of the document text (characters offset … offset+returned_chars)"),
+		"offset":            intProp("character offset of this page"),
+		"returned_chars":    intProp("characters in this page"),
+		"total_chars":       intProp("characters in the whole reassembled text"),
+		"next_offset":       intProp("offset of the next page; absent on the last page"),
+		"note":              strProp("explanation when the text is not available"),
+	}, "document_id", "title", "metadata", "text", "offset", "returned_chars", "total_chars")
+	opts := append(readTool("Read a document",
+		"Get a document's metadata and its text, reassembled from its chunks in order. Long documents come in pages: "+
+			"use offset and max_chars to read on.", out),
+		mcp.WithString("document_id", mcp.Required(), mcp.MinLength(36), mcp.MaxLength(36),
+			mcp.Description("Document ID (UUID), e.g. from r2r_search or r2r_list_documents")),
+		mcp.WithInteger("offset", mcp.Min(0), mcp.Max(100000000), mcp.DefaultNumber(0),
+			mcp.Description("Character offset to start reading at")),
+		mcp.WithInteger("max_chars", mcp.Min(1), mcp.Max(maxMaxChars), mcp.DefaultNumber(defaultMaxChars),
+			mcp.Description("Maximum number of characters of text to return")),
+	)
+	def := newTool("r2r_get_document", opts...)
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := parseArgs(def, req)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		id, err := a.UUID("document_id", documentIDHint)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		offset, err := a.Int("offset", 0, 100000000, 0)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		maxChars, err := a.Int("max_chars", 1, maxMaxChars, defaultMaxChars)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		o, errRes := d.readDocument(ctx, id, offset, maxChars)
+		if errRes != nil {
+			return errRes, nil
+		}
+		return resultCap(documentText(*o), max(MaxTextBytes, 4*maxChars+4096), o), nil
+	}}
+}
+
+// readDocument fetches a document and one page of its reassembled text.
+func (d *Deps) readDocument(ctx context.Context, id string, offset, maxChars int) (*GetDocumentOutput, *mcp.CallToolResult) {
+	doc, err := d.Client.GetDocument(ctx, id)
+	if err != nil {
+		return nil, r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id))
+	}
+	o := &GetDocumentOutput{
+		DocumentID: doc.ID, Title: documentTitle(*doc), DocumentType: doc.DocumentType,
+		IngestionStatus: doc.IngestionStatus, ExtractionStatus: doc.ExtractionStatus,
+		CreatedAt: formatTime(doc.CreatedAt), UpdatedAt: formatTime(doc.UpdatedAt),
+		CollectionIDs: doc.CollectionIDs, Metadata: sanitizeMap(doc.Metadata), Offset: offset,
+	}
+	if o.DocumentID == "" {
+		o.DocumentID = id
+	}
+	if o.CollectionIDs == nil {
+		o.CollectionIDs = []string{}
+	}
+	if o.Metadata == nil {
+		o.Metadata = map[string]any{}
+	}
+	if doc.SizeInBytes != nil {
+		o.SizeBytes = *doc.SizeInBytes
+	}
+	if doc.Summary != nil {
+		o.Summary = Sanitize(*doc.Summary)
+	}
+	chunks, truncated, err := d.allChunks(ctx, id)
+	switch {
+	case err != nil && isNotFound(err):
+		o.Note = fmt.Sprintf("R2R has no chunks for this document yet (ingestion status %s).", orUnknown(doc.IngestionStatus))
+		return o, nil
+	case err != nil:
+		return nil, r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id))
+	}
+	o.ChunkCount = len(chunks)
+	full := []rune(Sanitize(reassemble(chunks)))
+	o.TotalChars = len(full)
+	if offset < len(full) {
+		end := min(offset+maxChars, len(full))
+		o.Text = string(full[offset:end])
+		o.ReturnedChars = end - offset
+		if end < len(full) {
+			o.NextOffset = &end
+		}
+	}
+	if truncated {
+		o.Note = fmt.Sprintf("The document has more than %d chunks; only the first %d were read.", maxChunkPages*scanPage, maxChunkPages*scanPage)
+	}
+	return o, nil
+}
+
+func isNotFound(err error) bool { return errors.Is(err, r2r.ErrNotFound) }
+
+// allChunks lists a document's chunks in chunk order.
+func (d *Deps) allChunks(ctx context.Context, id string) ([]r2r.Chunk, bool, error) {
+	var all []r2r.Chunk
+	for page := 0; page < maxChunkPages; page++ {
+		p, err := d.Client.ListDocumentChunks(ctx, id, r2r.ListParams{Offset: page * scanPage, Limit: scanPage})
+		if err != nil {
+			return nil, false, err
+		}
+		all = append(all, p.Items...)
+		if len(p.Items) < scanPage || len(all) >= p.Total {
+			sortChunks(all)
+			return all, false, nil
+		}
+	}
+	sortChunks(all)
+	return all, true, nil
+}
+
+func sortChunks(chunks []r2r.Chunk) {
+	slices.SortStableFunc(chunks, func(a, b r2r.Chunk) int { return chunkOrder(a) - chunkOrder(b) })
+}
+
+func chunkOrder(c r2r.Chunk) int {
+	switch v := c.Metadata["chunk_order"].(type) {
+	case float64:
+		return int(v)
+	case int:
+		return v
+	}
+	return 0
+}
+
+// reassemble joins chunks in order. R2R chunks overlap (chunk_overlap, 512 characters by
+// default), so the overlapping head of each chunk is dropped when it repeats the tail of
+// the text so far; otherwise chunks are separated by a blank line.
+func reassemble(chunks []r2r.Chunk) string {
+	var b strings.Builder
+	for i, c := range chunks {
+		if i == 0 {
+			b.WriteString(c.Text)
+			continue
+		}
+		if k := overlap(b.String(), c.Text); k > 0 {
+			b.WriteString(c.Text[k:])
+			continue
+		}
+		b.WriteString("\n\n")
+		b.WriteString(c.Text)
+	}
+	return b.String()
+}
+
+// overlap returns the length of the longest prefix of next (at least 16 bytes, at most
+// 4 KiB) that is a suffix of text; 0 when there is none.
+func overlap(text, next string) int {
+	const minOverlap, maxOverlap = 16, 4096
+	if len(next) < minOverlap || len(text) < minOverlap {
+		return 0
+	}
+	tail := text[max(0, len(text)-maxOverlap):]
+	probe := next[:minOverlap]
+	best := 0
+	for i := strings.Index(tail, probe); i >= 0; {
+		k := len(tail) - i
+		if k <= len(next) && strings.HasPrefix(next, tail[i:]) {
+			best = k
+			break // the first match from the left is the longest
+		}
+		j := strings.Index(tail[i+1:], probe)
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return best
+}
+
+func documentText(o GetDocumentOutput) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Document %s %q (%s, %s", o.DocumentID, o.Title, orUnknown(o.DocumentType), orUnknown(o.IngestionStatus))
+	if o.SizeBytes > 0 {
+		fmt.Fprintf(&b, ", %s", humanBytes(o.SizeBytes))
+	}
+	fmt.Fprintf(&b, ", %s", plural(o.ChunkCount, "chunk"))
+	if o.CreatedAt != "" {
+		fmt.Fprintf(&b, ", created %s", o.CreatedAt)
+	}
+	b.WriteString(")\n")
+	if o.Summary != "" {
+		fmt.Fprintf(&b, "Summary: %s\n", snippet(o.Summary, 600))
+	}
+	if o.Note != "" {
+		b.WriteString(o.Note + "\n")
+	}
+	if o.TotalChars == 0 {
+		return strings.TrimRight(b.String(), "\n")
+	}
+	if o.ReturnedChars == 0 {
+		fmt.Fprintf(&b, "Offset %d is past the end of the text (%d characters). Call again with a smaller offset.", o.Offset, o.TotalChars)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "Characters %d–%d of %d:\n\n", o.Offset, o.Offset+o.ReturnedChars, o.TotalChars)
+	b.WriteString(o.Text)
+	if o.NextOffset != nil {
+		fmt.Fprintf(&b, "\n\n[%d more chars — call again with offset=%d]", o.TotalChars-*o.NextOffset, *o.NextOffset)
+	}
+	return b.String()
+}

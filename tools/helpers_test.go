@@ -1,0 +1,196 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+)
+
+// env is one test setup: an emulated R2R, a project directory (a git root) and the tools.
+type env struct {
+	t       *testing.T
+	r2r     *r2rtest.Server
+	client  *r2r.Client
+	project string // real path of the project root
+	deps    *Deps
+	tools   map[string]Tool
+	list    []Tool
+}
+
+type envOption func(*envConfig)
+
+type envConfig struct {
+	emu        r2rtest.Options
+	name       string
+	extraRoots []string
+	creds      r2r.Credentials
+}
+
+func withEmulator(o r2rtest.Options) envOption { return func(c *envConfig) { c.emu = o } }
+func withProjectName(n string) envOption       { return func(c *envConfig) { c.name = n } }
+
+func newEnv(t *testing.T, opts ...envOption) *env {
+	t.Helper()
+	cfg := envConfig{name: "demo-app"}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv := r2rtest.NewServer(t, cfg.emu)
+	c, err := r2r.New(r2r.Options{BaseURL: srv.URL, Credentials: cfg.creds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj := filepath.Join(base, cfg.name)
+	mustMkdir(t, filepath.Join(proj, ".git"))
+	deps := &Deps{
+		Client:       c,
+		Projects:     NewProjectResolver(ProjectOptions{WorkDir: proj, CacheFile: filepath.Join(base, "cfg", "projects.json"), ExtraRoots: cfg.extraRoots}),
+		History:      NewSearchHistory(0),
+		Status:       StatusInfo{Version: "test", AuthSource: "none", URLSource: "test"},
+		PollInterval: 5 * time.Millisecond,
+	}
+	e := &env{t: t, r2r: srv, client: c, project: proj, deps: deps, tools: map[string]Tool{}}
+	e.list = Registry(deps)
+	for _, tl := range e.list {
+		e.tools[tl.Def.Name] = tl
+	}
+	return e
+}
+
+// call invokes a handler directly, as the server would.
+func (e *env) call(name string, args map[string]any) *mcp.CallToolResult {
+	e.t.Helper()
+	tl, ok := e.tools[name]
+	if !ok {
+		e.t.Fatalf("no tool %s", name)
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := tl.Handler(context.Background(), req)
+	if err != nil {
+		e.t.Fatalf("%s returned a Go error: %v", name, err)
+	}
+	if res == nil {
+		e.t.Fatalf("%s returned nil", name)
+	}
+	return res
+}
+
+// ok calls a tool and fails the test on an error result.
+func (e *env) ok(name string, args map[string]any) *mcp.CallToolResult {
+	e.t.Helper()
+	res := e.call(name, args)
+	if res.IsError {
+		e.t.Fatalf("%s(%v) failed: %s", name, args, text(res))
+	}
+	return res
+}
+
+// fail calls a tool and fails the test unless it returns an error result.
+func (e *env) fail(name string, args map[string]any) (*mcp.CallToolResult, ErrorInfo) {
+	e.t.Helper()
+	res := e.call(name, args)
+	if !res.IsError {
+		e.t.Fatalf("%s(%v) succeeded, want an error result: %s", name, args, text(res))
+	}
+	info, ok := res.StructuredContent.(ErrorInfo)
+	if !ok {
+		e.t.Fatalf("error result without ErrorInfo: %#v", res.StructuredContent)
+	}
+	if info.Message == "" || text(res) != info.Message {
+		e.t.Fatalf("error text %q does not match structured message %q", text(res), info.Message)
+	}
+	return res, info
+}
+
+// write creates a file in the project.
+func (e *env) write(rel, content string) string {
+	e.t.Helper()
+	p := filepath.Join(e.project, filepath.FromSlash(rel))
+	mustMkdir(e.t, filepath.Dir(p))
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+// mcpClient serves the registry through a real mcp-go server (with input and output
+// schema validation, as the server workstream configures it) and returns a connected
+// in-process client.
+func (e *env) mcpClient(opts ...server.ServerOption) *client.Client {
+	e.t.Helper()
+	base := []server.ServerOption{
+		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(false, false),
+		server.WithInputSchemaValidation(),
+		server.WithStrictInputSchemaDefault(),
+		server.WithOutputSchemaValidation(),
+		server.WithRecovery(),
+	}
+	s := server.NewMCPServer("r2r-mcp-test", "test", append(base, opts...)...)
+	s.AddTools(ServerTools(e.list)...)
+	s.AddResources(Resources(e.deps)...)
+	s.AddResourceTemplates(ResourceTemplates(e.deps)...)
+	c, err := client.NewInProcessClient(s)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { c.Close() })
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "tools-test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		e.t.Fatal(err)
+	}
+	return c
+}
+
+func mustMkdir(t *testing.T, p string) {
+	t.Helper()
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// text is the concatenated text content of a result.
+func text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// structured decodes a result's structured content into out (via JSON, as a client sees it).
+func structured(t *testing.T, res *mcp.CallToolResult, out any) {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+}

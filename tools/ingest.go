@@ -1,0 +1,353 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+)
+
+const maxPathChars = 4096
+
+var ingestionModes = []string{"hi-res", "fast", "custom"}
+
+// documentNamespace is the UUIDv5 namespace of r2r-mcp's document ids.
+var documentNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://github.com/r2r-mcp/r2r-mcp/documents"))
+
+// DocumentID is the deterministic id r2r-mcp gives a file: UUIDv5 of
+// "<collection id>/<path relative to the project root, forward slashes>". The same file
+// ingested into the same collection always gets the same id, so R2R answers a second
+// upload with 409.
+func DocumentID(collectionID, relPath string) string {
+	return uuid.NewSHA1(documentNamespace, []byte(collectionID+"/"+relPath)).String()
+}
+
+// reservedMetadata are metadata keys r2r-mcp sets itself.
+var reservedMetadata = []string{"source_path", "project", "ingested_by"}
+
+// IngestOutput is the structured result of r2r_ingest_document.
+type IngestOutput struct {
+	DocumentID      string `json:"document_id"`
+	Status          string `json:"status"` // pending, success, failed, already_ingested
+	FileName        string `json:"file_name"`
+	CollectionID    string `json:"collection_id"`
+	CollectionName  string `json:"collection_name,omitempty"`
+	RelativePath    string `json:"relative_path"`
+	SizeBytes       int64  `json:"size_bytes"`
+	IngestionStatus string `json:"ingestion_status,omitempty"` // R2R's own status when known
+	Failure         string `json:"failure,omitempty"`
+	CollectionNew   bool   `json:"collection_created"`
+	Message         string `json:"message"`
+}
+
+func ingestDocumentTool(d *Deps) Tool {
+	const title = "Ingest a project file"
+	out := objectSchema(map[string]any{
+		"document_id":        strProp("id of the document in R2R (deterministic: same collection + path → same id)"),
+		"status":             enumProp("pending: R2R is still processing (poll r2r_monitor_task); success; failed; already_ingested: this file was ingested before", "pending", "success", "failed", "already_ingested"),
+		"file_name":          strProp("base name of the uploaded file"),
+		"collection_id":      strProp("collection the document was added to"),
+		"collection_name":    strProp("name of that collection, when known"),
+		"relative_path":      strProp("path of the file relative to the project root (also the document title)"),
+		"size_bytes":         intProp("size of the uploaded file in bytes"),
+		"ingestion_status":   strProp("R2R's ingestion status when known (pending, parsing, …, success, failed)"),
+		"failure":            strProp("R2R's failure reason when ingestion failed"),
+		"collection_created": boolProp("true when the project's collection was created by this call"),
+		"message":            strProp("what happened and what to do next"),
+	}, "document_id", "status", "file_name", "collection_id")
+	def := newTool("r2r_ingest_document",
+		mcp.WithToolTitle(title),
+		mcp.WithDescription("Upload a document to R2R for indexing. Supports markdown, text, PDF, and more. "+
+			"Only regular files inside the project (no secrets such as .env or keys) are read. "+
+			"Returns immediately by default; ingestion happens asynchronously (poll r2r_monitor_task)."),
+		annotations(title, false, false, true, true),
+		mcp.WithRawOutputSchema(mustJSON(out)),
+		mcp.WithString("file_path", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxPathChars),
+			mcp.Description("Path of the file to ingest: relative to the project root, or absolute inside it")),
+		mcp.WithString("collection_id", mcp.MaxLength(36),
+			mcp.Description("Collection ID (UUID) to add the document to; omit to use the current project's collection (created on first use)")),
+		mcp.WithObject("metadata",
+			mcp.Description("Custom metadata for the document (at most 16 KiB as JSON). r2r-mcp adds title (the relative path), source_path, project and ingested_by")),
+		mcp.WithString("ingestion_mode", mcp.Enum(ingestionModes...), mcp.DefaultString("fast"),
+			mcp.Description("Ingestion mode: hi-res (full processing, LLM summary), fast (quick, no summary), custom (R2R's configured settings)")),
+		mcp.WithBoolean("run_async", mcp.DefaultBool(true),
+			mcp.Description("Return right away and let R2R ingest in the background (recommended); false waits up to about 40 s for the result")),
+	)
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := parseArgs(def, req)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		filePath, err := a.ReqString("file_path", maxPathChars)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		collID, _, err := a.OptUUID("collection_id", collectionIDHint)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		userMD, _, err := a.Object("metadata", maxMetadataBytes)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		mode, err := a.Enum("ingestion_mode", ingestionModes, "fast")
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		async, err := a.Bool("run_async", true)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+
+		pr, err := d.Projects.Project(ctx)
+		if err != nil {
+			return d.projectErrorResult(ctx, err), nil
+		}
+		roots, err := d.Projects.Roots(ctx)
+		if err != nil {
+			return d.projectErrorResult(ctx, err), nil
+		}
+		f, err := confineFile(filePath, roots)
+		if err != nil {
+			var ce *ConfineError
+			if errors.As(err, &ce) {
+				return refusal(ce.Kind, "Not ingested: "+ce.Msg), nil
+			}
+			return refusal(refuseMissing, "Not ingested: "+err.Error()), nil
+		}
+		rel := f.Rel
+		if !f.InProject {
+			// A file from an extra root: identify it by its absolute path.
+			rel = strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(f.Abs, `\`, "/")), "/")
+		}
+		md, err := documentMetadata(userMD, rel, f.Ext, pr.Name)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+
+		s, errRes := d.resolveScope(ctx, collID, true)
+		if errRes != nil {
+			return errRes, nil
+		}
+		if s.Explicit {
+			// R2R 3.6 silently creates a collection named "My Collection" for an unknown id
+			// in collection_ids (r2r-api.md §2.1); check it exists instead.
+			coll, err := d.Client.GetCollection(ctx, s.ID)
+			if err != nil {
+				return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
+			}
+			s.Name = Sanitize(coll.Name)
+		}
+		docID := DocumentID(s.ID, rel)
+		o := IngestOutput{DocumentID: docID, FileName: path.Base(f.Rel), CollectionID: s.ID, CollectionName: s.Name,
+			RelativePath: rel, SizeBytes: int64(len(f.Data)), CollectionNew: s.Created}
+
+		_, err = d.Client.CreateDocument(ctx, r2r.DocumentCreate{
+			FileName:      path.Base(f.Rel),
+			File:          f.Data,
+			ID:            docID,
+			Metadata:      md,
+			CollectionIDs: []string{s.ID},
+			IngestionMode: mode,
+		})
+		switch {
+		case errors.Is(err, r2r.ErrConflict):
+			o.Status = "already_ingested"
+			if doc, gerr := d.Client.GetDocument(ctx, docID); gerr == nil {
+				o.IngestionStatus = doc.IngestionStatus
+			}
+			o.Message = fmt.Sprintf("%s was already ingested into %s as document %s", rel, s.label(), docID)
+			if o.IngestionStatus != "" && o.IngestionStatus != r2r.IngestionSuccess {
+				o.Message += fmt.Sprintf(" (R2R status: %s; follow it with r2r_monitor_task)", o.IngestionStatus)
+			}
+			o.Message += ". Nothing was uploaded. To re-ingest changed content, delete the document first, then ingest again."
+			return result(o.Message, o), nil
+		case errors.Is(err, r2r.ErrNotFound) && !s.Explicit:
+			d.forgetOn404(ctx, s, err)
+			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
+		case err != nil:
+			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
+		}
+		if d.Cache != nil {
+			d.Cache.Bump(s.ID)
+		}
+
+		doc, err := d.Client.GetDocument(ctx, docID)
+		if err == nil {
+			d.ensureMembership(ctx, s.ID, doc)
+			o.IngestionStatus = doc.IngestionStatus
+			o.Failure = failureReason(doc)
+		}
+		if !async && !terminal(o.IngestionStatus) {
+			o.IngestionStatus, o.Failure = d.waitForIngestion(ctx, req, docID, o.IngestionStatus)
+		}
+		o.Status = ingestStatus(o.IngestionStatus)
+		o.Message = ingestMessage(o, s)
+		return result(o.Message, o), nil
+	}}
+}
+
+// documentMetadata merges the caller's metadata with what r2r-mcp sets. R2R derives the
+// document type from the title's extension (r2r-api.md §2.1), so a caller's title must keep
+// the file's extension.
+func documentMetadata(user map[string]any, rel, ext, project string) (map[string]any, error) {
+	md := make(map[string]any, len(user)+4)
+	for k, v := range user {
+		if slices.Contains(reservedMetadata, k) {
+			return nil, argErr("metadata", "must not set %q: r2r-mcp sets %s itself", k, strings.Join(reservedMetadata, ", "))
+		}
+		md[k] = v
+	}
+	if t, ok := md["title"]; ok {
+		ts, isStr := t.(string)
+		if !isStr || !strings.EqualFold(strings.TrimPrefix(path.Ext(ts), "."), ext) {
+			return nil, argErr("metadata", "title must be a string ending in .%s: R2R takes the document type from the title's extension", ext)
+		}
+	} else {
+		md["title"] = rel
+	}
+	md["source_path"] = rel
+	md["project"] = project
+	md["ingested_by"] = "r2r-mcp"
+	return md, nil
+}
+
+// ensureMembership adds the document to the collection when R2R ignored the form field
+// collection_ids (a regression at R2R's HEAD, r2r-api.md §2.1).
+func (d *Deps) ensureMembership(ctx context.Context, collID string, doc *r2r.Document) {
+	if slices.Contains(doc.CollectionIDs, collID) {
+		return
+	}
+	if err := d.Client.AddDocumentToCollection(ctx, collID, doc.ID); err != nil && !errors.Is(err, r2r.ErrConflict) {
+		d.logger().Warn("adding the document to its collection failed", "document_id", doc.ID, "collection_id", collID, "error", err)
+	}
+}
+
+// waitForIngestion polls the document until R2R reports success or failure, the ingest
+// wait ends, or the call's deadline nears. It sends progress notifications when the
+// request carries a progress token.
+func (d *Deps) waitForIngestion(ctx context.Context, req mcp.CallToolRequest, docID, status string) (string, string) {
+	wait := d.IngestWait
+	if wait <= 0 {
+		wait = DefaultIngestWait
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(dl)-2*time.Second)
+	}
+	deadline := time.Now().Add(wait)
+	delay := d.PollInterval
+	if delay <= 0 {
+		delay = 250 * time.Millisecond
+	}
+	failure := ""
+	lastProgress := -1.0
+	report := func(st string) {
+		p := ingestionProgress(st)
+		if p > lastProgress {
+			lastProgress = p
+			notifyProgress(ctx, req, p, "ingestion "+orUnknown(st))
+		}
+	}
+	report(status)
+	for !terminal(status) {
+		if time.Until(deadline) < delay {
+			break
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return status, failure
+		case <-t.C:
+		}
+		delay = min(delay*2, 2*time.Second)
+		doc, err := d.Client.GetDocument(ctx, docID)
+		if err != nil {
+			if errors.Is(err, r2r.ErrNotFound) {
+				continue // the row may appear only once the background task starts
+			}
+			d.logger().Debug("polling ingestion failed", "document_id", docID, "error", err)
+			continue
+		}
+		status, failure = doc.IngestionStatus, failureReason(doc)
+		report(status)
+	}
+	return status, failure
+}
+
+// notifyProgress sends notifications/progress when the request asked for it.
+func notifyProgress(ctx context.Context, req mcp.CallToolRequest, progress float64, msg string) {
+	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
+		return
+	}
+	srv := server.ServerFromContext(ctx)
+	if srv == nil {
+		return
+	}
+	_ = srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), map[string]any{
+		"progressToken": req.Params.Meta.ProgressToken,
+		"progress":      progress,
+		"total":         1.0,
+		"message":       msg,
+	})
+}
+
+func terminal(status string) bool {
+	return status == r2r.IngestionSuccess || status == r2r.IngestionFailed
+}
+
+func ingestStatus(ingestion string) string {
+	switch ingestion {
+	case r2r.IngestionSuccess:
+		return "success"
+	case r2r.IngestionFailed:
+		return "failed"
+	}
+	return "pending"
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+func failureReason(doc *r2r.Document) string {
+	if doc == nil || doc.IngestionStatus != r2r.IngestionFailed {
+		return ""
+	}
+	if f, ok := doc.Metadata["failure"]; ok && f != nil {
+		return Sanitize(fmt.Sprint(f))
+	}
+	return "R2R gave no reason"
+}
+
+func ingestMessage(o IngestOutput, s *scope) string {
+	var b strings.Builder
+	created := ""
+	if o.CollectionNew {
+		created = " (collection created)"
+	}
+	switch o.Status {
+	case "success":
+		fmt.Fprintf(&b, "Ingested %s (%s) into %s%s as document %s. It is searchable now.",
+			o.RelativePath, humanBytes(o.SizeBytes), s.label(), created, o.DocumentID)
+	case "failed":
+		fmt.Fprintf(&b, "Ingestion of %s into %s%s FAILED (document %s): %s. Fix the file or try ingestion_mode \"hi-res\"; delete the document before ingesting it again.",
+			o.RelativePath, s.label(), created, o.DocumentID, o.Failure)
+	default:
+		fmt.Fprintf(&b, "Uploaded %s (%s) to %s%s as document %s; R2R is processing it (status %s). Call r2r_monitor_task with document_id %s to follow it.",
+			o.RelativePath, humanBytes(o.SizeBytes), s.label(), created, o.DocumentID, orUnknown(o.IngestionStatus), o.DocumentID)
+	}
+	return b.String()
+}

@@ -1,0 +1,248 @@
+package tools
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Output limits (DESIGN §4).
+const (
+	// MaxTextBytes caps the text content of any result unless the caller asked for more
+	// (r2r_get_document's max_chars). About 8,000 tokens.
+	MaxTextBytes = 32 << 10
+	// snippetChars is the length of a search hit's snippet, in characters.
+	snippetChars = 300
+	// shortIDLen is how much of a UUID the text output shows.
+	shortIDLen = 8
+)
+
+// Sanitize removes characters that can hide or reorder text from a reader: Unicode format
+// characters (Cf: zero-width spaces and joiners U+200B–U+200F, BiDi embeddings and
+// overrides U+202A–U+202E and isolates U+2066–U+2069, U+FEFF, tag characters, …), the
+// supplementary variation selectors, and control characters other than tab, newline and
+// carriage return. Invalid UTF-8 becomes U+FFFD. Retrieved text is untrusted data; it goes
+// through here before it reaches the model.
+func Sanitize(s string) string {
+	clean := true
+	for _, r := range s {
+		if dropRune(r) {
+			clean = false
+			break
+		}
+	}
+	if clean && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		if !dropRune(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func dropRune(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return false
+	case r < 0x20 || (r >= 0x7f && r <= 0x9f):
+		return true
+	case r >= 0xE0100 && r <= 0xE01EF: // variation selectors supplement (used to smuggle text)
+		return true
+	}
+	return unicode.Is(unicode.Cf, r)
+}
+
+// sanitizeValue applies Sanitize to every string inside a decoded JSON value (map keys
+// included) and returns the cleaned copy.
+func sanitizeValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return Sanitize(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[Sanitize(k)] = sanitizeValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = sanitizeValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+// sanitizeMap is sanitizeValue for metadata objects; nil stays nil.
+func sanitizeMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	return sanitizeValue(m).(map[string]any)
+}
+
+// shortID is the first 8 characters of an id, the form the text output shows.
+func shortID(id string) string {
+	if len(id) <= shortIDLen {
+		return id
+	}
+	return id[:shortIDLen]
+}
+
+// oneLine collapses all whitespace runs (newlines included) into single spaces.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// stripTitlePrefix removes the "Document Title: …\n\nText: " header R2R puts in front of a
+// chunk's text when the chunk has a title (r2r-api.md §4.1); the title is shown separately.
+func stripTitlePrefix(text string) string {
+	if !strings.HasPrefix(text, "Document Title: ") {
+		return text
+	}
+	if i := strings.Index(text, "\n\nText: "); i >= 0 {
+		return text[i+len("\n\nText: "):]
+	}
+	return text
+}
+
+// snippet returns at most n characters of text on one line, cut at a word boundary when
+// one is near, with "…" when cut.
+func snippet(text string, n int) string {
+	s := oneLine(text)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	cut := runeOffset(s, n)
+	if i := strings.LastIndexByte(s[:cut], ' '); i > cut*2/3 {
+		cut = i
+	}
+	return strings.TrimRight(s[:cut], " ,.;:") + "…"
+}
+
+// focusedSnippet is snippet, but when the query's words first cluster beyond the opening
+// third of the window, the snippet starts shortly before them (marked with a leading "…"),
+// so the model sees why the chunk matched.
+func focusedSnippet(text, query string, n int) string {
+	s := oneLine(text)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	runes := []rune(s)
+	lower := make([]rune, len(runes))
+	for i, r := range runes {
+		lower[i] = unicode.ToLower(r)
+	}
+	ls := string(lower)
+	terms := queryTerms(query)
+	best, bestCount := -1, 0
+	for _, term := range terms {
+		from := 0
+		for k := 0; k < 20; k++ {
+			i := strings.Index(ls[from:], term)
+			if i < 0 {
+				break
+			}
+			pos := utf8.RuneCountInString(ls[:from+i])
+			end := min(len(lower), pos+n*2/3)
+			window := string(lower[pos:end])
+			count := 0
+			for _, t2 := range terms {
+				if strings.Contains(window, t2) {
+					count++
+				}
+			}
+			if count > bestCount || (count == bestCount && pos < best) {
+				best, bestCount = pos, count
+			}
+			from += i + len(term)
+		}
+	}
+	if best <= n/3 {
+		return snippet(s, n)
+	}
+	start := max(0, best-n/6)
+	for start > 0 && start < best && runes[start-1] != ' ' {
+		start++
+	}
+	return "…" + snippet(string(runes[start:]), n-1)
+}
+
+// queryTerms are the lower-case words of a query worth looking for (4+ letters).
+func queryTerms(q string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		if utf8.RuneCountInString(w) >= 4 && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// runeOffset is the byte offset of the n-th rune of s (len(s) when s is shorter).
+func runeOffset(s string, n int) int {
+	if n <= 0 {
+		return 0
+	}
+	i := 0
+	for off := range s {
+		if i == n {
+			return off
+		}
+		i++
+	}
+	return len(s)
+}
+
+// capText enforces a byte limit on a tool's text, cutting on a rune boundary and saying so.
+func capText(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	notice := fmt.Sprintf("\n[Output truncated: it exceeded %d bytes. Ask for less (smaller limit or max_chars) "+
+		"or page with offset.]", limit)
+	cut := limit - len(notice)
+	if cut < 0 {
+		cut = 0
+	}
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + notice
+}
+
+// humanBytes formats a size for people: 512 B, 12.3 KB, 4.0 MB (decimal units, as R2R's
+// limits are stated).
+func humanBytes(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1f KB", float64(n)/1000)
+	case n < 1000*1000*1000:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+}
+
+// plural returns "1 result" / "2 results".
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// quoteForText shows a user string inside the text output on one line and bounded.
+func quoteForText(s string, n int) string {
+	return fmt.Sprintf("%q", snippet(Sanitize(s), n))
+}

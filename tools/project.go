@@ -1,0 +1,495 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+)
+
+// ProjectConfigFile is the per-project override file in the project root:
+// {"collection": "<collection name or id>"}.
+const ProjectConfigFile = ".r2r-mcp.json"
+
+// CollectionPrefix is prepended to the project name to name its default collection.
+const CollectionPrefix = "claude-code-"
+
+// ProjectOptions configure a ProjectResolver.
+type ProjectOptions struct {
+	// WorkDir is where the server runs; "" = the process's working directory.
+	WorkDir string
+	// ExtraRoots are further directories r2r_ingest_document may read from.
+	ExtraRoots []string
+	// CacheFile stores resolved project → collection mappings across runs. "" = the
+	// default, os.UserConfigDir()/r2r-mcp/projects.json; "-" = no disk cache.
+	CacheFile string
+	// Logger; nil = discard.
+	Logger *slog.Logger
+}
+
+// Project is the project a call works in.
+type Project struct {
+	Name           string // base name of Root
+	Root           string // the git root above the start directory, else the start directory
+	CollectionName string // the configured collection name, or claude-code-<Name>
+	CollectionID   string // a collection id configured in .r2r-mcp.json; "" otherwise
+	ConfigFile     string // the .r2r-mcp.json that configured the collection; "" if none
+}
+
+// ProjectCollection is the project's collection in R2R.
+type ProjectCollection struct {
+	Project Project
+	ID      string // "" when it does not exist yet
+	Name    string
+	Exists  bool
+	Created bool // created by this call
+}
+
+// ProjectResolver maps the working project to an R2R collection: the client's MCP roots if
+// offered, else the working directory; up to the git root; .r2r-mcp.json overrides; else
+// the collection claude-code-<project>, created on the first write. Mappings are cached in
+// memory and on disk and revalidated on 404. It is safe for concurrent use.
+type ProjectResolver struct {
+	opts ProjectOptions
+	log  *slog.Logger
+
+	mu            sync.Mutex
+	rootsProvider func(ctx context.Context) ([]string, error)
+	roots         []string // client roots as file paths; nil = not known
+	rootsAsked    bool
+	mem           map[string]cachedMapping // key: cacheKey
+	disk          map[string]cachedMapping
+	diskLoaded    bool
+	validated     map[string]bool // disk entries checked against R2R in this process
+
+	sf singleflight.Group
+}
+
+type cachedMapping struct {
+	CollectionID   string    `json:"collection_id"`
+	CollectionName string    `json:"collection_name"`
+	ProjectRoot    string    `json:"project_root"`
+	R2RURL         string    `json:"r2r_url"`
+	UpdatedAt      time.Time `json:"updated_at"`
+}
+
+// NewProjectResolver returns a resolver; nothing is read until the first call.
+func NewProjectResolver(opts ProjectOptions) *ProjectResolver {
+	l := opts.Logger
+	if l == nil {
+		l = slog.New(slog.DiscardHandler)
+	}
+	return &ProjectResolver{opts: opts, log: l, mem: map[string]cachedMapping{}, validated: map[string]bool{}}
+}
+
+// SetRootsProvider installs a function that asks the MCP client for its roots (file://
+// URIs); the server wires it to mcp-go's RequestRoots. A successful answer (also an
+// empty one: the client has no roots) is kept until InvalidateRoots; after an error the
+// working directory is used and the client is asked again on the next call.
+func (p *ProjectResolver) SetRootsProvider(f func(ctx context.Context) ([]string, error)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.rootsProvider = f
+	p.rootsAsked = false
+}
+
+// SetRoots sets the client's roots directly (file:// URIs or paths).
+func (p *ProjectResolver) SetRoots(uris []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.roots = rootPaths(uris)
+	p.rootsAsked = true
+}
+
+// InvalidateRoots forgets the client's roots so they are asked for again; call it on
+// notifications/roots/list_changed.
+func (p *ProjectResolver) InvalidateRoots() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.roots = nil
+	p.rootsAsked = false
+}
+
+func (p *ProjectResolver) clientRoots(ctx context.Context) []string {
+	p.mu.Lock()
+	if p.rootsAsked || p.rootsProvider == nil {
+		r := p.roots
+		p.mu.Unlock()
+		return r
+	}
+	f := p.rootsProvider
+	p.mu.Unlock()
+
+	uris, err := f(ctx)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil {
+		p.log.Debug("client roots unavailable; using the working directory", "error", err)
+		return p.roots
+	}
+	p.roots = rootPaths(uris)
+	p.rootsAsked = true
+	return p.roots
+}
+
+// rootPaths turns file:// URIs (or plain paths) into existing directories.
+func rootPaths(uris []string) []string {
+	var out []string
+	for _, u := range uris {
+		pth := u
+		if strings.HasPrefix(u, "file:") {
+			pu, err := url.Parse(u)
+			if err != nil {
+				continue
+			}
+			pth = pu.Path
+			if runtime.GOOS == "windows" && len(pth) > 2 && pth[0] == '/' && pth[2] == ':' {
+				pth = pth[1:]
+			}
+			pth = filepath.FromSlash(pth)
+		}
+		if !filepath.IsAbs(pth) {
+			continue
+		}
+		if fi, err := os.Stat(pth); err == nil && fi.IsDir() {
+			out = append(out, filepath.Clean(pth))
+		}
+	}
+	return out
+}
+
+func (p *ProjectResolver) workDir() (string, error) {
+	if p.opts.WorkDir != "" {
+		return filepath.Abs(p.opts.WorkDir)
+	}
+	return os.Getwd()
+}
+
+// Project determines the current project. It reads the file system only (and asks the
+// client for roots once).
+func (p *ProjectResolver) Project(ctx context.Context) (Project, error) {
+	wd, err := p.workDir()
+	if err != nil {
+		return Project{}, fmt.Errorf("cannot determine the working directory: %w", err)
+	}
+	start := wd
+	if roots := p.clientRoots(ctx); len(roots) > 0 {
+		start = roots[0]
+		for _, r := range roots {
+			if within(r, wd) {
+				start = r
+				break
+			}
+		}
+	}
+	root := gitRoot(start)
+	pr := Project{Name: filepath.Base(root), Root: root}
+	pr.CollectionName = CollectionPrefix + pr.Name
+
+	cfgPath := filepath.Join(root, ProjectConfigFile)
+	b, err := os.ReadFile(cfgPath)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return pr, nil
+	case err != nil:
+		return Project{}, fmt.Errorf("cannot read %s: %w", cfgPath, unwrapPathErr(err))
+	}
+	var cfg struct {
+		Collection string `json:"collection"`
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return Project{}, fmt.Errorf("%s is not valid JSON (%v); expected {\"collection\": \"<name or id>\"}", cfgPath, err)
+	}
+	c := strings.TrimSpace(cfg.Collection)
+	if c == "" {
+		return pr, nil
+	}
+	pr.ConfigFile = cfgPath
+	if u, err := uuid.Parse(c); err == nil && len(c) == 36 {
+		pr.CollectionID = u.String()
+		pr.CollectionName = ""
+	} else {
+		pr.CollectionName = c
+	}
+	return pr, nil
+}
+
+// gitRoot walks up from dir to the nearest directory containing .git (a directory, or a
+// file in worktrees and submodules); dir itself when there is none.
+func gitRoot(dir string) string {
+	d := filepath.Clean(dir)
+	for {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return filepath.Clean(dir)
+		}
+		d = parent
+	}
+}
+
+// Roots returns the directories files may be ingested from: the project root first, then
+// the configured extra roots.
+func (p *ProjectResolver) Roots(ctx context.Context) ([]string, error) {
+	pr, err := p.Project(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{pr.Root}, p.opts.ExtraRoots...), nil
+}
+
+func cacheKey(c *r2r.Client, root string) string {
+	h := sha256.Sum256([]byte(c.BaseURL() + "\x00" + c.Identity() + "\x00" + root))
+	return hex.EncodeToString(h[:16])
+}
+
+// Collection resolves the project's collection. With create, a missing collection is
+// created (only a configured or default name can be created; a configured id must exist).
+func (p *ProjectResolver) Collection(ctx context.Context, c *r2r.Client, create bool) (*ProjectCollection, error) {
+	pr, err := p.Project(ctx)
+	if err != nil {
+		return nil, err
+	}
+	key := cacheKey(c, pr.Root)
+	if m, ok := p.lookup(ctx, c, key, pr); ok {
+		return &ProjectCollection{Project: pr, ID: m.CollectionID, Name: m.CollectionName, Exists: true}, nil
+	}
+	sfKey := key
+	if create {
+		sfKey += "/create"
+	}
+	v, err, _ := p.sf.Do(sfKey, func() (any, error) {
+		return p.resolve(ctx, c, key, pr, create)
+	})
+	if err != nil {
+		return nil, err
+	}
+	pc := *v.(*ProjectCollection)
+	return &pc, nil
+}
+
+// lookup returns a cached mapping that still matches the project's configuration. A disk
+// entry is checked against R2R once per process.
+func (p *ProjectResolver) lookup(ctx context.Context, c *r2r.Client, key string, pr Project) (cachedMapping, bool) {
+	p.mu.Lock()
+	if m, ok := p.mem[key]; ok && mappingMatches(m, pr) {
+		p.mu.Unlock()
+		return m, true
+	}
+	p.loadDiskLocked()
+	m, ok := p.disk[key]
+	if !ok || p.validated[key] || !mappingMatches(m, pr) {
+		p.mu.Unlock()
+		return cachedMapping{}, false
+	}
+	p.mu.Unlock()
+
+	coll, err := c.GetCollection(ctx, m.CollectionID)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.validated[key] = true
+	switch {
+	case err == nil && (pr.CollectionID != "" || coll.Name == pr.CollectionName):
+		p.mem[key] = m
+		return m, true
+	case err == nil || errors.Is(err, r2r.ErrNotFound):
+		delete(p.disk, key)
+		p.saveDiskLocked(key, nil)
+	}
+	return cachedMapping{}, false
+}
+
+func mappingMatches(m cachedMapping, pr Project) bool {
+	if m.ProjectRoot != pr.Root {
+		return false
+	}
+	if pr.CollectionID != "" {
+		return m.CollectionID == pr.CollectionID
+	}
+	return m.CollectionName == pr.CollectionName
+}
+
+func (p *ProjectResolver) resolve(ctx context.Context, c *r2r.Client, key string, pr Project, create bool) (*ProjectCollection, error) {
+	var coll *r2r.Collection
+	var err error
+	if pr.CollectionID != "" {
+		coll, err = c.GetCollection(ctx, pr.CollectionID)
+		if errors.Is(err, r2r.ErrNotFound) {
+			return nil, &projectError{msg: fmt.Sprintf("Collection %s configured in %s does not exist in R2R at %s (or is not visible to this account). Fix the id, or use a collection name there to have it created.", pr.CollectionID, pr.ConfigFile, c.BaseURL())}
+		}
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		coll, err = c.GetCollectionByName(ctx, pr.CollectionName)
+		if errors.Is(err, r2r.ErrNotFound) {
+			if !create {
+				return &ProjectCollection{Project: pr, Name: pr.CollectionName}, nil
+			}
+			coll, err = c.CreateCollection(ctx, pr.CollectionName,
+				fmt.Sprintf("Documents of the project %s, ingested by r2r-mcp.", pr.Name))
+			if errors.Is(err, r2r.ErrConflict) { // created concurrently by another process
+				coll, err = c.GetCollectionByName(ctx, pr.CollectionName)
+			}
+			if err != nil {
+				return nil, err
+			}
+			p.remember(key, c.BaseURL(), pr, coll)
+			return &ProjectCollection{Project: pr, ID: coll.ID, Name: coll.Name, Exists: true, Created: true}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	p.remember(key, c.BaseURL(), pr, coll)
+	return &ProjectCollection{Project: pr, ID: coll.ID, Name: coll.Name, Exists: true}, nil
+}
+
+// projectError is a configuration problem the user must fix; shown as is.
+type projectError struct{ msg string }
+
+func (e *projectError) Error() string { return e.msg }
+
+func (p *ProjectResolver) remember(key, r2rURL string, pr Project, coll *r2r.Collection) {
+	name := coll.Name
+	if pr.CollectionID == "" {
+		name = pr.CollectionName
+	}
+	m := cachedMapping{CollectionID: coll.ID, CollectionName: name, ProjectRoot: pr.Root, R2RURL: r2rURL, UpdatedAt: time.Now().UTC()}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.mem[key] = m
+	p.validated[key] = true
+	p.loadDiskLocked()
+	if old, ok := p.disk[key]; ok && old.CollectionID == m.CollectionID {
+		return
+	}
+	p.disk[key] = m
+	p.saveDiskLocked(key, &m)
+}
+
+// Forget drops the cached mapping of the current project (after R2R answered 404 for its
+// collection), so the next call resolves it again.
+func (p *ProjectResolver) Forget(ctx context.Context, c *r2r.Client) {
+	pr, err := p.Project(ctx)
+	if err != nil {
+		return
+	}
+	key := cacheKey(c, pr.Root)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.mem, key)
+	p.loadDiskLocked()
+	if _, ok := p.disk[key]; ok {
+		delete(p.disk, key)
+		p.saveDiskLocked(key, nil)
+	}
+}
+
+func (p *ProjectResolver) cacheFile() string {
+	switch p.opts.CacheFile {
+	case "-":
+		return ""
+	case "":
+		dir, err := os.UserConfigDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(dir, "r2r-mcp", "projects.json")
+	}
+	return p.opts.CacheFile
+}
+
+type diskFile struct {
+	Version  int                      `json:"version"`
+	Projects map[string]cachedMapping `json:"projects"`
+}
+
+func (p *ProjectResolver) readDisk() map[string]cachedMapping {
+	path := p.cacheFile()
+	if path == "" {
+		return map[string]cachedMapping{}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return map[string]cachedMapping{}
+	}
+	var f diskFile
+	if err := json.Unmarshal(b, &f); err != nil || f.Projects == nil {
+		p.log.Warn("ignoring unreadable project cache", "path", path)
+		return map[string]cachedMapping{}
+	}
+	return f.Projects
+}
+
+func (p *ProjectResolver) loadDiskLocked() {
+	if p.diskLoaded {
+		return
+	}
+	p.disk = p.readDisk()
+	p.diskLoaded = true
+}
+
+// saveDiskLocked re-reads the file (another r2r-mcp process may have written it), applies
+// one change (m == nil deletes key) and replaces the file atomically with mode 0600.
+func (p *ProjectResolver) saveDiskLocked(key string, m *cachedMapping) {
+	path := p.cacheFile()
+	if path == "" {
+		return
+	}
+	cur := p.readDisk()
+	if m == nil {
+		delete(cur, key)
+	} else {
+		cur[key] = *m
+	}
+	b, err := json.MarshalIndent(diskFile{Version: 1, Projects: cur}, "", "  ")
+	if err != nil {
+		return
+	}
+	if err := writeFileAtomic(path, b); err != nil {
+		p.log.Warn("cannot save project cache", "path", path, "error", err)
+	}
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".projects-*.json")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if err := f.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

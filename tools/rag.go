@@ -1,0 +1,256 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+)
+
+// RAGSource is one chunk behind an answer.
+type RAGSource struct {
+	ID         string  `json:"id"` // the short id the answer cites as [id]
+	ChunkID    string  `json:"chunk_id"`
+	DocumentID string  `json:"document_id"`
+	Document   string  `json:"document"` // document title
+	Score      float64 `json:"score"`
+	Text       string  `json:"text"`
+	Cited      bool    `json:"cited"` // the answer cites it
+}
+
+// RAGOutput is the structured result of r2r_rag_query.
+type RAGOutput struct {
+	Answer         string      `json:"answer"`
+	Sources        []RAGSource `json:"sources"`
+	ModelUsed      string      `json:"model_used"`
+	Cached         bool        `json:"cached"`
+	Question       string      `json:"question"`
+	CollectionID   string      `json:"collection_id,omitempty"`
+	CollectionName string      `json:"collection_name,omitempty"`
+	Note           string      `json:"note,omitempty"`
+}
+
+// modelDefault is reported when R2R does not say which model answered.
+const modelDefault = "r2r-default"
+
+// citationRE matches R2R's citation markers: [abc1234] — 7 or 8 alphanumerics (r2r-api.md §4.3).
+var citationRE = regexp.MustCompile(`\[([A-Za-z0-9]{7,8})\]`)
+
+func ragQueryTool(d *Deps) Tool {
+	out := objectSchema(map[string]any{
+		"answer": strProp("the generated answer; [abc1234] markers cite sources by id"),
+		"sources": arrayProp("chunks retrieved for the answer (empty when include_sources is false)", objectSchema(map[string]any{
+			"id":          strProp("short citation id used in the answer as [id]"),
+			"chunk_id":    strProp("full chunk id"),
+			"document_id": strProp("id of the source document (for r2r_get_document)"),
+			"document":    strProp("source document title"),
+			"score":       numProp("retrieval score"),
+			"text":        strProp("chunk text"),
+			"cited":       boolProp("whether the answer cites this chunk"),
+		}, "id", "chunk_id", "document_id", "document", "score", "text", "cited")),
+		"model_used":      strProp(`model R2R reports it used, or "r2r-default" when it does not say`),
+		"cached":          boolProp("true when served from r2r-mcp's cache"),
+		"question":        strProp("the question as asked"),
+		"collection_id":   strProp("the collection the answer draws on"),
+		"collection_name": strProp("name of that collection, when known"),
+		"note":            strProp("explanation when no answer could be generated"),
+	}, "answer", "sources", "model_used", "cached")
+	opts := append(readTool("Ask the project documents",
+		"Ask a question and get an AI-generated answer based on project documentation. Uses retrieval-augmented "+
+			"generation; the answer cites its sources as [id], listed with their document titles.", out),
+		mcp.WithString("question", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryChars),
+			mcp.Description("Question to answer (natural language)")),
+		mcp.WithString("collection_id", mcp.MaxLength(36),
+			mcp.Description("Collection ID (UUID) to query; omit to use the current project's collection")),
+		mcp.WithString("model", mcp.MaxLength(maxModelChars),
+			mcp.Description("LLM model for generation, as R2R names it (e.g. openai/gpt-4.1-mini); omit to use the model R2R is configured with")),
+		mcp.WithInteger("max_tokens", mcp.Min(1), mcp.Max(maxRAGTokens), mcp.DefaultNumber(500),
+			mcp.Description("Maximum tokens in the generated answer")),
+		mcp.WithNumber("temperature", mcp.Min(0.0), mcp.Max(2.0), mcp.DefaultNumber(0.7),
+			mcp.Description("Sampling temperature (0 = most deterministic)")),
+		mcp.WithBoolean("include_sources", mcp.DefaultBool(true),
+			mcp.Description("Include the source chunks with their document titles")),
+	)
+	def := newTool("r2r_rag_query", opts...)
+	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := parseArgs(def, req)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		question, err := a.ReqString("question", maxQueryChars)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		collID, _, err := a.OptUUID("collection_id", collectionIDHint)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		model, _, err := a.OptString("model", maxModelChars)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		maxTokens, err := a.Int("max_tokens", 1, maxRAGTokens, 500)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		temperature, err := a.Number("temperature", 0, 2, 0.7)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		includeSources, err := a.Bool("include_sources", true)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+
+		s, errRes := d.resolveScope(ctx, collID, false)
+		if errRes != nil {
+			return errRes, nil
+		}
+		o := RAGOutput{Sources: []RAGSource{}, Question: question, CollectionID: s.ID, CollectionName: s.Name}
+		if s.missing() {
+			o.ModelUsed = "none"
+			o.Note = s.missingNote()
+			return result(o.Note, o), nil
+		}
+		t := true
+		limit := ragSearchLimit
+		res, err := d.Client.RAG(ctx, r2r.RAGRequest{
+			Query:      question,
+			SearchMode: r2r.SearchModeCustom,
+			SearchSettings: &r2r.SearchSettings{
+				UseSemanticSearch: &t,
+				Filters:           scopeFilters(s.ID, nil),
+				Limit:             &limit,
+			},
+			RAGGenerationConfig: &r2r.GenerationConfig{
+				Model:             strings.TrimSpace(model),
+				Temperature:       &temperature,
+				MaxTokensToSample: &maxTokens,
+			},
+			IncludeTitleIfAvailable: &t,
+		})
+		if err != nil {
+			d.forgetOn404(ctx, s, err)
+			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
+		}
+		o.Answer = Sanitize(res.GeneratedAnswer)
+		if o.Answer == "" {
+			o.Answer = Sanitize(res.Completion)
+		}
+		o.ModelUsed = modelDefault
+		if m, ok := res.Metadata["model"].(string); ok && m != "" {
+			o.ModelUsed = Sanitize(m)
+		}
+		sources := ragSources(o.Answer, res)
+		if includeSources {
+			o.Sources = sources
+		}
+		// The answer may legitimately be long when max_tokens is large: allow for it.
+		return resultCap(ragText(o, s, sources, includeSources), max(MaxTextBytes, 4*maxTokens+8<<10), o), nil
+	}}
+}
+
+// ragSources lists the retrieved chunks, cited ones first in the order the answer cites
+// them. A citation without payload is matched to a retrieved chunk by id prefix.
+func ragSources(answer string, res *r2r.RAGResponse) []RAGSource {
+	chunks := res.SearchResults.ChunkSearchResults
+	var out []RAGSource
+	seen := map[string]bool{} // chunk ids
+	add := func(short string, c r2r.ChunkSearchResult, cited bool) {
+		if seen[c.ID] {
+			return
+		}
+		seen[c.ID] = true
+		if short == "" {
+			short = shortCitation(c.ID)
+		}
+		md := sanitizeMap(c.Metadata)
+		out = append(out, RAGSource{ID: Sanitize(short), ChunkID: c.ID, DocumentID: c.DocumentID,
+			Document: chunkTitle(md), Score: c.Score, Text: Sanitize(stripTitlePrefix(c.Text)), Cited: cited})
+	}
+	byShort := func(short string) (r2r.ChunkSearchResult, bool) {
+		for _, c := range chunks {
+			if strings.HasPrefix(c.ID, short) {
+				return c, true
+			}
+		}
+		return r2r.ChunkSearchResult{}, false
+	}
+	// Order of first appearance in the answer.
+	payloads := map[string]*r2r.ChunkSearchResult{}
+	for _, c := range res.Citations {
+		if c.Payload != nil && c.ID != "" {
+			payloads[c.ID] = c.Payload
+		}
+	}
+	for _, m := range citationRE.FindAllStringSubmatch(answer, -1) {
+		short := m[1]
+		if p, ok := payloads[short]; ok {
+			add(short, *p, true)
+		} else if c, ok := byShort(short); ok {
+			add(short, c, true)
+		}
+	}
+	// Citations R2R reports that the text did not visibly contain.
+	for _, c := range res.Citations {
+		if c.Payload != nil {
+			add(c.ID, *c.Payload, true)
+		} else if ch, ok := byShort(c.ID); ok && c.ID != "" {
+			add(c.ID, ch, true)
+		}
+	}
+	for _, c := range chunks {
+		add("", c, false)
+	}
+	if out == nil {
+		out = []RAGSource{}
+	}
+	return out
+}
+
+// shortCitation is how R2R abbreviates a chunk id in citations: its first 7 characters.
+func shortCitation(id string) string {
+	s := strings.ReplaceAll(id, "-", "")
+	if len(s) > 7 {
+		return s[:7]
+	}
+	return s
+}
+
+func ragText(o RAGOutput, s *scope, sources []RAGSource, include bool) string {
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(o.Answer))
+	if o.Answer == "" {
+		fmt.Fprintf(&b, "R2R returned no answer from %s.", s.label())
+	}
+	if !include {
+		return b.String()
+	}
+	var cited, other []RAGSource
+	for _, src := range sources {
+		if src.Cited {
+			cited = append(cited, src)
+		} else {
+			other = append(other, src)
+		}
+	}
+	switch {
+	case len(cited) > 0:
+		b.WriteString("\n\nSources:\n")
+		for _, src := range cited {
+			fmt.Fprintf(&b, "[%s] %s (doc %s)\n", src.ID, oneLine(snippet(src.Document, 120)), shortID(src.DocumentID))
+		}
+	case len(other) > 0:
+		b.WriteString("\n\nRetrieved context (not cited in the answer):\n")
+		for _, src := range other {
+			fmt.Fprintf(&b, "[%s] %s (doc %s)\n", src.ID, oneLine(snippet(src.Document, 120)), shortID(src.DocumentID))
+		}
+	default:
+		fmt.Fprintf(&b, "\n\nNo documents in %s matched the question.", s.label())
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

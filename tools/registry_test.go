@@ -1,0 +1,309 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+var wantTools = []string{"r2r_search", "r2r_rag_query", "r2r_ingest_document", "r2r_list_documents",
+	"r2r_monitor_task", "r2r_list_collections", "r2r_get_document", "r2r_status"}
+
+func TestRegistryRules(t *testing.T) {
+	e := newEnv(t)
+	var names []string
+	for _, tl := range e.list {
+		names = append(names, tl.Def.Name)
+	}
+	if !slices.Equal(names, wantTools) {
+		t.Fatalf("tools = %v, want %v", names, wantTools)
+	}
+	if err := Check(e.list); err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range e.list {
+		t.Run(tl.Def.Name, func(t *testing.T) {
+			d := tl.Def
+			a := d.Annotations
+			if d.Title == "" || a.Title != d.Title || d.Description == "" {
+				t.Fatalf("title %q, annotation title %q, description %q", d.Title, a.Title, d.Description)
+			}
+			for _, h := range []*bool{a.ReadOnlyHint, a.DestructiveHint, a.IdempotentHint, a.OpenWorldHint} {
+				if h == nil {
+					t.Fatal("an annotation hint is unset")
+				}
+			}
+			if *a.ReadOnlyHint != tl.ReadOnly {
+				t.Fatalf("ReadOnly %v != readOnlyHint %v", tl.ReadOnly, *a.ReadOnlyHint)
+			}
+			if *a.DestructiveHint {
+				t.Fatal("no tool of this registry is destructive")
+			}
+			in := schemaMap(t, d.InputSchema)
+			out := schemaMap(t, json.RawMessage(d.RawOutputSchema))
+			for _, s := range []map[string]any{in, out} {
+				if s["type"] != "object" {
+					t.Fatalf("schema type %v", s["type"])
+				}
+				for _, k := range []string{"anyOf", "oneOf", "allOf", "not"} {
+					if _, ok := s[k]; ok {
+						t.Fatalf("top-level %s in schema", k)
+					}
+				}
+			}
+			for _, req := range d.InputSchema.Required {
+				if _, ok := d.InputSchema.Properties[req]; !ok {
+					t.Fatalf("required %q is not a property", req)
+				}
+			}
+			checkProperties(t, "input", d.InputSchema.Properties, true)
+			checkProperties(t, "output", out["properties"].(map[string]any), false)
+			compileSchema(t, d.RawOutputSchema)
+			compileSchema(t, mustJSON(d.InputSchema))
+		})
+	}
+}
+
+// checkProperties: every property has a description; input integers have both bounds;
+// string inputs have a length limit or an enum.
+func checkProperties(t *testing.T, where string, props map[string]any, input bool) {
+	t.Helper()
+	for name, raw := range props {
+		p, ok := raw.(map[string]any)
+		if !ok {
+			t.Fatalf("%s property %s is %T", where, name, raw)
+		}
+		if d, _ := p["description"].(string); strings.TrimSpace(d) == "" {
+			t.Errorf("%s property %s has no description", where, name)
+		}
+		if !input {
+			continue
+		}
+		switch p["type"] {
+		case "integer", "number":
+			if _, ok := p["minimum"]; !ok {
+				t.Errorf("input %s has no minimum", name)
+			}
+			if _, ok := p["maximum"]; !ok {
+				t.Errorf("input %s has no maximum", name)
+			}
+		case "string":
+			_, hasEnum := p["enum"]
+			_, hasMax := p["maxLength"]
+			if !hasEnum && !hasMax {
+				t.Errorf("input string %s has neither enum nor maxLength", name)
+			}
+		}
+	}
+}
+
+func schemaMap(t *testing.T, v any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func compileSchema(t *testing.T, raw []byte) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("mem:///schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("mem:///schema.json")
+	if err != nil {
+		t.Fatalf("schema does not compile: %v", err)
+	}
+	return s
+}
+
+// validateStructured checks a successful result's structured content against the tool's
+// output schema, as a client would see it (through JSON).
+func validateStructured(t *testing.T, tl Tool, res *mcp.CallToolResult) {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("%s: error result: %s", tl.Def.Name, text(res))
+	}
+	if res.StructuredContent == nil {
+		t.Fatalf("%s: no structured content", tl.Def.Name)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := compileSchema(t, tl.Def.RawOutputSchema).Validate(inst); err != nil {
+		t.Fatalf("%s: structured content does not match the output schema: %v\n%s", tl.Def.Name, err, b)
+	}
+}
+
+func TestCheckRejectsBrokenDefinitions(t *testing.T) {
+	e := newEnv(t)
+	good := e.tools["r2r_search"]
+	mutate := func(f func(*Tool)) []Tool {
+		tl := good
+		tl.Def.Annotations.ReadOnlyHint = mcp.ToBoolPtr(*good.Def.Annotations.ReadOnlyHint)
+		f(&tl)
+		return []Tool{tl}
+	}
+	tests := []struct {
+		name  string
+		tools []Tool
+		want  string
+	}{
+		{"duplicate", []Tool{good, good}, "duplicate name"},
+		{"read-only mismatch", mutate(func(tl *Tool) { tl.ReadOnly = false }), "ReadOnly=false but readOnlyHint=true"},
+		{"unset hint", mutate(func(tl *Tool) { tl.Def.Annotations.OpenWorldHint = nil }), "all four annotation hints"},
+		{"no title", mutate(func(tl *Tool) { tl.Def.Title = "" }), "title"},
+		{"destructive read", mutate(func(tl *Tool) { tl.Def.Annotations.DestructiveHint = mcp.ToBoolPtr(true) }), "cannot be destructive"},
+		{"no output schema", mutate(func(tl *Tool) { tl.Def.RawOutputSchema = nil }), "output schema missing"},
+		{"mcp-go defaults", []Tool{{Def: mcp.NewTool("x", mcp.WithToolTitle("X"), mcp.WithTitleAnnotation("X")), ReadOnly: true, Group: "g",
+			Handler: good.Handler}}, "ReadOnly=true but readOnlyHint=false"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Check(tt.tools)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Check = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestFilterReadOnlyDropsWriteTools(t *testing.T) {
+	e := newEnv(t)
+	all := Filter(e.list, false)
+	if len(all) != len(e.list) {
+		t.Fatalf("Filter(false) dropped tools")
+	}
+	ro := Filter(e.list, true)
+	for _, tl := range ro {
+		if !tl.ReadOnly {
+			t.Fatalf("%s kept in read-only mode", tl.Def.Name)
+		}
+	}
+	if len(ro) != len(e.list)-1 || slices.ContainsFunc(ro, func(tl Tool) bool { return tl.Def.Name == "r2r_ingest_document" }) {
+		t.Fatalf("read-only tools = %d", len(ro))
+	}
+}
+
+// TestToolSnaps compares every tool definition with testdata/toolsnaps/<tool>.json.
+// UPDATE_TOOLSNAPS=1 rewrites them; a missing snapshot fails under CI=true and is written
+// (and still fails, so it gets reviewed) otherwise.
+func TestToolSnaps(t *testing.T) {
+	e := newEnv(t)
+	dir := filepath.Join("..", "testdata", "toolsnaps")
+	update := os.Getenv("UPDATE_TOOLSNAPS") == "1"
+	ci := os.Getenv("CI") == "true"
+	for _, tl := range e.list {
+		t.Run(tl.Def.Name, func(t *testing.T) {
+			got, err := json.MarshalIndent(tl.Def, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			path := filepath.Join(dir, tl.Def.Name+".json")
+			want, err := os.ReadFile(path)
+			switch {
+			case update:
+				mustMkdir(t, dir)
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			case errors.Is(err, os.ErrNotExist) && ci:
+				t.Fatalf("missing snapshot %s; run UPDATE_TOOLSNAPS=1 go test ./tools and commit it", path)
+			case errors.Is(err, os.ErrNotExist):
+				mustMkdir(t, dir)
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Fatalf("snapshot %s was missing and has been written; review and commit it", path)
+			case err != nil:
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("tool definition differs from %s. If the change is intended, run UPDATE_TOOLSNAPS=1 go test ./tools\n--- got:\n%s", path, got)
+			}
+		})
+	}
+}
+
+const (
+	readmeStart = "<!-- tools:start -->"
+	readmeEnd   = "<!-- tools:end -->"
+)
+
+// TestREADMEToolsTable keeps the README's tools table generated from the registry.
+// UPDATE_TOOLSNAPS=1 rewrites the block between the markers.
+func TestREADMEToolsTable(t *testing.T) {
+	e := newEnv(t)
+	path := filepath.Join("..", "README.md")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	i, j := strings.Index(readme, readmeStart), strings.Index(readme, readmeEnd)
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no tools table markers. Add a line %q and a line %q where the tools table belongs, "+
+			"then run UPDATE_TOOLSNAPS=1 go test ./tools to fill it.", readmeStart, readmeEnd)
+	}
+	block := readmeStart + "\n" + MarkdownTable(e.list) + readmeEnd
+	cur := readme[i : j+len(readmeEnd)]
+	if cur == block {
+		return
+	}
+	if os.Getenv("UPDATE_TOOLSNAPS") == "1" {
+		if err := os.WriteFile(path, []byte(readme[:i]+block+readme[j+len(readmeEnd):]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Fatalf("the README tools table is out of date; run UPDATE_TOOLSNAPS=1 go test ./tools\n--- want:\n%s", block)
+}
+
+func TestMarkdownTable(t *testing.T) {
+	e := newEnv(t)
+	md := MarkdownTable(e.list)
+	lines := strings.Split(strings.TrimSpace(md), "\n")
+	if len(lines) != 2+len(wantTools) {
+		t.Fatalf("table has %d lines:\n%s", len(lines), md)
+	}
+	for i, name := range wantTools {
+		if !strings.HasPrefix(lines[i+2], "| `"+name+"` |") {
+			t.Fatalf("row %d = %q", i, lines[i+2])
+		}
+	}
+	search := lines[2]
+	for _, want := range []string{"| read |", "`query` (required, ≤ 4000 chars)", "`limit` (integer 1–100, default 10)",
+		"`search_mode` (basic/advanced/custom, default advanced)"} {
+		if !strings.Contains(search, want) {
+			t.Errorf("search row lacks %q: %s", want, search)
+		}
+	}
+	if !strings.Contains(lines[4], "| write |") {
+		t.Errorf("ingest row: %s", lines[4])
+	}
+}

@@ -1,0 +1,158 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Resource URIs.
+const (
+	ProjectContextURI   = "r2r://current-project/context"
+	SearchHistoryURI    = "r2r://search/history"
+	DocumentTemplateURI = "r2r://documents/{document_id}"
+	documentURIPrefix   = "r2r://documents/"
+)
+
+// ProjectContext is the content of r2r://current-project/context (seed 000).
+type ProjectContext struct {
+	ProjectName     string         `json:"project_name"`
+	ProjectPath     string         `json:"project_path"`
+	CollectionID    *string        `json:"collection_id"`
+	CollectionName  string         `json:"collection_name"`
+	DocumentCount   int            `json:"document_count"`
+	LastUpdated     *string        `json:"last_updated"`
+	IngestionStatus map[string]int `json:"ingestion_status"`
+	Note            string         `json:"note,omitempty"`
+}
+
+// SearchHistoryContent is the content of r2r://search/history.
+type SearchHistoryContent struct {
+	Project  string        `json:"project"`
+	Searches []SearchEntry `json:"searches"`
+}
+
+// Resources returns the static resources.
+func Resources(deps *Deps) []server.ServerResource {
+	return []server.ServerResource{
+		{
+			Resource: mcp.NewResource(ProjectContextURI, "Current project context",
+				mcp.WithResourceDescription("The current project, its R2R collection, document count by ingestion status and last update."),
+				mcp.WithMIMEType("application/json")),
+			Handler: guardResource(deps, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+				pc, err := deps.projectContext(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return jsonContents(req.Params.URI, pc)
+			}),
+		},
+		{
+			Resource: mcp.NewResource(SearchHistoryURI, "Search history",
+				mcp.WithResourceDescription("The last 10 searches in this project: time, query, number of hits."),
+				mcp.WithMIMEType("application/json")),
+			Handler: guardResource(deps, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+				pr, err := deps.Projects.Project(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return jsonContents(req.Params.URI, SearchHistoryContent{Project: pr.Name, Searches: deps.History.Recent(pr.Root)})
+			}),
+		},
+	}
+}
+
+// ResourceTemplates returns the resource templates.
+func ResourceTemplates(deps *Deps) []server.ServerResourceTemplate {
+	return []server.ServerResourceTemplate{{
+		Template: mcp.NewResourceTemplate(DocumentTemplateURI, "Document",
+			mcp.WithTemplateDescription("A document's metadata and the first 8,000 characters of its text, as r2r_get_document returns them."),
+			mcp.WithTemplateMIMEType("text/plain")),
+		Handler: server.ResourceTemplateHandlerFunc(guardResource(deps, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			raw := strings.TrimPrefix(req.Params.URI, documentURIPrefix)
+			if raw == req.Params.URI || raw == "" {
+				return nil, fmt.Errorf("%w: expected %s", server.ErrResourceNotFound, DocumentTemplateURI)
+			}
+			id, err := parseUUIDArg("document_id", raw, documentIDHint)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", server.ErrResourceNotFound, err)
+			}
+			o, errRes := deps.readDocument(ctx, id, 0, defaultMaxChars)
+			if errRes != nil {
+				return nil, resultError(errRes)
+			}
+			return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/plain",
+				Text: capText(documentText(*o), MaxTextBytes)}}, nil
+		})),
+	}}
+}
+
+// resultError turns an error result into a Go error for resource handlers (resources have
+// no isError form; the text still says what to do).
+func resultError(r *mcp.CallToolResult) error {
+	if info, ok := r.StructuredContent.(ErrorInfo); ok {
+		if info.Type == "not_found" {
+			return fmt.Errorf("%w: %s", server.ErrResourceNotFound, info.Message)
+		}
+		return fmt.Errorf("%s", info.Message)
+	}
+	return fmt.Errorf("request failed")
+}
+
+func jsonContents(uri string, v any) ([]mcp.ResourceContents, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "application/json", Text: string(b)}}, nil
+}
+
+// projectContext builds r2r://current-project/context.
+func (d *Deps) projectContext(ctx context.Context) (*ProjectContext, error) {
+	pr, err := d.Projects.Project(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pc := &ProjectContext{ProjectName: pr.Name, ProjectPath: pr.Root, CollectionName: pr.CollectionName,
+		IngestionStatus: map[string]int{"pending": 0, "success": 0, "failed": 0}}
+	coll, err := d.Projects.Collection(ctx, d.Client, false)
+	if err != nil {
+		if res := d.projectErrorResult(ctx, err); res != nil {
+			return nil, resultError(res)
+		}
+		return nil, err
+	}
+	if !coll.Exists {
+		pc.Note = (&scope{Name: coll.Name}).missingNote()
+		return pc, nil
+	}
+	pc.CollectionID, pc.CollectionName = &coll.ID, coll.Name
+	docs, truncated, err := d.scanCollection(ctx, coll.ID)
+	if err != nil {
+		return nil, resultError(r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{}))
+	}
+	pc.DocumentCount = len(docs)
+	var last string
+	for _, doc := range docs {
+		switch {
+		case doc.IngestionStatus == "success" || doc.IngestionStatus == "failed":
+			pc.IngestionStatus[doc.IngestionStatus]++
+		default:
+			pc.IngestionStatus["pending"]++
+		}
+		if t := formatTime(doc.UpdatedAt); t > last {
+			last = t
+		}
+	}
+	if last != "" {
+		pc.LastUpdated = &last
+	}
+	if truncated {
+		pc.Note = fmt.Sprintf("Counts cover the newest %d documents only.", maxScan)
+	}
+	return pc, nil
+}

@@ -1,0 +1,240 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+)
+
+// statusCheckTimeout bounds each live check of r2r_status.
+const statusCheckTimeout = 3 * time.Second
+
+// StatusHealth is the live health check of R2R.
+type StatusHealth struct {
+	OK        bool   `json:"ok"`
+	Status    string `json:"status"` // ok, unreachable, error
+	Error     string `json:"error,omitempty"`
+	LatencyMS int64  `json:"latency_ms"`
+}
+
+// StatusProject is the project → collection mapping.
+type StatusProject struct {
+	Name             string `json:"name"`
+	Path             string `json:"path"`
+	CollectionName   string `json:"collection_name,omitempty"`
+	CollectionID     string `json:"collection_id,omitempty"`
+	CollectionExists bool   `json:"collection_exists"`
+	ConfigFile       string `json:"config_file,omitempty"`
+	Error            string `json:"error,omitempty"`
+}
+
+// StatusVersions are the versions of the parts.
+type StatusVersions struct {
+	R2RMCP string `json:"r2r_mcp"`
+	Commit string `json:"commit,omitempty"`
+	Go     string `json:"go"`
+	MCPGo  string `json:"mcp_go"`
+}
+
+// StatusOutput is the structured result of r2r_status.
+type StatusOutput struct {
+	R2RURL             string            `json:"r2r_url"`
+	URLSource          string            `json:"url_source,omitempty"`
+	AuthSource         string            `json:"auth_source"`
+	Health             StatusHealth      `json:"health"`
+	Project            StatusProject     `json:"project"`
+	Breaker            string            `json:"breaker"`
+	Cache              map[string]any    `json:"cache,omitempty"`
+	Versions           StatusVersions    `json:"versions"`
+	SearchHistoryCount int               `json:"search_history_count"`
+	ReadOnly           bool              `json:"read_only"`
+	Config             map[string]string `json:"config,omitempty"`
+}
+
+func statusTool(d *Deps) Tool {
+	out := objectSchema(map[string]any{
+		"r2r_url":     strProp("R2R base URL in use"),
+		"url_source":  strProp("where the URL came from (flag, environment, config, default)"),
+		"auth_source": strProp("where the credentials came from (environment, keyring, file, none)"),
+		"health": withDesc("live check of R2R's /v3/health", objectSchema(map[string]any{
+			"ok":         boolProp("true when R2R answered healthy"),
+			"status":     enumProp("ok, unreachable or error", "ok", "unreachable", "error"),
+			"error":      strProp("what went wrong"),
+			"latency_ms": intProp("round-trip time of the check in milliseconds"),
+		}, "ok", "status")),
+		"project": withDesc("the current project and its collection", objectSchema(map[string]any{
+			"name":              strProp("project name (base name of the project root)"),
+			"path":              strProp("project root"),
+			"collection_name":   strProp("name of the project's collection"),
+			"collection_id":     strProp("id of the project's collection, when it exists"),
+			"collection_exists": boolProp("whether the collection exists in R2R yet"),
+			"config_file":       strProp("the .r2r-mcp.json that configured the collection, if any"),
+			"error":             strProp("why the project or its collection could not be resolved"),
+		}, "name", "path", "collection_exists")),
+		"breaker": strProp("circuit breaker state (closed, open, half-open), or n/a"),
+		"cache":   freeObjectProp("cache statistics, when the cache is enabled"),
+		"versions": withDesc("versions of r2r-mcp and its parts", objectSchema(map[string]any{
+			"r2r_mcp": strProp("r2r-mcp version"),
+			"commit":  strProp("r2r-mcp build commit"),
+			"go":      strProp("Go version"),
+			"mcp_go":  strProp("mcp-go library version"),
+		}, "r2r_mcp", "go", "mcp_go")),
+		"search_history_count": intProp("searches remembered for this project (see resource r2r://search/history)"),
+		"read_only":            boolProp("true when write tools are disabled (--read-only)"),
+		"config":               freeObjectProp("other effective settings and where they came from"),
+	}, "r2r_url", "auth_source", "health", "project", "breaker", "versions", "search_history_count", "read_only")
+	opts := readTool("r2r-mcp status",
+		"Show r2r-mcp's status: R2R URL and live health, where the credentials came from, the current project and its "+
+			"collection, circuit breaker and cache state, versions and recent search count.", out)
+	def := newTool("r2r_status", opts...)
+	return Tool{Def: def, Group: GroupStatus, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if _, err := parseArgs(def, req); err != nil {
+			return invalidArgs(err), nil
+		}
+		o := d.status(ctx)
+		return result(statusText(o), o), nil
+	}}
+}
+
+func (d *Deps) status(ctx context.Context) StatusOutput {
+	o := StatusOutput{
+		R2RURL:     d.Client.BaseURL(),
+		URLSource:  d.Status.URLSource,
+		AuthSource: d.Status.AuthSource,
+		Breaker:    "n/a",
+		ReadOnly:   d.Status.ReadOnly,
+		Config:     d.Status.Config,
+		Versions:   versions(d.Status),
+	}
+	if o.AuthSource == "" {
+		o.AuthSource = "none"
+	}
+	if d.Breaker != nil {
+		o.Breaker = d.Breaker()
+	}
+	if d.Cache != nil {
+		o.Cache = d.Cache.Stats()
+	}
+
+	hctx, cancel := context.WithTimeout(ctx, statusCheckTimeout)
+	start := time.Now()
+	err := d.Client.Health(hctx)
+	o.Health.LatencyMS = time.Since(start).Milliseconds()
+	cancel()
+	var re *r2r.Error
+	switch {
+	case err == nil:
+		o.Health.OK, o.Health.Status = true, "ok"
+	case errors.As(err, &re) && re.StatusCode != 0:
+		o.Health.Status, o.Health.Error = "error", err.Error()
+	default:
+		o.Health.Status, o.Health.Error = "unreachable", err.Error()
+	}
+
+	pr, err := d.Projects.Project(ctx)
+	if err != nil {
+		o.Project.Error = err.Error()
+		return o
+	}
+	o.Project = StatusProject{Name: pr.Name, Path: pr.Root, CollectionName: pr.CollectionName,
+		CollectionID: pr.CollectionID, ConfigFile: pr.ConfigFile}
+	o.SearchHistoryCount = d.History.Len(pr.Root)
+	if !o.Health.OK {
+		o.Project.Error = "R2R is not reachable, so the collection was not looked up"
+		return o
+	}
+	pctx, cancel := context.WithTimeout(ctx, statusCheckTimeout)
+	defer cancel()
+	pc, err := d.Projects.Collection(pctx, d.Client, false)
+	if err != nil {
+		o.Project.Error = err.Error()
+		return o
+	}
+	o.Project.CollectionID, o.Project.CollectionExists = pc.ID, pc.Exists
+	if pc.Name != "" {
+		o.Project.CollectionName = pc.Name
+	}
+	return o
+}
+
+func versions(s StatusInfo) StatusVersions {
+	v := StatusVersions{R2RMCP: s.Version, Commit: s.Commit, Go: runtime.Version(), MCPGo: "unknown"}
+	if v.R2RMCP == "" {
+		v.R2RMCP = "dev"
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range bi.Deps {
+			if dep.Path == "github.com/mark3labs/mcp-go" {
+				v.MCPGo = dep.Version
+			}
+		}
+	}
+	return v
+}
+
+func statusText(o StatusOutput) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "R2R: %s", o.R2RURL)
+	if o.URLSource != "" {
+		fmt.Fprintf(&b, " (from %s)", o.URLSource)
+	}
+	if o.Health.OK {
+		fmt.Fprintf(&b, " — healthy (%d ms)\n", o.Health.LatencyMS)
+	} else {
+		fmt.Fprintf(&b, " — %s: %s\n", strings.ToUpper(o.Health.Status), o.Health.Error)
+		if o.Health.Status == "unreachable" {
+			b.WriteString("  Start R2R or set --r2r-url / R2R_API_URL.\n")
+		}
+	}
+	fmt.Fprintf(&b, "Credentials: %s\n", o.AuthSource)
+	p := o.Project
+	if p.Path != "" {
+		fmt.Fprintf(&b, "Project: %s (%s)\n", p.Name, p.Path)
+		coll := p.CollectionName
+		if coll == "" {
+			coll = p.CollectionID
+		}
+		switch {
+		case p.CollectionExists:
+			fmt.Fprintf(&b, "Collection: %s (id %s)\n", coll, p.CollectionID)
+		case p.Error == "":
+			fmt.Fprintf(&b, "Collection: %s — not created yet; r2r_ingest_document creates it\n", coll)
+		}
+		if p.ConfigFile != "" {
+			fmt.Fprintf(&b, "  configured in %s\n", p.ConfigFile)
+		}
+	}
+	if p.Error != "" {
+		fmt.Fprintf(&b, "Project problem: %s\n", p.Error)
+	}
+	fmt.Fprintf(&b, "Circuit breaker: %s\n", o.Breaker)
+	if len(o.Cache) > 0 {
+		keys := make([]string, 0, len(o.Cache))
+		for k := range o.Cache {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = fmt.Sprintf("%s=%v", k, o.Cache[k])
+		}
+		fmt.Fprintf(&b, "Cache: %s\n", strings.Join(parts, " "))
+	} else {
+		b.WriteString("Cache: off\n")
+	}
+	if o.ReadOnly {
+		b.WriteString("Mode: read-only (write tools disabled)\n")
+	}
+	fmt.Fprintf(&b, "Recent searches in this project: %d\n", o.SearchHistoryCount)
+	fmt.Fprintf(&b, "Versions: r2r-mcp %s, %s, mcp-go %s", o.Versions.R2RMCP, o.Versions.Go, o.Versions.MCPGo)
+	return b.String()
+}

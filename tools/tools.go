@@ -1,0 +1,300 @@
+// Package tools defines r2r-mcp's MCP tools and resources: one registry that the server,
+// the README tools table, the schema snapshots and the tests all read. Each tool is a
+// constructor returning its definition and handler; handlers parse arguments strictly,
+// resolve the project's collection, call R2R and shape a compact, cited result for a model
+// plus typed structured content for programs.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+)
+
+// Tool groups.
+const (
+	GroupSearch      = "search"
+	GroupDocuments   = "documents"
+	GroupCollections = "collections"
+	GroupStatus      = "status"
+)
+
+// Tool is one registry entry.
+type Tool struct {
+	Def      mcp.Tool               // title + all four annotations set explicitly, outputSchema
+	Handler  server.ToolHandlerFunc // mcp-go
+	Group    string                 // "search", "documents", "collections", "status"
+	ReadOnly bool                   // must equal Def.Annotations.ReadOnlyHint (checked by Check)
+}
+
+// Cache is what the tools need from the result cache (issue 5 plugs in the cache package
+// and extends this with lookups). Implementations must be safe for concurrent use. A nil
+// Cache disables caching.
+type Cache interface {
+	// Bump makes every entry that depends on collectionID unreachable (a new generation);
+	// called after a successful write to that collection.
+	Bump(collectionID string)
+	// Stats reports counters for r2r_status (hits, misses, entries, bytes, …).
+	Stats() map[string]any
+}
+
+// StatusInfo holds static facts r2r_status reports.
+type StatusInfo struct {
+	Version    string            // r2r-mcp version
+	Commit     string            // build commit
+	AuthSource string            // where the credentials came from, e.g. "keyring", "env R2R_API_KEY", "none"
+	URLSource  string            // where the R2R URL came from, e.g. "flag", "env R2R_API_URL", "default"
+	ReadOnly   bool              // --read-only: write tools are not registered
+	Config     map[string]string // other effective settings and their sources (no secrets)
+}
+
+// Deps are what the tools need. Client and Projects are required; the rest is optional.
+type Deps struct {
+	Client   *r2r.Client      // always non-nil; may point at an unreachable R2R
+	Projects *ProjectResolver // project → collection
+	Cache    Cache            // nil = no caching
+	History  *SearchHistory   // last searches per project; nil = none kept
+	Logger   *slog.Logger     // nil = discard
+	Status   StatusInfo       // static facts for r2r_status
+	Breaker  func() string    // optional: breaker state for r2r_status (issue 5)
+	Now      func() time.Time // nil = time.Now
+
+	// CallTimeout bounds every tool call; 0 = DefaultCallTimeout.
+	CallTimeout time.Duration
+	// IngestWait bounds how long r2r_ingest_document with run_async=false waits for R2R to
+	// finish; 0 = DefaultIngestWait. It is further capped by the call's deadline.
+	IngestWait time.Duration
+	// PollInterval is the first delay between ingestion status polls (doubling up to 2 s);
+	// 0 = 250 ms.
+	PollInterval time.Duration
+}
+
+// Deadlines (DESIGN §6: every tool answers within 50 s; clients give up around 60 s).
+const (
+	DefaultCallTimeout = 50 * time.Second
+	DefaultIngestWait  = 40 * time.Second
+)
+
+func (d *Deps) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
+}
+
+func (d *Deps) logger() *slog.Logger {
+	if d.Logger != nil {
+		return d.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// Registry returns every tool in a fixed order. It panics when a definition breaks the
+// registry rules (see Check): that is a programmer error caught by the tests.
+func Registry(deps *Deps) []Tool {
+	if deps == nil || deps.Client == nil || deps.Projects == nil {
+		panic("tools: Deps.Client and Deps.Projects are required")
+	}
+	tools := []Tool{
+		searchTool(deps),
+		ragQueryTool(deps),
+		ingestDocumentTool(deps),
+		listDocumentsTool(deps),
+		monitorTaskTool(deps),
+		listCollectionsTool(deps),
+		getDocumentTool(deps),
+		statusTool(deps),
+	}
+	if err := Check(tools); err != nil {
+		panic(err)
+	}
+	for i := range tools {
+		tools[i].Handler = guard(deps, tools[i].Def.Name, tools[i].Handler)
+	}
+	return tools
+}
+
+// Filter returns the tools to register: with readOnly, every write tool is dropped.
+func Filter(tools []Tool, readOnly bool) []Tool {
+	if !readOnly {
+		return slices.Clone(tools)
+	}
+	out := make([]Tool, 0, len(tools))
+	for _, t := range tools {
+		if t.ReadOnly {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// ServerTools converts tools for mcp-go's MCPServer.AddTools.
+func ServerTools(tools []Tool) []server.ServerTool {
+	out := make([]server.ServerTool, len(tools))
+	for i, t := range tools {
+		out[i] = server.ServerTool{Tool: t.Def, Handler: t.Handler}
+	}
+	return out
+}
+
+// Check enforces the registry rules: unique names, a title, all four annotations set,
+// ReadOnly equal to readOnlyHint, a read-only tool is never destructive, and an output
+// schema.
+func Check(tools []Tool) error {
+	seen := map[string]bool{}
+	var errs []error
+	for _, t := range tools {
+		d := t.Def
+		a := d.Annotations
+		switch {
+		case d.Name == "":
+			errs = append(errs, errors.New("tool without a name"))
+			continue
+		case seen[d.Name]:
+			errs = append(errs, fmt.Errorf("%s: duplicate name", d.Name))
+		case d.Title == "" || a.Title == "":
+			errs = append(errs, fmt.Errorf("%s: title and annotations.title are required", d.Name))
+		case a.ReadOnlyHint == nil || a.DestructiveHint == nil || a.IdempotentHint == nil || a.OpenWorldHint == nil:
+			errs = append(errs, fmt.Errorf("%s: all four annotation hints must be set explicitly", d.Name))
+		case *a.ReadOnlyHint != t.ReadOnly:
+			errs = append(errs, fmt.Errorf("%s: ReadOnly=%v but readOnlyHint=%v", d.Name, t.ReadOnly, *a.ReadOnlyHint))
+		case t.ReadOnly && *a.DestructiveHint:
+			errs = append(errs, fmt.Errorf("%s: a read-only tool cannot be destructive", d.Name))
+		case len(d.RawOutputSchema) == 0 && d.OutputSchema.Type == "":
+			errs = append(errs, fmt.Errorf("%s: output schema missing", d.Name))
+		case t.Handler == nil:
+			errs = append(errs, fmt.Errorf("%s: no handler", d.Name))
+		case t.Group == "":
+			errs = append(errs, fmt.Errorf("%s: no group", d.Name))
+		}
+		seen[d.Name] = true
+	}
+	return errors.Join(errs...)
+}
+
+// guard bounds a handler's time and turns a panic into an error result (a Go error from a
+// handler is reserved for programmer bugs; the server logs it).
+func guard(d *Deps, name string, h server.ToolHandlerFunc) server.ToolHandlerFunc {
+	timeout := d.CallTimeout
+	if timeout <= 0 {
+		timeout = DefaultCallTimeout
+	}
+	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		defer func() {
+			if r := recover(); r != nil {
+				d.logger().Error("tool handler panicked", "tool", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				res, err = errorResult(ErrorInfo{Type: "internal", Code: CodeR2RAPI,
+					Message: fmt.Sprintf("r2r-mcp hit an internal error in %s; it has been logged. Please report it.", name)}), nil
+			}
+		}()
+		return h(ctx, req)
+	}
+}
+
+// guardResource bounds a resource handler's time like a tool call's.
+func guardResource(d *Deps, h server.ResourceHandlerFunc) server.ResourceHandlerFunc {
+	timeout := d.CallTimeout
+	if timeout <= 0 {
+		timeout = DefaultCallTimeout
+	}
+	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		return h(ctx, req)
+	}
+}
+
+// annotations builds the four hints explicitly (mcp-go defaults to destructive and open
+// world otherwise).
+func annotations(title string, readOnly, destructive, idempotent, openWorld bool) mcp.ToolOption {
+	return mcp.WithToolAnnotation(mcp.ToolAnnotation{
+		Title:           title,
+		ReadOnlyHint:    mcp.ToBoolPtr(readOnly),
+		DestructiveHint: mcp.ToBoolPtr(destructive),
+		IdempotentHint:  mcp.ToBoolPtr(idempotent),
+		OpenWorldHint:   mcp.ToBoolPtr(openWorld),
+	})
+}
+
+// newTool is mcp.NewTool that also records the order in which properties are declared, so
+// tools/list (and the README) show them in that order instead of alphabetically.
+func newTool(name string, opts ...mcp.ToolOption) mcp.Tool {
+	// additionalProperties:false: clients and mcp-go's input validation reject unknown
+	// arguments (the handlers check them too, for direct calls).
+	t := mcp.NewTool(name, mcp.WithSchemaAdditionalProperties(false))
+	var order []string
+	for _, o := range opts {
+		o(&t)
+		for _, k := range sortedKeys(t.InputSchema.Properties) {
+			if !slices.Contains(order, k) {
+				order = append(order, k)
+			}
+		}
+	}
+	t.InputSchema.PropertyOrder = order
+	return t
+}
+
+// readTool starts the options of a read-only tool.
+func readTool(title, desc string, output map[string]any) []mcp.ToolOption {
+	return []mcp.ToolOption{
+		mcp.WithToolTitle(title),
+		mcp.WithDescription(desc),
+		annotations(title, true, false, true, false),
+		mcp.WithRawOutputSchema(mustJSON(output)),
+	}
+}
+
+// propertyNames lists a tool's input properties, for the unknown-argument check.
+func propertyNames(t mcp.Tool) []string {
+	names := make([]string, 0, len(t.InputSchema.Properties))
+	for k := range t.InputSchema.Properties {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// parseArgs decodes the call's arguments and rejects names the tool does not declare.
+func parseArgs(t mcp.Tool, req mcp.CallToolRequest) (Args, error) {
+	raw := req.Params.Arguments
+	if raw == nil && len(req.Params.RawArguments) > 0 {
+		raw = req.Params.RawArguments
+	}
+	return newArgs(raw, propertyNames(t))
+}
+
+// result builds a successful result with text for the model (capped at MaxTextBytes) and
+// structured content.
+func result(text string, structured any) *mcp.CallToolResult {
+	return resultCap(text, MaxTextBytes, structured)
+}
+
+// resultCap is result with a different text cap, for output the caller explicitly asked
+// to be large.
+func resultCap(text string, limit int, structured any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{mcp.NewTextContent(capText(text, limit))},
+		StructuredContent: structured,
+	}
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
