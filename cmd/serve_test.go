@@ -1,0 +1,202 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/zalando/go-keyring"
+
+	"github.com/r2r-mcp/r2r-mcp/auth"
+	"github.com/r2r-mcp/r2r-mcp/server"
+)
+
+// serveKeyring is an in-memory OS keyring.
+type serveKeyring struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (k *serveKeyring) Get(service, account string) (string, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if v, ok := k.m[service+"|"+account]; ok {
+		return v, nil
+	}
+	return "", keyring.ErrNotFound
+}
+
+func (k *serveKeyring) Set(service, account, secret string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.m[service+"|"+account] = secret
+	return nil
+}
+
+func (k *serveKeyring) Delete(service, account string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.m, service+"|"+account)
+	return nil
+}
+
+func TestServeConfig(t *testing.T) {
+	const saved = "http://saved.example:7272"
+	tests := []struct {
+		name       string
+		flagURL    string
+		env        map[string]string
+		savedURL   string // written to config.json
+		storedKey  string // stored in the keyring for the resolved URL
+		wantURL    string
+		wantSource string
+		wantAuth   string
+		wantErr    string
+	}{
+		{name: "default", wantURL: auth.DefaultURL, wantSource: "default", wantAuth: "none"},
+		{name: "flag beats env", flagURL: "http://flag.example/v3/", env: map[string]string{"R2R_API_URL": "http://env.example"},
+			wantURL: "http://flag.example", wantSource: "flag --r2r-url", wantAuth: "none"},
+		{name: "R2R_API_URL beats R2R_API_BASE", env: map[string]string{"R2R_API_URL": "http://url.example", "R2R_API_BASE": "http://base.example"},
+			wantURL: "http://url.example", wantSource: "env R2R_API_URL", wantAuth: "none"},
+		{name: "R2R_API_BASE", env: map[string]string{"R2R_API_BASE": "http://base.example"},
+			wantURL: "http://base.example", wantSource: "env R2R_API_BASE", wantAuth: "none"},
+		{name: "env beats saved config", env: map[string]string{"R2R_API_BASE": "http://base.example"}, savedURL: saved,
+			wantURL: "http://base.example", wantSource: "env R2R_API_BASE", wantAuth: "none"},
+		{name: "saved config", savedURL: saved, wantURL: saved, wantSource: "config", wantAuth: "none"},
+		{name: "API key from env", env: map[string]string{"R2R_API_KEY": "key_abc.secret"},
+			wantURL: auth.DefaultURL, wantSource: "default", wantAuth: "env R2R_API_KEY"},
+		{name: "email and password from env", env: map[string]string{"R2R_EMAIL": "a@example.com", "R2R_PASSWORD": "s3cr3t-pw!"},
+			wantURL: auth.DefaultURL, wantSource: "default", wantAuth: "env R2R_EMAIL/R2R_PASSWORD"},
+		{name: "key in the keyring", savedURL: saved, storedKey: "key_stored.secret",
+			wantURL: saved, wantSource: "config", wantAuth: "keyring"},
+		{name: "invalid flag URL", flagURL: "localhost:7272", wantErr: "--r2r-url"},
+		{name: "invalid env URL", env: map[string]string{"R2R_API_URL": "ftp://x"}, wantErr: "R2R_API_URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			kr := &serveKeyring{m: map[string]string{}}
+			if tt.savedURL != "" {
+				if err := auth.SaveURL(dir, tt.savedURL); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.storedKey != "" {
+				store := &auth.KeyringStore{Keyring: kr}
+				if err := store.Save(context.Background(), tt.wantURL, auth.Secret{Kind: auth.KindAPIKey, Secret: tt.storedKey}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			deps := Deps{Build: BuildInfo{Version: "9.9.9", Commit: "c0ffee"}, Getenv: func(k string) string { return tt.env[k] }}
+			opts := &serveOptions{R2RURL: tt.flagURL, ProjectDir: t.TempDir(), Env: authEnv{ConfigDir: dir, Keyring: kr}}
+			cfg, err := serveConfig(context.Background(), deps, opts, slog.New(slog.DiscardHandler))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want it to mention %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.R2RURL != tt.wantURL || !strings.HasPrefix(cfg.URLSource, tt.wantSource) || cfg.AuthSource != tt.wantAuth {
+				t.Errorf("got url %q (%s), auth %q; want %q (%s), %q", cfg.R2RURL, cfg.URLSource, cfg.AuthSource, tt.wantURL, tt.wantSource, tt.wantAuth)
+			}
+			if cfg.Credentials == nil {
+				t.Error("nil credentials")
+			}
+			if cfg.Version != "9.9.9" || cfg.Commit != "c0ffee" || cfg.ConfigDir != dir {
+				t.Errorf("cfg = %+v", cfg)
+			}
+			for k, v := range cfg.Settings {
+				for _, secret := range []string{tt.env["R2R_API_KEY"], tt.env["R2R_PASSWORD"], tt.storedKey} {
+					if secret != "" && strings.Contains(v, secret) {
+						t.Errorf("setting %s=%q leaks a secret", k, v)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestServeFlags(t *testing.T) {
+	proj := t.TempDir()
+	logFile := filepath.Join(t.TempDir(), "serve.log")
+	env := map[string]string{"R2R_API_KEY": "key_abc.secret", auth.ConfigDirEnv: t.TempDir()}
+	var got server.Config
+	deps := Deps{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}},
+		Getenv: func(k string) string { return env[k] }}
+	c := newServeCmd(deps, func(_ context.Context, cfg server.Config) error { got = cfg; return nil })
+	c.SetArgs([]string{"--r2r-url", "https://r2r.example.com", "--read-only", "--project-dir", proj,
+		"--log-file", logFile, "--log-level", "debug"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.R2RURL != "https://r2r.example.com" || !got.ReadOnly || got.WorkDir != proj ||
+		got.LogFile != logFile || got.LogLevel != "debug" || got.AuthSource != "env R2R_API_KEY" || got.Logger == nil {
+		t.Errorf("config = %+v", got)
+	}
+	if fi, err := os.Stat(logFile); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("log file: %v %v", fi, err)
+	}
+
+	for _, bad := range [][]string{
+		{"--log-level", "loud"},
+		{"--project-dir", filepath.Join(proj, "missing")},
+		{"extra-arg"},
+	} {
+		c := newServeCmd(deps, func(context.Context, server.Config) error { return errors.New("must not run") })
+		c.SetArgs(bad)
+		c.SetOut(&bytes.Buffer{})
+		c.SetErr(&bytes.Buffer{})
+		if err := c.Execute(); err == nil || err.Error() == "must not run" {
+			t.Errorf("serve %v: err = %v, want a configuration error", bad, err)
+		}
+	}
+}
+
+// TestServeStdoutIsProtocolOnly runs serve in-process with R2R unreachable: it answers
+// initialize and tools/list (no network I/O at startup), and nothing but JSON-RPC reaches
+// stdout, not even for a junk line (logs go to stderr).
+func TestServeStdoutIsProtocolOnly(t *testing.T) {
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`not json`,
+	}, "\n") + "\n"
+	var out, errOut bytes.Buffer
+	env := map[string]string{"R2R_API_URL": "http://127.0.0.1:1", "R2R_API_KEY": "key_abc.secret", auth.ConfigDirEnv: t.TempDir()}
+	deps := Deps{IO: IOStreams{In: strings.NewReader(in), Out: &out, ErrOut: &errOut},
+		Build: BuildInfo{Version: "1.0.0"}, Getenv: func(k string) string { return env[k] }}
+	root := NewRootCmd(deps)
+	root.SetArgs([]string{"serve", "--project-dir", t.TempDir()})
+	if err := root.ExecuteContext(context.Background()); err != nil {
+		t.Fatalf("serve: %v\n%s", err, errOut.String())
+	}
+	ids := map[float64]bool{}
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m["jsonrpc"] != "2.0" {
+			t.Fatalf("stdout line %q is not JSON-RPC", sc.Text())
+		}
+		if id, ok := m["id"].(float64); ok {
+			ids[id] = true
+		}
+	}
+	if !ids[1] || !ids[2] {
+		t.Errorf("responses for ids %v; want 1 and 2\nstdout:\n%s", ids, out.String())
+	}
+	if !strings.Contains(errOut.String(), "r2r-mcp serving on stdio") {
+		t.Errorf("stderr lacks the startup log:\n%s", errOut.String())
+	}
+}

@@ -1,0 +1,105 @@
+package server_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+)
+
+// inCI reports whether the tests run under CI, where a missing external client is a
+// failure rather than a reason to skip.
+func inCI() bool { return os.Getenv("CI") == "true" }
+
+// TestE2ETypeScriptClient runs testdata/ts-client/e2e.mjs, which drives the binary with the
+// official MCP TypeScript SDK (StdioClientTransport): initialize, tools/list, search,
+// ingest, monitor until success, search again. It needs node and `npm ci` in
+// testdata/ts-client; without them it is skipped locally and fails under CI=true.
+func TestE2ETypeScriptClient(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.Abs(filepath.Join("..", "testdata", "ts-client"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := exec.LookPath("node")
+	missing := ""
+	switch {
+	case err != nil:
+		missing = "node is not on PATH"
+	default:
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+			missing = "testdata/ts-client/node_modules is missing (run: npm ci --prefix testdata/ts-client)"
+		}
+	}
+	if missing != "" {
+		if inCI() {
+			t.Fatalf("CI=true but %s", missing)
+		}
+		t.Skip(missing)
+	}
+
+	emu := r2rtest.NewServer(t, r2rtest.Options{IngestDelay: 20 * time.Millisecond})
+	proj := gitProject(t, "delta", map[string]string{"docs/guide.md": guideText})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "e2e.mjs")
+	cmd.Dir = dir
+	cmd.Env = env(t, emu.URL,
+		"R2R_MCP_BIN="+binary(t),
+		"R2R_MCP_PROJECT="+proj,
+		"R2R_MCP_FILE=docs/guide.md",
+		"R2R_MCP_EXPECT="+guideQuery,
+	)
+	out, err := cmd.CombinedOutput()
+	t.Logf("node e2e.mjs:\n%s", out)
+	if err != nil {
+		t.Fatalf("TypeScript SDK client failed: %v", err)
+	}
+	if !strings.Contains(string(out), "\nok\n") {
+		t.Fatalf("the script did not finish")
+	}
+}
+
+// TestE2EClaudeCode registers the binary with the Claude Code CLI the way the README tells
+// users to (claude mcp add r2r -- r2r-mcp serve) and checks `claude mcp list` reports it
+// connected. It runs only where `claude` is on PATH; it needs no Claude login.
+func TestE2EClaudeCode(t *testing.T) {
+	t.Parallel()
+	claude, err := exec.LookPath("claude")
+	if err != nil {
+		t.Skip("claude (npm install -g @anthropic-ai/claude-code) is not on PATH")
+	}
+	emu := r2rtest.NewServer(t, r2rtest.Options{})
+	proj := gitProject(t, "epsilon", nil)
+	environ := env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	run := func(args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, claude, args...)
+		cmd.Dir = proj
+		cmd.Env = environ
+		out, err := cmd.CombinedOutput()
+		t.Logf("claude %s:\n%s", strings.Join(args, " "), out)
+		if err != nil {
+			t.Fatalf("claude %s: %v", args[0], err)
+		}
+		return string(out)
+	}
+	run("mcp", "add", "r2r", "-e", "R2R_API_URL="+emu.URL, "--", binary(t), "serve")
+	out := run("mcp", "list")
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "r2r:") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "Connected") {
+		t.Fatalf("claude mcp list does not report r2r connected:\n%s", out)
+	}
+}

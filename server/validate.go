@@ -1,0 +1,311 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/r2r-mcp/r2r-mcp/tools"
+)
+
+// argValidator checks tool arguments against each tool's input schema before the handler
+// runs. mcp-go's WithInputSchemaValidation does the same check but words failures as
+// "<root>: &{Properties:[qeury]}"; a model fixes its call faster from "unknown argument
+// "qeury" (did you mean "query"?)", so the server validates itself and answers in the same
+// isError shape the tools use (structured {type, code -32602, retryable, message}).
+type argValidator struct {
+	logger  *slog.Logger
+	schemas map[string]*jsonschema.Schema
+	props   map[string][]string // tool → property names, required first
+}
+
+var printer = message.NewPrinter(language.English)
+
+// newArgValidator compiles the input schema of every tool. Schemas are made strict first
+// (additionalProperties false unless the tool says otherwise), exactly as
+// WithStrictInputSchemaDefault publishes them, so what is enforced is what clients see.
+func newArgValidator(ts []tools.Tool, logger *slog.Logger) (*argValidator, error) {
+	v := &argValidator{logger: logger, schemas: map[string]*jsonschema.Schema{}, props: map[string][]string{}}
+	for _, t := range ts {
+		def := strictSchema(t.Def)
+		raw := def.RawInputSchema
+		if len(raw) == 0 {
+			b, err := json.Marshal(def.InputSchema)
+			if err != nil {
+				return nil, fmt.Errorf("%s: input schema: %w", def.Name, err)
+			}
+			raw = b
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			return nil, fmt.Errorf("%s: input schema: %w", def.Name, err)
+		}
+		url := "mem:///r2r-mcp/tools/" + def.Name + ".json"
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource(url, doc); err != nil {
+			return nil, fmt.Errorf("%s: input schema: %w", def.Name, err)
+		}
+		s, err := c.Compile(url)
+		if err != nil {
+			return nil, fmt.Errorf("%s: input schema does not compile: %w", def.Name, err)
+		}
+		v.schemas[def.Name] = s
+		v.props[def.Name] = propertyList(raw)
+	}
+	return v, nil
+}
+
+// strictSchema applies the WithStrictInputSchemaDefault rule to a copy of def.
+func strictSchema(def mcp.Tool) mcp.Tool {
+	if len(def.RawInputSchema) == 0 && def.InputSchema.AdditionalProperties == nil {
+		def.InputSchema.AdditionalProperties = false
+	}
+	return def
+}
+
+// propertyList returns the schema's property names, required ones first, each group sorted.
+func propertyList(raw []byte) []string {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if json.Unmarshal(raw, &s) != nil {
+		return nil
+	}
+	var req, opt []string
+	for name := range s.Properties {
+		if slices.Contains(s.Required, name) {
+			req = append(req, name)
+		} else {
+			opt = append(opt, name)
+		}
+	}
+	slices.Sort(req)
+	slices.Sort(opt)
+	return append(req, opt...)
+}
+
+func (v *argValidator) middleware(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if problems := v.check(req); problems != nil {
+			res := v.invalid(req.Params.Name, problems)
+			// With the request's context, so a client that asked for info-level logs
+			// (logging/setLevel) sees the rejection too.
+			v.logger.InfoContext(ctx, "rejected tool arguments", "tool", req.Params.Name, "problems", strings.Join(problems, "; "))
+			return res, nil
+		}
+		// "arguments": null (sent by clients for a tool without parameters) means none.
+		if string(bytes.TrimSpace(req.Params.RawArguments)) == "null" {
+			req.Params.RawArguments, req.Params.Arguments = nil, nil
+		}
+		return next(ctx, req)
+	}
+}
+
+// check returns what is wrong with req's arguments, or nil when they fit the tool's schema.
+func (v *argValidator) check(req mcp.CallToolRequest) []string {
+	name := req.Params.Name
+	s, ok := v.schemas[name]
+	if !ok {
+		return nil // not a registry tool; mcp-go answers unknown tools itself
+	}
+	var raw []byte
+	switch {
+	case len(bytes.TrimSpace(req.Params.RawArguments)) > 0:
+		raw = req.Params.RawArguments
+	case req.Params.Arguments == nil:
+		raw = []byte("{}")
+	default:
+		b, err := json.Marshal(req.Params.Arguments)
+		if err != nil {
+			return []string{"arguments are not valid JSON"}
+		}
+		raw = b
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return []string{"arguments are not valid JSON"}
+	}
+	if string(bytes.TrimSpace(raw)) == "null" {
+		inst = map[string]any{}
+	}
+	err = s.Validate(inst)
+	if err == nil {
+		return nil
+	}
+	var verr *jsonschema.ValidationError
+	if !errors.As(err, &verr) {
+		return []string{err.Error()}
+	}
+	var problems []string
+	for _, leaf := range leaves(verr) {
+		if p := v.describe(name, leaf); p != "" && !slices.Contains(problems, p) {
+			problems = append(problems, p)
+		}
+	}
+	if len(problems) == 0 {
+		problems = []string{verr.LocalizedError(printer)}
+	}
+	return problems
+}
+
+func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(e.Causes) == 0 {
+		return []*jsonschema.ValidationError{e}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range e.Causes {
+		out = append(out, leaves(c)...)
+	}
+	return out
+}
+
+// describe words one schema violation for a model.
+func (v *argValidator) describe(tool string, e *jsonschema.ValidationError) string {
+	arg := strings.Join(e.InstanceLocation, ".")
+	subject := "the arguments"
+	if arg != "" {
+		subject = "argument " + strconv.Quote(arg)
+	}
+	switch k := e.ErrorKind.(type) {
+	case *kind.AdditionalProperties:
+		var parts []string
+		for _, p := range k.Properties {
+			s := "unknown argument " + strconv.Quote(p)
+			if arg != "" {
+				s = fmt.Sprintf("unknown field %q in %s", p, subject)
+			} else if m := closest(p, v.props[tool]); m != "" {
+				s += fmt.Sprintf(" (did you mean %q?)", m)
+			}
+			parts = append(parts, s)
+		}
+		return strings.Join(parts, "; ")
+	case *kind.Required:
+		what := "missing required argument"
+		if arg != "" {
+			what = "missing required field in " + subject + ":"
+		}
+		if len(k.Missing) > 1 && arg == "" {
+			what += "s"
+		}
+		return what + " " + quoteAll(k.Missing)
+	case *kind.Type:
+		return fmt.Sprintf("%s must be %s, got %s", subject, strings.Join(k.Want, " or "), k.Got)
+	case *kind.Enum:
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			b, _ := json.Marshal(w)
+			want[i] = string(b)
+		}
+		got, _ := json.Marshal(k.Got)
+		return fmt.Sprintf("%s must be one of %s, got %s", subject, strings.Join(want, ", "), got)
+	case *kind.Minimum:
+		return fmt.Sprintf("%s must be at least %s, got %s", subject, ratString(k.Want), ratString(k.Got))
+	case *kind.Maximum:
+		return fmt.Sprintf("%s must be at most %s, got %s", subject, ratString(k.Want), ratString(k.Got))
+	case *kind.MinLength:
+		return fmt.Sprintf("%s must be at least %d characters long, got %d", subject, k.Want, k.Got)
+	case *kind.MaxLength:
+		return fmt.Sprintf("%s must be at most %d characters long, got %d", subject, k.Want, k.Got)
+	case *kind.MaxItems:
+		return fmt.Sprintf("%s may have at most %d items, got %d", subject, k.Want, k.Got)
+	}
+	return subject + ": " + e.ErrorKind.LocalizedString(printer)
+}
+
+func (v *argValidator) invalid(tool string, problems []string) *mcp.CallToolResult {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Invalid arguments for %s: %s.", tool, strings.Join(problems, "; "))
+	if props := v.props[tool]; len(props) > 0 {
+		fmt.Fprintf(&b, " Valid arguments: %s.", strings.Join(props, ", "))
+	}
+	b.WriteString(" Fix the arguments and call again.")
+	msg := b.String()
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{mcp.NewTextContent(msg)},
+		StructuredContent: tools.ErrorInfo{
+			Type:    "invalid_params",
+			Code:    tools.CodeInvalidParams,
+			Message: msg,
+		},
+		IsError: true,
+	}
+}
+
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+func ratString(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// closest returns the valid name nearest to got (case-insensitive edit distance at most 2,
+// or one containing the other), or "" when none is close.
+func closest(got string, valid []string) string {
+	g := strings.ToLower(got)
+	best, bestD := "", 3
+	for _, v := range valid {
+		lv := strings.ToLower(v)
+		d := editDistance(g, lv)
+		if d > 2 && (strings.Contains(lv, g) || strings.Contains(g, lv)) && len(g) >= 3 {
+			d = 2
+		}
+		if d < bestD {
+			best, bestD = v, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Damerau–Levenshtein (optimal string alignment) distance, so a swap
+// of two adjacent letters ("qeury") counts as one edit.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}

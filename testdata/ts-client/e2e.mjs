@@ -1,0 +1,106 @@
+// End-to-end check of `r2r-mcp serve` with the official MCP TypeScript SDK client.
+//
+// Run by server/e2e_test.go (TestE2ETypeScriptClient) against the R2R emulator:
+//   R2R_MCP_BIN=/path/to/r2r-mcp R2R_MCP_PROJECT=/path/to/git/project \
+//   R2R_MCP_FILE=docs/guide.md R2R_MCP_EXPECT=<word in that file> node e2e.mjs
+// The server inherits this process's environment (R2R_API_URL etc.). Exits non-zero with a
+// message on stderr at the first failed step.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const EXPECTED_TOOLS = [
+  "r2r_search",
+  "r2r_rag_query",
+  "r2r_ingest_document",
+  "r2r_list_documents",
+  "r2r_monitor_task",
+  "r2r_list_collections",
+  "r2r_get_document",
+  "r2r_status",
+];
+
+function need(name) {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set`);
+  return v;
+}
+
+function check(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+
+function text(result) {
+  return (result.content ?? [])
+    .filter((c) => c.type === "text")
+    .map((c) => c.text)
+    .join("\n");
+}
+
+async function call(client, name, args) {
+  const result = await client.callTool({ name, arguments: args });
+  check(!result.isError, `${name} failed: ${text(result)}`);
+  return result;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function main() {
+  const bin = need("R2R_MCP_BIN");
+  const project = need("R2R_MCP_PROJECT");
+  const file = need("R2R_MCP_FILE");
+  const expect = need("R2R_MCP_EXPECT");
+
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: ["serve"],
+    cwd: project,
+    env: { ...process.env },
+    stderr: "inherit",
+  });
+  const client = new Client({ name: "r2r-mcp-ts-e2e", version: "1.0.0" });
+  await client.connect(transport); // initialize + notifications/initialized
+
+  const info = client.getServerVersion();
+  check(info?.name === "r2r-mcp", `server name is ${info?.name}`);
+  check((client.getInstructions() ?? "").includes("r2r_search"), "instructions do not mention r2r_search");
+  console.log(`initialized: ${info.name} ${info.version}`);
+
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name).sort();
+  check(
+    JSON.stringify(names) === JSON.stringify([...EXPECTED_TOOLS].sort()),
+    `tools/list returned ${names.join(", ")}`,
+  );
+  console.log(`tools: ${names.length}`);
+
+  await call(client, "r2r_search", { query: expect });
+  console.log("search before ingestion: ok");
+
+  const ingested = await call(client, "r2r_ingest_document", { file_path: file });
+  const docId = ingested.structuredContent?.document_id;
+  check(typeof docId === "string" && docId.length === 36, `ingest returned no document_id: ${text(ingested)}`);
+  console.log(`ingested ${file} as ${docId}`);
+
+  let status = "";
+  for (let i = 0; i < 100 && status !== "success"; i++) {
+    const m = await call(client, "r2r_monitor_task", { document_id: docId });
+    status = m.structuredContent?.ingestion_status;
+    check(status !== "failed", `ingestion failed: ${text(m)}`);
+    if (status !== "success") await sleep(50);
+  }
+  check(status === "success", `ingestion still ${status} after 100 polls`);
+  console.log("monitor: success");
+
+  const found = await call(client, "r2r_search", { query: expect, limit: 5 });
+  const hits = found.structuredContent?.results ?? [];
+  check(hits.some((h) => h.document_id === docId), `search did not find the ingested document: ${text(found)}`);
+  console.log(`search after ingestion: ${hits.length} hit(s)`);
+
+  await client.close();
+  console.log("ok");
+}
+
+main().catch((err) => {
+  console.error(`ts-client e2e FAILED: ${err?.stack ?? err}`);
+  process.exit(1);
+});
