@@ -45,8 +45,12 @@ func newArgs(raw any, valid []string) (Args, error) {
 	case map[string]any:
 		m = v
 	case json.RawMessage:
-		if err := json.Unmarshal(v, &m); err != nil || m == nil {
+		// "arguments": null means no arguments, as an absent field does.
+		if err := json.Unmarshal(v, &m); err != nil {
 			return nil, &ArgError{Msg: "arguments must be a JSON object"}
+		}
+		if m == nil {
+			m = map[string]any{}
 		}
 	default:
 		return nil, &ArgError{Msg: fmt.Sprintf("arguments must be a JSON object, got %s", jsonType(raw))}

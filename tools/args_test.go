@@ -16,6 +16,7 @@ func TestNewArgsRejectsUnknownAndNonObjects(t *testing.T) {
 		{"nil is empty", nil, ""},
 		{"known keys", map[string]any{"query": "x", "limit": 3.0}, ""},
 		{"raw json", json.RawMessage(`{"query":"x"}`), ""},
+		{"raw null is empty", json.RawMessage(`null`), ""},
 		{"unknown key", map[string]any{"query": "x", "top_k": 5.0}, `unknown argument "top_k"; valid arguments: limit, query`},
 		{"two unknown keys", map[string]any{"b": 1.0, "a": 1.0}, `unknown arguments "a", "b"`},
 		{"array", []any{1.0}, "arguments must be a JSON object, got an array"},
