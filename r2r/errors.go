@@ -61,6 +61,8 @@ func (e *Error) Error() string {
 	b.WriteString(e.Op)
 	b.WriteString(": ")
 	switch {
+	case e.StatusCode == 0 && e.Message != "" && errors.Is(e.Err, ErrCircuitOpen):
+		b.WriteString(e.Message)
 	case e.StatusCode == 0 && e.Err != nil:
 		if !isContextErr(e.Err) {
 			b.WriteString("connection failed: ")
@@ -119,12 +121,13 @@ func (e *Error) unavailable() bool {
 	return false
 }
 
-// Retryable reports whether sending the same request again may succeed: transport errors
-// (but not the caller's cancellation or deadline), 429, 502, 503 and 504.
+// Retryable reports whether sending the same request again right away may succeed:
+// transport errors (but not the caller's cancellation or deadline, nor an open circuit
+// breaker, which says when to come back in RetryAfter), 429, 502, 503 and 504.
 func (e *Error) Retryable() bool {
 	switch e.StatusCode {
 	case 0:
-		return e.Err != nil && !isContextErr(e.Err)
+		return e.Err != nil && !isContextErr(e.Err) && !errors.Is(e.Err, ErrCircuitOpen)
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return true
 	}
