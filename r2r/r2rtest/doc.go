@@ -1,0 +1,50 @@
+// Package r2rtest is an in-memory emulator of the R2R v3 HTTP API (/work/shared/r2r-api.md),
+// used as a stand-in for a real R2R server in tests and by the runnable r2r-emulator command.
+//
+// The Emulator is an http.Handler; NewServer puts one behind a loopback listener for a test.
+// It keeps users, API keys, collections, documents and chunks in memory and speaks R2R's wire
+// format: {"results":…} envelopes with total_entries on lists, optional fields present as
+// null, 202 on document creation, deterministic UUIDv5 ids, R2R's exact error messages and
+// its four error body shapes, and FastAPI's 422 validation lists.
+//
+// Fault knobs (Configure, ForceStatus, ForceResponse, ExpireTokens, Down) can be changed
+// while requests are served; Count, Counts, LastRequest and Cancelled let tests observe
+// what clients sent.
+//
+// Emulated behaviour worth knowing:
+//
+//   - Authentication: password users (salted SHA-256, not bcrypt), HS256 JWTs with R2R's
+//     claims, refresh-token rotation with reuse detection, logout blacklisting, API keys
+//     key_XXXX.YYYY via X-API-Key or Bearer. Without RequireAuth, requests without credentials
+//     act as admin@example.com (a superuser); bad credentials are still rejected.
+//   - Ingestion: with IngestDelay 0 (or run_with_orchestration=false) documents are ingested
+//     synchronously, as R2R's "simple" orchestrator does; otherwise the call returns at once
+//     with a task_id (as with hatchet) and the document moves pending → parsing → embedding →
+//     storing → success, one step per IngestDelay. Chunks become searchable at success.
+//   - Parsing: text types must be valid UTF-8, otherwise ingestion fails the way R2R's text
+//     parsers do ("'utf-8' codec can't decode byte …"). Other types (pdf, docx, images…) are not
+//     really parsed: runs of printable text stand in for the extracted text. A document
+//     without any text fails ("no text content could be extracted"). Failures end in
+//     ingestion_status "failed" with metadata.failure; synchronously they answer 500
+//     R2RDocumentProcessingError.
+//   - Chunking: paragraphs, then sentences, then spaces, at most Options.ChunkSize runes
+//     (ingestion_config.chunk_size overrides it per document); no overlap.
+//   - Search: TF-IDF cosine similarity (0..1) stands in for embeddings. Semantic and hybrid
+//     search rank every chunk that passes the filters, like a vector search; full-text-only
+//     search returns only chunks sharing a term with the query.
+//   - Filters: R2R's filter language over chunks, re-implemented from
+//     py/core/providers/database/filters.py with SQL NULL semantics. Errors R2R would raise
+//     while building the SQL are FilterError 500s; errors Postgres/asyncpg would raise are
+//     emulated for the common cases (unknown chunk column created_at/updated_at/status/type,
+//     invalid UUID parameters). Unlike Postgres, a failed ::numeric or ::boolean cast of a
+//     metadata value does not match instead of failing the whole query.
+//   - RAG: the answer is the first sentence of each of the top three chunks, each followed by
+//     its [shortid] citation; max_tokens(_to_sample) caps it in words. Streaming
+//     (rag_generation_config.stream) emits the SSE event sequence of r2r-api.md §4.3.
+//   - Rate limiting: like R2R, all guarded routes are checked, only POST/DELETE are logged,
+//     and a request is refused once more than RateLimit requests were logged in the last
+//     minute (so RateLimit+1 requests pass). Superusers are never limited.
+//
+// Not emulated: graph search (always []), web search, agents, conversations, per-user
+// quotas and limits_overrides, email verification, OAuth, the users admin routes, exports.
+package r2rtest

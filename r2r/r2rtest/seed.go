@@ -1,0 +1,87 @@
+package r2rtest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Seed ingests every regular file under dir as the user with ownerEmail (which must exist),
+// synchronously, using the same rules as POST /v3/documents: the document id is derived from
+// the file's path relative to dir, unsupported extensions and oversized files are skipped and
+// reported in the returned error, hidden files and directories are skipped.
+func (e *Emulator) Seed(ownerEmail, dir string) error {
+	e.mu.Lock()
+	u := e.st.byEmail[strings.ToLower(ownerEmail)]
+	chunkSize := e.opts.ChunkSize
+	e.mu.Unlock()
+	if u == nil {
+		return fmt.Errorf("seed: unknown user %q", ownerEmail)
+	}
+	var errs []error
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path != dir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		content, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if err := e.seedFile(u, rel, content, chunkSize); err != nil {
+			errs = append(errs, fmt.Errorf("seed %s: %w", rel, err))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return errors.Join(errs...)
+}
+
+func (e *Emulator) seedFile(u *user, name string, content []byte, chunkSize int) error {
+	ext := strings.ToLower(name[strings.LastIndex(name, ".")+1:])
+	if !documentTypes[ext] {
+		return fmt.Errorf("'%s' is not a valid DocumentType", ext)
+	}
+	max := int64(defaultMaxUpload)
+	if m, ok := maxUploadByExt[ext]; ok {
+		max = m
+	}
+	if int64(len(content)) > max {
+		return fmt.Errorf("file size exceeds maximum of %d bytes for extension '%s'", max, ext)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	id := uuid5(strings.ReplaceAll(name, "/", "_") + "-" + u.id)
+	if old := e.st.docs[id]; old != nil && old.status != "failed" {
+		return fmt.Errorf("document %s already exists", id)
+	}
+	now := e.nowLocked()
+	title := name[strings.LastIndex(name, "/")+1:]
+	d := &document{id: id, ownerID: u.id, docType: ext, metadata: map[string]any{"version": "v0"}, title: &title,
+		fileName: name, content: content, size: int64(len(content)), status: "parsing", createdAt: now, updatedAt: now}
+	if len(u.collectionIDs) > 0 {
+		d.collectionIDs = []string{u.collectionIDs[0]}
+	} else {
+		d.collectionIDs = []string{}
+	}
+	e.st.docs[id] = d
+	return e.processLocked(d, chunkSize)
+}
