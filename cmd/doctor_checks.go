@@ -1,0 +1,437 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/r2r-mcp/r2r-mcp/auth"
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools"
+)
+
+// Time limits of the individual R2R checks.
+const (
+	doctorHealthTimeout  = 5 * time.Second
+	doctorMeTimeout      = 10 * time.Second // a password credential logs in first
+	doctorProjectTimeout = 10 * time.Second
+)
+
+// keyringProbeAccount is the keyring entry doctor reads to see whether the keyring answers.
+// It is never written, so the read always ends in "not found" on a working keyring.
+const keyringProbeAccount = "r2r-mcp-doctor-probe (never stored)"
+
+// doctor runs the checks of one doctor invocation; later checks read what earlier ones
+// found.
+type doctor struct {
+	opts     *doctorOptions
+	progress io.Writer
+
+	cfg        doctorConfig
+	configOK   bool
+	res        auth.Resolved
+	client     *r2r.Client
+	keyringErr error // nil = the keyring answered
+	reachable  bool  // GET /v3/health answered 200
+	credsOK    bool
+	anonymous  bool // R2R accepted a request without credentials
+	needLogin  bool // R2R requires credentials and none were found
+}
+
+// run performs every check and builds the report.
+func (d *doctor) run(ctx context.Context) doctorReport {
+	start := time.Now()
+	rep := doctorReport{}
+	steps := []struct {
+		name string
+		f    func(context.Context) doctorCheck
+	}{
+		{checkConfig, d.checkConfig},
+		{checkKeyring, d.checkKeyring},
+		{checkR2R, d.checkR2R},
+		{checkCredentials, d.checkCredentials},
+		{checkProject, d.checkProject},
+	}
+	for _, s := range steps {
+		d.note(checkTitles[s.name])
+		t0 := time.Now()
+		c := s.f(ctx)
+		rep.Checks = append(rep.Checks, finishCheck(s.name, c, time.Since(t0)))
+	}
+	// The keyring verdict depends on whether R2R wanted a credential (check 4).
+	for i := range rep.Checks {
+		if rep.Checks[i].Name == checkKeyring {
+			d.settleKeyring(&rep.Checks[i])
+		}
+	}
+	d.note(checkTitles[checkInitialize])
+	mcpChecks, srv := d.checkServer(ctx)
+	rep.Checks = append(rep.Checks, mcpChecks...)
+	rep.Server = srv
+	d.note("")
+
+	rep.Config = d.cfg
+	rep.OK = true
+	for _, c := range rep.Checks {
+		if c.Status == statusFail {
+			rep.OK = false
+		}
+	}
+	rep.DurationMS = time.Since(start).Milliseconds()
+	return rep
+}
+
+// finishCheck fills the fields every check shares.
+func finishCheck(name string, c doctorCheck, took time.Duration) doctorCheck {
+	c.Name, c.Title = name, checkTitles[name]
+	c.OK = c.Status != statusFail
+	c.DurationMS = took.Milliseconds()
+	return c
+}
+
+// note shows which check is running, on a terminal only.
+func (d *doctor) note(what string) {
+	if d.progress == nil {
+		return
+	}
+	if what == "" {
+		fmt.Fprint(d.progress, "\r\033[K")
+		return
+	}
+	fmt.Fprintf(d.progress, "\r\033[K… %s", what)
+}
+
+func okCheck(detail string) doctorCheck { return doctorCheck{Status: statusOK, Detail: detail} }
+func warnCheck(detail, fix string) doctorCheck {
+	return doctorCheck{Status: statusWarn, Detail: detail, Fix: fix}
+}
+func failCheck(detail, fix string) doctorCheck {
+	return doctorCheck{Status: statusFail, Detail: detail, Fix: fix}
+}
+func skipCheck(detail string) doctorCheck { return doctorCheck{Status: statusSkip, Detail: detail} }
+
+// checkConfig resolves the R2R URL and credentials exactly as serve does.
+func (d *doctor) checkConfig(ctx context.Context) doctorCheck {
+	o := d.opts
+	deps := o.Deps
+	dir, err := o.Env.configDir(deps.Getenv)
+	if err != nil {
+		return failCheck(err.Error(), "Set "+auth.ConfigDirEnv+" to a directory r2r-mcp may use.")
+	}
+	d.cfg.ConfigDir = dir
+
+	pdir := o.ProjectDir
+	if pdir == "" {
+		if pdir, err = os.Getwd(); err != nil {
+			return failCheck("cannot determine the working directory: "+err.Error(), "Run doctor from the project directory, or pass --project-dir.")
+		}
+	} else if fi, err := os.Stat(pdir); err != nil || !fi.IsDir() {
+		return failCheck("--project-dir "+pdir+" is not a directory", "Pass the project's directory to --project-dir.")
+	}
+	if abs, err := filepath.Abs(pdir); err == nil {
+		pdir = abs
+	}
+	d.cfg.ProjectDir = pdir
+
+	res, err := auth.Resolve(ctx, auth.Options{
+		URLFlag:        o.URL,
+		Getenv:         deps.Getenv,
+		Keyring:        o.Env.Keyring,
+		KeyringTimeout: o.Env.KeyringTimeout,
+		ConfigDir:      dir,
+		HTTPClient:     o.Env.HTTPClient,
+		UserAgent:      "r2r-mcp/" + deps.Build.Version,
+		Logger:         slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		return failCheck(err.Error(), "Give a valid R2R base URL such as http://localhost:7272 (with --url, R2R_API_URL, or r2r-mcp login --url).")
+	}
+	d.res = res
+	d.cfg.R2RURL, d.cfg.URLSource = res.URL, res.URLSource
+	d.cfg.CredentialSource, d.cfg.CredentialKind = res.Source, res.Kind
+	client, err := r2r.New(r2r.Options{BaseURL: res.URL, Credentials: res.Credentials,
+		HTTPClient: o.Env.HTTPClient, UserAgent: "r2r-mcp/" + deps.Build.Version})
+	if err != nil {
+		return failCheck(err.Error(), "Give a valid R2R base URL such as http://localhost:7272.")
+	}
+	d.client = client
+	d.configOK = true
+
+	detail := fmt.Sprintf("R2R URL %s (from %s)\ncredentials: %s\nconfig dir: %s\nproject dir: %s",
+		res.URL, res.URLSource, d.describeCredential(), dir, pdir)
+	if res.Warning == "" {
+		return okCheck(detail)
+	}
+	d.cfg.Warnings = strings.Split(res.Warning, "; ")
+	var own []string
+	for _, w := range d.cfg.Warnings {
+		// auth's keyring errors all start so; the keyring check reports them with a fix.
+		if strings.HasPrefix(w, "system keyring") {
+			detail += "\nnote: " + w + " (see the keyring check)"
+		} else {
+			own = append(own, w)
+		}
+	}
+	if len(own) == 0 {
+		return okCheck(detail)
+	}
+	w := strings.Join(own, "; ")
+	return warnCheck(detail+"\nwarning: "+w, warningFix(w))
+}
+
+// describeCredential names the resolved credential without revealing it.
+func (d *doctor) describeCredential() string {
+	res := d.res
+	var what string
+	switch res.Kind {
+	case auth.KindAPIKey:
+		what = "API key"
+		if res.Source == auth.SourceEnvAPIKey {
+			if s := auth.ShortKey(strings.TrimSpace(d.opts.Deps.Getenv("R2R_API_KEY"))); s != "" {
+				what += " " + s
+			}
+		}
+		if res.Email != "" {
+			what += " of " + res.Email
+		}
+	case auth.KindRefreshToken:
+		what = "refresh token of " + res.Email
+	case auth.KindPassword:
+		what = "password login as " + res.Email
+	default:
+		return "none found; requests go unauthenticated (fine when R2R has auth off)"
+	}
+	return what + " (from " + res.Source + ")"
+}
+
+// warningFix suggests what to do about an auth.Resolve warning.
+func warningFix(w string) string {
+	switch {
+	case strings.Contains(w, "R2R_EMAIL is set without") || strings.Contains(w, "R2R_PASSWORD is set without"):
+		return "Set both R2R_EMAIL and R2R_PASSWORD, or neither."
+	case strings.Contains(w, "unusable"):
+		return "Run r2r-mcp logout, then r2r-mcp login."
+	case strings.Contains(w, "plain-text file"):
+		return "r2r-mcp works as is. To move the secret into the OS keyring, make one available (see the keyring check) and run r2r-mcp login again."
+	}
+	return "r2r-mcp still works."
+}
+
+// keyringBackend names the OS keyring go-keyring uses here.
+func keyringBackend() string {
+	switch runtime.GOOS {
+	case "darwin":
+		return "macOS Keychain"
+	case "windows":
+		return "Windows Credential Manager"
+	}
+	return "Secret Service (D-Bus)"
+}
+
+// keyringFix says how to get a working keyring on this OS.
+func keyringFix() string {
+	switch runtime.GOOS {
+	case "darwin":
+		return "Unlock the login keychain (Keychain Access), or rely on R2R_API_KEY or the 0600 file fallback (r2r-mcp login --insecure-storage)."
+	case "windows":
+		return "Make sure Windows Credential Manager is available to your user, or rely on R2R_API_KEY or the 0600 file fallback (r2r-mcp login --insecure-storage)."
+	}
+	return "Install and unlock a Secret Service provider (gnome-keyring, KeePassXC with Secret Service on) in a session with a D-Bus session bus, " +
+		"or rely on R2R_API_KEY or the 0600 file fallback (r2r-mcp login --insecure-storage)."
+}
+
+// checkKeyring reads an entry that never exists, through auth's keyring wrapper and its
+// timeout: "not found" proves the keyring answers. The verdict for an unreachable
+// keyring is settled after the credentials check (settleKeyring).
+func (d *doctor) checkKeyring(ctx context.Context) doctorCheck {
+	store := &auth.KeyringStore{Keyring: d.opts.Env.Keyring, Timeout: d.opts.Env.KeyringTimeout}
+	_, err := store.Load(ctx, keyringProbeAccount)
+	if err == nil || errors.Is(err, auth.ErrNoCredential) || (!errors.Is(err, auth.ErrKeyringUnavailable) && ctx.Err() == nil) {
+		detail := keyringBackend() + " answered"
+		if d.res.Source == auth.SourceKeyring {
+			detail += "; it holds the credential for " + d.res.URL
+		}
+		return okCheck(detail)
+	}
+	d.keyringErr = err
+	what := keyringBackend() + " is unavailable: " + err.Error()
+	if errors.Is(err, auth.ErrKeyringTimeout) {
+		t := d.opts.Env.KeyringTimeout
+		if t <= 0 {
+			t = auth.DefaultKeyringTimeout
+		}
+		what = fmt.Sprintf("%s did not answer within %s (locked, waiting for an unlock prompt, or hung)", keyringBackend(), t)
+	}
+	return failCheck(what, keyringFix())
+}
+
+// settleKeyring turns an unreachable keyring into a warning unless it stands in the way:
+// no credential was found and R2R requires one, so login would have to use the file.
+func (d *doctor) settleKeyring(c *doctorCheck) {
+	if d.keyringErr == nil {
+		return
+	}
+	if d.needLogin {
+		c.Detail += "\nno credential was found and R2R requires one; r2r-mcp login would have to store it in a plain-text file"
+		return
+	}
+	c.Status, c.OK = statusWarn, true
+	switch src := d.res.Source; {
+	case src == auth.SourceNone && d.anonymous:
+		c.Detail += "\nnot needed now: R2R has auth off"
+	case src == auth.SourceNone:
+		c.Detail += "\nnot needed unless R2R requires a login; r2r-mcp login would then store the secret in a 0600 file"
+	default:
+		c.Detail += "\nnot needed now: the credentials come from " + src
+	}
+}
+
+// checkR2R sends GET /v3/health.
+func (d *doctor) checkR2R(ctx context.Context) doctorCheck {
+	if !d.configOK {
+		return skipCheck("the configuration is invalid")
+	}
+	hctx, cancel := context.WithTimeout(ctx, doctorHealthTimeout)
+	defer cancel()
+	t0 := time.Now()
+	err := d.client.Health(hctx)
+	took := time.Since(t0)
+	url := d.res.URL
+	if err == nil {
+		d.reachable = true
+		return okCheck(fmt.Sprintf("GET %s/v3/health answered 200 in %d ms", url, took.Milliseconds()))
+	}
+	moveFix := "Start R2R, or point r2r-mcp at it with --url, R2R_API_URL or r2r-mcp login --url URL (the URL now comes from " + d.res.URLSource + ")."
+	var re *r2r.Error
+	switch {
+	case ctx.Err() != nil:
+		return failCheck("interrupted", "")
+	case errors.As(err, &re) && re.StatusCode == 0 && errors.Is(err, context.DeadlineExceeded):
+		return failCheck(fmt.Sprintf("R2R at %s did not answer GET /v3/health within %s", url, doctorHealthTimeout), moveFix)
+	case errors.As(err, &re) && re.StatusCode == 0:
+		cause := err.Error()
+		if re.Err != nil {
+			cause = re.Err.Error()
+		}
+		return failCheck(fmt.Sprintf("cannot reach R2R at %s: %s", url, cause), moveFix)
+	case errors.As(err, &re) && (re.StatusCode == http.StatusNotFound || re.StatusCode == http.StatusMethodNotAllowed):
+		return failCheck(fmt.Sprintf("%s does not look like an R2R v3 server (%d on GET /v3/health)", url, re.StatusCode),
+			"Check the URL (from "+d.res.URLSource+"): it must be R2R's base address, e.g. http://localhost:7272.")
+	case errors.Is(err, r2r.ErrUnavailable) || (re != nil && re.StatusCode >= 500):
+		return failCheck(fmt.Sprintf("R2R at %s is not healthy: %v", url, err), "Check R2R's logs (and its database); run doctor again when it answers.")
+	}
+	return failCheck(fmt.Sprintf("GET %s/v3/health failed: %v", url, err), "Check the URL and that it is R2R.")
+}
+
+// checkCredentials sends GET /v3/users/me with the resolved credentials.
+func (d *doctor) checkCredentials(ctx context.Context) doctorCheck {
+	if !d.reachable {
+		return skipCheck("R2R is not reachable")
+	}
+	mctx, cancel := context.WithTimeout(ctx, doctorMeTimeout)
+	defer cancel()
+	me, err := d.client.Me(mctx)
+	src := d.res.Source
+	if err == nil {
+		d.credsOK = true
+		role := "user"
+		if me.IsSuperuser {
+			role = "superuser"
+		}
+		if src == auth.SourceNone {
+			d.anonymous = true
+			return okCheck(fmt.Sprintf("anonymous (R2R has auth off); requests act as %s (%s)", me.Email, role))
+		}
+		return okCheck(fmt.Sprintf("%s (%s), credentials from %s", me.Email, role, src))
+	}
+	var re *r2r.Error
+	errors.As(err, &re)
+	status := 0
+	msg := err.Error()
+	if re != nil {
+		status, msg = re.StatusCode, re.Error()
+		if status != 0 {
+			msg = strings.TrimSpace(fmt.Sprintf("%d %s", status, re.Message))
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return failCheck("interrupted", "")
+	case status == http.StatusUnauthorized && src == auth.SourceNone:
+		d.needLogin = true
+		return failCheck("R2R requires authentication and no credential was found: "+msg,
+			"Run r2r-mcp login (or set R2R_API_KEY).")
+	case status == http.StatusUnauthorized || (status == http.StatusNotFound && re.Op == "login"):
+		return failCheck(fmt.Sprintf("R2R rejected the %s: %s", d.describeCredential(), msg), rejectedFix(src))
+	case status == http.StatusForbidden:
+		return failCheck(fmt.Sprintf("R2R refused the %s: %s", d.describeCredential(), msg),
+			"Ask the R2R admin to activate or verify the account, or run r2r-mcp login with another one.")
+	case status == 0:
+		return failCheck("R2R stopped answering: "+msg, "Check that R2R is running, then run doctor again.")
+	}
+	return failCheck("GET /v3/users/me failed: "+msg, "Check R2R's logs; run doctor again.")
+}
+
+// rejectedFix says how to replace credentials R2R rejected, by where they came from.
+func rejectedFix(src string) string {
+	switch src {
+	case auth.SourceEnvAPIKey:
+		return "Set a valid R2R_API_KEY, or unset it and run r2r-mcp login."
+	case auth.SourceEnvPassword:
+		return "Check R2R_EMAIL and R2R_PASSWORD, or unset them and run r2r-mcp login."
+	}
+	return "Run r2r-mcp login to store a new credential (the stored one was revoked, expired, or is for another R2R)."
+}
+
+// checkProject maps the project to its collection, read only: a missing collection is
+// not created.
+func (d *doctor) checkProject(ctx context.Context) doctorCheck {
+	if !d.configOK {
+		return skipCheck("the configuration is invalid")
+	}
+	pr := tools.NewProjectResolver(tools.ProjectOptions{
+		WorkDir:   d.cfg.ProjectDir,
+		CacheFile: filepath.Join(d.cfg.ConfigDir, "projects.json"),
+	})
+	p, err := pr.Project(ctx)
+	if err != nil {
+		return failCheck(err.Error(), "Fix "+tools.ProjectConfigFile+" in the project root (it should be {\"collection\": \"<name or id>\"}).")
+	}
+	head := fmt.Sprintf("%s (%s)", p.Name, p.Root)
+	want := p.CollectionName
+	if want == "" {
+		want = p.CollectionID
+	}
+	configured := ""
+	if p.ConfigFile != "" {
+		configured = "\nconfigured in " + p.ConfigFile
+	}
+	switch {
+	case !d.reachable:
+		return skipCheck(fmt.Sprintf("%s → collection %s; not looked up: R2R is not reachable%s", head, want, configured))
+	case !d.credsOK:
+		return skipCheck(fmt.Sprintf("%s → collection %s; not looked up: the credentials were not accepted%s", head, want, configured))
+	}
+	pctx, cancel := context.WithTimeout(ctx, doctorProjectTimeout)
+	defer cancel()
+	pc, err := pr.Collection(pctx, d.client, false)
+	if err != nil {
+		var re *r2r.Error
+		if !errors.As(err, &re) { // a configuration problem, already worded for people
+			return failCheck(head+": "+err.Error(), "Fix the collection in "+p.ConfigFile+".")
+		}
+		return failCheck(fmt.Sprintf("%s → collection %s: lookup failed: %v", head, want, err), "Check R2R's logs; run doctor again.")
+	}
+	if !pc.Exists {
+		return okCheck(fmt.Sprintf("%s → collection %s: not created yet — the first ingest creates it%s", head, pc.Name, configured))
+	}
+	return okCheck(fmt.Sprintf("%s → collection %s (id %s)%s", head, pc.Name, pc.ID, configured))
+}
