@@ -61,6 +61,7 @@ type TokenSource struct {
 	mu      sync.Mutex
 	access  string
 	exp     time.Time // access token expiry from its exp claim; zero = unknown
+	renewAt time.Time // when Apply renews ahead of expiry (see renewTime); zero = only after a 401
 	refresh string
 	gen     uint64 // bumped whenever access changes; 0 = no token yet
 
@@ -126,9 +127,9 @@ func (ts *TokenSource) GoString() string { return ts.String() }
 // yet or it is about to expire.
 func (ts *TokenSource) Apply(ctx context.Context, h http.Header) error {
 	ts.mu.Lock()
-	tok, exp, gen := ts.access, ts.exp, ts.gen
+	tok, exp, renewAt, gen := ts.access, ts.exp, ts.renewAt, ts.gen
 	ts.mu.Unlock()
-	if tok == "" || (!exp.IsZero() && ts.now().Add(expirySkew).After(exp)) {
+	if tok == "" || (!renewAt.IsZero() && !ts.now().Before(renewAt)) {
 		err := ts.RefreshFrom(ctx, gen)
 		ts.mu.Lock()
 		tok = ts.access
@@ -203,6 +204,7 @@ func (ts *TokenSource) renew(ctx context.Context, gen uint64) error {
 	ts.mu.Lock()
 	ts.access = pair.AccessToken.Token
 	ts.exp = tokenExpiry(ts.access)
+	ts.renewAt = renewTime(ts.now(), ts.exp)
 	ts.refresh = pair.RefreshToken.Token
 	ts.gen++
 	ts.mu.Unlock()
@@ -260,6 +262,18 @@ func (ts *TokenSource) renewStored(ctx context.Context, refresh string) (*r2r.To
 		ts.meta = next
 	}
 	return pair, nil
+}
+
+// renewTime is when a token received at now and expiring at exp is renewed ahead of time:
+// expirySkew before exp, but no earlier than nine tenths into its lifetime. Without the cap a
+// token living less than expirySkew (R2R's access_token_lifetime can be set to seconds)
+// would be renewed on every request.
+func renewTime(now, exp time.Time) time.Time {
+	if exp.IsZero() {
+		return time.Time{}
+	}
+	skew := max(min(expirySkew, exp.Sub(now)/10), 0)
+	return exp.Add(-skew)
 }
 
 // tokenExpiry reads the exp claim of a JWT without verifying it (only R2R can); zero when

@@ -381,3 +381,28 @@ func TestTokenExpiry(t *testing.T) {
 		}
 	}
 }
+
+func TestRenewTime(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name     string
+		lifetime time.Duration
+		want     time.Duration // renewal time after now
+	}{
+		{"long-lived token renews 30 s early", time.Hour, time.Hour - expirySkew},
+		{"2 s token renews at nine tenths of its life, not at once", 2 * time.Second, 1800 * time.Millisecond},
+		{"token living exactly the skew", expirySkew, expirySkew * 9 / 10},
+		{"already expired token renews at its expiry", -time.Second, -time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := renewTime(now, now.Add(tt.lifetime))
+			if want := now.Add(tt.want); !got.Equal(want) {
+				t.Errorf("renewTime = now%+v, want now%+v", got.Sub(now), tt.want)
+			}
+		})
+	}
+	if !renewTime(now, time.Time{}).IsZero() {
+		t.Error("unknown expiry must mean no early renewal")
+	}
+}
