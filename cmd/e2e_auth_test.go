@@ -1,0 +1,434 @@
+package cmd_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/r2r-mcp/r2r-mcp/auth"
+	"github.com/r2r-mcp/r2r-mcp/auth/keyringit"
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+)
+
+// The auth end-to-end tests run the real binary (login, status, serve, logout) with a
+// minimal environment against the R2R emulator, and talk to serve with mcp-go's stdio
+// client. None of them has a D-Bus session, so auth's bus check fails fast and the 0600
+// file is the store; the same flows against a real Secret Service are in auth/keyringit.
+
+const (
+	e2eEmail    = "e2e-auth@example.com"
+	e2ePassword = "e2e-Pass-word-never-printed"
+	guideText   = "# Payout guide\n\nThe quasar ledger reconciles payouts every night at 02:00 UTC.\n" +
+		"If the quasar ledger falls behind, page the payments on-call.\n"
+	guideQuery   = "quasar ledger reconciles payouts"
+	routeNewKey  = "POST /v3/users/{id}/api-keys"
+	routeRefresh = "POST /v3/users/refresh-token"
+	routeLogin   = "POST /v3/users/login"
+)
+
+func TestE2EAuth(t *testing.T) {
+	bus := filepath.Join("/run/user", strconv.Itoa(os.Getuid()), "bus")
+	if _, err := os.Stat(bus); err == nil {
+		// auth finds this bus without DBUS_SESSION_BUS_ADDRESS, so "no Secret Service"
+		// cannot be arranged here; the keyring flows are covered by auth/keyringit.
+		t.Skipf("a D-Bus session bus exists at %s; these tests need a machine without one", bus)
+	}
+	bin := keyringit.BuildBinary(t)
+	t.Run("without a Secret Service login falls back to the file and serve uses it", func(t *testing.T) {
+		t.Parallel()
+		testFileFallback(t, bin)
+	})
+	t.Run("concurrent calls with expiring tokens refresh rarely", func(t *testing.T) {
+		t.Parallel()
+		testTokenRefreshUnderLoad(t, bin)
+	})
+	t.Run("no secret in any output", func(t *testing.T) {
+		t.Parallel()
+		testNoSecretsAnywhere(t, bin)
+	})
+}
+
+// authWorld is one emulated R2R with a user, a project checkout and a private home.
+type authWorld struct {
+	t         *testing.T
+	bin       string
+	srv       *keyringit.RecordingR2R
+	proj      string
+	env       []string // no credential, no URL, no D-Bus
+	configDir string
+}
+
+func newAuthWorld(t *testing.T, bin string, opts r2rtest.Options) *authWorld {
+	t.Helper()
+	opts.RequireAuth = true
+	w := &authWorld{t: t, bin: bin, srv: keyringit.NewRecordingR2R(t, opts)}
+	w.srv.CreateUser(e2eEmail, e2ePassword, false)
+	w.env = keyringit.MinimalEnv(t)
+	w.configDir = filepath.Join(keyringit.EnvValue(w.env, "XDG_CONFIG_HOME"), "r2r-mcp")
+	w.proj = filepath.Join(t.TempDir(), "payouts")
+	for _, d := range []string{".git", "docs"} {
+		if err := os.MkdirAll(filepath.Join(w.proj, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(w.proj, "docs", "guide.md"), []byte(guideText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *authWorld) run(env []string, stdin string, args ...string) keyringit.Result {
+	w.t.Helper()
+	if env == nil {
+		env = w.env
+	}
+	return keyringit.Run(w.t, w.bin, w.proj, env, stdin, args...)
+}
+
+func (w *authWorld) login(extra ...string) keyringit.Result {
+	w.t.Helper()
+	args := append([]string{"login", "--url", w.srv.URL, "--email", e2eEmail, "--password-stdin"}, extra...)
+	r := w.run(nil, e2ePassword+"\n", args...)
+	if r.Code != 0 {
+		w.t.Fatalf("login exited %d:\n%s", r.Code, r.Stderr)
+	}
+	return r
+}
+
+func (w *authWorld) credentialsFile() string {
+	return filepath.Join(w.configDir, auth.CredentialsFileName)
+}
+
+// storedSecret reads the file store's entry for the emulator.
+func (w *authWorld) storedSecret() auth.Secret {
+	w.t.Helper()
+	sec, err := (&auth.FileStore{Path: w.credentialsFile()}).Load(context.Background(), w.srv.URL)
+	if err != nil {
+		w.t.Fatalf("read %s: %v", w.credentialsFile(), err)
+	}
+	return sec
+}
+
+// statusJSON runs status --json with env and decodes the report.
+func (w *authWorld) statusJSON(env []string) (map[string]any, keyringit.Result) {
+	w.t.Helper()
+	r := w.run(env, "", "status", "--json")
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+		w.t.Fatalf("status --json exited %d without a JSON report: %v\n%s%s", r.Code, err, r.Stdout, r.Stderr)
+	}
+	return rep, r
+}
+
+func field(m map[string]any, path ...string) any {
+	var v any = m
+	for _, p := range path {
+		mm, _ := v.(map[string]any)
+		v = mm[p]
+	}
+	return v
+}
+
+// mustCall calls a tool and fails the test on a protocol error or an isError result.
+func mustCall(ctx context.Context, t *testing.T, s *keyringit.Session, name string, args map[string]any) keyringit.ToolResult {
+	t.Helper()
+	r, err := s.Call(ctx, name, args)
+	if err != nil {
+		t.Fatalf("%s: protocol error: %v\nstderr:\n%s", name, err, s.Stderr())
+	}
+	if r.IsError {
+		t.Fatalf("%s: isError: %s\nstderr:\n%s", name, r.Text, s.Stderr())
+	}
+	return r
+}
+
+// ingestAndSearch ingests docs/guide.md through serve and finds it with r2r_search.
+func ingestAndSearch(ctx context.Context, t *testing.T, s *keyringit.Session) (docID string, results []keyringit.ToolResult) {
+	t.Helper()
+	ing := mustCall(ctx, t, s, "r2r_ingest_document", map[string]any{"file_path": "docs/guide.md"})
+	docID, _ = ing.Structured["document_id"].(string)
+	found := mustCall(ctx, t, s, "r2r_search", map[string]any{"query": guideQuery, "limit": 5})
+	hits, _ := found.Structured["results"].([]any)
+	hit := false
+	for _, h := range hits {
+		if m, ok := h.(map[string]any); ok && docID != "" && m["document_id"] == docID {
+			hit = true
+		}
+	}
+	if !hit {
+		t.Errorf("search did not find the ingested document %q:\n%s", docID, found.Text)
+	}
+	return docID, []keyringit.ToolResult{ing, found}
+}
+
+// testFileFallback: with no Secret Service, login stores the API key in the 0600 file
+// with a warning, serve authenticates with it, status names the file, logout removes it.
+func testFileFallback(t *testing.T, bin string) {
+	w := newAuthWorld(t, bin, r2rtest.Options{})
+	r := w.login()
+	for _, want := range []string{"! no usable system keyring", "no D-Bus session bus", "stored in " + w.credentialsFile() + " (plain-text file)"} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("login stderr lacks %q:\n%s", want, r.Stderr)
+		}
+	}
+	fi, err := os.Stat(w.credentialsFile())
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("credentials file: %v %v", fi, err)
+	}
+	if b, _ := os.ReadFile(w.credentialsFile()); strings.Contains(string(b), e2ePassword) {
+		t.Fatal("the password is in the credentials file")
+	}
+	sec := w.storedSecret()
+	if sec.Kind != auth.KindAPIKey || auth.PublicKeyOf(sec.Secret) == "" {
+		t.Fatalf("stored %v, want an API key", sec)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s := keyringit.Serve(ctx, t, bin, w.proj, w.env)
+	ingestAndSearch(ctx, t, s)
+	if lr := w.srv.LastRequest("POST /v3/retrieval/search"); lr == nil || lr.Header.Get("X-API-Key") != sec.Secret {
+		t.Error("search was not authenticated with the key from the file")
+	}
+	_, stderr := s.Close()
+	if !strings.Contains(stderr, "plain-text file") {
+		t.Errorf("serve did not warn about the plain-text file:\n%s", stderr)
+	}
+
+	rep, sr := w.statusJSON(nil)
+	if sr.Code != 0 || field(rep, "credential", "source") != auth.SourceFilePrefix+w.credentialsFile() ||
+		field(rep, "credential", "key") != auth.ShortKey(sec.Secret) || !strings.Contains(fmt.Sprint(rep["warnings"]), "plain-text file") {
+		t.Errorf("status exited %d:\n%s", sr.Code, sr.Stdout)
+	}
+
+	r = w.run(nil, "", "logout")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "removed from "+w.credentialsFile()) {
+		t.Errorf("logout exited %d: %s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(w.credentialsFile()); !os.IsNotExist(err) {
+		t.Errorf("credentials file left after logout (%v)", err)
+	}
+}
+
+// testTokenRefreshUnderLoad: access tokens live 2 s; 50 tool calls, one every 200 ms and
+// overlapping, must all succeed while serve renews the token only a few times — with the
+// password from the environment and with a stored refresh token (R2R without API keys).
+func testTokenRefreshUnderLoad(t *testing.T, bin string) {
+	const (
+		calls       = 50
+		every       = 200 * time.Millisecond
+		maxRefresh  = 6
+		maxLogins   = 2
+		tokenTTL    = 2 * time.Second
+		callTimeout = 30 * time.Second
+	)
+	tests := []struct {
+		name string
+		// setup returns serve's environment.
+		setup func(w *authWorld) []string
+		// logins allowed during serve.
+		logins int
+	}{
+		{name: "env password", logins: maxLogins, setup: func(w *authWorld) []string {
+			return append(append([]string(nil), w.env...), "R2R_API_URL="+w.srv.URL, "R2R_EMAIL="+e2eEmail, "R2R_PASSWORD="+e2ePassword)
+		}},
+		{name: "stored refresh token", logins: 0, setup: func(w *authWorld) []string {
+			w.srv.ForceStatus(routeNewKey, http.StatusNotFound, 1) // this R2R cannot create API keys
+			w.login()
+			if sec := w.storedSecret(); sec.Kind != auth.KindRefreshToken {
+				w.t.Fatalf("stored %v, want a refresh token", sec)
+			}
+			return w.env
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newAuthWorld(t, bin, r2rtest.Options{TokenTTL: tokenTTL})
+			env := tt.setup(w)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			s := keyringit.Serve(ctx, t, bin, w.proj, env)
+			docID, _ := ingestAndSearch(ctx, t, s)
+			w.srv.ResetCounts()
+
+			tools := []func(i int) (string, map[string]any){
+				func(i int) (string, map[string]any) {
+					return "r2r_search", map[string]any{"query": fmt.Sprintf("%s %d", guideQuery, i), "limit": 3}
+				},
+				func(i int) (string, map[string]any) {
+					return "r2r_list_documents", map[string]any{"limit": 10 + i%40}
+				},
+				func(i int) (string, map[string]any) {
+					return "r2r_get_document", map[string]any{"document_id": docID}
+				},
+				func(i int) (string, map[string]any) {
+					return "r2r_rag_query", map[string]any{"question": fmt.Sprintf("When does the quasar ledger reconcile payouts? (%d)", i)}
+				},
+				func(i int) (string, map[string]any) { return "r2r_status", map[string]any{} },
+			}
+			var (
+				wg       sync.WaitGroup
+				mu       sync.Mutex
+				failures []string
+			)
+			start := time.Now()
+			tick := time.NewTicker(every)
+			for i := range calls {
+				if i > 0 {
+					<-tick.C
+				}
+				name, args := tools[i%len(tools)](i)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					cctx, ccancel := context.WithTimeout(ctx, callTimeout)
+					defer ccancel()
+					r, err := s.Call(cctx, name, args)
+					if err == nil && !r.IsError {
+						return
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					if err != nil {
+						failures = append(failures, fmt.Sprintf("call %d %s: protocol error %v", i, name, err))
+					} else {
+						failures = append(failures, fmt.Sprintf("call %d %s: isError: %s", i, name, r.Text))
+					}
+				}()
+			}
+			tick.Stop()
+			wg.Wait()
+			spread := time.Since(start)
+			refreshes, logins := w.srv.Count(routeRefresh), w.srv.Count(routeLogin)
+			t.Logf("%d calls over %v: %d token refreshes, %d logins; requests by route: %v",
+				calls, spread.Round(time.Millisecond), refreshes, logins, w.srv.Counts())
+			for _, f := range failures {
+				t.Error(f)
+			}
+			if refreshes > maxRefresh || logins > tt.logins {
+				t.Errorf("%d refreshes and %d logins for %d calls; want at most %d and %d", refreshes, logins, calls, maxRefresh, tt.logins)
+			}
+			if spread < 5*tokenTTL/2 {
+				t.Errorf("calls spread over only %v; tokens did not expire mid-run", spread)
+			}
+			if refreshes+logins == 0 {
+				t.Errorf("no token was renewed in %v with %v tokens; the setup did not exercise expiry", spread, tokenTTL)
+			}
+			s.Close()
+		})
+	}
+}
+
+// testNoSecretsAnywhere runs the realistic flows — a failed and a good login, status,
+// serve on the stored key and on R2R_EMAIL/R2R_PASSWORD with debug logs to a file, token
+// expiry, logout — and checks that no password, API key or token appears in any stdout,
+// stderr, log file or tool result.
+func testNoSecretsAnywhere(t *testing.T, bin string) {
+	w := newAuthWorld(t, bin, r2rtest.Options{})
+	const wrongPassword = "Wrong-pass-word-also-secret"
+	outputs := map[string]string{}
+	keep := func(name string, r keyringit.Result) {
+		outputs[name+" stdout"], outputs[name+" stderr"] = r.Stdout, r.Stderr
+	}
+
+	r := w.run(nil, wrongPassword+"\n", "login", "--url", w.srv.URL, "--email", e2eEmail, "--password-stdin")
+	if r.Code == 0 || !strings.Contains(r.Stderr, "wrong password") {
+		t.Errorf("login with a wrong password exited %d: %s", r.Code, r.Stderr)
+	}
+	keep("failed login", r)
+	keep("login", w.login())
+	apiKey := w.storedSecret().Secret
+	keep("status", w.run(nil, "", "status"))
+	_, sr := w.statusJSON(nil)
+	keep("status --json", sr)
+
+	passwordEnv := append(append([]string(nil), w.env...), "R2R_EMAIL="+e2eEmail, "R2R_PASSWORD="+e2ePassword)
+	for _, tc := range []struct {
+		name string
+		env  []string
+	}{
+		{"serve with the stored key", w.env},
+		{"serve with R2R_EMAIL/R2R_PASSWORD", passwordEnv},
+	} {
+		logFile := filepath.Join(t.TempDir(), "serve.log")
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		s := keyringit.Serve(ctx, t, bin, w.proj, tc.env, "--log-file", logFile, "--log-level", "debug")
+		docID, results := ingestAndSearch(ctx, t, s)
+		w.srv.ExpireTokens() // the password flow renews its token from here on
+		for _, c := range []struct {
+			name string
+			args map[string]any
+		}{
+			{"r2r_rag_query", map[string]any{"question": "When does the quasar ledger reconcile payouts?"}},
+			{"r2r_status", map[string]any{}},
+			{"r2r_get_document", map[string]any{"document_id": docID}},
+			{"r2r_list_documents", map[string]any{}},
+			{"r2r_monitor_task", map[string]any{"document_id": docID}},
+		} {
+			results = append(results, mustCall(ctx, t, s, c.name, c.args))
+		}
+		stdout, stderr := s.Close()
+		cancel()
+		outputs[tc.name+" stdout"], outputs[tc.name+" stderr"] = stdout, stderr
+		for i, res := range results {
+			outputs[fmt.Sprintf("%s tool result %d", tc.name, i)] = res.JSON
+		}
+		b, err := os.ReadFile(logFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outputs[tc.name+" log file"] = string(b)
+		if !strings.Contains(string(b), "level=DEBUG") {
+			t.Errorf("%s: the log file has no debug records; the check would prove little:\n%s", tc.name, b)
+		}
+	}
+	keep("status with R2R_EMAIL/R2R_PASSWORD", w.run(passwordEnv, "", "status"))
+	keep("logout", w.run(nil, "", "logout"))
+	// What r2r-mcp leaves in its config dir (config.json, projects.json) once logged out.
+	entries, err := os.ReadDir(w.configDir)
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("config dir %s: %v %v", w.configDir, entries, err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(w.configDir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		outputs["file "+e.Name()] = string(b)
+	}
+	if _, ok := outputs["file "+auth.CredentialsFileName]; ok {
+		t.Errorf("%s left after logout", auth.CredentialsFileName)
+	}
+
+	secrets := append(w.srv.Credentials(), e2ePassword, wrongPassword, apiKey)
+	tokens := 0
+	for _, s := range secrets {
+		if strings.HasPrefix(s, "eyJ") {
+			tokens++
+		}
+	}
+	if tokens < 4 || w.srv.Count(routeRefresh)+w.srv.Count(routeLogin) < 3 {
+		t.Errorf("only %d tokens seen (%d refreshes, %d logins); the flows did not exercise token auth", tokens, w.srv.Count(routeRefresh), w.srv.Count(routeLogin))
+	}
+	t.Logf("checked %d outputs (%d bytes) against %d secrets (%d tokens)", len(outputs), totalLen(outputs), len(secrets), tokens)
+	for _, leak := range keyringit.FindSecrets(outputs, secrets) {
+		t.Error(leak)
+	}
+}
+
+func totalLen(m map[string]string) int {
+	n := 0
+	for _, v := range m {
+		n += len(v)
+	}
+	return n
+}

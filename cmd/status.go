@@ -1,0 +1,499 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/r2r-mcp/r2r-mcp/auth"
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools"
+)
+
+func init() { register(func(d Deps) *cobra.Command { return newStatusCmd(d, nil) }) }
+
+// defaultStatusTimeout bounds each live check of status (health, user, collection).
+const defaultStatusTimeout = 5 * time.Second
+
+type statusOptions struct {
+	URL        string
+	JSON       bool
+	ProjectDir string
+	Timeout    time.Duration
+
+	Ctx  context.Context
+	Deps Deps
+	Env  authEnv
+}
+
+func newStatusCmd(deps Deps, runF func(*statusOptions) error) *cobra.Command {
+	opts := &statusOptions{Deps: deps}
+	c := &cobra.Command{
+		Use:   "status",
+		Short: "Show the effective configuration and check that R2R is usable",
+		Long: `Show what r2r-mcp serve would use — the R2R URL, the credential, the project and its
+collection — and where each value comes from, then check R2R live: its health endpoint, the
+account the credential acts as (GET /v3/users/me) and whether the project's collection exists
+(looked up, never created). Secrets are never printed; API keys are shown as key_ab…. A
+stored refresh token is renewed, and the new one stored, as serve would do.
+
+Exits 0 when r2r-mcp is usable, 1 otherwise. --json prints the same report as JSON.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
+			}
+			return runStatus(opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&opts.URL, "url", "", "R2R base URL (default: R2R_API_URL, R2R_API_BASE, the saved URL, or http://localhost:7272)")
+	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	f.StringVar(&opts.ProjectDir, "project-dir", "", "directory the project is inferred from (default: the working directory)")
+	f.DurationVar(&opts.Timeout, "timeout", defaultStatusTimeout, "time limit of each live check")
+	return c
+}
+
+// StatusReport is what `r2r-mcp status --json` prints. Field names are stable; fields are
+// only ever added. It never holds a secret: API keys appear as auth.ShortKey ("key_ab…").
+type StatusReport struct {
+	// Usable is true when R2R is healthy, the credential is accepted and the project
+	// resolves; the exit code is 0 exactly then.
+	Usable  bool   `json:"usable"`
+	Version string `json:"version"`
+	// Config lists the effective settings, each with where it came from.
+	Config     []StatusSetting   `json:"config"`
+	R2R        StatusR2R         `json:"r2r"`
+	Credential StatusCredential  `json:"credential"`
+	User       *StatusUser       `json:"user"`
+	Project    StatusProjectInfo `json:"project"`
+	// Problems say, one sentence each, what stands in the way and what to do.
+	Problems []string `json:"problems"`
+	// Warnings are things to know that do not make r2r-mcp unusable.
+	Warnings []string `json:"warnings"`
+}
+
+// StatusSetting is one effective setting and its source (flag, env, keyring, file,
+// config, default, or git/working-directory inference).
+type StatusSetting struct {
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	Source string `json:"source"`
+}
+
+// StatusR2R is the live check of the R2R server.
+type StatusR2R struct {
+	URL       string `json:"url"`
+	URLSource string `json:"url_source"`
+	// Health is "ok", "error" (R2R answered with an error status) or "unreachable".
+	Health    string `json:"health"`
+	Error     string `json:"error,omitempty"`
+	LatencyMS int64  `json:"latency_ms"`
+}
+
+// StatusCredential describes the credential without revealing it.
+type StatusCredential struct {
+	// Source is "env R2R_API_KEY", "env R2R_EMAIL/R2R_PASSWORD", "keyring", "file <path>"
+	// or "none".
+	Source string `json:"source"`
+	// Kind is "api_key", "refresh_token", "password" or "" (none).
+	Kind string `json:"kind,omitempty"`
+	// Key is the masked API key ("key_ab…"), for API keys only.
+	Key   string `json:"key,omitempty"`
+	KeyID string `json:"key_id,omitempty"`
+	Email string `json:"email,omitempty"`
+	// Accepted is true when GET /v3/users/me succeeded with it.
+	Accepted bool   `json:"accepted"`
+	Error    string `json:"error,omitempty"`
+}
+
+// StatusUser is the account the credential acts as (GET /v3/users/me).
+type StatusUser struct {
+	ID        string `json:"id"`
+	Email     string `json:"email"`
+	Superuser bool   `json:"superuser"`
+}
+
+// StatusProjectInfo is the current project and its collection.
+type StatusProjectInfo struct {
+	Name   string `json:"name,omitempty"`
+	Root   string `json:"root,omitempty"`
+	Source string `json:"source,omitempty"`
+	// CollectionName and CollectionID name the collection serve uses; the id only when it
+	// exists or is configured.
+	CollectionName   string `json:"collection_name,omitempty"`
+	CollectionID     string `json:"collection_id,omitempty"`
+	CollectionSource string `json:"collection_source,omitempty"`
+	// CollectionExists is false also when the lookup could not run (see CollectionChecked).
+	CollectionExists  bool   `json:"collection_exists"`
+	CollectionChecked bool   `json:"collection_checked"`
+	Error             string `json:"error,omitempty"`
+}
+
+// Health values of StatusR2R.
+const (
+	healthOK          = "ok"
+	healthError       = "error"
+	healthUnreachable = "unreachable"
+)
+
+func runStatus(o *statusOptions) error {
+	ctx := o.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	rep, err := buildStatus(ctx, o)
+	if err != nil {
+		return err
+	}
+	out := o.Deps.IO.Out
+	if o.JSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else if err := writeStatus(out, rep); err != nil {
+		return err
+	}
+	if !rep.Usable {
+		return SilentError
+	}
+	return nil
+}
+
+// buildStatus resolves the configuration as serve does and runs the live checks. It fails
+// only when the configuration itself is invalid (a malformed URL, no config dir).
+func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
+	deps := o.Deps
+	getenv := deps.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = defaultStatusTimeout
+	}
+	rep := &StatusReport{Version: deps.Build.Version, Problems: []string{}, Warnings: []string{}}
+
+	configDir, err := o.Env.configDir(getenv)
+	if err != nil {
+		return nil, err
+	}
+	dirSource := "default"
+	if getenv(auth.ConfigDirEnv) != "" {
+		dirSource = "env " + auth.ConfigDirEnv
+	}
+
+	res, err := auth.Resolve(ctx, auth.Options{
+		URLFlag:        o.URL,
+		Getenv:         getenv,
+		Keyring:        o.Env.Keyring,
+		KeyringTimeout: o.Env.KeyringTimeout,
+		ConfigDir:      configDir,
+		HTTPClient:     o.Env.HTTPClient,
+		UserAgent:      "r2r-mcp/" + deps.Build.Version,
+	})
+	if err != nil {
+		if strings.HasPrefix(err.Error(), auth.URLSourceFlag) {
+			err = errors.New("--url" + strings.TrimPrefix(err.Error(), auth.URLSourceFlag))
+		}
+		return nil, err
+	}
+	if res.Warning != "" {
+		rep.Warnings = append(rep.Warnings, res.Warning)
+	}
+	rep.R2R = StatusR2R{URL: res.URL, URLSource: res.URLSource}
+	rep.Credential = StatusCredential{Source: res.Source, Kind: res.Kind, Email: res.Email, KeyID: res.KeyID}
+	if res.Kind == auth.KindAPIKey {
+		rep.Credential.Key = maskedKey(ctx, res.Credentials)
+	}
+	rep.Config = append(rep.Config,
+		StatusSetting{Name: "r2r_url", Value: res.URL, Source: res.URLSource},
+		StatusSetting{Name: "credential", Value: describeCredential(rep.Credential), Source: res.Source},
+		StatusSetting{Name: "config_dir", Value: configDir, Source: dirSource},
+	)
+
+	projects, startSource, err := o.projectResolver()
+	if err != nil {
+		return nil, err
+	}
+	pr, perr := projects.Project(ctx)
+	if perr != nil {
+		rep.Project.Error = perr.Error()
+		rep.Problems = append(rep.Problems, "Cannot determine the project: "+perr.Error())
+	} else {
+		rep.Project = StatusProjectInfo{Name: pr.Name, Root: pr.Root, Source: projectSource(pr, startSource),
+			CollectionName: pr.CollectionName, CollectionID: pr.CollectionID}
+		rep.Project.CollectionSource = "default name for project " + pr.Name
+		if pr.ConfigFile != "" {
+			rep.Project.CollectionSource = "config " + pr.ConfigFile
+		}
+		coll := pr.CollectionName
+		if coll == "" {
+			coll = pr.CollectionID
+		}
+		rep.Config = append(rep.Config,
+			StatusSetting{Name: "project", Value: pr.Root, Source: rep.Project.Source},
+			StatusSetting{Name: "collection", Value: coll, Source: rep.Project.CollectionSource},
+		)
+	}
+
+	client, err := r2r.New(r2r.Options{BaseURL: res.URL, Credentials: res.Credentials,
+		HTTPClient: o.Env.HTTPClient, UserAgent: "r2r-mcp/" + deps.Build.Version})
+	if err != nil {
+		return nil, err
+	}
+	rep.checkHealth(ctx, client, timeout)
+	if rep.R2R.Health != healthUnreachable {
+		rep.checkUser(ctx, client, timeout)
+	}
+	if perr == nil && rep.Credential.Accepted {
+		rep.checkCollection(ctx, projects, client, timeout)
+	}
+	rep.Usable = rep.R2R.Health == healthOK && rep.Credential.Accepted && rep.Project.Error == ""
+	return rep, nil
+}
+
+// projectResolver returns a resolver for the project directory and names where that
+// directory came from. It has no disk cache: status looks the collection up afresh and
+// writes nothing.
+func (o *statusOptions) projectResolver() (*tools.ProjectResolver, string, error) {
+	dir, source := o.ProjectDir, "--project-dir"
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, "", fmt.Errorf("find the working directory: %w (pass --project-dir)", err)
+		}
+		dir, source = wd, "the working directory"
+	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, "", fmt.Errorf("--project-dir %s is not a directory", dir)
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return tools.NewProjectResolver(tools.ProjectOptions{WorkDir: dir, CacheFile: "-"}), source, nil
+}
+
+// projectSource says how the project root was inferred.
+func projectSource(pr tools.Project, start string) string {
+	if _, err := os.Lstat(filepath.Join(pr.Root, ".git")); err == nil {
+		return "git root of " + start
+	}
+	return start + ", not in a git repository"
+}
+
+// maskedKey shows an API key credential as "key_ab…" without keeping the key around.
+func maskedKey(ctx context.Context, c r2r.Credentials) string {
+	h := http.Header{}
+	if c == nil || c.Apply(ctx, h) != nil {
+		return ""
+	}
+	return auth.ShortKey(h.Get("X-API-Key"))
+}
+
+// describeCredential names the credential for people, never revealing it.
+func describeCredential(c StatusCredential) string {
+	who := ""
+	if c.Email != "" {
+		who = " for " + c.Email
+	}
+	switch c.Kind {
+	case auth.KindAPIKey:
+		if c.Key != "" {
+			return "API key " + c.Key + who
+		}
+		return "API key" + who
+	case auth.KindRefreshToken:
+		return "refresh token" + who
+	case auth.KindPassword:
+		return "password" + who
+	}
+	return "none (requests go unauthenticated)"
+}
+
+func (rep *StatusReport) checkHealth(ctx context.Context, c *r2r.Client, timeout time.Duration) {
+	hctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := time.Now()
+	err := c.Health(hctx)
+	rep.R2R.LatencyMS = time.Since(start).Milliseconds()
+	var re *r2r.Error
+	switch {
+	case err == nil:
+		rep.R2R.Health = healthOK
+	case errors.As(err, &re) && re.StatusCode != 0:
+		rep.R2R.Health, rep.R2R.Error = healthError, err.Error()
+		rep.Problems = append(rep.Problems, fmt.Sprintf("R2R at %s answered its health check with an error (%v). Check the R2R server's logs.", rep.R2R.URL, err))
+	default:
+		rep.R2R.Health, rep.R2R.Error = healthUnreachable, err.Error()
+		rep.Problems = append(rep.Problems, fmt.Sprintf("Cannot reach R2R at %s (%v). Start R2R, or point r2r-mcp at it with --url or R2R_API_URL.", rep.R2R.URL, err))
+	}
+}
+
+func (rep *StatusReport) checkUser(ctx context.Context, c *r2r.Client, timeout time.Duration) {
+	uctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	u, err := c.Me(uctx)
+	if err == nil {
+		rep.Credential.Accepted = true
+		rep.User = &StatusUser{ID: u.ID, Email: u.Email, Superuser: u.IsSuperuser}
+		return
+	}
+	rep.Credential.Error = err.Error()
+	cred := rep.Credential
+	switch {
+	case errors.Is(err, r2r.ErrUnauthorized) && cred.Source == auth.SourceNone:
+		rep.Problems = append(rep.Problems, "R2R requires authentication and r2r-mcp has no credential. Run r2r-mcp login.")
+	case errors.Is(err, r2r.ErrUnauthorized) && strings.HasPrefix(cred.Source, "env "):
+		rep.Problems = append(rep.Problems, fmt.Sprintf("R2R rejected the %s from %s (%v). Fix or unset the variable.", describeCredential(cred), cred.Source, err))
+	case errors.Is(err, r2r.ErrUnauthorized):
+		rep.Problems = append(rep.Problems, fmt.Sprintf("R2R rejected the stored %s (%v). Run r2r-mcp login again.", describeCredential(cred), err))
+	default:
+		rep.Problems = append(rep.Problems, fmt.Sprintf("Could not check the account at %s (%v).", rep.R2R.URL, err))
+	}
+}
+
+// checkCollection looks the project's collection up without creating it.
+func (rep *StatusReport) checkCollection(ctx context.Context, projects *tools.ProjectResolver, c *r2r.Client, timeout time.Duration) {
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	pc, err := projects.Collection(cctx, c, false)
+	if err != nil {
+		rep.Project.Error = err.Error()
+		rep.Problems = append(rep.Problems, "The project's collection cannot be used: "+err.Error())
+		return
+	}
+	rep.Project.CollectionChecked = true
+	rep.Project.CollectionExists = pc.Exists
+	if pc.ID != "" {
+		rep.Project.CollectionID = pc.ID
+	}
+	if pc.Name != "" {
+		rep.Project.CollectionName = pc.Name
+	}
+}
+
+// Marks of the human-readable report.
+const (
+	markOK   = "✓"
+	markFail = "✗"
+	markWarn = "!"
+)
+
+// writeStatus prints the report for people: settings with their sources, then one line
+// per live check, then what to do.
+func writeStatus(w io.Writer, rep *StatusReport) error {
+	ew := &statusPrinter{w: w}
+	labels := map[string]string{"r2r_url": "R2R URL", "credential": "Credential", "config_dir": "Config dir",
+		"project": "Project", "collection": "Collection"}
+	rows := make([][3]string, 0, len(rep.Config))
+	for _, s := range rep.Config {
+		name := labels[s.Name]
+		if name == "" {
+			name = s.Name
+		}
+		rows = append(rows, [3]string{name, s.Value, s.Source})
+	}
+	lw, vw := 0, 0
+	for _, r := range rows {
+		lw = max(lw, utf8.RuneCountInString(r[0]))
+		vw = max(vw, utf8.RuneCountInString(r[1]))
+	}
+	ew.printf("r2r-mcp %s\n\n", rep.Version)
+	for _, r := range rows {
+		ew.printf("  %s  %s  (%s)\n", padRight(r[0], lw), padRight(r[1], vw), r[2])
+	}
+	ew.printf("\n")
+
+	checks := statusChecks(rep)
+	cw := 0
+	for _, c := range checks {
+		cw = max(cw, utf8.RuneCountInString(c[1]))
+	}
+	for _, c := range checks {
+		ew.printf("%s %s  %s\n", c[0], padRight(c[1], cw), c[2])
+	}
+	for _, warn := range rep.Warnings {
+		ew.printf("%s %s\n", markWarn, warn)
+	}
+	ew.printf("\n")
+	if rep.Usable {
+		ew.printf("%s r2r-mcp is ready.\n", markOK)
+	} else {
+		ew.printf("%s r2r-mcp is not usable:\n", markFail)
+		for _, p := range rep.Problems {
+			ew.printf("  - %s\n", p)
+		}
+	}
+	return ew.err
+}
+
+// statusChecks turns the live checks into [mark, label, text] rows.
+func statusChecks(rep *StatusReport) [][3]string {
+	var rows [][3]string
+	switch rep.R2R.Health {
+	case healthOK:
+		rows = append(rows, [3]string{markOK, "R2R", fmt.Sprintf("healthy (%d ms)", rep.R2R.LatencyMS)})
+	default:
+		rows = append(rows, [3]string{markFail, "R2R", rep.R2R.Health + ": " + rep.R2R.Error})
+	}
+	switch {
+	case rep.User != nil:
+		su := "no"
+		if rep.User.Superuser {
+			su = "yes"
+		}
+		rows = append(rows, [3]string{markOK, "Account", fmt.Sprintf("%s (id %s, superuser: %s)", rep.User.Email, rep.User.ID, su)})
+	case rep.Credential.Error != "":
+		rows = append(rows, [3]string{markFail, "Account", rep.Credential.Error})
+	default:
+		rows = append(rows, [3]string{markFail, "Account", "not checked (R2R unreachable)"})
+	}
+	p := rep.Project
+	coll := p.CollectionName
+	if coll == "" {
+		coll = p.CollectionID
+	}
+	switch {
+	case p.Error != "":
+		rows = append(rows, [3]string{markFail, "Collection", p.Error})
+	case p.CollectionExists:
+		rows = append(rows, [3]string{markOK, "Collection", fmt.Sprintf("%s exists (id %s)", coll, p.CollectionID)})
+	case p.CollectionChecked:
+		rows = append(rows, [3]string{markOK, "Collection", coll + " does not exist yet; the first r2r_ingest_document creates it"})
+	default:
+		rows = append(rows, [3]string{markFail, "Collection", coll + " not checked (no working R2R connection)"})
+	}
+	return rows
+}
+
+func padRight(s string, width int) string {
+	if n := utf8.RuneCountInString(s); n < width {
+		return s + strings.Repeat(" ", width-n)
+	}
+	return s
+}
+
+// statusPrinter keeps the first write error so a report is printed without checking each line.
+type statusPrinter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *statusPrinter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
