@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/zalando/go-keyring"
 
@@ -198,5 +199,117 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "r2r-mcp serving on stdio") {
 		t.Errorf("stderr lacks the startup log:\n%s", errOut.String())
+	}
+}
+
+// TestServeResilienceFlags: every knob is a flag with an environment twin; flag > env >
+// default; 0 switches a feature off (a negative value in server.Config, where 0 means the
+// default); an invalid value is a startup error that names the flag or variable.
+func TestServeResilienceFlags(t *testing.T) {
+	dirA, dirB := t.TempDir(), t.TempDir()
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		check   func(server.Config) bool
+		wantErr string
+	}{
+		{name: "defaults", check: func(c server.Config) bool {
+			return c.CacheSize == 64<<20 && c.CacheTTLSearch == 300*time.Second && c.CacheTTLRAG == 120*time.Second &&
+				c.CacheTTLList == 60*time.Second && c.RetryMax == 3 && c.RetryWait == 200*time.Millisecond &&
+				c.BreakerFailures == 5 && c.BreakerCooldown == time.Minute && c.BreakerSuccesses == 2 &&
+				c.RateLimit == 10 && c.RateBurst == 20 && c.RAGRateLimit == 2 && c.RAGRateBurst == 5 &&
+				c.SearchTimeout == 20*time.Second && c.RAGTimeout == 45*time.Second && c.CallTimeout == 15*time.Second &&
+				len(c.AllowDirs) == 0
+		}},
+		{name: "flags", args: []string{"--cache-size", "1.5GiB", "--cache-ttl-search", "10s", "--cache-ttl-rag", "5s",
+			"--cache-ttl-list", "1s", "--retry-max", "5", "--retry-wait", "50ms", "--breaker-failures", "3",
+			"--breaker-cooldown", "500ms", "--breaker-successes", "1", "--rate-limit", "0.5", "--rate-burst", "2",
+			"--rag-rate-limit", "1", "--rag-rate-burst", "3", "--timeout-search", "2s", "--timeout-rag", "30s", "--timeout", "5s",
+			"--allow-dir", dirA, "--allow-dir", dirB},
+			check: func(c server.Config) bool {
+				return c.CacheSize == 3<<29 && c.CacheTTLSearch == 10*time.Second && c.CacheTTLRAG == 5*time.Second &&
+					c.CacheTTLList == time.Second && c.RetryMax == 5 && c.RetryWait == 50*time.Millisecond &&
+					c.BreakerFailures == 3 && c.BreakerCooldown == 500*time.Millisecond && c.BreakerSuccesses == 1 &&
+					c.RateLimit == 0.5 && c.RateBurst == 2 && c.RAGRateLimit == 1 && c.RAGRateBurst == 3 &&
+					c.SearchTimeout == 2*time.Second && c.RAGTimeout == 30*time.Second && c.CallTimeout == 5*time.Second &&
+					strings.Join(c.AllowDirs, ",") == dirA+","+dirB
+			}},
+		{name: "environment", env: map[string]string{"R2R_MCP_CACHE_SIZE": "512KiB", "R2R_MCP_RETRY_MAX": "1",
+			"R2R_MCP_BREAKER_COOLDOWN": "2s", "R2R_MCP_RATE_LIMIT": "4", "R2R_MCP_TIMEOUT_SEARCH": "3s",
+			"R2R_MCP_ALLOW_DIRS": dirA + string(filepath.ListSeparator) + dirB},
+			check: func(c server.Config) bool {
+				return c.CacheSize == 512<<10 && c.RetryMax == 1 && c.BreakerCooldown == 2*time.Second && c.RateLimit == 4 &&
+					c.SearchTimeout == 3*time.Second && len(c.AllowDirs) == 2
+			}},
+		{name: "flag beats environment", args: []string{"--retry-max", "2", "--allow-dir", dirA},
+			env: map[string]string{"R2R_MCP_RETRY_MAX": "7", "R2R_MCP_ALLOW_DIRS": dirB},
+			check: func(c server.Config) bool {
+				return c.RetryMax == 2 && len(c.AllowDirs) == 1 && c.AllowDirs[0] == dirA
+			}},
+		{name: "zero switches off", args: []string{"--cache-size", "0", "--cache-ttl-rag", "0", "--retry-max", "0", "--rate-limit", "0"},
+			env: map[string]string{"R2R_MCP_RAG_RATE_LIMIT": "0"},
+			check: func(c server.Config) bool {
+				return c.CacheSize < 0 && c.CacheTTLRAG < 0 && c.RetryMax < 0 && c.RateLimit < 0 && c.RAGRateLimit < 0 &&
+					c.CacheTTLSearch == 300*time.Second
+			}},
+		{name: "bad size flag", args: []string{"--cache-size", "lots"}, wantErr: "--cache-size"},
+		{name: "bad size env", env: map[string]string{"R2R_MCP_CACHE_SIZE": "-5MiB"}, wantErr: "R2R_MCP_CACHE_SIZE"},
+		{name: "timeout over 50 s", args: []string{"--timeout-rag", "2m"}, wantErr: "--timeout-rag"},
+		{name: "timeout env not a duration", env: map[string]string{"R2R_MCP_TIMEOUT": "soon"}, wantErr: "R2R_MCP_TIMEOUT"},
+		{name: "zero failures", args: []string{"--breaker-failures", "0"}, wantErr: "--breaker-failures"},
+		{name: "negative rate", env: map[string]string{"R2R_MCP_RATE_LIMIT": "-1"}, wantErr: "R2R_MCP_RATE_LIMIT"},
+		{name: "burst not a number", args: []string{"--rag-rate-burst", "many"}, wantErr: "--rag-rate-burst"},
+		{name: "missing allow dir", args: []string{"--allow-dir", filepath.Join(dirA, "nope")}, wantErr: "--allow-dir"},
+		{name: "missing allow dir from env", env: map[string]string{"R2R_MCP_ALLOW_DIRS": filepath.Join(dirA, "nope")}, wantErr: "R2R_MCP_ALLOW_DIRS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{auth.ConfigDirEnv: t.TempDir()}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			var got server.Config
+			ran := false
+			deps := Deps{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}},
+				Getenv: func(k string) string { return env[k] }}
+			c := newServeCmd(deps, func(_ context.Context, cfg server.Config) error { got, ran = cfg, true; return nil })
+			c.SetArgs(append([]string{"--project-dir", t.TempDir()}, tt.args...))
+			c.SetOut(&bytes.Buffer{})
+			c.SetErr(&bytes.Buffer{})
+			err := c.Execute()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || ran {
+					t.Fatalf("err = %v (ran %v), want an error naming %s", err, ran, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.check(got) {
+				t.Fatalf("config = %+v", got)
+			}
+		})
+	}
+}
+
+// TestServeHelpListsEveryKnob: --help shows each resilience flag with its environment twin.
+func TestServeHelpListsEveryKnob(t *testing.T) {
+	c := newServeCmd(Deps{}, nil)
+	usage := c.Flags().FlagUsages()
+	for _, k := range serveKnobs(&serveOptions{}) {
+		line := ""
+		for l := range strings.SplitSeq(usage, "\n") {
+			if strings.Contains(l, "--"+k.flag+" ") {
+				line = l
+			}
+		}
+		if line == "" || !strings.Contains(line, "(env "+k.env+")") || !strings.Contains(line, "(default ") {
+			t.Errorf("--%s: help line %q lacks the env twin or the default", k.flag, line)
+		}
+	}
+	if !strings.Contains(usage, "--allow-dir") || !strings.Contains(usage, "R2R_MCP_ALLOW_DIRS") {
+		t.Error("--allow-dir is not documented")
 	}
 }

@@ -48,7 +48,10 @@ type Options struct {
 	// Middleware wraps the request path, first element outermost. Each attempt of the
 	// innermost handler applies the credentials, sends the request and reads the response,
 	// so a middleware may call next several times (retry) or not at all (circuit breaker).
-	// The chain is built once in New and shared by WithCredentials copies.
+	// The chain is built once in New and shared by WithCredentials copies. When the
+	// credentials cannot be applied, the innermost handler returns an error that is not (and
+	// wraps no) *Error: nothing reached R2R, so middleware should pass it on untouched; the
+	// caller gets it as an *Error matching ErrCredentials.
 	Middleware []Middleware
 }
 
@@ -235,7 +238,7 @@ func (c *Client) do(ctx context.Context, call *Call) (*Response, error) {
 	if generational {
 		gen = gr.Generation()
 	}
-	resp, err := c.handler(ctx, call)
+	resp, err := c.handle(ctx, call)
 	if err == nil || call.NoAuth {
 		return resp, err
 	}
@@ -261,7 +264,24 @@ func (c *Client) do(ctx context.Context, call *Call) (*Response, error) {
 			slog.String("op", call.Op), slog.String("error", rerr.Error()))
 		return nil, err
 	}
-	return c.handler(ctx, call)
+	return c.handle(ctx, call)
+}
+
+// credentialFailure carries a CredentialError out of send through the middleware. It has no
+// Unwrap, so retry and breaker middleware see no *Error in it: they neither resend the call
+// nor count R2R as failing because of the status of a login behind the credentials. handle
+// turns it into the *Error the caller gets.
+type credentialFailure struct{ ce *CredentialError }
+
+func (f *credentialFailure) Error() string { return f.ce.Error() }
+
+// handle runs the middleware chain once and converts a credential failure into its *Error.
+func (c *Client) handle(ctx context.Context, call *Call) (*Response, error) {
+	resp, err := c.handler(ctx, call)
+	if f, ok := errors.AsType[*credentialFailure](err); ok {
+		return nil, &Error{Op: call.Op, Method: call.Method, Path: call.Path, Err: f.ce}
+	}
+	return resp, err
 }
 
 // send is the innermost Handler: one HTTP round trip.
@@ -286,7 +306,12 @@ func (c *Client) send(ctx context.Context, call *Call) (*Response, error) {
 	}
 	if !call.NoAuth && call.creds != nil {
 		if err := call.creds.Apply(ctx, req.Header); err != nil {
-			return nil, fmt.Errorf("r2r %s: applying credentials %s: %w", call.Op, call.creds.Identity(), err)
+			if cerr := ctx.Err(); cerr != nil {
+				// The caller gave up while e.g. a login was under way: a cancellation or
+				// deadline, not a credential problem.
+				return nil, &Error{Op: call.Op, Method: call.Method, Path: call.Path, Err: cerr}
+			}
+			return nil, &credentialFailure{&CredentialError{Identity: call.creds.Identity(), Err: err}}
 		}
 	}
 	resp, err := c.hc.Do(req)

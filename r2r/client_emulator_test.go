@@ -645,3 +645,65 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestEmulatorTimestampForms decodes every timestamp-bearing type from an R2R that writes
+// timestamps with Z, with +00:00 and without any offset.
+func TestEmulatorTimestampForms(t *testing.T) {
+	for _, format := range []string{r2rtest.TimeFormatZ, r2rtest.TimeFormatOffset, r2rtest.TimeFormatNaive} {
+		t.Run(format, func(t *testing.T) {
+			_, c := newEmulator(t, r2rtest.Options{TimeFormat: format})
+			ctx := t.Context()
+			before := time.Now().UTC().Truncate(time.Microsecond)
+			me, err := c.Me(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ing, err := c.CreateDocument(ctx, r2r.DocumentCreate{RawText: "timestamps in " + format})
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := c.GetDocument(ctx, ing.DocumentID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs, err := c.ListDocuments(ctx, r2r.ListParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			col, err := c.CreateCollection(ctx, "times", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.CreateAPIKey(ctx, me.ID, "k", ""); err != nil {
+				t.Fatal(err)
+			}
+			keys, err := c.ListAPIKeys(ctx, me.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after := time.Now().UTC()
+			if len(docs.Items) != 1 || len(keys) != 1 {
+				t.Fatalf("%d documents, %d keys", len(docs.Items), len(keys))
+			}
+			stamps := map[string]time.Time{
+				"document created_at": doc.CreatedAt, "document updated_at": doc.UpdatedAt,
+				"listed document created_at": docs.Items[0].CreatedAt,
+				"collection created_at":      col.CreatedAt, "collection updated_at": col.UpdatedAt,
+				"key updated_at": keys[0].UpdatedAt,
+			}
+			for what, ts := range stamps {
+				// Naive timestamps are UTC (TestParseTime pins that independently of the
+				// machine's zone).
+				if ts.Before(before) || ts.After(after) {
+					t.Errorf("%s = %v, want within [%v, %v]", what, ts, before, after)
+				}
+			}
+			if me.CreatedAt.IsZero() || me.CreatedAt.After(after) {
+				t.Errorf("user created_at %v", me.CreatedAt)
+			}
+			if !docs.Items[0].CreatedAt.Equal(doc.CreatedAt) {
+				t.Errorf("list and get disagree: %v vs %v", docs.Items[0].CreatedAt, doc.CreatedAt)
+			}
+		})
+	}
+}

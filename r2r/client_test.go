@@ -103,7 +103,9 @@ func TestCredentials(t *testing.T) {
 func TestEmptyCredentialFailsBeforeSending(t *testing.T) {
 	var hits atomic.Int32
 	c := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }, Options{Credentials: APIKey("")})
-	if _, err := c.Me(t.Context()); err == nil || !strings.Contains(err.Error(), "applying credentials") {
+	_, err := c.Me(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "applying credentials") || !errors.Is(err, ErrCredentials) ||
+		errors.Is(err, ErrUnavailable) || !errors.Is(err.(*Error).Err, errEmptySecret) {
 		t.Fatalf("err = %v", err)
 	}
 	if hits.Load() != 0 {

@@ -26,6 +26,32 @@ var (
 	ErrUnavailable  = errors.New("r2r: unavailable")
 )
 
+// ErrCredentials is matched (errors.Is) by the *Error of a call that was never sent because
+// its credentials could not be applied: a password login or token refresh failed, a
+// keyring did not answer, a key was empty. Error.Err is then a *CredentialError.
+var ErrCredentials = errors.New("r2r: credentials could not be applied")
+
+// CredentialError is the cause (Error.Err) of a call whose credentials could not be applied.
+// The *Error around it has StatusCode 0, is not Retryable and matches only ErrCredentials
+// among the sentinels: the status of a failed login (say 404 "User not found") is not the
+// status of the call, so it is hidden from errors.Is and errors.As on the *Error. It stays
+// reachable for diagnosis through the CredentialError: errors.As(err, &ce), then ce.Err or
+// errors.Is(ce, …) / errors.As(ce, …).
+type CredentialError struct {
+	Identity string // the credentials' non-secret Identity()
+	Err      error  // what Apply returned
+}
+
+func (e *CredentialError) Error() string {
+	return "applying credentials " + e.Identity + ": " + e.Err.Error()
+}
+
+// Unwrap returns Apply's error.
+func (e *CredentialError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(ce, ErrCredentials) true.
+func (e *CredentialError) Is(target error) bool { return target == ErrCredentials }
+
 // ErrInvalidRequest is wrapped by errors a method returns before sending anything because
 // its input is unusable (e.g. a DocumentCreate with both File and RawText).
 var ErrInvalidRequest = errors.New("r2r: invalid request")
@@ -61,6 +87,8 @@ func (e *Error) Error() string {
 	b.WriteString(e.Op)
 	b.WriteString(": ")
 	switch {
+	case e.credential() != nil:
+		b.WriteString(e.Err.Error())
 	case e.StatusCode == 0 && e.Message != "" && errors.Is(e.Err, ErrCircuitOpen):
 		b.WriteString(e.Message)
 	case e.StatusCode == 0 && e.Err != nil:
@@ -89,11 +117,36 @@ func (e *Error) Error() string {
 }
 
 // Unwrap returns the underlying transport or decoding error, so errors.Is(err,
-// context.Canceled) works.
-func (e *Error) Unwrap() error { return e.Err }
+// context.Canceled) works. A *CredentialError is not returned (see As): what failed while
+// applying the credentials must not pass for the outcome of the call.
+func (e *Error) Unwrap() error {
+	if e.credential() != nil {
+		return nil
+	}
+	return e.Err
+}
 
-// Is maps the status code to the package's sentinel errors.
+// As lets errors.As reach the *CredentialError that Unwrap hides.
+func (e *Error) As(target any) bool {
+	ce := e.credential()
+	if p, ok := target.(**CredentialError); ok && ce != nil {
+		*p = ce
+		return true
+	}
+	return false
+}
+
+func (e *Error) credential() *CredentialError {
+	ce, _ := e.Err.(*CredentialError)
+	return ce
+}
+
+// Is maps the status code to the package's sentinel errors; a call whose credentials could
+// not be applied matches ErrCredentials and nothing else.
 func (e *Error) Is(target error) bool {
+	if e.credential() != nil {
+		return target == ErrCredentials
+	}
 	switch target {
 	case ErrNotFound:
 		return e.StatusCode == http.StatusNotFound
@@ -112,6 +165,9 @@ func (e *Error) Is(target error) bool {
 }
 
 func (e *Error) unavailable() bool {
+	if e.credential() != nil {
+		return false
+	}
 	switch e.StatusCode {
 	case 0:
 		return e.Err != nil && !errors.Is(e.Err, context.Canceled)
@@ -123,8 +179,12 @@ func (e *Error) unavailable() bool {
 
 // Retryable reports whether sending the same request again right away may succeed:
 // transport errors (but not the caller's cancellation or deadline, nor an open circuit
-// breaker, which says when to come back in RetryAfter), 429, 502, 503 and 504.
+// breaker, which says when to come back in RetryAfter, nor credentials that could not be
+// applied), 429, 502, 503 and 504.
 func (e *Error) Retryable() bool {
+	if e.credential() != nil {
+		return false
+	}
 	switch e.StatusCode {
 	case 0:
 		return e.Err != nil && !isContextErr(e.Err) && !errors.Is(e.Err, ErrCircuitOpen)

@@ -93,8 +93,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // rag) after transport errors, 429, 502, 503 and 504, at most p.MaxRetries times, with
 // exponential backoff and jitter. A Retry-After from R2R replaces the backoff wait. It never
 // waits past the call's deadline: when the next wait would end after it, the last error is
-// returned at once. It stops at once when the caller's context ends and never retries an
-// open circuit breaker (ErrCircuitOpen). Non-idempotent calls pass through untouched.
+// returned at once. It stops at once when the caller's context ends, and it never resends
+// an error that is not Retryable (a rejection by an open circuit breaker included, should
+// one sit inside it). Non-idempotent calls pass through untouched.
 func Retry(p RetryPolicy, logger *slog.Logger) Middleware {
 	p = p.withDefaults()
 	if logger == nil {
@@ -179,14 +180,17 @@ type ResilienceOptions struct {
 	Logger *slog.Logger
 }
 
-// Resilient returns the middleware chain for Options.Middleware: Retry outermost, the
-// circuit breaker inside it. Every attempt of a retried call therefore counts for the
-// breaker, and once the breaker opens the remaining retries stop at once (ErrCircuitOpen
-// is not retryable).
+// Resilient returns the middleware chain for Options.Middleware: the circuit breaker
+// outermost, Retry inside it. The breaker therefore counts CALLS, each after its retries:
+// against an R2R that is up but flaky, a call fails only when every attempt failed, so the
+// breaker opens only when several calls in a row found R2R unusable, not after a handful
+// of unlucky attempts. An R2R that is down fails every call and still opens it after
+// BreakerSettings.Failures calls. While open, calls are rejected before any attempt, so
+// nothing is retried either.
 func Resilient(o ResilienceOptions) []Middleware {
 	b := o.Breaker
 	if b == nil {
 		b = BreakerFor(o.URL, o.BreakerSettings, o.Logger)
 	}
-	return []Middleware{Retry(o.Retry, o.Logger), b.Middleware()}
+	return []Middleware{b.Middleware(), Retry(o.Retry, o.Logger)}
 }

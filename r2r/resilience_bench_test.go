@@ -46,8 +46,8 @@ func BenchmarkBreakerOpenReject(b *testing.B) {
 			}
 		})
 	})
-	// Through the whole chain: Retry must give up at once on ErrCircuitOpen.
-	chain := Retry(RetryPolicy{}, nil)(h)
+	// Through the whole Resilient chain: the open breaker rejects before Retry runs.
+	chain := br.Middleware()(Retry(RetryPolicy{}, nil)(down))
 	b.Run("with retry", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -99,7 +99,7 @@ func BenchmarkBreakerMiddlewareClosed(b *testing.B) {
 		h    Handler
 	}{
 		{"bare", next},
-		{"resilient", Retry(RetryPolicy{}, nil)(NewBreaker("http://r2r.bench:7272", BreakerSettings{}, nil).Middleware()(next))},
+		{"resilient", NewBreaker("http://r2r.bench:7272", BreakerSettings{}, nil).Middleware()(Retry(RetryPolicy{}, nil)(next))},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

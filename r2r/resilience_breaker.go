@@ -30,8 +30,8 @@ const maxTransitions = 10
 
 // BreakerSettings configure a Breaker. Zero fields take the defaults above.
 type BreakerSettings struct {
-	// Failures is the number of consecutive R2R failures (transport errors, 5xx) that open
-	// the breaker.
+	// Failures is the number of consecutive failed calls (transport errors, 5xx, hangs;
+	// with Resilient, each after its retries) that open the breaker.
 	Failures uint32
 	// Cooldown is how long the breaker stays open before letting probes through (half-open).
 	Cooldown time.Duration
@@ -115,7 +115,7 @@ func ceilSeconds(d time.Duration) int64 {
 // errors, 5xx answers and hangs as failures; 4xx answers prove R2R is up and count as
 // successes; the caller's cancellations and short deadlines do not count. While open,
 // calls fail at once with an *Error wrapping ErrCircuitOpen whose RetryAfter is the time
-// left until half-open. Safe for concurrent use.
+// left until half-open and whose Err is a *BreakerRejection. Safe for concurrent use.
 type Breaker struct {
 	url string
 	set BreakerSettings
@@ -129,7 +129,7 @@ type Breaker struct {
 	transitions []Transition
 }
 
-// errExcluded tells gobreaker to count an attempt neither as success nor as failure; the
+// errExcluded tells gobreaker to count a call neither as success nor as failure; the
 // middleware keeps the real error.
 var errExcluded = errors.New("r2r: not counted by the breaker")
 
@@ -178,7 +178,8 @@ func BreakerFor(baseURL string, s BreakerSettings, logger *slog.Logger) *Breaker
 // Settings returns the effective settings (defaults applied).
 func (b *Breaker) Settings() BreakerSettings { return b.set }
 
-// Middleware returns the breaker as a Middleware. Put it inside Retry (see Resilient).
+// Middleware returns the breaker as a Middleware. Put it outside Retry (see Resilient), so
+// that it judges each call by its outcome after the retries.
 func (b *Breaker) Middleware() Middleware {
 	return func(next Handler) Handler {
 		return func(ctx context.Context, call *Call) (*Response, error) {
@@ -243,17 +244,36 @@ func (b *Breaker) classify(ctx context.Context, err error, start time.Time) outc
 	return outcomeFailure
 }
 
+// BreakerRejection is the cause (Error.Err) of a call a breaker turned away without
+// sending it. errors.Is(r, ErrCircuitOpen) is true.
+type BreakerRejection struct {
+	URL string // the breaker's R2R URL
+	// Failures is the run of failed calls that opened the breaker: 1 when a half-open
+	// probe failed, 0 while half-open.
+	Failures uint32
+	// HalfOpen: the breaker is probing R2R with a few calls and turned this one away.
+	HalfOpen bool
+	// RetryAfter is the time until the breaker lets calls through again.
+	RetryAfter time.Duration
+}
+
+func (r *BreakerRejection) Error() string { return ErrCircuitOpen.Error() }
+
+// Is makes errors.Is(err, ErrCircuitOpen) true.
+func (r *BreakerRejection) Is(target error) bool { return target == ErrCircuitOpen }
+
 // rejection builds the error for a call the breaker turned away without sending it.
 func (b *Breaker) rejection(call *Call, halfOpen bool) *Error {
 	var buf [128]byte
 	msg := buf[:0]
 	wait := halfOpenRetryAfter
+	var n uint32
 	if halfOpen {
 		msg = append(msg, "circuit breaker half-open: R2R is being probed; try again in "...)
 	} else {
 		wait = max(b.remaining(time.Now()), time.Millisecond)
 		msg = append(msg, "circuit breaker open after "...)
-		if n := b.tripFailures.Load(); n == 1 {
+		if n = b.tripFailures.Load(); n == 1 {
 			msg = append(msg, "a failed probe"...)
 		} else {
 			msg = strconv.AppendUint(msg, uint64(n), 10)
@@ -264,7 +284,7 @@ func (b *Breaker) rejection(call *Call, halfOpen bool) *Error {
 	msg = strconv.AppendInt(msg, ceilSeconds(wait), 10)
 	msg = append(msg, 's')
 	return &Error{Op: call.Op, Method: call.Method, Path: call.Path, Message: string(msg),
-		RetryAfter: wait, Err: ErrCircuitOpen}
+		RetryAfter: wait, Err: &BreakerRejection{URL: b.url, Failures: n, HalfOpen: halfOpen, RetryAfter: wait}}
 }
 
 // remaining is the time left until half-open, measured from the last opening.

@@ -23,7 +23,7 @@ var fastRetry = RetryPolicy{InitialInterval: time.Millisecond, MaxInterval: 4 * 
 
 const searchRoute = "POST /v3/retrieval/search"
 
-// resilientClient returns a client for url with Retry(p) → breaker b → extra → transport.
+// resilientClient returns a client for url with breaker b → Retry(p) → extra → transport.
 func resilientClient(t testing.TB, url string, p RetryPolicy, b *Breaker, extra ...Middleware) *Client {
 	t.Helper()
 	mw := append(Resilient(ResilienceOptions{Retry: p, Breaker: b}), extra...)
@@ -34,7 +34,7 @@ func resilientClient(t testing.TB, url string, p RetryPolicy, b *Breaker, extra 
 	return c
 }
 
-// attempts counts the attempts that get past the breaker.
+// attempts counts the attempts that reach the transport.
 func attempts(n *atomic.Int32) Middleware {
 	return func(next Handler) Handler {
 		return func(ctx context.Context, call *Call) (*Response, error) {
@@ -97,15 +97,15 @@ func waitHalfOpen(t *testing.T, b *Breaker) {
 
 func TestRetrySurvivesFlakyR2R(t *testing.T) {
 	srv := r2rtest.NewServer(t, r2rtest.Options{FailRate: 0.3})
-	// Retry alone: with the default breaker a run of 5 failed attempts (p ≈ 0.3^5 per
-	// attempt) would rightly open it and turn this into a breaker test.
-	// With 3 retries a search fails with p = 0.3^4 ≈ 0.8%. The emulator draws its failures
+	// The whole Resilient chain with the default breaker (5 failed calls open it). With 3
+	// retries a search fails with p = 0.3^4 ≈ 0.8%, and 5 failed searches in a row
+	// (p ≈ 0.8%^5) do not happen, so the breaker stays closed. Were it counting attempts,
+	// a run of 5 failed attempts (p ≈ 0.3^5 per attempt, over ~270 attempts) would open it
+	// now and then and fail every search for a minute. The emulator draws its failures
 	// from a fixed-seed generator, one draw per request, so this sequential run is
 	// reproducible (199/200 with 266 requests today).
-	c, err := New(Options{BaseURL: srv.URL, Middleware: []Middleware{Retry(fastRetry, nil)}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := NewBreaker(srv.URL, BreakerSettings{}, nil)
+	c := resilientClient(t, srv.URL, fastRetry, b)
 	ok := 0
 	for i := range 200 {
 		_, err := c.Search(t.Context(), SearchRequest{Query: fmt.Sprintf("ledger reconciliation %d", i)})
@@ -123,6 +123,9 @@ func TestRetrySurvivesFlakyR2R(t *testing.T) {
 	}
 	if sent <= 200 || sent > 800 {
 		t.Fatalf("%d requests for 200 searches: want retries, at most 3 per search", sent)
+	}
+	if st := b.State(); st.State != "closed" || len(st.Transitions) != 0 {
+		t.Fatalf("breaker %s with transitions %v: a flaky R2R must not open it", st, st.Transitions)
 	}
 }
 
@@ -233,10 +236,12 @@ func TestClientErrorsNeitherRetriedNorCounted(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := NewBreaker(srv.URL, BreakerSettings{}, nil)
 			c := resilientClient(t, srv.URL, fastRetry, b)
-			// Four R2R failures (a GET retried three times), one short of opening.
-			srv.ForceStatus("GET /v3/documents/{id}", 502, 4)
-			if _, err := c.GetDocument(ctx, missing); !errors.Is(err, ErrUnavailable) {
-				t.Fatalf("setup: %v", err)
+			// Four failed calls (each a GET tried four times), one short of opening.
+			srv.ForceStatus("GET /v3/documents/{id}", 502, 16)
+			for range 4 {
+				if _, err := c.GetDocument(ctx, missing); !errors.Is(err, ErrUnavailable) {
+					t.Fatalf("setup: %v", err)
+				}
 			}
 			wantState(t, b, "closed", 4)
 
@@ -313,26 +318,52 @@ func TestBreakerOpensAndFailsFast(t *testing.T) {
 	}
 }
 
-func TestRetryStopsWhenBreakerOpens(t *testing.T) {
+func TestBreakerCountsCallsNotAttempts(t *testing.T) {
 	srv := r2rtest.NewServer(t, r2rtest.Options{})
 	var sent atomic.Int32
 	b := NewBreaker(srv.URL, BreakerSettings{Cooldown: time.Hour}, nil)
 	c := resilientClient(t, srv.URL, fastRetry, b, attempts(&sent))
 	srv.Down(true)
-	// First search: 4 failed attempts. Second: the 5th opens the breaker and the retry
-	// after it is refused without reaching the transport.
-	if _, err := c.Search(t.Context(), SearchRequest{Query: "a"}); !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrCircuitOpen) {
-		t.Fatalf("first: %v", err)
+	// Each search is tried 4 times (3 retries) and counts once: the 5th failed search, not
+	// the 5th failed attempt, opens the breaker.
+	for i := 1; i <= 5; i++ {
+		_, err := c.Search(t.Context(), SearchRequest{Query: fmt.Sprintf("q%d", i)})
+		if !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrCircuitOpen) {
+			t.Fatalf("search %d: %v, want R2R's transport error", i, err)
+		}
+		if n := sent.Load(); n != int32(4*i) {
+			t.Fatalf("after search %d: %d attempts, want %d", i, n, 4*i)
+		}
+		if i < 5 {
+			wantState(t, b, "closed", uint32(i))
+		}
 	}
-	_, err := c.Search(t.Context(), SearchRequest{Query: "b"})
-	wantCircuitOpen(t, err)
-	if n := sent.Load(); n != 5 {
-		t.Fatalf("%d attempts reached the transport, want 5", n)
+	wantState(t, b, "open", 5)
+	// Open: rejected before any attempt, so nothing is retried either.
+	for range 3 {
+		_, err := c.Search(t.Context(), SearchRequest{Query: "c"})
+		wantCircuitOpen(t, err)
 	}
-	_, err = c.Search(t.Context(), SearchRequest{Query: "c"})
-	wantCircuitOpen(t, err)
-	if n := sent.Load(); n != 5 {
-		t.Fatalf("%d attempts after opening", n)
+	if n := sent.Load(); n != 20 {
+		t.Fatalf("%d attempts after opening, want none beyond 20", n)
+	}
+}
+
+func TestFlakyAttemptsDoNotOpenTheBreaker(t *testing.T) {
+	srv := r2rtest.NewServer(t, r2rtest.Options{})
+	b := NewBreaker(srv.URL, BreakerSettings{}, nil)
+	c := resilientClient(t, srv.URL, fastRetry, b)
+	// 3 failed attempts per call, 10 calls in a row: 30 consecutive failed attempts, yet
+	// every call succeeds on its last retry and the breaker never sees a failure.
+	for i := range 10 {
+		srv.ForceStatus(searchRoute, 503, 3)
+		if _, err := c.Search(t.Context(), SearchRequest{Query: fmt.Sprintf("q%d", i)}); err != nil {
+			t.Fatalf("search %d: %v", i, err)
+		}
+		wantState(t, b, "closed", 0)
+	}
+	if n := srv.Count(searchRoute); n != 40 {
+		t.Fatalf("%d requests, want 40", n)
 	}
 }
 
@@ -566,14 +597,16 @@ func TestCancellationStopsRetriesAndIsNotAFailure(t *testing.T) {
 		wantFails  uint32
 		wantCauses error
 	}{
+		// The breaker judges the call by how it ended: a cancelled call, or one cut short by
+		// the caller's own deadline, says nothing about R2R, even after a 503 on the way.
 		{name: "cancel during backoff", policy: RetryPolicy{InitialInterval: time.Minute},
-			wantSent: 1, wantFails: 1, wantCauses: context.Canceled},
+			wantSent: 1, wantFails: 0, wantCauses: context.Canceled},
 		{name: "cancel during an attempt", policy: fastRetry, hang: true,
-			wantSent: 2, wantFails: 1, wantCauses: context.Canceled},
+			wantSent: 2, wantFails: 0, wantCauses: context.Canceled},
 		{name: "caller's short deadline", policy: fastRetry, hang: true, timeout: 200 * time.Millisecond,
-			wantSent: 2, wantFails: 1, wantCauses: context.DeadlineExceeded},
+			wantSent: 2, wantFails: 0, wantCauses: context.DeadlineExceeded},
 		{name: "R2R hangs past the threshold", policy: fastRetry, hang: true, timeout: 200 * time.Millisecond,
-			hangAfter: time.Millisecond, wantSent: 2, wantFails: 2, wantCauses: context.DeadlineExceeded},
+			hangAfter: time.Millisecond, wantSent: 2, wantFails: 1, wantCauses: context.DeadlineExceeded},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

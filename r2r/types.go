@@ -1,7 +1,10 @@
 package r2r
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -32,7 +35,8 @@ type Token struct {
 	TokenType string `json:"token_type"`
 }
 
-// User is R2R's user object (the fields r2r-mcp reads).
+// User is R2R's user object (the fields r2r-mcp reads). Its timestamps are decoded
+// leniently (see Time).
 type User struct {
 	ID            string         `json:"id"`
 	Email         string         `json:"email"`
@@ -54,7 +58,8 @@ type CreatedAPIKey struct {
 	Name      string `json:"name"`
 }
 
-// APIKeyInfo is one entry of a user's key list (no secret).
+// APIKeyInfo is one entry of a user's key list (no secret). UpdatedAt is decoded leniently
+// (see Time).
 type APIKeyInfo struct {
 	PublicKey   string    `json:"public_key"`
 	KeyID       string    `json:"key_id"`
@@ -77,7 +82,7 @@ const (
 	IngestionSuccess   = "success"
 )
 
-// Document is R2R's DocumentResponse.
+// Document is R2R's DocumentResponse. Its timestamps are decoded leniently (see Time).
 type Document struct {
 	ID               string         `json:"id"`
 	OwnerID          string         `json:"owner_id"`
@@ -143,7 +148,7 @@ type Download struct {
 	Body        []byte
 }
 
-// Collection is R2R's CollectionResponse.
+// Collection is R2R's CollectionResponse. Its timestamps are decoded leniently (see Time).
 type Collection struct {
 	ID                 string    `json:"id"`
 	OwnerID            *string   `json:"owner_id"`
@@ -233,27 +238,172 @@ type RAGRequest struct {
 	IncludeTitleIfAvailable *bool             `json:"include_title_if_available,omitempty"`
 }
 
-// RAGResponse is R2R's non-streaming RAG result.
+// RAGResponse is R2R's non-streaming RAG result. It is decoded best-effort (see
+// UnmarshalJSON in retrieval.go): the answer has already been paid for, so a citation,
+// search hit or metadata value this client cannot read is left out and described in
+// Skipped instead of failing the whole response.
 type RAGResponse struct {
 	GeneratedAnswer string         `json:"generated_answer"`
 	SearchResults   SearchResult   `json:"search_results"`
 	Citations       []Citation     `json:"citations"`
 	Metadata        map[string]any `json:"metadata"`
 	Completion      string         `json:"completion"`
+	// Skipped names the parts of R2R's answer that could not be read and were left out,
+	// e.g. "citations[2]: not an object"; empty normally. Never sent or encoded.
+	Skipped []string `json:"-"`
 }
 
-// Citation links a `[shortid]` marker in the answer to the chunk it cites.
+// Citation links a `[shortid]` marker in the answer to what it cites.
 type Citation struct {
-	ID         string             `json:"id"`
-	Object     string             `json:"object"`
-	IsNew      bool               `json:"is_new"`
-	Span       *Span              `json:"span"`
-	SourceType *string            `json:"source_type"`
-	Payload    *ChunkSearchResult `json:"payload"`
+	// ID is the short id used in the answer; a numeric id is kept as its decimal text.
+	ID         string  `json:"id"`
+	Object     string  `json:"object"`
+	IsNew      bool    `json:"is_new"`
+	Span       *Span   `json:"span"`
+	SourceType *string `json:"source_type"`
+	// Payload is the cited chunk, or nil when the payload is absent or is not a chunk
+	// search result (a graph or web result, or a chunk this client cannot read).
+	Payload *ChunkSearchResult `json:"payload"`
+	// RawPayload is the payload exactly as R2R sent it (nil when absent or null), for
+	// citations whose Payload is nil. Not encoded.
+	RawPayload json.RawMessage `json:"-"`
 }
 
 // Span is a character range in the generated answer.
 type Span struct {
 	Start int `json:"start"`
 	End   int `json:"end"`
+}
+
+// Time is a timestamp as R2R sends it, decoded leniently because the exact format is not
+// pinned down (r2r-api.md §0, §11): RFC 3339 with "Z" or a numeric offset (+00:00, +0000
+// or +00), or ISO 8601 without an offset, which is taken as UTC; fractional seconds are
+// optional and a space may stand for the "T". JSON null and "" decode to the zero Time.
+// It encodes as RFC 3339 with nanoseconds, or null when zero.
+//
+// The wire types keep plain time.Time fields and decode them through Time, so callers
+// never see this type unless they decode timestamps of their own.
+type Time struct{ time.Time }
+
+// timeLayouts are tried in order; the last one has no offset and is parsed as UTC.
+var timeLayouts = []string{
+	time.RFC3339Nano, // 2025-11-06T12:34:56.123456Z, …+00:00
+	"2006-01-02T15:04:05.999999999Z0700",
+	"2006-01-02T15:04:05.999999999Z07", // Postgres' own text form: +00
+	"2006-01-02T15:04:05.999999999",
+}
+
+// ParseTime parses s in any of the forms Time accepts; "" gives the zero time.
+func ParseTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if len(s) > 10 && s[10] == ' ' {
+		s = s[:10] + "T" + s[11:]
+	}
+	for _, layout := range timeLayouts {
+		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("r2r: unrecognised timestamp %q", capText(s, 64))
+}
+
+// UnmarshalJSON accepts a JSON string in one of the forms described on Time, or null.
+func (t *Time) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if string(b) == "null" {
+		t.Time = time.Time{}
+		return nil
+	}
+	var s string
+	if n := len(b); n >= 2 && b[0] == '"' && b[n-1] == '"' && bytes.IndexByte(b, '\\') < 0 {
+		s = string(b[1 : n-1]) // the usual case; json.Unmarshal costs more than the parse
+	} else if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("r2r: timestamp is not a string: %s", capText(string(b), 64))
+	}
+	v, err := ParseTime(s)
+	if err != nil {
+		return err
+	}
+	t.Time = v
+	return nil
+}
+
+// MarshalJSON encodes RFC 3339 with nanoseconds, or null for the zero time.
+func (t Time) MarshalJSON() ([]byte, error) {
+	if t.IsZero() {
+		return []byte("null"), nil
+	}
+	return t.Time.MarshalJSON()
+}
+
+// UnmarshalText is as lenient as UnmarshalJSON (it replaces time.Time's strict one).
+func (t *Time) UnmarshalText(b []byte) error {
+	v, err := ParseTime(string(b))
+	if err != nil {
+		return err
+	}
+	t.Time = v
+	return nil
+}
+
+// UnmarshalJSON decodes a User, reading its timestamps through Time.
+func (u *User) UnmarshalJSON(b []byte) error {
+	type wire User
+	aux := struct {
+		*wire
+		CreatedAt Time `json:"created_at"`
+		UpdatedAt Time `json:"updated_at"`
+	}{wire: (*wire)(u), CreatedAt: Time{u.CreatedAt}, UpdatedAt: Time{u.UpdatedAt}}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	u.CreatedAt, u.UpdatedAt = aux.CreatedAt.Time, aux.UpdatedAt.Time
+	return nil
+}
+
+// UnmarshalJSON decodes an APIKeyInfo, reading UpdatedAt through Time.
+func (k *APIKeyInfo) UnmarshalJSON(b []byte) error {
+	type wire APIKeyInfo
+	aux := struct {
+		*wire
+		UpdatedAt Time `json:"updated_at"`
+	}{wire: (*wire)(k), UpdatedAt: Time{k.UpdatedAt}}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	k.UpdatedAt = aux.UpdatedAt.Time
+	return nil
+}
+
+// UnmarshalJSON decodes a Document, reading its timestamps through Time.
+func (d *Document) UnmarshalJSON(b []byte) error {
+	type wire Document
+	aux := struct {
+		*wire
+		CreatedAt Time `json:"created_at"`
+		UpdatedAt Time `json:"updated_at"`
+	}{wire: (*wire)(d), CreatedAt: Time{d.CreatedAt}, UpdatedAt: Time{d.UpdatedAt}}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	d.CreatedAt, d.UpdatedAt = aux.CreatedAt.Time, aux.UpdatedAt.Time
+	return nil
+}
+
+// UnmarshalJSON decodes a Collection, reading its timestamps through Time.
+func (c *Collection) UnmarshalJSON(b []byte) error {
+	type wire Collection
+	aux := struct {
+		*wire
+		CreatedAt Time `json:"created_at"`
+		UpdatedAt Time `json:"updated_at"`
+	}{wire: (*wire)(c), CreatedAt: Time{c.CreatedAt}, UpdatedAt: Time{c.UpdatedAt}}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	c.CreatedAt, c.UpdatedAt = aux.CreatedAt.Time, aux.UpdatedAt.Time
+	return nil
 }

@@ -1,8 +1,13 @@
 package server_test
 
 import (
+	"context"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 )
 
 // BenchmarkInitialize measures a cold start as an MCP client sees it: spawn r2r-mcp serve,
@@ -27,4 +32,80 @@ func BenchmarkInitialize(b *testing.B) {
 		}
 		b.StartTimer()
 	}
+}
+
+// benchServe starts r2r-mcp serve (no rate limit) against emu with one document ingested
+// and returns a connected mcp-go client session.
+func benchServe(b *testing.B, emuURL string, args ...string) session {
+	b.Helper()
+	binary(b)
+	proj := gitProject(b, "bench", map[string]string{"docs/ledger.md": ledgerText})
+	p := start(b, proj, env(b, emuURL), append([]string{"serve", "--rate-limit", "0"}, args...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	b.Cleanup(cancel)
+	s := connectMCPGo(ctx, b, p, clientOpts{legacy: true})
+	b.Cleanup(func() { s.close() })
+	if r, err := s.call(ctx, "r2r_ingest_document", map[string]any{"file_path": "docs/ledger.md"}); err != nil || r.IsError {
+		b.Fatalf("ingest: %v %+v", err, r)
+	}
+	return s
+}
+
+// BenchmarkStdioSearch measures r2r_search round trips as an MCP client sees them (mcp-go
+// client ↔ r2r-mcp over stdio pipes ↔ emulator over loopback HTTP): cached = a cache hit;
+// uncached = a distinct query each time; emulator = the same search straight to the
+// emulator with the bare R2R client, so uncached − emulator is r2r-mcp's overhead;
+// breaker_open = the answer while the circuit breaker is open.
+func BenchmarkStdioSearch(b *testing.B) {
+	emu := r2rtest.NewServer(b, r2rtest.Options{})
+	ctx := context.Background()
+	call := func(b *testing.B, s session, q string, wantErr bool) {
+		r, err := s.call(ctx, "r2r_search", map[string]any{"query": q})
+		if err != nil || r.IsError != wantErr {
+			b.Fatalf("err %v, result %+v", err, r)
+		}
+	}
+	b.Run("cached", func(b *testing.B) {
+		s := benchServe(b, emu.URL)
+		call(b, s, "settlement batch", false)
+		b.ReportAllocs()
+		for b.Loop() {
+			call(b, s, "settlement batch", false)
+		}
+	})
+	b.Run("uncached", func(b *testing.B) {
+		s := benchServe(b, emu.URL)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			call(b, s, fmt.Sprintf("settlement batch %d", i), false)
+		}
+	})
+	b.Run("emulator", func(b *testing.B) {
+		c, err := r2r.New(r2r.Options{BaseURL: emu.URL})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			if _, err := c.Search(ctx, r2r.SearchRequest{Query: fmt.Sprintf("settlement batch %d", i)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("breaker_open", func(b *testing.B) {
+		down := r2rtest.NewServer(b, r2rtest.Options{})
+		s := benchServe(b, down.URL, "--breaker-failures", "1", "--breaker-cooldown", "1h", "--retry-max", "0")
+		down.Down(true)
+		call(b, s, "trip", true)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			call(b, s, fmt.Sprintf("settlement %d", i), true)
+		}
+	})
 }

@@ -4,6 +4,11 @@
 // log file. Run does no network I/O before it answers initialize: the R2R client connects on
 // the first tool call, so the server starts even when R2R is down or the credentials are
 // wrong, and the tools then say what is wrong and what to do.
+//
+// New wires the resilience of DESIGN §6: one circuit breaker for the R2R URL around
+// retries of idempotent calls (r2r.Resilient), the byte-bounded result cache, per-tool rate
+// limits and deadlines (in tools). A client's notifications/cancelled aborts the call's
+// R2R request, and the cancelled call gets no response (cancel.go).
 package server
 
 import (
@@ -12,14 +17,18 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"net/http"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools"
 )
@@ -71,11 +80,172 @@ type Config struct {
 
 	// HTTPClient talks to R2R; nil = the r2r package's shared client.
 	HTTPClient *http.Client
-	// CallTimeout bounds each tool call; 0 = tools.DefaultCallTimeout.
-	CallTimeout time.Duration
 	// ShutdownGrace bounds the wait for in-flight calls after stdin closes or ctx is
 	// cancelled; 0 = 500 ms.
 	ShutdownGrace time.Duration
+
+	// AllowDirs are further directories r2r_ingest_document may read files from, beside
+	// the project (--allow-dir).
+	AllowDirs []string
+
+	// Resilience and caching (DESIGN §6). Zero values take the defaults; where "negative"
+	// is mentioned, a negative value switches the feature off.
+
+	// CacheSize bounds the result cache in bytes; 0 = cache.DefaultMaxBytes (64 MiB),
+	// negative = no cache.
+	CacheSize int64
+	// CacheTTLSearch, CacheTTLRAG and CacheTTLList are how long search results, RAG
+	// answers, and listings and documents stay cached; 0 = 300 s, 120 s, 60 s; negative =
+	// that kind is not cached.
+	CacheTTLSearch time.Duration
+	CacheTTLRAG    time.Duration
+	CacheTTLList   time.Duration
+	// RetryMax is how often an idempotent R2R call is retried after a transport error,
+	// 429, 502, 503 or 504; 0 = r2r.DefaultMaxRetries (3), negative = never.
+	RetryMax int
+	// RetryWait is the first backoff wait (doubling, with jitter); 0 = 200 ms.
+	RetryWait time.Duration
+	// BreakerFailures failed calls in a row open the circuit breaker; it stays open for
+	// BreakerCooldown, then BreakerSuccesses successful probes close it. 0 = 5, 60 s, 2.
+	BreakerFailures  int
+	BreakerCooldown  time.Duration
+	BreakerSuccesses int
+	// RateLimit and RateBurst are every tool's token bucket (calls per second, burst);
+	// RAGRateLimit and RAGRateBurst r2r_rag_query's. 0 = 10/s burst 20 and 2/s burst 5;
+	// a negative rate = no limit.
+	RateLimit    float64
+	RateBurst    int
+	RAGRateLimit float64
+	RAGRateBurst int
+	// SearchTimeout, RAGTimeout and CallTimeout bound calls of r2r_search, r2r_rag_query
+	// and every other tool; 0 = 20 s, 45 s, 15 s (tools.Default*Timeout).
+	SearchTimeout time.Duration
+	RAGTimeout    time.Duration
+	CallTimeout   time.Duration
+}
+
+// resilience is Config's resilience and caching settings with the defaults applied.
+type resilience struct {
+	cacheSize                               int64 // 0 = off
+	ttlSearch, ttlRAG, ttlList              time.Duration
+	retry                                   r2r.RetryPolicy
+	breaker                                 r2r.BreakerSettings
+	limits                                  tools.RateLimits
+	timeoutSearch, timeoutRAG, timeoutOther time.Duration
+}
+
+func (cfg Config) resilience() resilience {
+	dur := func(v, def time.Duration) time.Duration {
+		switch {
+		case v < 0:
+			return 0
+		case v == 0:
+			return def
+		}
+		return v
+	}
+	ttl := cache.DefaultTTL()
+	r := resilience{
+		cacheSize:     cfg.CacheSize,
+		ttlSearch:     dur(cfg.CacheTTLSearch, ttl[cache.KindSearch]),
+		ttlRAG:        dur(cfg.CacheTTLRAG, ttl[cache.KindRAG]),
+		ttlList:       dur(cfg.CacheTTLList, ttl[cache.KindList]),
+		retry:         r2r.RetryPolicy{MaxRetries: cfg.RetryMax, InitialInterval: cfg.RetryWait},
+		timeoutSearch: dur(cfg.SearchTimeout, tools.DefaultSearchTimeout),
+		timeoutRAG:    dur(cfg.RAGTimeout, tools.DefaultRAGTimeout),
+		timeoutOther:  dur(cfg.CallTimeout, tools.DefaultCallTimeout),
+	}
+	switch {
+	case cfg.CacheSize == 0:
+		r.cacheSize = cache.DefaultMaxBytes
+	case cfg.CacheSize < 0:
+		r.cacheSize = 0
+	}
+	r.breaker = r2r.BreakerSettings{Cooldown: cfg.BreakerCooldown}
+	if cfg.BreakerFailures > 0 {
+		r.breaker.Failures = uint32(cfg.BreakerFailures)
+	}
+	if cfg.BreakerSuccesses > 0 {
+		r.breaker.HalfOpenSuccesses = uint32(cfg.BreakerSuccesses)
+	}
+	limit := func(rate float64, burst int, def tools.RateLimit) tools.RateLimit {
+		switch {
+		case rate < 0:
+			return tools.RateLimit{}
+		case rate == 0:
+			rate = def.Rate
+		}
+		if burst <= 0 {
+			burst = def.Burst
+		}
+		return tools.RateLimit{Rate: rate, Burst: burst}
+	}
+	r.limits = tools.RateLimits{
+		Default: limit(cfg.RateLimit, cfg.RateBurst, tools.DefaultRateLimit),
+		PerTool: map[string]tools.RateLimit{"r2r_rag_query": limit(cfg.RAGRateLimit, cfg.RAGRateBurst, tools.DefaultRAGRateLimit)},
+	}
+	return r
+}
+
+// settings describes r for r2r_status's config section; b holds the breaker's effective
+// settings.
+func (r resilience) settings(b r2r.BreakerSettings) map[string]string {
+	d := func(v time.Duration) string {
+		if v == 0 {
+			return "off"
+		}
+		return v.String()
+	}
+	rate := func(l tools.RateLimit) string {
+		if l.Rate <= 0 {
+			return "off"
+		}
+		return strconv.FormatFloat(l.Rate, 'f', -1, 64) + "/s burst " + strconv.Itoa(l.Burst)
+	}
+	size := "off"
+	if r.cacheSize > 0 {
+		size = FormatBytes(r.cacheSize)
+	}
+	retries := r.retry.MaxRetries
+	if retries == 0 {
+		retries = r2r.DefaultMaxRetries
+	}
+	wait := r.retry.InitialInterval
+	if wait <= 0 {
+		wait = r2r.DefaultInitialInterval
+	}
+	return map[string]string{
+		"cache_size":        size,
+		"cache_ttl_search":  d(r.ttlSearch),
+		"cache_ttl_rag":     d(r.ttlRAG),
+		"cache_ttl_list":    d(r.ttlList),
+		"retry_max":         strconv.Itoa(max(retries, 0)),
+		"retry_wait":        wait.String(),
+		"breaker_failures":  strconv.FormatUint(uint64(b.Failures), 10),
+		"breaker_cooldown":  b.Cooldown.String(),
+		"breaker_successes": strconv.FormatUint(uint64(b.HalfOpenSuccesses), 10),
+		"rate_limit":        rate(r.limits.Default),
+		"rag_rate_limit":    rate(r.limits.For("r2r_rag_query")),
+		"timeout_search":    r.timeoutSearch.String(),
+		"timeout_rag":       r.timeoutRAG.String(),
+		"timeout":           r.timeoutOther.String(),
+	}
+}
+
+// FormatBytes formats a byte count with binary units as --cache-size accepts it:
+// "64MiB", "1.5GiB", "512B".
+func FormatBytes(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	v := float64(n)
+	i := 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	if v == math.Trunc(v) {
+		return strconv.FormatFloat(v, 'f', -1, 64) + units[i]
+	}
+	return strings.TrimRight(strings.TrimRight(strconv.FormatFloat(v, 'f', 2, 64), "0"), ".") + units[i]
 }
 
 // Run serves MCP over stdin/stdout until stdin is closed or ctx is cancelled (SIGINT,
@@ -100,14 +270,16 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 		return err
 	}
 	clientLog.Store(s.MCP)
+	defer s.Close()
 
 	logger.Info("r2r-mcp serving on stdio", "version", cfg.Version, "r2r_url", s.Deps.Client.BaseURL(),
 		"url_source", cfg.URLSource, "auth_source", cfg.AuthSource, "read_only", cfg.ReadOnly,
-		"tools", len(s.Tools))
+		"tools", len(s.Tools), "cache_bytes", s.Cache.Stats().MaxBytes,
+		"breaker_failures", s.Breaker.Settings().Failures, "breaker_cooldown", s.Breaker.Settings().Cooldown)
 	if cfg.AuthWarning != "" {
 		logger.Warn("credentials", "warning", cfg.AuthWarning)
 	}
-	return serveStdio(ctx, s.MCP, stdin, stdout, logger, cfg.ShutdownGrace)
+	return serveStdio(ctx, s.MCP, s.cancelled.watch(ctx, stdin), s.cancelled.filter(stdout), logger, cfg.ShutdownGrace)
 }
 
 // Server is a configured MCP server and the dependencies its tools share.
@@ -115,6 +287,18 @@ type Server struct {
 	MCP   *mcpserver.MCPServer
 	Deps  *tools.Deps
 	Tools []tools.Tool
+	// Breaker guards every call to R2R; Cache holds tool results (nil when disabled).
+	Breaker *r2r.Breaker
+	Cache   *cache.Cache
+
+	// cancelled remembers tool calls whose context ended before they answered, so their
+	// responses are not written (see cancel.go).
+	cancelled *cancelledCalls
+}
+
+// Close releases the cache. The server must not be used afterwards.
+func (s *Server) Close() {
+	s.Cache.Close()
 }
 
 // New builds the MCP server for cfg without starting it. It does no network I/O.
@@ -130,15 +314,36 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if version == "" {
 		version = "dev"
 	}
+	base, err := r2r.NormalizeBaseURL(cfg.R2RURL)
+	if err != nil {
+		return nil, fmt.Errorf("R2R URL: %w", err)
+	}
+	res := cfg.resilience()
+	r2rLog := logger.With("component", "r2r")
+	// One breaker per server, and a server talks to one R2R: one breaker per R2R URL.
+	breaker := r2r.NewBreaker(base, res.breaker, r2rLog)
 	client, err := r2r.New(r2r.Options{
-		BaseURL:     cfg.R2RURL,
+		BaseURL:     base,
 		Credentials: creds,
 		HTTPClient:  cfg.HTTPClient,
 		UserAgent:   Name + "/" + version,
-		Logger:      logger.With("component", "r2r"),
+		Logger:      r2rLog,
+		Middleware:  r2r.Resilient(r2r.ResilienceOptions{URL: base, Retry: res.retry, Breaker: breaker, Logger: r2rLog}),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("R2R URL: %w", err)
+	}
+	health, err := r2r.New(r2r.Options{BaseURL: base, Credentials: creds, HTTPClient: cfg.HTTPClient,
+		UserAgent: Name + "/" + version, Logger: r2rLog})
+	if err != nil {
+		return nil, fmt.Errorf("R2R URL: %w", err)
+	}
+	results, err := cache.New(cache.Config{MaxBytes: res.cacheSize, TTL: map[cache.Kind]time.Duration{
+		cache.KindSearch: res.ttlSearch, cache.KindRAG: res.ttlRAG,
+		cache.KindList: res.ttlList, cache.KindDocument: res.ttlList,
+	}})
+	if err != nil {
+		return nil, err
 	}
 
 	cacheFile := ""
@@ -146,12 +351,16 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		cacheFile = filepath.Join(cfg.ConfigDir, "projects.json")
 	}
 	projects := tools.NewProjectResolver(tools.ProjectOptions{
-		WorkDir:   cfg.WorkDir,
-		CacheFile: cacheFile,
-		Logger:    logger.With("component", "project"),
+		WorkDir:    cfg.WorkDir,
+		ExtraRoots: cfg.AllowDirs,
+		CacheFile:  cacheFile,
+		Logger:     logger.With("component", "project"),
 	})
 
-	settings := map[string]string{}
+	settings := res.settings(breaker.Settings())
+	if len(cfg.AllowDirs) > 0 {
+		settings["allow_dirs"] = strings.Join(cfg.AllowDirs, string(filepath.ListSeparator))
+	}
 	maps.Copy(settings, cfg.Settings)
 	if cfg.LogFile != "" {
 		settings["log_file"] = cfg.LogFile
@@ -167,10 +376,13 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	}
 
 	deps := &tools.Deps{
-		Client:   client,
-		Projects: projects,
-		History:  tools.NewSearchHistory(0),
-		Logger:   logger.With("component", "tools"),
+		Client:       client,
+		Projects:     projects,
+		History:      tools.NewSearchHistory(0),
+		Logger:       logger.With("component", "tools"),
+		HealthClient: health,
+		Breaker:      breaker.Summary,
+		BreakerState: breaker.State,
 		Status: tools.StatusInfo{
 			Version:    version,
 			Commit:     cfg.Commit,
@@ -179,7 +391,13 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 			ReadOnly:   cfg.ReadOnly,
 			Config:     settings,
 		},
-		CallTimeout: cfg.CallTimeout,
+		CallTimeout:   res.timeoutOther,
+		SearchTimeout: res.timeoutSearch,
+		RAGTimeout:    res.timeoutRAG,
+		RateLimits:    res.limits,
+	}
+	if results != nil { // a nil *cache.Cache in the interface would be a non-nil Cache
+		deps.Cache = results
 	}
 
 	registry := tools.Filter(tools.Registry(deps), cfg.ReadOnly)
@@ -190,6 +408,8 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	roots := &rootsBridge{projects: projects, logger: logger.With("component", "roots")}
 
 	hooks := &mcpserver.Hooks{}
+	cancelled := newCancelledCalls(logger.With("component", "mcp"))
+	hooks.AddAfterCallTool(cancelled.afterCallTool)
 	hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		logger.Info("client initialized", "client", req.Params.ClientInfo.Name,
 			"client_version", req.Params.ClientInfo.Version, "protocol", res.ProtocolVersion,
@@ -223,5 +443,5 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	s.AddTools(tools.ServerTools(registry)...)
 	s.AddResources(tools.Resources(deps)...)
 	s.AddResourceTemplates(tools.ResourceTemplates(deps)...)
-	return &Server{MCP: s, Deps: deps, Tools: registry}, nil
+	return &Server{MCP: s, Deps: deps, Tools: registry, Breaker: breaker, Cache: results, cancelled: cancelled}, nil
 }

@@ -15,6 +15,9 @@ import (
 // for in-flight calls to notice their cancelled context before returning anyway.
 const defaultShutdownGrace = 500 * time.Millisecond
 
+// toolWorkers is how many tool calls run at once; more wait in mcp-go's queue.
+const toolWorkers = 16
+
 // protocolWriter serialises writes to the protocol stream. mcp-go writes each JSON-RPC
 // message with a single Write call, but server-initiated requests (roots/list) are written
 // outside the stdio server's own lock, so without this two messages larger than a pipe's
@@ -58,6 +61,9 @@ func serveStdio(ctx context.Context, srv *mcpserver.MCPServer, stdin io.Reader, 
 
 	stdio := mcpserver.NewStdioServer(srv)
 	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
+	// Tool calls mostly wait for R2R (a RAG answer may take tens of seconds); with mcp-go's
+	// default of 5 workers, five slow answers would hold up every other call.
+	mcpserver.WithWorkerPoolSize(toolWorkers)(stdio)
 
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
@@ -68,11 +69,34 @@ func listCollectionsTool(d *Deps) Tool {
 		if err != nil {
 			return invalidArgs(err), nil
 		}
-		page, err := d.Client.ListCollections(ctx, r2r.ListParams{Offset: offset, Limit: limit})
+		// The listing spans collections (key collection ""); which one is the project's is
+		// marked afterwards, so one cached page serves every project.
+		args := map[string]any{"offset": offset, "limit": limit}
+		page, cached, err := cachedLoad(ctx, d, cache.KindList, def.Name, args, "", func(ctx context.Context) (collectionsPage, bool, error) {
+			page, err := d.Client.ListCollections(ctx, r2r.ListParams{Offset: offset, Limit: limit})
+			if err != nil {
+				return collectionsPage{}, false, err
+			}
+			p := collectionsPage{Items: make([]CollectionSummary, 0, len(page.Items)), Total: page.Total}
+			for _, c := range page.Items {
+				desc := ""
+				if c.Description != nil {
+					desc = Sanitize(*c.Description)
+				}
+				p.Items = append(p.Items, CollectionSummary{
+					CollectionID: c.ID, Name: Sanitize(c.Name), Description: desc,
+					DocumentCount: c.DocumentCount, UserCount: c.UserCount,
+				})
+			}
+			return p, true, nil
+		})
 		if err != nil {
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{}), nil
 		}
-		o := ListCollectionsOutput{Collections: []CollectionSummary{}, Total: page.Total, Offset: offset, Limit: limit}
+		o := ListCollectionsOutput{Collections: page.Items, Total: page.Total, Offset: offset, Limit: limit, Cached: cached}
+		if o.Collections == nil {
+			o.Collections = []CollectionSummary{}
+		}
 		// Marking the project's collection is a courtesy: a failure to resolve it does not
 		// fail the listing.
 		var projID string
@@ -80,19 +104,17 @@ func listCollectionsTool(d *Deps) Tool {
 			projID = pc.ID
 			o.ProjectCollection = pc.Name
 		}
-		for _, c := range page.Items {
-			desc := ""
-			if c.Description != nil {
-				desc = Sanitize(*c.Description)
-			}
-			o.Collections = append(o.Collections, CollectionSummary{
-				CollectionID: c.ID, Name: Sanitize(c.Name), Description: desc,
-				DocumentCount: c.DocumentCount, UserCount: c.UserCount,
-				CurrentProject: projID != "" && c.ID == projID,
-			})
+		for i := range o.Collections {
+			o.Collections[i].CurrentProject = projID != "" && o.Collections[i].CollectionID == projID
 		}
-		return result(listCollectionsText(o, projID), o), nil
+		return result(withCachedMarker(listCollectionsText(o, projID), cached), o), nil
 	}}
+}
+
+// collectionsPage is the cached part of r2r_list_collections.
+type collectionsPage struct {
+	Items []CollectionSummary `json:"items"`
+	Total int                 `json:"total"`
 }
 
 func listCollectionsText(o ListCollectionsOutput, projID string) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
@@ -112,37 +113,53 @@ func listDocumentsTool(d *Deps) Tool {
 			o.Note = s.missingNote()
 			return result(o.Note, o), nil
 		}
-		if filter == "all" {
-			page, err := d.Client.ListCollectionDocuments(ctx, s.ID, r2r.ListParams{Offset: offset, Limit: limit})
-			if err != nil {
-				d.forgetOn404(ctx, s, err)
-				return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
-			}
-			for _, doc := range page.Items {
-				o.Documents = append(o.Documents, summarize(doc))
-			}
-			o.Total = page.Total
-		} else {
-			docs, truncated, err := d.scanCollection(ctx, s.ID)
-			if err != nil {
-				d.forgetOn404(ctx, s, err)
-				return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
-			}
-			var match []DocumentSummary
-			for _, doc := range docs {
-				if statusMatches(filter, doc.IngestionStatus) {
-					match = append(match, summarize(doc))
+		args := map[string]any{"offset": offset, "limit": limit, "status_filter": filter}
+		o, cached, err := cachedLoad(ctx, d, cache.KindList, def.Name, args, s.ID, func(ctx context.Context) (ListDocumentsOutput, bool, error) {
+			var seen []r2r.Document
+			if filter == "all" {
+				page, err := d.Client.ListCollectionDocuments(ctx, s.ID, r2r.ListParams{Offset: offset, Limit: limit})
+				if err != nil {
+					return o, false, err
 				}
+				for _, doc := range page.Items {
+					o.Documents = append(o.Documents, summarize(doc))
+				}
+				o.Total = page.Total
+				seen = page.Items
+			} else {
+				docs, truncated, err := d.scanCollection(ctx, s.ID)
+				if err != nil {
+					return o, false, err
+				}
+				var match []DocumentSummary
+				for _, doc := range docs {
+					if statusMatches(filter, doc.IngestionStatus) {
+						match = append(match, summarize(doc))
+					}
+				}
+				o.Total = len(match)
+				if offset < len(match) {
+					o.Documents = match[offset:min(offset+limit, len(match))]
+				}
+				if truncated {
+					o.Note = fmt.Sprintf("Only the newest %d documents of the collection were scanned for status %q.", maxScan, filter)
+				}
+				seen = docs
 			}
-			o.Total = len(match)
-			if offset < len(match) {
-				o.Documents = match[offset:min(offset+limit, len(match))]
+			// A listing showing ingestion in progress goes stale as R2R works; it is not kept.
+			store := true
+			for _, doc := range seen {
+				d.ingestionDone(doc.ID, doc.IngestionStatus)
+				store = store && terminal(doc.IngestionStatus)
 			}
-			if truncated {
-				o.Note = fmt.Sprintf("Only the newest %d documents of the collection were scanned for status %q.", maxScan, filter)
-			}
+			return o, store, nil
+		})
+		if err != nil {
+			d.forgetOn404(ctx, s, err)
+			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
-		return result(listDocumentsText(o, s), o), nil
+		o.Cached = cached
+		return result(withCachedMarker(listDocumentsText(o, s), cached), o), nil
 	}}
 }
 
@@ -310,10 +327,12 @@ func monitorTaskTool(d *Deps) Tool {
 		if err != nil {
 			return invalidArgs(err), nil
 		}
+		// Never cached: the status must be live.
 		doc, err := d.Client.GetDocument(ctx, id)
 		if err != nil {
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id)), nil
 		}
+		d.ingestionDone(id, doc.IngestionStatus)
 		o := MonitorOutput{
 			DocumentID: doc.ID, IngestionStatus: doc.IngestionStatus, ExtractionStatus: doc.ExtractionStatus,
 			Title: documentTitle(*doc), Progress: ingestionProgress(doc.IngestionStatus),
@@ -361,6 +380,7 @@ type GetDocumentOutput struct {
 	TotalChars       int            `json:"total_chars"`
 	NextOffset       *int           `json:"next_offset,omitempty"`
 	Note             string         `json:"note,omitempty"`
+	Cached           bool           `json:"cached"`
 }
 
 const (
@@ -389,6 +409,7 @@ func getDocumentTool(d *Deps) Tool {
 		"total_chars":       intProp("characters in the whole reassembled text"),
 		"next_offset":       intProp("offset of the next page; absent on the last page"),
 		"note":              strProp("explanation when the text is not available"),
+		"cached":            boolProp("true when served from r2r-mcp's cache"),
 	}, "document_id", "title", "metadata", "text", "offset", "returned_chars", "total_chars")
 	opts := append(readTool("Read a document",
 		"Get a document's metadata and its text, reassembled from its chunks in order. Long documents come in pages: "+
@@ -422,15 +443,37 @@ func getDocumentTool(d *Deps) Tool {
 		if errRes != nil {
 			return errRes, nil
 		}
-		return resultCap(documentText(*o), max(MaxTextBytes, 4*maxChars+4096), o), nil
+		return resultCap(withCachedMarker(documentText(*o), o.Cached), max(MaxTextBytes, 4*maxChars+4096), o), nil
 	}}
 }
 
-// readDocument fetches a document and one page of its reassembled text.
+// readDocument fetches a document and one page of its reassembled text, through the cache
+// (kind document; shared by r2r_get_document and the r2r://documents/{id} resource).
 func (d *Deps) readDocument(ctx context.Context, id string, offset, maxChars int) (*GetDocumentOutput, *mcp.CallToolResult) {
-	doc, err := d.Client.GetDocument(ctx, id)
+	// A document can be in several collections: its results depend on collection "",
+	// which every write bumps.
+	args := map[string]any{"document_id": id, "offset": offset, "max_chars": maxChars}
+	o, cached, err := cachedLoad(ctx, d, cache.KindDocument, "r2r_get_document", args, "", func(ctx context.Context) (*GetDocumentOutput, bool, error) {
+		o, err := d.loadDocument(ctx, id, offset, maxChars)
+		if err != nil {
+			return nil, false, err
+		}
+		d.ingestionDone(id, o.IngestionStatus)
+		// Until ingestion has finished, status and text are still changing.
+		return o, terminal(o.IngestionStatus) && o.Note == "", nil
+	})
 	if err != nil {
 		return nil, r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id))
+	}
+	o.Cached = cached
+	return o, nil
+}
+
+// loadDocument reads a document and one page of its reassembled text from R2R.
+func (d *Deps) loadDocument(ctx context.Context, id string, offset, maxChars int) (*GetDocumentOutput, error) {
+	doc, err := d.Client.GetDocument(ctx, id)
+	if err != nil {
+		return nil, err
 	}
 	o := &GetDocumentOutput{
 		DocumentID: doc.ID, Title: documentTitle(*doc), DocumentType: doc.DocumentType,
@@ -459,7 +502,7 @@ func (d *Deps) readDocument(ctx context.Context, id string, offset, maxChars int
 		o.Note = fmt.Sprintf("R2R has no chunks for this document yet (ingestion status %s).", orUnknown(doc.IngestionStatus))
 		return o, nil
 	case err != nil:
-		return nil, r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id))
+		return nil, err
 	}
 	o.ChunkCount = len(chunks)
 	full := []rune(Sanitize(reassemble(chunks)))

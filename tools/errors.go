@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -17,8 +18,8 @@ import (
 const (
 	CodeR2RAPI        = -32001 // R2R answered with an error, or could not be reached
 	CodeAuth          = -32002 // R2R rejected the credentials
-	CodeBreakerOpen   = -32003 // the circuit breaker is open (issue 5)
-	CodeRateLimited   = -32004 // R2R's rate limit
+	CodeBreakerOpen   = -32003 // the circuit breaker is open: R2R failed repeatedly
+	CodeRateLimited   = -32004 // a rate limit: r2r-mcp's own per tool, or R2R's (429)
 	CodeInvalidParams = -32602 // the arguments are wrong
 )
 
@@ -75,13 +76,7 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || (ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)):
-		op := "the request"
-		if isR2R {
-			op = e.Op
-		}
-		return errorResult(ErrorInfo{Type: "timeout", Code: CodeR2RAPI, Retryable: true,
-			Message: fmt.Sprintf("R2R at %s did not answer in time (%s). It may be busy: try again, "+
-				"or narrow the request (smaller limit, shorter question).", baseURL, op)})
+		return timeoutResult(ctx, err, baseURL)
 	case errors.Is(err, context.Canceled):
 		return errorResult(ErrorInfo{Type: "cancelled", Code: CodeR2RAPI,
 			Message: "The request was cancelled before R2R answered."})
@@ -94,10 +89,15 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 	}
 
 	if errors.Is(err, r2r.ErrCircuitOpen) {
-		secs := math.Ceil(e.RetryAfter.Seconds())
-		return errorResult(ErrorInfo{Type: "circuit_open", Code: CodeBreakerOpen, Retryable: true, RetryAfter: &secs,
-			Message: fmt.Sprintf("R2R at %s failed repeatedly, so r2r-mcp stopped calling it for now (circuit breaker open). "+
-				"Try again in %.0f s; r2r_status shows R2R's health.", baseURL, secs)})
+		return breakerOpenResult(err, e, baseURL)
+	}
+	if ce, ok := errors.AsType[*r2r.CredentialError](err); ok {
+		// Nothing was sent: the credentials could not be applied (a login or token refresh
+		// failed, the keyring did not answer).
+		return errorResult(ErrorInfo{Type: "authentication", Code: CodeAuth,
+			Message: fmt.Sprintf("r2r-mcp could not authenticate to R2R at %s: %s. Run `r2r-mcp login`, or fix "+
+				"R2R_API_KEY / R2R_EMAIL and R2R_PASSWORD; `r2r-mcp doctor` shows where the credentials come from.",
+				baseURL, ce.Err)})
 	}
 
 	msg := strings.TrimSpace(e.Message)
@@ -157,4 +157,62 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 		info.Message = fmt.Sprintf("R2R failed to %s (%d).%s %s", e.Op, e.StatusCode, r2rSays, next)
 	}
 	return errorResult(info)
+}
+
+// timeoutResult is the answer when the call's deadline passed before R2R answered. The
+// caller's own cancellation is not a timeout (see r2rErrorResult).
+func timeoutResult(ctx context.Context, err error, baseURL string) *mcp.CallToolResult {
+	op := ""
+	if e, ok := errors.AsType[*r2r.Error](err); ok && e.Op != "" {
+		op = " (still waiting for its answer to " + e.Op + ")"
+	}
+	ci, ok := callFrom(ctx)
+	if !ok {
+		return errorResult(ErrorInfo{Type: "timeout", Code: CodeR2RAPI, Retryable: true,
+			Message: fmt.Sprintf("R2R at %s did not answer in time%s. It may be busy: try again, "+
+				"or narrow the request (smaller limit, shorter question).", baseURL, op)})
+	}
+	next := "Try again shortly, or narrow the request (smaller limit, shorter question); if R2R keeps hanging, check it with `r2r-mcp doctor`"
+	if ci.flag != "" {
+		next += ", or raise serve's " + ci.flag
+	}
+	return errorResult(ErrorInfo{Type: "timeout", Code: CodeR2RAPI, Retryable: true,
+		Message: fmt.Sprintf("R2R at %s did not answer %s within %s%s. %s.",
+			baseURL, ci.tool, secondsText(ci.timeout), op, next)})
+}
+
+// breakerOpenResult is the answer to a call the circuit breaker turned away without
+// sending it: R2R failed repeatedly and gets time to recover.
+func breakerOpenResult(err error, e *r2r.Error, baseURL string) *mcp.CallToolResult {
+	wait := e.RetryAfter
+	var rej *r2r.BreakerRejection
+	if errors.As(err, &rej) && rej.RetryAfter > 0 {
+		wait = rej.RetryAfter
+	}
+	secs := max(math.Ceil(wait.Seconds()), 1)
+	var cause string
+	switch {
+	case rej != nil && rej.HalfOpen:
+		cause = "failed repeatedly and is being probed with a few calls now"
+	case rej != nil && rej.Failures == 1:
+		cause = "failed again when probed after a pause"
+	case rej != nil && rej.Failures > 1:
+		cause = fmt.Sprintf("failed %d times in a row", rej.Failures)
+	default:
+		cause = "failed repeatedly"
+	}
+	return errorResult(ErrorInfo{Type: "breaker_open", Code: CodeBreakerOpen, Retryable: true, RetryAfter: &secs,
+		Message: fmt.Sprintf("R2R at %s %s; calls are paused for %.0f s to let it recover. "+
+			"Retry after that, or check R2R (`r2r-mcp doctor`); r2r_status shows the circuit breaker.", baseURL, cause, secs)})
+}
+
+// secondsText formats a duration for messages: "20 s", "1.5 s", "250 ms".
+func secondsText(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d%time.Second == 0:
+		return fmt.Sprintf("%d s", int64(d/time.Second))
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
 }

@@ -35,6 +35,16 @@ type envConfig struct {
 	name       string
 	extraRoots []string
 	creds      r2r.Credentials
+	middleware []r2r.Middleware
+	deps       []func(*Deps)
+}
+
+// withDeps adjusts the Deps before the registry is built (rate limits are read then).
+func withDeps(f func(*Deps)) envOption { return func(c *envConfig) { c.deps = append(c.deps, f) } }
+
+// withMiddleware wraps the R2R client (e.g. with r2r.Resilient).
+func withMiddleware(mw ...r2r.Middleware) envOption {
+	return func(c *envConfig) { c.middleware = append(c.middleware, mw...) }
 }
 
 func withEmulator(o r2rtest.Options) envOption { return func(c *envConfig) { c.emu = o } }
@@ -47,7 +57,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 		o(&cfg)
 	}
 	srv := r2rtest.NewServer(t, cfg.emu)
-	c, err := r2r.New(r2r.Options{BaseURL: srv.URL, Credentials: cfg.creds})
+	c, err := r2r.New(r2r.Options{BaseURL: srv.URL, Credentials: cfg.creds, Middleware: cfg.middleware})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +73,9 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 		History:      NewSearchHistory(0),
 		Status:       StatusInfo{Version: "test", AuthSource: "none", URLSource: "test"},
 		PollInterval: 5 * time.Millisecond,
+	}
+	for _, f := range cfg.deps {
+		f(deps)
 	}
 	e := &env{t: t, r2r: srv, client: c, project: proj, deps: deps, tools: map[string]Tool{}}
 	e.list = Registry(deps)

@@ -151,6 +151,12 @@ func ingestDocumentTool(d *Deps) Tool {
 		o := IngestOutput{DocumentID: docID, FileName: path.Base(f.Rel), CollectionID: s.ID, CollectionName: s.Name,
 			RelativePath: rel, SizeBytes: int64(len(f.Data)), CollectionNew: s.Created}
 
+		if s.Created {
+			d.bumpAfterWrite("") // the collection list changed
+		}
+		// Mark the collection busy before the upload, so no search result from before the
+		// document is searchable gets cached meanwhile (see cachedLoad).
+		d.tracker().start(docID, s.ID, d.now())
 		_, err = d.Client.CreateDocument(ctx, r2r.DocumentCreate{
 			FileName:      path.Base(f.Rel),
 			File:          f.Data,
@@ -161,9 +167,16 @@ func ingestDocumentTool(d *Deps) Tool {
 		})
 		switch {
 		case errors.Is(err, r2r.ErrConflict):
+			// Nothing was written. The earlier upload may still be in progress: then the
+			// collection stays busy until it is done.
 			o.Status = "already_ingested"
+			done := true
 			if doc, gerr := d.Client.GetDocument(ctx, docID); gerr == nil {
 				o.IngestionStatus = doc.IngestionStatus
+				done = terminal(doc.IngestionStatus)
+			}
+			if done {
+				d.tracker().finish(docID)
 			}
 			o.Message = fmt.Sprintf("%s was already ingested into %s as document %s", rel, s.label(), docID)
 			if o.IngestionStatus != "" && o.IngestionStatus != r2r.IngestionSuccess {
@@ -171,15 +184,17 @@ func ingestDocumentTool(d *Deps) Tool {
 			}
 			o.Message += ". Nothing was uploaded. To re-ingest changed content, delete the document first, then ingest again."
 			return result(o.Message, o), nil
-		case errors.Is(err, r2r.ErrNotFound) && !s.Explicit:
-			d.forgetOn404(ctx, s, err)
-			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		case err != nil:
+			// R2R may have stored the document even so (a proxy's 502 after R2R took it):
+			// invalidate rather than risk serving results from before.
+			d.tracker().finish(docID)
+			d.bumpAfterWrite(s.ID)
+			if errors.Is(err, r2r.ErrNotFound) && !s.Explicit {
+				d.forgetOn404(ctx, s, err)
+			}
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
-		if d.Cache != nil {
-			d.Cache.Bump(s.ID)
-		}
+		d.bumpAfterWrite(s.ID)
 
 		doc, err := d.Client.GetDocument(ctx, docID)
 		if err == nil {
@@ -190,6 +205,7 @@ func ingestDocumentTool(d *Deps) Tool {
 		if !async && !terminal(o.IngestionStatus) {
 			o.IngestionStatus, o.Failure = d.waitForIngestion(ctx, req, docID, o.IngestionStatus)
 		}
+		d.ingestionDone(docID, o.IngestionStatus)
 		o.Status = ingestStatus(o.IngestionStatus)
 		o.Message = ingestMessage(o, s)
 		return result(o.Message, o), nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
@@ -116,41 +117,50 @@ func ragQueryTool(d *Deps) Tool {
 			o.Note = s.missingNote()
 			return result(o.Note, o), nil
 		}
-		t := true
-		limit := ragSearchLimit
-		res, err := d.Client.RAG(ctx, r2r.RAGRequest{
-			Query:      question,
-			SearchMode: r2r.SearchModeCustom,
-			SearchSettings: &r2r.SearchSettings{
-				UseSemanticSearch: &t,
-				Filters:           scopeFilters(s.ID, nil),
-				Limit:             &limit,
-			},
-			RAGGenerationConfig: &r2r.GenerationConfig{
-				Model:             strings.TrimSpace(model),
-				Temperature:       &temperature,
-				MaxTokensToSample: &maxTokens,
-			},
-			IncludeTitleIfAvailable: &t,
+		model = strings.TrimSpace(model)
+		args := map[string]any{"question": question, "model": model, "max_tokens": maxTokens,
+			"temperature": temperature, "include_sources": includeSources}
+		o, cached, err := cachedLoad(ctx, d, cache.KindRAG, def.Name, args, s.ID, func(ctx context.Context) (RAGOutput, bool, error) {
+			t := true
+			limit := ragSearchLimit
+			res, err := d.Client.RAG(ctx, r2r.RAGRequest{
+				Query:      question,
+				SearchMode: r2r.SearchModeCustom,
+				SearchSettings: &r2r.SearchSettings{
+					UseSemanticSearch: &t,
+					Filters:           scopeFilters(s.ID, nil),
+					Limit:             &limit,
+				},
+				RAGGenerationConfig: &r2r.GenerationConfig{
+					Model:             model,
+					Temperature:       &temperature,
+					MaxTokensToSample: &maxTokens,
+				},
+				IncludeTitleIfAvailable: &t,
+			})
+			if err != nil {
+				return o, false, err
+			}
+			o.Answer = Sanitize(res.GeneratedAnswer)
+			if o.Answer == "" {
+				o.Answer = Sanitize(res.Completion)
+			}
+			o.ModelUsed = modelDefault
+			if m, ok := res.Metadata["model"].(string); ok && m != "" {
+				o.ModelUsed = Sanitize(m)
+			}
+			if includeSources {
+				o.Sources = ragSources(o.Answer, res)
+			}
+			return o, true, nil
 		})
 		if err != nil {
 			d.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
-		o.Answer = Sanitize(res.GeneratedAnswer)
-		if o.Answer == "" {
-			o.Answer = Sanitize(res.Completion)
-		}
-		o.ModelUsed = modelDefault
-		if m, ok := res.Metadata["model"].(string); ok && m != "" {
-			o.ModelUsed = Sanitize(m)
-		}
-		sources := ragSources(o.Answer, res)
-		if includeSources {
-			o.Sources = sources
-		}
+		o.Cached = cached
 		// The answer may legitimately be long when max_tokens is large: allow for it.
-		return resultCap(ragText(o, s, sources, includeSources), max(MaxTextBytes, 4*maxTokens+8<<10), o), nil
+		return resultCap(withCachedMarker(ragText(o, s, includeSources), cached), max(MaxTextBytes, 4*maxTokens+8<<10), o), nil
 	}}
 }
 
@@ -221,7 +231,8 @@ func shortCitation(id string) string {
 	return s
 }
 
-func ragText(o RAGOutput, s *scope, sources []RAGSource, include bool) string {
+func ragText(o RAGOutput, s *scope, include bool) string {
+	sources := o.Sources
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(o.Answer))
 	if o.Answer == "" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
@@ -126,25 +127,41 @@ func searchTool(d *Deps) Tool {
 			o.Note = s.missingNote()
 			return result(o.Note, o), nil
 		}
-		res, err := d.Client.Search(ctx, r2r.SearchRequest{
-			Query:          query,
-			SearchMode:     r2r.SearchModeCustom,
-			SearchSettings: searchSettings(mode, scopeFilters(s.ID, filters), limit),
+		args := map[string]any{"query": query, "search_mode": mode, "limit": limit, "filters": filters}
+		o, cached, err := cachedLoad(ctx, d, cache.KindSearch, def.Name, args, s.ID, func(ctx context.Context) (SearchOutput, bool, error) {
+			res, err := d.Client.Search(ctx, r2r.SearchRequest{
+				Query:          query,
+				SearchMode:     r2r.SearchModeCustom,
+				SearchSettings: searchSettings(mode, scopeFilters(s.ID, filters), limit),
+			})
+			if err != nil {
+				return o, false, err
+			}
+			for i, c := range res.ChunkSearchResults {
+				o.Results = append(o.Results, searchHit(i+1, c))
+			}
+			o.Count = len(o.Results)
+			return o, true, nil
 		})
 		if err != nil {
 			d.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
-		for i, c := range res.ChunkSearchResults {
-			o.Results = append(o.Results, searchHit(i+1, c))
-		}
-		o.Count = len(o.Results)
+		o.Cached = cached
 		if s.Project != nil {
 			d.History.Add(s.Project.Root, SearchEntry{Time: d.now().UTC(), Query: query, Hits: o.Count,
 				SearchMode: mode, CollectionID: s.ID})
 		}
-		return result(searchText(o, s), o), nil
+		return result(withCachedMarker(searchText(o, s), cached), o), nil
 	}}
+}
+
+// withCachedMarker marks the text of a result served from the cache.
+func withCachedMarker(text string, cached bool) string {
+	if cached {
+		return cachedMarker + text
+	}
+	return text
 }
 
 // searchSettings sends every mode as explicit settings under search_mode "custom": R2R's

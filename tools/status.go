@@ -2,8 +2,10 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
@@ -45,19 +48,42 @@ type StatusVersions struct {
 	MCPGo  string `json:"mcp_go"`
 }
 
+// StatusBreaker is the circuit breaker's state.
+type StatusBreaker struct {
+	URL   string `json:"url"`
+	State string `json:"state"` // closed, open, half-open
+	// ConsecutiveFailures counts the current run of failed calls while closed; while
+	// open, the run that opened it.
+	ConsecutiveFailures uint32 `json:"consecutive_failures"`
+	// RetryAfter is the number of seconds (rounded up) until an open breaker lets probes
+	// through; 0 when not open.
+	RetryAfter  int64              `json:"retry_after"`
+	OpenedAt    string             `json:"opened_at,omitempty"`
+	Transitions []StatusTransition `json:"transitions"`
+}
+
+// StatusTransition is one change of the breaker's state.
+type StatusTransition struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	At   string `json:"at"` // RFC 3339 with milliseconds
+}
+
 // StatusOutput is the structured result of r2r_status.
 type StatusOutput struct {
-	R2RURL             string            `json:"r2r_url"`
-	URLSource          string            `json:"url_source,omitempty"`
-	AuthSource         string            `json:"auth_source"`
-	Health             StatusHealth      `json:"health"`
-	Project            StatusProject     `json:"project"`
-	Breaker            string            `json:"breaker"`
-	Cache              map[string]any    `json:"cache,omitempty"`
-	Versions           StatusVersions    `json:"versions"`
-	SearchHistoryCount int               `json:"search_history_count"`
-	ReadOnly           bool              `json:"read_only"`
-	Config             map[string]string `json:"config,omitempty"`
+	R2RURL             string                    `json:"r2r_url"`
+	URLSource          string                    `json:"url_source,omitempty"`
+	AuthSource         string                    `json:"auth_source"`
+	Health             StatusHealth              `json:"health"`
+	Project            StatusProject             `json:"project"`
+	Breaker            string                    `json:"breaker"`
+	BreakerState       *StatusBreaker            `json:"breaker_state,omitempty"`
+	Cache              map[string]any            `json:"cache,omitempty"`
+	RateLimits         map[string]map[string]any `json:"rate_limits,omitempty"`
+	Versions           StatusVersions            `json:"versions"`
+	SearchHistoryCount int                       `json:"search_history_count"`
+	ReadOnly           bool                      `json:"read_only"`
+	Config             map[string]string         `json:"config,omitempty"`
 }
 
 func statusTool(d *Deps) Tool {
@@ -81,7 +107,20 @@ func statusTool(d *Deps) Tool {
 			"error":             strProp("why the project or its collection could not be resolved"),
 		}, "name", "path", "collection_exists")),
 		"breaker": strProp("circuit breaker state (closed, open, half-open), or n/a"),
-		"cache":   freeObjectProp("cache statistics, when the cache is enabled"),
+		"breaker_state": withDesc("the circuit breaker in detail", objectSchema(map[string]any{
+			"url":                  strProp("R2R URL the breaker guards"),
+			"state":                enumProp("closed (calls go through), open (calls fail fast) or half-open (probing)", "closed", "open", "half-open"),
+			"consecutive_failures": intProp("current run of failed calls; while open, the run that opened it"),
+			"retry_after":          intProp("seconds until an open breaker lets calls through again; 0 when not open"),
+			"opened_at":            strProp("when the breaker last opened, RFC 3339"),
+			"transitions": arrayProp("the last state changes, oldest first", objectSchema(map[string]any{
+				"from": strProp("state before"),
+				"to":   strProp("state after"),
+				"at":   strProp("time of the change, RFC 3339"),
+			}, "from", "to", "at")),
+		}, "url", "state", "consecutive_failures", "retry_after", "transitions")),
+		"cache":       freeObjectProp("cache statistics (hits, misses, hit_ratio, entries, cost_bytes, evictions, …); enabled false when the cache is off"),
+		"rate_limits": freeObjectProp("per-tool rate limits: rate (calls/s), burst and calls rejected so far"),
 		"versions": withDesc("versions of r2r-mcp and its parts", objectSchema(map[string]any{
 			"r2r_mcp": strProp("r2r-mcp version"),
 			"commit":  strProp("r2r-mcp build commit"),
@@ -121,13 +160,27 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 	if d.Breaker != nil {
 		o.Breaker = d.Breaker()
 	}
+	if d.BreakerState != nil {
+		st := d.BreakerState()
+		o.BreakerState = breakerState(st)
+		if d.Breaker == nil {
+			o.Breaker = st.String()
+		}
+	}
 	if d.Cache != nil {
-		o.Cache = d.Cache.Stats()
+		o.Cache = cacheStats(d.Cache.Stats())
+	}
+	if rl := d.rateLimitStats(); len(rl) > 0 {
+		o.RateLimits = rl
 	}
 
 	hctx, cancel := context.WithTimeout(ctx, statusCheckTimeout)
 	start := time.Now()
-	err := d.Client.Health(hctx)
+	hc := d.HealthClient
+	if hc == nil {
+		hc = d.Client
+	}
+	err := hc.Health(hctx)
 	o.Health.LatencyMS = time.Since(start).Milliseconds()
 	cancel()
 	var re *r2r.Error
@@ -164,6 +217,33 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 		o.Project.CollectionName = pc.Name
 	}
 	return o
+}
+
+func breakerState(st r2r.BreakerState) *StatusBreaker {
+	out := &StatusBreaker{URL: st.URL, State: st.State, ConsecutiveFailures: st.ConsecutiveFailures,
+		RetryAfter: int64(math.Ceil(st.RetryAfter.Seconds())), Transitions: []StatusTransition{}}
+	if !st.OpenedAt.IsZero() {
+		out.OpenedAt = st.OpenedAt.UTC().Format(time.RFC3339Nano)
+	}
+	for _, tr := range st.Transitions {
+		out.Transitions = append(out.Transitions, StatusTransition{From: tr.From, To: tr.To,
+			At: tr.At.UTC().Format("2006-01-02T15:04:05.000Z07:00")})
+	}
+	return out
+}
+
+// cacheStats turns the cache's counters into the status object (the JSON form of
+// cache.Stats).
+func cacheStats(st cache.Stats) map[string]any {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
 }
 
 func versions(s StatusInfo) StatusVersions {
@@ -217,19 +297,29 @@ func statusText(o StatusOutput) string {
 		fmt.Fprintf(&b, "Project problem: %s\n", p.Error)
 	}
 	fmt.Fprintf(&b, "Circuit breaker: %s\n", o.Breaker)
-	if len(o.Cache) > 0 {
-		keys := make([]string, 0, len(o.Cache))
-		for k := range o.Cache {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = fmt.Sprintf("%s=%v", k, o.Cache[k])
-		}
-		fmt.Fprintf(&b, "Cache: %s\n", strings.Join(parts, " "))
+	if bs := o.BreakerState; bs != nil && len(bs.Transitions) > 0 {
+		last := bs.Transitions[len(bs.Transitions)-1]
+		fmt.Fprintf(&b, "  last change: %s → %s at %s (%d recorded)\n", last.From, last.To, last.At, len(bs.Transitions))
+	}
+	if on, _ := o.Cache["enabled"].(bool); on {
+		ratio, _ := o.Cache["hit_ratio"].(float64)
+		fmt.Fprintf(&b, "Cache: %v hits, %v misses (%.0f%% hits), %v entries, %s of %s, %v evictions\n",
+			o.Cache["hits"], o.Cache["misses"], ratio*100, o.Cache["entries"],
+			humanBytes(int64(num(o.Cache["cost_bytes"]))), humanBytes(int64(num(o.Cache["max_bytes"]))), o.Cache["evictions"])
 	} else {
 		b.WriteString("Cache: off\n")
+	}
+	if len(o.RateLimits) > 0 {
+		names := make([]string, 0, len(o.RateLimits))
+		for k := range o.RateLimits {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		rejected := 0.0
+		for _, n := range names {
+			rejected += num(o.RateLimits[n]["rejected"])
+		}
+		fmt.Fprintf(&b, "Rate limits: %d tools limited, %.0f calls refused so far\n", len(names), rejected)
 	}
 	if o.ReadOnly {
 		b.WriteString("Mode: read-only (write tools disabled)\n")
@@ -237,4 +327,19 @@ func statusText(o StatusOutput) string {
 	fmt.Fprintf(&b, "Recent searches in this project: %d\n", o.SearchHistoryCount)
 	fmt.Fprintf(&b, "Versions: r2r-mcp %s, %s, mcp-go %s", o.Versions.R2RMCP, o.Versions.Go, o.Versions.MCPGo)
 	return b.String()
+}
+
+// num reads a JSON number of any Go numeric type as float64.
+func num(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case int64:
+		return float64(x)
+	case uint64:
+		return float64(x)
+	case int:
+		return float64(x)
+	}
+	return 0
 }

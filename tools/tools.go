@@ -13,11 +13,13 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
@@ -37,15 +39,24 @@ type Tool struct {
 	ReadOnly bool                   // must equal Def.Annotations.ReadOnlyHint (checked by Check)
 }
 
-// Cache is what the tools need from the result cache (issue 5 plugs in the cache package
-// and extends this with lookups). Implementations must be safe for concurrent use. A nil
-// Cache disables caching.
+// Cache is what the tools need from the result cache; *cache.Cache implements it (and a
+// nil *cache.Cache is a valid, disabled cache). Implementations must be safe for
+// concurrent use. A nil Cache disables caching.
 type Cache interface {
-	// Bump makes every entry that depends on collectionID unreachable (a new generation);
-	// called after a successful write to that collection.
-	Bump(collectionID string)
-	// Stats reports counters for r2r_status (hits, misses, entries, bytes, …).
-	Stats() map[string]any
+	// Key returns the opaque key of one request under the current generation of its
+	// collection (see cache.Key).
+	Key(k cache.Key) (string, error)
+	// GetOrLoad returns the value under key, or runs load and stores its result for the
+	// TTL of kind; errors are returned, never stored. cached reports a hit.
+	GetOrLoad(ctx context.Context, kind cache.Kind, key string, load func(context.Context) ([]byte, error)) (value []byte, cached bool, err error)
+	// Bump makes every entry that depends on collection unreachable (a new generation);
+	// called after a write to that collection. Bump("") invalidates results that span
+	// collections (the collection list, documents).
+	Bump(collection string)
+	// BumpAll invalidates every entry.
+	BumpAll()
+	// Stats reports counters for r2r_status.
+	Stats() cache.Stats
 }
 
 // StatusInfo holds static facts r2r_status reports.
@@ -66,24 +77,70 @@ type Deps struct {
 	History  *SearchHistory   // last searches per project; nil = none kept
 	Logger   *slog.Logger     // nil = discard
 	Status   StatusInfo       // static facts for r2r_status
-	Breaker  func() string    // optional: breaker state for r2r_status (issue 5)
+	Breaker  func() string    // optional: one-line breaker state for r2r_status
 	Now      func() time.Time // nil = time.Now
 
-	// CallTimeout bounds every tool call; 0 = DefaultCallTimeout.
+	// BreakerState, when set, gives r2r_status the circuit breaker's full state (state,
+	// failures, time until half-open, last transitions).
+	BreakerState func() r2r.BreakerState
+	// HealthClient runs r2r_status's live health check; nil = Client. The server gives it
+	// a client without retries and circuit breaker, so the check reports R2R as it is now
+	// (also while the breaker is open) and does not count as a call of the tools.
+	HealthClient *r2r.Client
+
+	// CallTimeout bounds a call of every tool without a timeout of its own (all but
+	// r2r_search, r2r_rag_query and a waiting r2r_ingest_document) and every resource
+	// read; 0 = DefaultCallTimeout.
 	CallTimeout time.Duration
+	// SearchTimeout bounds r2r_search; 0 = DefaultSearchTimeout.
+	SearchTimeout time.Duration
+	// RAGTimeout bounds r2r_rag_query; 0 = DefaultRAGTimeout.
+	RAGTimeout time.Duration
+	// IngestSyncTimeout bounds r2r_ingest_document with run_async=false, whose wait for
+	// R2R (IngestWait) must fit inside it; 0 = DefaultIngestSyncTimeout.
+	IngestSyncTimeout time.Duration
 	// IngestWait bounds how long r2r_ingest_document with run_async=false waits for R2R to
 	// finish; 0 = DefaultIngestWait. It is further capped by the call's deadline.
 	IngestWait time.Duration
 	// PollInterval is the first delay between ingestion status polls (doubling up to 2 s);
 	// 0 = 250 ms.
 	PollInterval time.Duration
+
+	// RateLimits bound how often each tool may be called; the zero value sets no limit
+	// (serve uses DefaultRateLimits). A call over the limit is answered at once with an
+	// isError result (code -32004) that says when to retry; it never waits.
+	RateLimits RateLimits
+
+	initOnce sync.Once
+	limits   *limiters
+	ingests  *ingestTracker
 }
 
 // Deadlines (DESIGN §6: every tool answers within 50 s; clients give up around 60 s).
 const (
-	DefaultCallTimeout = 50 * time.Second
-	DefaultIngestWait  = 40 * time.Second
+	DefaultCallTimeout   = 15 * time.Second
+	DefaultSearchTimeout = 20 * time.Second
+	DefaultRAGTimeout    = 45 * time.Second
+	// DefaultIngestSyncTimeout bounds a waiting ingest: the upload, then up to
+	// DefaultIngestWait of polling, with room to answer.
+	DefaultIngestSyncTimeout = 45 * time.Second
+	DefaultIngestWait        = 40 * time.Second
 )
+
+// setup builds the run-time state shared by every tool (rate limiters from RateLimits,
+// ingestions in progress) on first use; later changes to RateLimits have no effect.
+func (d *Deps) setup() {
+	d.initOnce.Do(func() {
+		d.limits = newLimiters(d.RateLimits)
+		d.ingests = newIngestTracker()
+	})
+}
+
+// tracker returns the ingestions in progress.
+func (d *Deps) tracker() *ingestTracker {
+	d.setup()
+	return d.ingests
+}
 
 func (d *Deps) now() time.Time {
 	if d.Now != nil {
@@ -118,8 +175,10 @@ func Registry(deps *Deps) []Tool {
 	if err := Check(tools); err != nil {
 		panic(err)
 	}
+	deps.setup()
 	for i := range tools {
-		tools[i].Handler = guard(deps, tools[i].Def.Name, tools[i].Handler)
+		name := tools[i].Def.Name
+		tools[i].Handler = deps.limits.wrap(deps, name, guard(deps, name, tools[i].Handler))
 	}
 	return tools
 }
@@ -182,15 +241,12 @@ func Check(tools []Tool) error {
 	return errors.Join(errs...)
 }
 
-// guard bounds a handler's time and turns a panic into an error result (a Go error from a
-// handler is reserved for programmer bugs; the server logs it).
+// guard bounds a handler's time (see timeoutFor) and turns a panic into an error result (a
+// Go error from a handler is reserved for programmer bugs; the server logs it).
 func guard(d *Deps, name string, h server.ToolHandlerFunc) server.ToolHandlerFunc {
-	timeout := d.CallTimeout
-	if timeout <= 0 {
-		timeout = DefaultCallTimeout
-	}
 	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		ctx, cancel := context.WithTimeout(ctx, timeout)
+		timeout, flag := d.timeoutFor(name, req)
+		ctx, cancel := context.WithTimeout(withCall(ctx, callInfo{tool: name, timeout: timeout, flag: flag}), timeout)
 		defer cancel()
 		defer func() {
 			if r := recover(); r != nil {
@@ -201,6 +257,45 @@ func guard(d *Deps, name string, h server.ToolHandlerFunc) server.ToolHandlerFun
 		}()
 		return h(ctx, req)
 	}
+}
+
+// timeoutFor returns the deadline of one call of tool name and the serve flag that sets it.
+func (d *Deps) timeoutFor(name string, req mcp.CallToolRequest) (time.Duration, string) {
+	pick := func(v, def time.Duration) time.Duration {
+		if v > 0 {
+			return v
+		}
+		return def
+	}
+	switch name {
+	case "r2r_search":
+		return pick(d.SearchTimeout, DefaultSearchTimeout), "--timeout-search"
+	case "r2r_rag_query":
+		return pick(d.RAGTimeout, DefaultRAGTimeout), "--timeout-rag"
+	case "r2r_ingest_document":
+		if async, ok := req.GetArguments()["run_async"].(bool); ok && !async {
+			return pick(d.IngestSyncTimeout, DefaultIngestSyncTimeout), ""
+		}
+	}
+	return pick(d.CallTimeout, DefaultCallTimeout), "--timeout"
+}
+
+// callInfo describes the tool call a context belongs to, for error texts.
+type callInfo struct {
+	tool    string
+	timeout time.Duration
+	flag    string // serve flag that sets the timeout; "" = none
+}
+
+type callInfoKey struct{}
+
+func withCall(ctx context.Context, ci callInfo) context.Context {
+	return context.WithValue(ctx, callInfoKey{}, ci)
+}
+
+func callFrom(ctx context.Context) (callInfo, bool) {
+	ci, ok := ctx.Value(callInfoKey{}).(callInfo)
+	return ci, ok
 }
 
 // guardResource bounds a resource handler's time like a tool call's.

@@ -294,7 +294,7 @@ func (c *call) handleMe() {
 	}
 	c.e.mu.Lock()
 	defer c.e.mu.Unlock()
-	c.ok(c.e.userJSON(c.user))
+	c.ok(c.e.userJSONLocked(c.user))
 }
 
 func (c *call) handleLogout() {
@@ -383,7 +383,7 @@ func (c *call) handleRegister() {
 	}
 	u := e.createUserLocked(email, password, false, strPtr(body["name"]))
 	u.bio, u.picture = strPtr(body["bio"]), strPtr(body["profile_picture"])
-	c.ok(e.userJSON(u))
+	c.ok(e.userJSONLocked(u))
 }
 
 func strPtr(v any) *string {
@@ -463,7 +463,7 @@ func (c *call) handleListAPIKeys() {
 	out := make([]map[string]any, 0, len(keys))
 	for _, k := range keys {
 		out = append(out, map[string]any{"public_key": k.publicKey, "key_id": k.keyID, "name": k.name,
-			"description": k.description, "updated_at": ts(k.updatedAt)})
+			"description": k.description, "updated_at": e.tsLocked(k.updatedAt)})
 	}
 	c.page(out, len(out))
 }

@@ -37,6 +37,7 @@ func ParseFlags(args []string, stderr io.Writer) (*CLIConfig, error) {
 	fs.DurationVar(&cfg.Options.TokenTTL, "token-ttl", 0, "access token lifetime (default 60m)")
 	fs.DurationVar(&cfg.Options.IngestDelay, "ingest-delay", 0, "time per ingestion step (0 = synchronous)")
 	fs.IntVar(&cfg.Options.RateLimit, "rate-limit", 0, "per-minute POST/DELETE limit for non-superusers (0 = off)")
+	fs.StringVar(&cfg.Options.TimeFormat, "time-format", TimeFormatZ, "timestamp form: z (…123456Z), offset (…+00:00) or naive (no offset)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -45,6 +46,9 @@ func ParseFlags(args []string, stderr io.Writer) (*CLIConfig, error) {
 	}
 	if cfg.Options.FailRate < 0 || cfg.Options.FailRate > 1 {
 		return nil, fmt.Errorf("--fail-rate must be within 0..1, got %v", cfg.Options.FailRate)
+	}
+	if _, ok := timeLayouts[cfg.Options.TimeFormat]; !ok {
+		return nil, fmt.Errorf("--time-format must be z, offset or naive, got %q", cfg.Options.TimeFormat)
 	}
 	return cfg, nil
 }

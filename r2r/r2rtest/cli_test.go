@@ -8,46 +8,28 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
-// syncBuffer is a goroutine-safe bytes.Buffer for captured stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestParseFlags(t *testing.T) {
 	var stderr bytes.Buffer
 	cfg, err := ParseFlags([]string{"--addr", "127.0.0.1:0", "--seed", "dir", "--auth", "--latency", "200ms",
-		"--fail-rate", "0.3", "--token-ttl", "2s", "--ingest-delay", "300ms", "--rate-limit", "5"}, &stderr)
+		"--fail-rate", "0.3", "--token-ttl", "2s", "--ingest-delay", "300ms", "--rate-limit", "5", "--time-format", "naive"}, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := cfg.Options
 	if cfg.Addr != "127.0.0.1:0" || cfg.SeedDir != "dir" || !o.RequireAuth || o.Latency != 200*time.Millisecond ||
-		o.FailRate != 0.3 || o.TokenTTL != 2*time.Second || o.IngestDelay != 300*time.Millisecond || o.RateLimit != 5 {
+		o.FailRate != 0.3 || o.TokenTTL != 2*time.Second || o.IngestDelay != 300*time.Millisecond || o.RateLimit != 5 ||
+		o.TimeFormat != TimeFormatNaive {
 		t.Fatalf("%+v", cfg)
 	}
 	cfg, err = ParseFlags(nil, &stderr)
-	if err != nil || cfg.Addr != "127.0.0.1:7272" || cfg.Options.RequireAuth {
+	if err != nil || cfg.Addr != "127.0.0.1:7272" || cfg.Options.RequireAuth || cfg.Options.TimeFormat != TimeFormatZ {
 		t.Fatalf("defaults %+v %v", cfg, err)
 	}
-	for _, args := range [][]string{{"--nope"}, {"extra"}, {"--fail-rate", "2"}, {"--latency", "soon"}} {
+	for _, args := range [][]string{{"--nope"}, {"extra"}, {"--fail-rate", "2"}, {"--latency", "soon"}, {"--time-format", "iso"}} {
 		if _, err := ParseFlags(args, &stderr); err == nil {
 			t.Fatalf("%v accepted", args)
 		}
@@ -79,9 +61,9 @@ func writeDocs(t *testing.T, files map[string]string) string {
 }
 
 // startCLI runs the emulator the way r2r-emulator does, on a free loopback port.
-func startCLI(t *testing.T, args ...string) (base string, stderr *syncBuffer) {
+func startCLI(t *testing.T, args ...string) (base string, stderr *SyncBuffer) {
 	t.Helper()
-	stderr = &syncBuffer{}
+	stderr = &SyncBuffer{}
 	cfg, err := ParseFlags(append([]string{"--addr", "127.0.0.1:0"}, args...), stderr)
 	if err != nil {
 		t.Fatal(err)

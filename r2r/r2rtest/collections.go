@@ -278,7 +278,7 @@ func (c *call) handleListCollectionDocuments() {
 	lo, hi := window(len(docs), p.offset, p.limit)
 	out := make([]map[string]any, 0, hi-lo)
 	for _, d := range docs[lo:hi] {
-		j := documentJSON(d)
+		j := e.documentJSONLocked(d)
 		j["total_tokens"] = nil
 		out = append(out, j)
 	}

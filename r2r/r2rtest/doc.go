@@ -9,7 +9,10 @@
 //
 // Fault knobs (Configure, ForceStatus, ForceResponse, ExpireTokens, Down) can be changed
 // while requests are served; Count, Counts, LastRequest and Cancelled let tests observe
-// what clients sent.
+// what clients sent (requests to unknown routes are counted as "METHOD (unknown)" without
+// their bodies, and recorded bodies are capped at MaxRecordedBody). StepIngestion and
+// Ingesting drive and observe background ingestion deterministically. SyncBuffer is a
+// goroutine-safe buffer for captured logs.
 //
 // Emulated behaviour worth knowing:
 //
@@ -20,7 +23,15 @@
 //   - Ingestion: with IngestDelay 0 (or run_with_orchestration=false) documents are ingested
 //     synchronously, as R2R's "simple" orchestrator does; otherwise the call returns at once
 //     with a task_id (as with hatchet) and the document moves pending → parsing → embedding →
-//     storing → success, one step per IngestDelay. Chunks become searchable at success.
+//     storing → success, one step per IngestDelay (or per StepIngestion call). Chunks become
+//     searchable at success. Deleting or re-ingesting a document ends its running ingestion
+//     at the next step.
+//   - Document ids: the 409 duplicate check sees only the caller's own documents, as in
+//     R2R; an id that belongs to another owner answers 500 UniqueViolationError
+//     ("documents_pkey"), the primary-key collision R2R's insert runs into, and the other
+//     owner's document stays untouched.
+//   - Timestamps: microseconds with a Z suffix by default; Options.TimeFormat switches to
+//     +00:00 or to no offset at all, since the exact form is not confirmed.
 //   - Parsing: text types must be valid UTF-8, otherwise ingestion fails the way R2R's text
 //     parsers do ("'utf-8' codec can't decode byte …"). Other types (pdf, docx, images…) are not
 //     really parsed: runs of printable text stand in for the extracted text. A document

@@ -305,6 +305,15 @@ func (c *call) handleCreateDocument() {
 			return
 		}
 	}
+	if old := e.st.docs[d.id]; old != nil && old.ownerID != d.ownerID {
+		// R2R's duplicate check only looks at the caller's own documents; the insert then
+		// hits the documents table's primary key. The other owner's document is untouched.
+		// (With hatchet this would fail inside the background task; the emulator answers
+		// at once either way.)
+		e.mu.Unlock()
+		c.internal("create_document", "UniqueViolationError", `duplicate key value violates unique constraint "documents_pkey"`)
+		return
+	}
 	now := e.nowLocked()
 	d.createdAt, d.updatedAt = now, now
 	if old := e.st.docs[d.id]; old != nil {
@@ -325,10 +334,11 @@ func (c *call) handleCreateDocument() {
 	}
 	e.st.docs[d.id] = d
 	if async {
-		gen := d.gen
+		job := &ingestJob{d: d, gen: d.gen, chunkSize: chunkSize, poke: make(chan chan<- bool), gone: make(chan struct{})}
+		e.jobs[job] = struct{}{}
 		e.wg.Add(1)
 		e.mu.Unlock()
-		go e.ingestAsync(d, gen, chunkSize)
+		go e.ingestAsync(job)
 		msg := "Ingest files task queued successfully."
 		if d.rawChunks != nil {
 			msg = "Ingest chunks task queued successfully."
@@ -399,40 +409,108 @@ func (e *Emulator) ingestCollectionsLocked(u *user, d *document, in *ingestInput
 // ingestSteps are the states a document passes through after "pending".
 var ingestSteps = []string{"parsing", "embedding", "storing"}
 
-// ingestAsync walks d through the state machine, one step per IngestDelay.
-func (e *Emulator) ingestAsync(d *document, gen, chunkSize int) {
+// ingestJob is one background ingestion (an ingestAsync goroutine).
+type ingestJob struct {
+	d         *document
+	gen       int
+	chunkSize int
+	// poke carries a StepIngestion request: the goroutine takes its next step at once and
+	// sends on the received channel (buffered) whether the document moved.
+	poke chan chan<- bool
+	gone chan struct{} // closed when the goroutine has exited
+}
+
+// StepIngestion makes every document waiting for its next background ingestion step take it
+// now instead of after IngestDelay, and returns when those steps are applied. It returns how
+// many documents moved; a document deleted or re-ingested meanwhile does not move, and its
+// ingestion ends. With a long IngestDelay (say time.Hour) this walks ingestion
+// deterministically: pending → parsing → embedding → storing → success (or failed).
+func (e *Emulator) StepIngestion() int {
+	e.mu.Lock()
+	jobs := make([]*ingestJob, 0, len(e.jobs))
+	for j := range e.jobs {
+		jobs = append(jobs, j)
+	}
+	e.mu.Unlock()
+	moved := 0
+	for _, j := range jobs {
+		res := make(chan bool, 1)
+		select {
+		case j.poke <- res:
+		case <-j.gone: // finished on its own meanwhile
+			continue
+		}
+		if <-res {
+			moved++
+		}
+	}
+	return moved
+}
+
+// Ingesting returns how many background ingestions are still running: documents that have
+// not reached success or failed and were not deleted or re-ingested since. A deleted
+// document's ingestion keeps counting until its next step, when it notices and stops.
+func (e *Emulator) Ingesting() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.jobs)
+}
+
+// ingestAsync walks a document through the state machine, one step per IngestDelay or per
+// StepIngestion call.
+func (e *Emulator) ingestAsync(j *ingestJob) {
 	defer e.wg.Done()
+	defer close(j.gone)
 	e.mu.Lock()
 	delay := e.opts.IngestDelay
 	e.mu.Unlock()
-	for i := 0; i <= len(ingestSteps); i++ {
+	for i := 0; ; i++ {
+		var res chan<- bool
 		select {
 		case <-e.ctx.Done():
+			e.mu.Lock()
+			delete(e.jobs, j)
+			e.mu.Unlock()
 			return
 		case <-timerC(delay):
+		case res = <-j.poke:
 		}
 		e.mu.Lock()
-		if e.st.docs[d.id] != d || d.gen != gen {
-			e.mu.Unlock()
-			return // deleted or re-ingested meanwhile
+		moved, finished := e.ingestStepLocked(j, i)
+		if finished {
+			delete(e.jobs, j)
 		}
-		if i < len(ingestSteps) {
-			d.status = ingestSteps[i]
-			d.updatedAt = e.nowLocked()
-			if ingestSteps[i] == "embedding" {
-				// Parsing finished: a document that cannot be parsed fails here.
-				if _, err := parseDocument(d, chunkSize); err != nil {
-					e.failLocked(d, err)
-					e.mu.Unlock()
-					return
-				}
-			}
-			e.mu.Unlock()
-			continue
-		}
-		_ = e.processLocked(d, chunkSize)
 		e.mu.Unlock()
+		if res != nil {
+			res <- moved
+		}
+		if finished {
+			return
+		}
 	}
+}
+
+// ingestStepLocked applies step i of j (the last one stores the chunks) and reports whether
+// the document moved and whether the ingestion is over.
+func (e *Emulator) ingestStepLocked(j *ingestJob, i int) (moved, finished bool) {
+	d := j.d
+	if e.st.docs[d.id] != d || d.gen != j.gen {
+		return false, true // deleted or re-ingested meanwhile
+	}
+	if i >= len(ingestSteps) {
+		_ = e.processLocked(d, j.chunkSize)
+		return true, true
+	}
+	d.status = ingestSteps[i]
+	d.updatedAt = e.nowLocked()
+	if ingestSteps[i] == "embedding" {
+		// Parsing finished: a document that cannot be parsed fails here.
+		if _, err := parseDocument(d, j.chunkSize); err != nil {
+			e.failLocked(d, err)
+			return true, true
+		}
+	}
+	return true, false
 }
 
 // processLocked parses, chunks and stores d, ending in success or failed.
@@ -572,7 +650,7 @@ func (c *call) handleListDocuments() {
 	lo, hi := window(len(docs), p.offset, p.limit)
 	out := make([]map[string]any, 0, hi-lo)
 	for _, d := range docs[lo:hi] {
-		out = append(out, documentJSON(d))
+		out = append(out, e.documentJSONLocked(d))
 	}
 	c.page(out, len(docs))
 }
@@ -593,7 +671,7 @@ func (c *call) handleGetDocument() {
 		c.fail(http.StatusNotFound, "Document not found.")
 		return
 	}
-	c.ok(documentJSON(d))
+	c.ok(e.documentJSONLocked(d))
 }
 
 func (c *call) handleListChunks() {
@@ -831,5 +909,5 @@ func (c *call) updateMetadata(replace bool) {
 		d.title = titleOf(t)
 	}
 	d.updatedAt = e.nowLocked()
-	c.ok(documentJSON(d))
+	c.ok(e.documentJSONLocked(d))
 }

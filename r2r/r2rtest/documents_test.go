@@ -204,8 +204,42 @@ func TestDuplicateDocuments(t *testing.T) {
 	}
 }
 
+// TestDocumentIDOfAnotherOwner: R2R's duplicate check only sees the caller's documents, so an
+// id that belongs to someone else reaches the documents table's primary key (a 500), and the
+// other owner's document must stay as it was.
+func TestDocumentIDOfAnotherOwner(t *testing.T) {
+	s := NewServer(t, Options{RequireAuth: true})
+	a, aID := userClient(t, s, "a@example.com")
+	b, _ := userClient(t, s, "b@example.com")
+	id := newUUID()
+	wantStatus(t, a.upload("guide.md", []byte("# A's guide"), map[string]string{"id": id}), http.StatusAccepted)
+
+	newCol := newUUID()
+	r := b.upload("guide.md", []byte("# B's guide"), map[string]string{"id": id, "collection_ids": `["` + newCol + `"]`})
+	wantInternal(t, r, "UniqueViolationError", `duplicate key value violates unique constraint "documents_pkey"`)
+	if m := r.body["detail"].(map[string]any)["message"]; m != `An error 'duplicate key value violates unique constraint "documents_pkey"' occurred during create_document` {
+		t.Fatalf("message %q", m)
+	}
+	// The same as raw text, and for a superuser.
+	wantInternal(t, b.form("/v3/documents", url.Values{"raw_text": {"x"}, "id": {id}}), "UniqueViolationError", "documents_pkey")
+	admin := newTC(t, s)
+	admin.token, _ = admin.login(AdminEmail, AdminPassword)
+	wantInternal(t, admin.form("/v3/documents", url.Values{"raw_text": {"x"}, "id": {id}}), "UniqueViolationError", "documents_pkey")
+
+	d := a.get("/v3/documents/" + id).results()
+	if d["owner_id"] != aID || d["ingestion_status"] != "success" || d["title"] != "guide.md" {
+		t.Fatalf("A's document changed: %v", d)
+	}
+	if dl := a.get("/v3/documents/" + id + "/download"); string(dl.raw) != "# A's guide" {
+		t.Fatalf("A's content changed: %q", dl.raw)
+	}
+	wantStatus(t, b.get("/v3/documents/"+id), 404)
+	wantStatus(t, b.get("/v3/collections/"+newCol), 404) // nothing was created for B's attempt
+}
+
 func TestIngestionStateMachine(t *testing.T) {
-	s := NewServer(t, Options{IngestDelay: 20 * time.Millisecond})
+	// IngestDelay is never reached: StepIngestion moves the document one state at a time.
+	s := NewServer(t, Options{IngestDelay: time.Hour})
 	c := newTC(t, s)
 	r := c.upload("steps.txt", []byte("one two three"), nil)
 	wantStatus(t, r, http.StatusAccepted)
@@ -214,76 +248,133 @@ func TestIngestionStateMachine(t *testing.T) {
 		t.Fatalf("%v", res)
 	}
 	id := res["document_id"].(string)
-	var seen []string
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		st := c.get("/v3/documents/" + id).results()["ingestion_status"].(string)
-		if len(seen) == 0 || seen[len(seen)-1] != st {
-			seen = append(seen, st)
+	status := func() string { return c.get("/v3/documents/" + id).results()["ingestion_status"].(string) }
+	seen := []string{status()}
+	for range 10 {
+		if n := s.StepIngestion(); n != 1 {
+			t.Fatalf("StepIngestion moved %d documents after %v", n, seen)
 		}
-		if st == "success" || st == "failed" {
+		seen = append(seen, status())
+		if s.Ingesting() == 0 {
 			break
 		}
-		time.Sleep(2 * time.Millisecond)
 	}
-	order := map[string]int{"pending": 0, "parsing": 1, "embedding": 2, "storing": 3, "success": 4}
-	for i := 1; i < len(seen); i++ {
-		if order[seen[i]] <= order[seen[i-1]] {
-			t.Fatalf("states went backwards: %v", seen)
-		}
-	}
-	if seen[0] != "pending" || seen[len(seen)-1] != "success" {
-		t.Fatalf("states %v", seen)
+	if got := strings.Join(seen, " "); got != "pending parsing embedding storing success" {
+		t.Fatalf("states %s", got)
 	}
 	if n := c.get("/v3/documents/" + id + "/chunks").body["total_entries"]; n != float64(1) {
 		t.Fatalf("chunks %v", n)
 	}
+	if n := s.StepIngestion(); n != 0 {
+		t.Fatalf("StepIngestion moved %d documents with nothing ingesting", n)
+	}
 
 	t.Run("chunks are not searchable before success", func(t *testing.T) {
-		s.Configure(func(o *Options) { o.IngestDelay = time.Hour })
 		r := c.upload("later.txt", []byte("zebra"), nil)
 		wantStatus(t, r, http.StatusAccepted)
-		hits := c.postJSON("/v3/retrieval/search", map[string]any{"query": "zebra"}).results()["chunk_search_results"].([]any)
-		for _, h := range hits {
-			if h.(map[string]any)["document_id"] == r.results()["document_id"] {
-				t.Fatal("pending document is searchable")
+		id := r.results()["document_id"].(string)
+		for range 3 { // parsing, embedding, storing
+			if n := s.StepIngestion(); n != 1 {
+				t.Fatalf("moved %d", n)
 			}
+			hits := c.postJSON("/v3/retrieval/search", map[string]any{"query": "zebra"}).results()["chunk_search_results"].([]any)
+			for _, h := range hits {
+				if h.(map[string]any)["document_id"] == id {
+					t.Fatalf("document is searchable while %s", c.get("/v3/documents/" + id).results()["ingestion_status"])
+				}
+			}
+			wantR2RError(t, c.get("/v3/documents/"+id+"/chunks"), 404, "No chunks found for the given document ID.")
 		}
-		wantR2RError(t, c.get("/v3/documents/"+r.results()["document_id"].(string)+"/chunks"), 404, "No chunks found for the given document ID.")
+		s.StepIngestion()
+		hits := c.postJSON("/v3/retrieval/search", map[string]any{"query": "zebra"}).results()["chunk_search_results"].([]any)
+		if len(hits) == 0 || hits[0].(map[string]any)["document_id"] != id {
+			t.Fatalf("not searchable after success: %v", hits)
+		}
 	})
 	t.Run("asynchronous failure", func(t *testing.T) {
-		s.Configure(func(o *Options) { o.IngestDelay = time.Millisecond })
 		r := c.upload("empty.md", nil, nil)
 		wantStatus(t, r, http.StatusAccepted)
 		id := r.results()["document_id"].(string)
-		var d map[string]any
-		for i := 0; i < 5000; i++ {
-			d = c.get("/v3/documents/" + id).results()
-			if d["ingestion_status"] == "failed" || d["ingestion_status"] == "success" {
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
-		if d["ingestion_status"] != "failed" || !strings.Contains(fmt.Sprint(d["metadata"]), "no text content") {
-			t.Fatalf("%v", d)
+		s.StepIngestion() // parsing
+		s.StepIngestion() // embedding: parsing finished, and found no text
+		d := c.get("/v3/documents/" + id).results()
+		if d["ingestion_status"] != "failed" || !strings.Contains(fmt.Sprint(d["metadata"]), "no text content") || s.Ingesting() != 0 {
+			t.Fatalf("ingesting=%d %v", s.Ingesting(), d)
 		}
 	})
 	t.Run("run_with_orchestration=false is synchronous", func(t *testing.T) {
-		s.Configure(func(o *Options) { o.IngestDelay = time.Hour })
 		r := c.upload("sync.txt", []byte("sync"), map[string]string{"run_with_orchestration": "false"})
 		wantStatus(t, r, http.StatusAccepted)
-		if r.results()["task_id"] != nil {
-			t.Fatal("task_id for synchronous ingestion")
+		if r.results()["task_id"] != nil || s.Ingesting() != 0 {
+			t.Fatalf("task_id %v, ingesting %d", r.results()["task_id"], s.Ingesting())
+		}
+		if st := c.get("/v3/documents/" + r.results()["document_id"].(string)).results()["ingestion_status"]; st != "success" {
+			t.Fatalf("status %v", st)
 		}
 	})
 	t.Run("delete during ingestion stops it", func(t *testing.T) {
-		s.Configure(func(o *Options) { o.IngestDelay = 5 * time.Millisecond })
-		r := c.upload("gone.txt", []byte("gone"), nil)
+		gone := c.upload("gone.txt", []byte("vanishing words"), nil).results()["document_id"].(string)
+		kept := c.upload("kept.txt", []byte("staying words"), nil).results()["document_id"].(string)
+		if n := s.StepIngestion(); n != 2 {
+			t.Fatalf("moved %d, want both", n)
+		}
+		wantStatus(t, c.del("/v3/documents/"+gone), 200)
+		// gone's ingestion notices at its next step and ends without moving; kept moves on.
+		if n := s.StepIngestion(); n != 1 || s.Ingesting() != 1 {
+			t.Fatalf("moved %d, ingesting %d; want 1 and 1", n, s.Ingesting())
+		}
+		for s.Ingesting() > 0 {
+			s.StepIngestion()
+		}
+		wantStatus(t, c.get("/v3/documents/"+gone), 404)
+		wantStatus(t, c.get("/v3/documents/"+gone+"/chunks"), 404)
+		hits := c.postJSON("/v3/retrieval/search", map[string]any{"query": "vanishing words"}).results()["chunk_search_results"].([]any)
+		for _, h := range hits {
+			if h.(map[string]any)["document_id"] == gone {
+				t.Fatal("deleted document's chunks were stored")
+			}
+		}
+		if st := c.get("/v3/documents/" + kept).results()["ingestion_status"]; st != "success" {
+			t.Fatalf("kept: %v", st)
+		}
+	})
+	t.Run("re-ingestion supersedes the running ingestion", func(t *testing.T) {
+		r := c.upload("again.txt", []byte("first"), nil)
 		id := r.results()["document_id"].(string)
 		wantStatus(t, c.del("/v3/documents/"+id), 200)
-		time.Sleep(30 * time.Millisecond)
-		wantStatus(t, c.get("/v3/documents/"+id), 404)
+		wantStatus(t, c.upload("again.txt", []byte("second"), nil), http.StatusAccepted)
+		if n := s.Ingesting(); n != 2 {
+			t.Fatalf("ingesting %d", n)
+		}
+		if n := s.StepIngestion(); n != 1 || s.Ingesting() != 1 {
+			t.Fatalf("moved %d, ingesting %d: the first ingestion must end", n, s.Ingesting())
+		}
 	})
+}
+
+// TestIngestionOnItsOwn covers the timer path: with a short IngestDelay the document reaches
+// a final state without StepIngestion.
+func TestIngestionOnItsOwn(t *testing.T) {
+	s := NewServer(t, Options{IngestDelay: time.Millisecond})
+	c := newTC(t, s)
+	id := c.upload("auto.txt", []byte("automatic"), nil).results()["document_id"].(string)
+	var st any
+	for range 10000 {
+		if st = c.get("/v3/documents/" + id).results()["ingestion_status"]; st == "success" || st == "failed" {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if st != "success" {
+		t.Fatalf("status %v", st)
+	}
+	for range 1000 { // the goroutine unregisters right after the last step
+		if s.Ingesting() == 0 {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("ingesting %d after success", s.Ingesting())
 }
 
 func TestBinaryDocumentsAndChunking(t *testing.T) {

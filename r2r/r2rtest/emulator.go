@@ -40,6 +40,9 @@ type Options struct {
 	Logger io.Writer
 	// ChunkSize is the target chunk length in characters (default 1024).
 	ChunkSize int
+	// TimeFormat is how timestamps are written: TimeFormatZ (default, also for "" and
+	// unknown values), TimeFormatOffset or TimeFormatNaive.
+	TimeFormat string
 }
 
 // Default superuser credentials, as in R2R's shipped configuration.
@@ -67,6 +70,7 @@ type Emulator struct {
 	down      bool
 	maxBody   int64
 	rateLog   map[string][]time.Time
+	jobs      map[*ingestJob]struct{} // running background ingestions
 	// accessNotBefore: access tokens issued at or before this instant are expired (ExpireTokens).
 	accessNotBefore time.Time
 
@@ -99,6 +103,9 @@ type RecordedRequest struct {
 	Body []byte
 	// ContentType is the request's media type without parameters.
 	ContentType string
+	// Truncated is set when Body, File or the form values were cut to MaxRecordedBody bytes,
+	// or when the body of a request to an unknown route was dropped.
+	Truncated bool
 
 	hasFile bool // a part named "file" was present, even with an empty name
 }
@@ -122,6 +129,7 @@ func New(opts Options) *Emulator {
 		last:    map[string]*RecordedRequest{},
 		forced:  map[string][]forcedResponse{},
 		rateLog: map[string][]time.Time{},
+		jobs:    map[*ingestJob]struct{}{},
 		maxBody: maxBody,
 		ctx:     ctx,
 		cancel:  cancel,
@@ -140,6 +148,9 @@ func normalise(o Options) Options {
 	}
 	if o.ChunkSize <= 0 {
 		o.ChunkSize = 1024
+	}
+	if _, ok := timeLayouts[o.TimeFormat]; !ok {
+		o.TimeFormat = TimeFormatZ
 	}
 	return o
 }
@@ -168,8 +179,9 @@ func (e *Emulator) Options() Options {
 }
 
 // Count returns how many requests reached route, e.g. Count("POST /v3/documents") or
-// Count("GET /v3/documents/{id}"). Requests to unknown paths count under METHOD + " " + path.
-// Count("cancelled") is the same as Cancelled().
+// Count("GET /v3/documents/{id}"). Requests no route matches (404, 405, a trailing-slash
+// redirect) count under METHOD + " (unknown)", e.g. Count("GET (unknown)"), so scanners and
+// typos cannot grow the counters without bound. Count("cancelled") is the same as Cancelled().
 func (e *Emulator) Count(route string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -206,7 +218,9 @@ func (e *Emulator) Cancelled() int {
 	return e.cancelled
 }
 
-// LastRequest returns the last request seen on route, or nil.
+// LastRequest returns the last request seen on route, or nil. Route names are those of
+// Count; for METHOD + " (unknown)" only the method, path, query and header are kept. Body,
+// File and the form values keep at most MaxRecordedBody bytes each (Truncated tells).
 func (e *Emulator) LastRequest(route string) *RecordedRequest {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -310,6 +324,10 @@ func (s *statusWriter) Flush() {
 // maxBody caps request bodies the emulator buffers (every upload limit of §9 fits).
 const maxBody = 64 << 20
 
+// MaxRecordedBody is the most LastRequest keeps of a request's body and of its file part;
+// the long-running r2r-emulator would otherwise hold up to 64 MiB per route.
+const MaxRecordedBody = 1 << 20
+
 // ServeHTTP implements http.Handler.
 func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
@@ -335,11 +353,17 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	rec := record(r, body)
+	var rec *RecordedRequest
+	if h != nil { // unknown route: keep no body
+		rec = &RecordedRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(),
+			Header: r.Header.Clone(), Form: url.Values{}, Truncated: len(body) > 0}
+	} else {
+		rec = record(r, body)
+	}
 
 	e.mu.Lock()
 	e.counts[route]++
-	e.last[route] = rec
+	e.last[route] = rec.forRetention()
 	opts := e.opts
 	var forced *forcedResponse
 	if q := e.forced[route]; len(q) > 0 {
@@ -464,6 +488,40 @@ func record(r *http.Request, body []byte) *RecordedRequest {
 	return rec
 }
 
+// forRetention returns rec as LastRequest keeps it: Body, File and the form values (together)
+// cut to MaxRecordedBody bytes each, copied so the full request buffers can be freed.
+func (rec *RecordedRequest) forRetention() *RecordedRequest {
+	formSize := 0
+	for _, vs := range rec.Form {
+		for _, v := range vs {
+			formSize += len(v)
+		}
+	}
+	if len(rec.Body) <= MaxRecordedBody && len(rec.File) <= MaxRecordedBody && formSize <= MaxRecordedBody {
+		return rec
+	}
+	cp := *rec
+	cp.Truncated = true
+	if len(cp.Body) > MaxRecordedBody {
+		cp.Body = bytes.Clone(cp.Body[:MaxRecordedBody])
+	}
+	if len(cp.File) > MaxRecordedBody {
+		cp.File = bytes.Clone(cp.File[:MaxRecordedBody])
+	}
+	if formSize > MaxRecordedBody {
+		budget := MaxRecordedBody
+		cp.Form = make(url.Values, len(rec.Form))
+		for k, vs := range rec.Form {
+			for _, v := range vs {
+				v = v[:min(len(v), budget)]
+				budget -= len(v)
+				cp.Form[k] = append(cp.Form[k], strings.Clone(v))
+			}
+		}
+	}
+	return &cp
+}
+
 // rawFileName returns the part's filename parameter as sent; Part.FileName would strip any
 // directory, which Starlette does not do.
 func rawFileName(p *multipart.Part) string {
@@ -480,7 +538,7 @@ func (e *Emulator) match(r *http.Request) (string, func(*call)) {
 		if route := logicalRoute(pattern, r); route != "" {
 			return route, nil
 		}
-		return r.Method + " " + r.URL.Path, func(c *call) {
+		return unknownRoute(r), func(c *call) {
 			c.writeJSON(http.StatusNotFound, map[string]any{"detail": "Not Found"})
 		}
 	}
@@ -490,7 +548,7 @@ func (e *Emulator) match(r *http.Request) (string, func(*call)) {
 		r2.URL.Path = strings.TrimRight(p, "/")
 		r2.URL.RawPath = ""
 		if _, pattern := e.mux.Handler(r2); pattern != "" {
-			return r.Method + " " + r.URL.Path, func(c *call) {
+			return unknownRoute(r), func(c *call) {
 				u := *r2.URL
 				u.Host, u.Scheme = "", ""
 				c.w.Header().Set("Location", u.String())
@@ -506,14 +564,25 @@ func (e *Emulator) match(r *http.Request) (string, func(*call)) {
 		r2 := r.Clone(r.Context())
 		r2.Method = m
 		if _, p := e.mux.Handler(r2); p != "" {
-			return r.Method + " " + r.URL.Path, func(c *call) {
+			return unknownRoute(r), func(c *call) {
 				c.writeJSON(http.StatusMethodNotAllowed, map[string]any{"detail": "Method Not Allowed"})
 			}
 		}
 	}
-	return r.Method + " " + r.URL.Path, func(c *call) {
+	return unknownRoute(r), func(c *call) {
 		c.writeJSON(http.StatusNotFound, map[string]any{"detail": "Not Found"})
 	}
+}
+
+// unknownRoute is the counter key of a request no route matches: the path is left out, and
+// non-standard methods are folded into OTHER, so that arbitrary requests cannot add keys.
+func unknownRoute(r *http.Request) string {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return r.Method + " (unknown)"
+	}
+	return "OTHER (unknown)"
 }
 
 // call is one request being handled.

@@ -2,6 +2,7 @@ package r2rtest
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -85,4 +86,33 @@ func TestDeleteByFilter(t *testing.T) {
 	wantValidation(t, del(alice, "application/json", `"not json"`), "body")
 	wantValidation(t, del(alice, "application/json", `[1]`), "body")
 	wantInternal(t, del(alice, "application/json", `{"id":{"$neq":"x"}}`), "FilterError", "$neq")
+}
+
+func TestTimeFormats(t *testing.T) {
+	tests := []struct {
+		format string
+		re     string
+	}{
+		{"", `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$`},
+		{TimeFormatZ, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$`},
+		{TimeFormatOffset, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$`},
+		{TimeFormatNaive, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$`},
+	}
+	for _, tt := range tests {
+		t.Run("format="+tt.format, func(t *testing.T) {
+			s := NewServer(t, Options{TimeFormat: tt.format})
+			c := newTC(t, s)
+			id := c.rawText("timestamps", nil)
+			doc := c.get("/v3/documents/" + id).results()
+			me := c.get("/v3/users/me").results()
+			col := c.postJSON("/v3/collections", map[string]any{"name": "times"}).results()
+			re := regexp.MustCompile(tt.re)
+			for what, v := range map[string]any{"document created_at": doc["created_at"], "document updated_at": doc["updated_at"],
+				"user created_at": me["created_at"], "collection updated_at": col["updated_at"]} {
+				if s, _ := v.(string); !re.MatchString(s) {
+					t.Errorf("%s = %v, want %s", what, v, tt.re)
+				}
+			}
+		})
+	}
 }

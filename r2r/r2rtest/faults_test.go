@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -165,36 +167,36 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestCountersAndRecording(t *testing.T) {
-	var logMu sync.Mutex
-	var logBuf strings.Builder
-	s := NewServer(t, Options{Logger: writerFunc(func(p []byte) (int, error) {
-		logMu.Lock()
-		defer logMu.Unlock()
-		return logBuf.Write(p)
-	})})
+	var log SyncBuffer
+	s := NewServer(t, Options{Logger: &log})
 	c := newTC(t, s).with("")
 	c.rawText("counted", nil)
 	c.get("/v3/documents?limit=5&ids=" + uuid5("a"))
 	c.get("/v3/documents/" + uuid5("b"))
 	r := c.get("/v3/nope")
 	wantMessage(t, r, 404, "Not Found")
-	r = c.do("PUT", "/v3/documents", "", nil)
+	r = c.do("PUT", "/v3/documents", "application/json", strings.NewReader(`{"secret":"dropped"}`))
 	wantMessage(t, r, 405, "Method Not Allowed")
 	wantStatus(t, c.get("/v3/collections/"+uuid5("x")+"/other"), 404)
 	c.postJSON("/v3/retrieval/search", map[string]any{"query": "hello"})
 
-	if s.Count("POST /v3/documents") != 1 || s.Count("GET /v3/documents") != 1 || s.Count("GET /v3/documents/{id}") != 1 ||
-		s.Count("GET /v3/nope") != 1 || s.Count("PUT /v3/documents") != 1 {
-		t.Fatalf("counts %v", s.Counts())
+	want := map[string]int{"POST /v3/documents": 1, "GET /v3/documents": 1, "GET /v3/documents/{id}": 1,
+		"GET (unknown)": 2, "PUT (unknown)": 1, "POST /v3/retrieval/search": 1}
+	if got := s.Counts(); !maps.Equal(got, want) {
+		t.Fatalf("counts %v, want %v", got, want)
 	}
 	rec := s.LastRequest("GET /v3/documents")
-	if rec.Query.Get("limit") != "5" || rec.Method != "GET" || rec.Path != "/v3/documents" {
+	if rec.Query.Get("limit") != "5" || rec.Method != "GET" || rec.Path != "/v3/documents" || rec.Truncated {
 		t.Fatalf("recorded %+v", rec)
 	}
 	rec = s.LastRequest("POST /v3/retrieval/search")
 	var body map[string]any
 	if err := rec.JSON(&body); err != nil || body["query"] != "hello" || rec.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("recorded %+v %v", rec, err)
+	}
+	// Unknown routes keep no body.
+	if rec := s.LastRequest("PUT (unknown)"); rec == nil || rec.Path != "/v3/documents" || rec.Body != nil || !rec.Truncated {
+		t.Fatalf("unknown route recorded %+v", rec)
 	}
 	if s.LastRequest("GET /v3/never") != nil {
 		t.Fatal("unexpected record")
@@ -203,15 +205,62 @@ func TestCountersAndRecording(t *testing.T) {
 	if len(s.Counts()) != 0 {
 		t.Fatal("not reset")
 	}
-	logMu.Lock()
-	lines := strings.Count(logBuf.String(), "\n")
-	text := logBuf.String()
-	logMu.Unlock()
-	if lines != 7 || !strings.Contains(text, "POST /v3/documents 202") || strings.Contains(text, "counted") {
+	text := log.String()
+	if lines := strings.Count(text, "\n"); lines != 7 || !strings.Contains(text, "POST /v3/documents 202") || strings.Contains(text, "counted") {
 		t.Fatalf("log:\n%s", text)
 	}
-	if o := s.Options(); o.ChunkSize != 1024 || o.TokenTTL != time.Hour {
+	if o := s.Options(); o.ChunkSize != 1024 || o.TokenTTL != time.Hour || o.TimeFormat != TimeFormatZ {
 		t.Fatalf("defaults %+v", o)
+	}
+}
+
+func TestUnknownRoutesDoNotGrowCounters(t *testing.T) {
+	s := NewServer(t, Options{})
+	c := newTC(t, s)
+	for i := range 50 {
+		wantStatus(t, c.get(fmt.Sprintf("/v3/scan-%d", i)), 404)
+	}
+	req, _ := http.NewRequest("PROPFIND", s.URL+"/v3/x", nil)
+	resp, err := s.HTTPClient().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	want := map[string]int{"GET (unknown)": 50, "OTHER (unknown)": 1}
+	if got := s.Counts(); !maps.Equal(got, want) {
+		t.Fatalf("counts %v, want %v", got, want)
+	}
+}
+
+func TestRecordedBodyIsCapped(t *testing.T) {
+	s := NewServer(t, Options{IngestDelay: time.Hour}) // stays pending: chunking 1 MiB is slow
+	c := newTC(t, s)
+	big := bytes.Repeat([]byte("a"), MaxRecordedBody+10)
+	wantStatus(t, c.upload("big.txt", big, nil), http.StatusAccepted)
+	rec := s.LastRequest("POST /v3/documents")
+	if !rec.Truncated || len(rec.Body) != MaxRecordedBody || len(rec.File) != MaxRecordedBody || rec.FileName != "big.txt" {
+		t.Fatalf("truncated=%v body=%d file=%d name=%q", rec.Truncated, len(rec.Body), len(rec.File), rec.FileName)
+	}
+	// The document itself is complete: only the recording is cut.
+	id := uuid5("big.txt-" + uuid5(AdminEmail))
+	if d := c.get("/v3/documents/" + id).results(); d["size_in_bytes"] != float64(len(big)) {
+		t.Fatalf("size %v", d["size_in_bytes"])
+	}
+	bigText := strings.Repeat("b ", MaxRecordedBody)
+	wantStatus(t, c.form("/v3/documents", url.Values{"raw_text": {bigText}, "metadata": {`{"k":"v"}`}}), http.StatusAccepted)
+	rec = s.LastRequest("POST /v3/documents")
+	size := 0
+	for _, vs := range rec.Form {
+		for _, v := range vs {
+			size += len(v)
+		}
+	}
+	if !rec.Truncated || len(rec.Body) != MaxRecordedBody || size != MaxRecordedBody {
+		t.Fatalf("form: truncated=%v body=%d form=%d", rec.Truncated, len(rec.Body), size)
+	}
+	wantStatus(t, c.upload("small.txt", []byte("small"), nil), http.StatusAccepted)
+	if rec := s.LastRequest("POST /v3/documents"); rec.Truncated || string(rec.File) != "small" {
+		t.Fatalf("small upload recorded %+v", rec)
 	}
 }
 

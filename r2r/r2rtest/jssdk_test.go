@@ -29,7 +29,7 @@ func TestJSSDK(t *testing.T) {
 		t.Skip(msg)
 	}
 
-	stderr := &syncBuffer{}
+	stderr := &SyncBuffer{}
 	cfg, err := ParseFlags([]string{"--addr", "127.0.0.1:0", "--auth"}, stderr)
 	if err != nil {
 		t.Fatal(err)

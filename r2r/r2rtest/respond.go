@@ -9,10 +9,28 @@ import (
 	"time"
 )
 
-// timeFormat is how pydantic serialises TIMESTAMPTZ values (microseconds, Z suffix).
-const timeFormat = "2006-01-02T15:04:05.000000Z"
+// Timestamp forms for Options.TimeFormat. r2r-api.md §0 leaves the exact form open.
+const (
+	// TimeFormatZ is how pydantic v2 serialises TIMESTAMPTZ values: microseconds and a Z
+	// suffix, 2025-11-06T12:34:56.123456Z (the default).
+	TimeFormatZ = "z"
+	// TimeFormatOffset is Python's isoformat(): 2025-11-06T12:34:56.123456+00:00.
+	TimeFormatOffset = "offset"
+	// TimeFormatNaive has no offset at all, as a TIMESTAMP without time zone would give:
+	// 2025-11-06T12:34:56.123456.
+	TimeFormatNaive = "naive"
+)
 
-func ts(t time.Time) string { return t.UTC().Format(timeFormat) }
+var timeLayouts = map[string]string{
+	TimeFormatZ:      "2006-01-02T15:04:05.000000Z",
+	TimeFormatOffset: "2006-01-02T15:04:05.000000+00:00",
+	TimeFormatNaive:  "2006-01-02T15:04:05.000000",
+}
+
+// tsLocked formats t in UTC the way Options.TimeFormat says.
+func (e *Emulator) tsLocked(t time.Time) string {
+	return t.UTC().Format(timeLayouts[e.opts.TimeFormat])
+}
 
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)

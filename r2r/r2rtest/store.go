@@ -176,15 +176,15 @@ func visible(u *user, d *document) bool {
 	return false
 }
 
-func (e *Emulator) userJSON(u *user) map[string]any {
+func (e *Emulator) userJSONLocked(u *user) map[string]any {
 	cols := slices.Clone(u.collectionIDs)
 	return map[string]any{
 		"id":                       u.id,
 		"email":                    u.email,
 		"is_active":                true,
 		"is_superuser":             u.superuser,
-		"created_at":               ts(u.createdAt),
-		"updated_at":               ts(u.updatedAt),
+		"created_at":               e.tsLocked(u.createdAt),
+		"updated_at":               e.tsLocked(u.updatedAt),
 		"is_verified":              u.verified,
 		"collection_ids":           cols,
 		"graph_ids":                []string{},
@@ -225,14 +225,14 @@ func (e *Emulator) collectionJSONLocked(col *collection, zeroCounts bool) map[st
 		"description":          col.description,
 		"graph_cluster_status": col.clusterStatus,
 		"graph_sync_status":    col.syncStatus,
-		"created_at":           ts(col.createdAt),
-		"updated_at":           ts(col.updatedAt),
+		"created_at":           e.tsLocked(col.createdAt),
+		"updated_at":           e.tsLocked(col.updatedAt),
 		"user_count":           users,
 		"document_count":       docs,
 	}
 }
 
-func documentJSON(d *document) map[string]any {
+func (e *Emulator) documentJSONLocked(d *document) map[string]any {
 	var size any
 	if d.size >= 0 {
 		size = d.size
@@ -248,8 +248,8 @@ func documentJSON(d *document) map[string]any {
 		"size_in_bytes":            size,
 		"ingestion_status":         d.status,
 		"extraction_status":        "pending",
-		"created_at":               ts(d.createdAt),
-		"updated_at":               ts(d.updatedAt),
+		"created_at":               e.tsLocked(d.createdAt),
+		"updated_at":               e.tsLocked(d.updatedAt),
 		"ingestion_attempt_number": nil,
 		"summary":                  nil,
 		"summary_embedding":        nil,

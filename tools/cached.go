@@ -1,0 +1,158 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/r2r-mcp/r2r-mcp/cache"
+)
+
+// cachedMarker starts the text of a result served from the cache.
+const cachedMarker = "(cached) "
+
+// noStore carries a freshly loaded result that must be returned but not cached: the cache
+// never stores what a load returns as an error, and callers sharing the load (singleflight)
+// still get the value.
+type noStore struct{ value []byte }
+
+func (*noStore) Error() string { return "tools: result not cacheable" }
+
+// cachedLoad returns the result of one read, from the cache when it holds it. kind selects
+// the TTL; tool, args (the EFFECTIVE arguments, defaults applied) and collection (the one
+// the result depends on; "" for results that span collections) form the key together
+// with the R2R URL and the credential's identity. load fetches from R2R and says whether
+// the result may be stored (results that show ingestion in progress may not: R2R changes
+// them without a write through r2r-mcp). Errors are never cached. cached reports a hit.
+//
+// While a document ingested by this server is still being processed in collection, the
+// cache is bypassed for that collection: search results from before the document is
+// searchable must not be served for minutes after it is.
+func cachedLoad[T any](ctx context.Context, d *Deps, kind cache.Kind, tool string, args map[string]any, collection string,
+	load func(context.Context) (T, bool, error)) (out T, cached bool, err error) {
+	if d.Cache == nil {
+		out, _, err = load(ctx)
+		return out, false, err
+	}
+	key, err := d.Cache.Key(cache.Key{R2RURL: d.Client.BaseURL(), Identity: d.Client.Identity(), Tool: tool,
+		Args: args, Collection: collection})
+	// The ingestion check comes after the key: an ingest marks the collection busy before it
+	// bumps its generation, so a key of the new generation always sees the mark.
+	if err != nil || d.tracker().busy(collection, d.now()) {
+		out, _, err = load(ctx)
+		return out, false, err
+	}
+	var fresh T
+	led := false
+	b, hit, err := d.Cache.GetOrLoad(ctx, kind, key, func(ctx context.Context) ([]byte, error) {
+		v, store, err := load(ctx)
+		if err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		fresh, led = v, true
+		if !store {
+			return nil, &noStore{value: b}
+		}
+		return b, nil
+	})
+	if ns, ok := errors.AsType[*noStore](err); ok {
+		b, err = ns.value, nil
+	}
+	if err != nil {
+		return out, false, err
+	}
+	if led && !hit {
+		// This caller ran the load (GetOrLoad returned only after it finished).
+		return fresh, false, nil
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		// Cannot happen for values this package encoded; fetch afresh rather than fail.
+		out, _, err = load(ctx)
+		return out, false, err
+	}
+	return out, hit, nil
+}
+
+// bumpAfterWrite invalidates cached results after a write to collection: its own results
+// and those spanning collections (the collection list shows document counts).
+func (d *Deps) bumpAfterWrite(collection string) {
+	if d.Cache == nil {
+		return
+	}
+	d.Cache.Bump(collection)
+	if collection != "" {
+		d.Cache.Bump("")
+	}
+}
+
+// ingestionDone records that R2R finished (or failed) ingesting docID. When this server
+// started that ingestion, the collection's cached results are invalidated, since the
+// document is searchable now.
+func (d *Deps) ingestionDone(docID, status string) {
+	if !terminal(status) {
+		return
+	}
+	if coll, ok := d.tracker().finish(docID); ok {
+		d.bumpAfterWrite(coll)
+	}
+}
+
+// maxPendingAge bounds how long an ingestion this server started keeps its collection out
+// of the cache when nobody looks at its status.
+const maxPendingAge = 15 * time.Minute
+
+// ingestTracker remembers the documents this server uploaded that R2R is still processing.
+type ingestTracker struct {
+	mu   sync.Mutex
+	docs map[string]pendingIngest // document id →
+}
+
+type pendingIngest struct {
+	collection string
+	since      time.Time
+}
+
+func newIngestTracker() *ingestTracker {
+	return &ingestTracker{docs: map[string]pendingIngest{}}
+}
+
+// start marks docID as being ingested into collection.
+func (t *ingestTracker) start(docID, collection string, now time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.docs[docID] = pendingIngest{collection: collection, since: now}
+}
+
+// finish forgets docID and returns its collection, if it was tracked.
+func (t *ingestTracker) finish(docID string) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, ok := t.docs[docID]
+	delete(t.docs, docID)
+	return p.collection, ok
+}
+
+// busy reports whether a tracked ingestion into collection is in progress.
+func (t *ingestTracker) busy(collection string, now time.Time) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.docs) == 0 {
+		return false
+	}
+	found := false
+	for id, p := range t.docs {
+		switch {
+		case now.Sub(p.since) > maxPendingAge:
+			delete(t.docs, id)
+		case p.collection == collection:
+			found = true
+		}
+	}
+	return found
+}

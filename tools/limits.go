@@ -1,0 +1,144 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"golang.org/x/time/rate"
+)
+
+// RateLimit is a token bucket: Rate calls per second on average, with bursts of up to
+// Burst calls.
+type RateLimit struct {
+	// Rate is the sustained number of calls per second; 0 or less = no limit.
+	Rate float64
+	// Burst is how many calls may come at once; values below 1 count as 1.
+	Burst int
+}
+
+// Default rate limits (issue 5): every tool 10 calls/s with bursts of 20; r2r_rag_query,
+// which costs R2R an LLM call, 2 calls/s with bursts of 5.
+var (
+	DefaultRateLimit    = RateLimit{Rate: 10, Burst: 20}
+	DefaultRAGRateLimit = RateLimit{Rate: 2, Burst: 5}
+)
+
+// RateLimits configure one token bucket per tool. The zero value limits nothing.
+type RateLimits struct {
+	// Default applies to every tool without an entry in PerTool.
+	Default RateLimit
+	// PerTool overrides Default by tool name.
+	PerTool map[string]RateLimit
+}
+
+// DefaultRateLimits are the limits serve applies unless told otherwise.
+func DefaultRateLimits() RateLimits {
+	return RateLimits{Default: DefaultRateLimit, PerTool: map[string]RateLimit{"r2r_rag_query": DefaultRAGRateLimit}}
+}
+
+// For returns the limit of tool name.
+func (r RateLimits) For(name string) RateLimit {
+	if l, ok := r.PerTool[name]; ok {
+		return l
+	}
+	return r.Default
+}
+
+// limiters hold one token bucket per tool, created on first use.
+type limiters struct {
+	cfg RateLimits
+	mu  sync.Mutex
+	m   map[string]*toolLimiter
+}
+
+type toolLimiter struct {
+	cfg      RateLimit
+	lim      *rate.Limiter // nil = unlimited
+	rejected atomic.Uint64
+}
+
+func newLimiters(cfg RateLimits) *limiters {
+	return &limiters{cfg: cfg, m: map[string]*toolLimiter{}}
+}
+
+func (l *limiters) get(name string) *toolLimiter {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if tl, ok := l.m[name]; ok {
+		return tl
+	}
+	c := l.cfg.For(name)
+	tl := &toolLimiter{cfg: c}
+	if c.Rate > 0 && !math.IsInf(c.Rate, 1) {
+		tl.cfg.Burst = max(c.Burst, 1)
+		tl.lim = rate.NewLimiter(rate.Limit(c.Rate), tl.cfg.Burst)
+	}
+	l.m[name] = tl
+	return tl
+}
+
+// admit takes a token for one call at now. When the bucket is empty it takes nothing and
+// returns how long until a token will be there.
+func (t *toolLimiter) admit(now time.Time) (time.Duration, bool) {
+	if t.lim == nil {
+		return 0, true
+	}
+	r := t.lim.ReserveN(now, 1)
+	if !r.OK() {
+		return time.Second, false
+	}
+	if wait := r.DelayFrom(now); wait > 0 {
+		r.CancelAt(now) // hand the token back: this call is refused, not queued
+		t.rejected.Add(1)
+		return wait, false
+	}
+	return 0, true
+}
+
+// wrap applies tool name's rate limit in front of h. A refused call gets an isError result
+// at once (code -32004, retry_after from the bucket); it never waits for a token, so a
+// flood of calls cannot pile up behind the limit.
+func (l *limiters) wrap(d *Deps, name string, h server.ToolHandlerFunc) server.ToolHandlerFunc {
+	tl := l.get(name)
+	if tl.lim == nil {
+		return h
+	}
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		wait, ok := tl.admit(d.now())
+		if !ok {
+			d.logger().DebugContext(ctx, "tool call refused by the rate limit", "tool", name, "retry_after", wait)
+			return rateLimitedResult(name, tl.cfg, wait), nil
+		}
+		return h(ctx, req)
+	}
+}
+
+// rateLimitedResult is the answer to a call over r2r-mcp's own rate limit.
+func rateLimitedResult(name string, cfg RateLimit, wait time.Duration) *mcp.CallToolResult {
+	secs := math.Ceil(wait.Seconds()*1000) / 1000 // whole milliseconds, rounded up
+	return errorResult(ErrorInfo{Type: "rate_limited", Code: CodeRateLimited, Retryable: true, RetryAfter: &secs,
+		Message: fmt.Sprintf("Too many %s calls: r2r-mcp allows %s per second (bursts of %d) to protect R2R. "+
+			"Retry in %s s, or make fewer, broader calls.", name, strconv.FormatFloat(cfg.Rate, 'f', -1, 64), cfg.Burst,
+			strconv.FormatFloat(secs, 'f', -1, 64))})
+}
+
+// rateLimitStats reports, per tool with a limit, its settings and how many calls it refused.
+func (d *Deps) rateLimitStats() map[string]map[string]any {
+	d.setup()
+	d.limits.mu.Lock()
+	defer d.limits.mu.Unlock()
+	out := map[string]map[string]any{}
+	for name, tl := range d.limits.m {
+		if tl.lim != nil {
+			out[name] = map[string]any{"rate": tl.cfg.Rate, "burst": tl.cfg.Burst, "rejected": tl.rejected.Load()}
+		}
+	}
+	return out
+}
