@@ -228,6 +228,11 @@ func (b *Breaker) classify(ctx context.Context, err error, start time.Time) outc
 		return outcomeExcluded // failed before reaching R2R, e.g. credentials could not be applied
 	}
 	switch {
+	case e.StatusCode == http.StatusInternalServerError && e.ErrorType != "":
+		// R2R's own error body: R2R is up and answered. R2R reports many caller mistakes
+		// (an invalid filter, an unknown model for RAG) as 500, and five of those in a row
+		// must not pause every tool.
+		return outcomeSuccess
 	case e.StatusCode >= http.StatusInternalServerError:
 		return outcomeFailure
 	case e.StatusCode != 0:

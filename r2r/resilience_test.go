@@ -1,7 +1,6 @@
 package r2r
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -42,24 +41,6 @@ func attempts(n *atomic.Int32) Middleware {
 			return next(ctx, call)
 		}
 	}
-}
-
-// syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func wantState(t *testing.T, b *Breaker, state string, failures uint32) BreakerState {
@@ -258,9 +239,9 @@ func TestClientErrorsNeitherRetriedNorCounted(t *testing.T) {
 			}
 			// R2R answered, so the failure run is over: one more 5xx does not open it.
 			wantState(t, b, "closed", 0)
-			srv.ForceStatus("POST /v3/documents", 500, 1)
+			srv.ForceStatus("POST /v3/documents", 503, 1)
 			if _, err := c.CreateDocument(ctx, DocumentCreate{RawText: "t"}); err == nil {
-				t.Fatal("forced 500 succeeded")
+				t.Fatal("forced 503 succeeded")
 			}
 			wantState(t, b, "closed", 1)
 		})
@@ -269,7 +250,7 @@ func TestClientErrorsNeitherRetriedNorCounted(t *testing.T) {
 
 func TestBreakerOpensAndFailsFast(t *testing.T) {
 	srv := r2rtest.NewServer(t, r2rtest.Options{})
-	var logs syncBuffer
+	var logs r2rtest.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	b := NewBreaker(srv.URL, BreakerSettings{Cooldown: time.Hour}, logger)
 	// Breaker alone, so each call is one attempt.
@@ -369,7 +350,7 @@ func TestFlakyAttemptsDoNotOpenTheBreaker(t *testing.T) {
 
 func TestBreakerRecovers(t *testing.T) {
 	srv := r2rtest.NewServer(t, r2rtest.Options{})
-	var logs syncBuffer
+	var logs r2rtest.SyncBuffer
 	b := NewBreaker(srv.URL, BreakerSettings{Cooldown: 50 * time.Millisecond}, slog.New(slog.NewTextHandler(&logs, nil)))
 	c, err := New(Options{BaseURL: srv.URL, Middleware: []Middleware{b.Middleware()}})
 	if err != nil {
@@ -702,4 +683,32 @@ func TestBreakerStateString(t *testing.T) {
 			t.Errorf("%+v: %q, want %q", tc.st, got, tc.want)
 		}
 	}
+}
+
+func TestR2RInternalErrorsDoNotOpenTheBreaker(t *testing.T) {
+	srv := r2rtest.NewServer(t, r2rtest.Options{})
+	ctx := t.Context()
+	b := NewBreaker(srv.URL, BreakerSettings{Cooldown: time.Hour}, nil)
+	c := resilientClient(t, srv.URL, fastRetry, b)
+
+	// R2R answers an invalid filter with 500 and its own error body: the caller's mistake,
+	// reported by an R2R that is up. Six in a row leave the breaker closed.
+	bad := SearchRequest{Query: "payout", SearchSettings: &SearchSettings{
+		Filters: map[string]any{"id": map[string]any{"$neq": "x"}}}}
+	for range 6 {
+		_, err := c.Search(ctx, bad)
+		if e, ok := errors.AsType[*Error](err); !ok || e.StatusCode != 500 || e.ErrorType == "" {
+			t.Fatalf("err = %v, want R2R's 500 with an error type", err)
+		}
+	}
+	wantState(t, b, "closed", 0)
+
+	// A bare 500 (no R2R error body, e.g. from a proxy or a crashed worker) is a failure.
+	srv.ForceResponse("POST /v3/documents", 500, "text/plain", []byte("Internal Server Error"), 5)
+	for range 5 {
+		if _, err := c.CreateDocument(ctx, DocumentCreate{RawText: "t"}); err == nil {
+			t.Fatal("forced 500 succeeded")
+		}
+	}
+	wantState(t, b, "open", 5)
 }
