@@ -9,14 +9,22 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
 // DefaultURL is the R2R address used when nothing else names one (R2R's default port).
 const DefaultURL = "http://localhost:7272"
 
+// DefaultURLFlagName is the flag that names the R2R URL in login, logout, status and doctor.
+// serve calls it --r2r-url and says so with Options.URLFlagName.
+const DefaultURLFlagName = "--url"
+
 // URL sources reported next to the resolved base URL.
 const (
-	URLSourceFlag    = "flag --url"
+	// URLSourceFlag is the source of a URL given with DefaultURLFlagName; a URL from
+	// another flag is reported as URLFlagSource(name).
+	URLSourceFlag    = "flag " + DefaultURLFlagName
 	URLSourceEnvURL  = "env R2R_API_URL"
 	URLSourceEnvBase = "env R2R_API_BASE"
 	URLSourceDefault = "default"
@@ -42,44 +50,76 @@ func DefaultConfigDir(getenv func(string) string) (string, error) {
 }
 
 // NormalizeURL returns the canonical form of an R2R base URL, used both to talk to R2R and
-// as the keyring account: scheme and host lower-cased, no trailing slash, no "/v3" suffix,
-// no query or fragment. It rejects anything that is not an absolute http(s) URL.
+// as the keyring account. It is r2r.NormalizeBaseURL (absolute http(s) URL, no user info,
+// query or fragment; no trailing slash or "/v3" suffix) with the host lower-cased, so that
+// "HTTP://R2R.Example.com/v3/" and "http://r2r.example.com" name the same keyring entry.
+//
+// Its errors name the problem and never repeat the value: a rejected URL may carry a
+// secret ("?api_key=…", "user:pass@"), and these errors reach serve's stderr, which MCP
+// clients keep in log files.
 func NormalizeURL(raw string) (string, error) {
-	s := strings.TrimSpace(raw)
+	n, err := r2r.NormalizeBaseURL(raw)
+	if err != nil {
+		return "", errors.New("the R2R URL " + urlProblem(raw, err))
+	}
+	// n is scheme "://" host path, with a path that is empty or starts with "/" and a host
+	// that cannot contain "/"; url.Parse has already lower-cased the scheme.
+	scheme, rest, _ := strings.Cut(n, "://")
+	host, path := rest, ""
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		host, path = rest[:i], rest[i:]
+	}
+	return scheme + "://" + strings.ToLower(host) + path, nil
+}
+
+// urlProblem says why r2r.NormalizeBaseURL rejected s, in the words of login and serve, and
+// without quoting any part of s. The checks mirror r2r.NormalizeBaseURL's order only to pick
+// the message; whether a URL is accepted is decided there alone. A reason not listed here
+// falls back to r2r's own text, which never quotes the value either.
+func urlProblem(s string, rejected error) string {
+	s = strings.TrimSpace(s)
 	if s == "" {
-		return "", errors.New("R2R URL is empty")
+		return "is empty"
 	}
 	u, err := url.Parse(s)
-	if err != nil {
-		return "", fmt.Errorf("R2R URL %q is not a URL: %w", raw, err)
+	switch {
+	case err != nil:
+		return "is not a valid URL"
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "must start with http:// or https://"
+	case u.Host == "":
+		return "has no host"
+	case u.User != nil:
+		return "must not contain user info (credentials belong in r2r-mcp login or R2R_API_KEY)"
+	case u.RawQuery != "" || u.ForceQuery:
+		return "must not contain a query string"
+	case u.Fragment != "":
+		return "must not contain a fragment"
 	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("R2R URL %q must start with http:// or https://", raw)
+	msg := strings.TrimPrefix(rejected.Error(), r2r.ErrInvalidRequest.Error()+": ")
+	return "is not usable (" + msg + ")"
+}
+
+// URLFlagSource is the source reported for a URL given with the flag named flagName
+// ("--r2r-url" → "flag --r2r-url"); "" means DefaultURLFlagName.
+func URLFlagSource(flagName string) string {
+	if flagName == "" {
+		flagName = DefaultURLFlagName
 	}
-	if u.Host == "" {
-		return "", fmt.Errorf("R2R URL %q has no host", raw)
-	}
-	if u.User != nil {
-		return "", fmt.Errorf("R2R URL must not contain credentials; use r2r-mcp login")
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("R2R URL %q must not have a query or fragment", raw)
-	}
-	u.Host = strings.ToLower(u.Host)
-	p := strings.TrimRight(u.Path, "/")
-	p = strings.TrimSuffix(p, "/v3")
-	u.Path = strings.TrimRight(p, "/")
-	u.RawPath = ""
-	return u.String(), nil
+	return "flag " + flagName
 }
 
 // ResolveURL picks the R2R base URL: flag > R2R_API_URL > R2R_API_BASE > saved config >
 // DefaultURL, and says where it came from. An invalid value is an error naming its source,
-// never silently skipped.
+// never silently skipped. flag is the value of DefaultURLFlagName (Resolve takes other
+// flag names through Options.URLFlagName).
 func ResolveURL(flag string, getenv func(string) string, configDir string) (u, source string, err error) {
+	return resolveURL(flag, URLSourceFlag, getenv, configDir)
+}
+
+func resolveURL(flag, flagSource string, getenv func(string) string, configDir string) (u, source string, err error) {
 	candidates := []struct{ value, source string }{
-		{flag, URLSourceFlag},
+		{flag, flagSource},
 		{getenv("R2R_API_URL"), URLSourceEnvURL},
 		{getenv("R2R_API_BASE"), URLSourceEnvBase},
 	}

@@ -1,12 +1,16 @@
 package auth
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
 func TestNormalizeURL(t *testing.T) {
@@ -19,12 +23,20 @@ func TestNormalizeURL(t *testing.T) {
 		{in: "http://localhost:7272/v3/", want: "http://localhost:7272"},
 		{in: "  HTTPS://R2R.Example.com/r2r/v3/ ", want: "https://r2r.example.com/r2r"},
 		{in: "https://r2r.example.com/api", want: "https://r2r.example.com/api"},
-		{in: "", err: "empty"},
-		{in: "localhost:7272", err: "http:// or https://"},
-		{in: "ftp://host", err: "http:// or https://"},
-		{in: "http://", err: "no host"},
-		{in: "http://u:p@host", err: "credentials"},
-		{in: "http://host?x=1", err: "query"},
+		// The path keeps its case and its escaping (r2r.NormalizeBaseURL's EscapedPath), so
+		// the keyring account equals the base URL the client sends requests to.
+		{in: "http://R2R:7272/My%20R2R/v3", want: "http://r2r:7272/My%20R2R"},
+		{in: "http://[::1]:7272/v3", want: "http://[::1]:7272"},
+		{in: "", err: "the R2R URL is empty"},
+		{in: "   ", err: "the R2R URL is empty"},
+		{in: "localhost:7272", err: "the R2R URL must start with http:// or https://"},
+		{in: "ftp://host", err: "must start with http:// or https://"},
+		{in: "http://", err: "has no host"},
+		{in: "http://u:p@host", err: "must not contain user info (credentials belong in r2r-mcp login or R2R_API_KEY)"},
+		{in: "http://host?x=1", err: "must not contain a query string"},
+		{in: "http://host?", err: "must not contain a query string"},
+		{in: "http://host/#frag", err: "must not contain a fragment"},
+		{in: "http://host/%zz", err: "is not a valid URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -33,13 +45,63 @@ func TestNormalizeURL(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("NormalizeURL(%q) = %q, %v; want error containing %q", tt.in, got, err, tt.err)
 				}
-				if strings.Contains(err.Error(), "u:p") {
-					t.Errorf("error repeats the credentials: %v", err)
-				}
 				return
 			}
 			if err != nil || got != tt.want {
 				t.Fatalf("NormalizeURL(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+			}
+			// One normaliser: auth's form is r2r's with the host lower-cased, and stable.
+			r, rerr := r2r.NormalizeBaseURL(tt.in)
+			if rerr != nil || !strings.EqualFold(r, got) {
+				t.Errorf("r2r.NormalizeBaseURL(%q) = %q, %v; auth says %q", tt.in, r, rerr, got)
+			}
+			if again, err := NormalizeURL(got); err != nil || again != got {
+				t.Errorf("NormalizeURL(%q) = %q, %v; not idempotent", got, again, err)
+			}
+		})
+	}
+}
+
+// TestURLErrorsNeverQuoteTheURL feeds URLs carrying secrets through every path that
+// reports a bad URL: none of the error text may repeat them.
+func TestURLErrorsNeverQuoteTheURL(t *testing.T) {
+	const secret = "SuperSecret123"
+	bad := []string{
+		"https://r2r.example.com/?api_key=" + secret,
+		"https://r2r.example.com/v3?token=" + secret,
+		"https://admin:" + secret + "@r2r.example.com",
+		"ftp://admin:" + secret + "@r2r.example.com",
+		"https://r2r.example.com/#" + secret,
+		"https://r2r.example.com/" + secret + "%zz",
+		secret + "://r2r",
+		"r2r.example.com/" + secret,
+	}
+	for i, raw := range bad {
+		// Subtests are numbered: t.TempDir paths contain the test's name.
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			_, nerr := NormalizeURL(raw)
+			_, _, ferr := ResolveURL(raw, envFunc(nil), t.TempDir())
+			_, _, eerr := ResolveURL("", envFunc(map[string]string{"R2R_API_URL": raw}), t.TempDir())
+			dir := t.TempDir()
+			if err := SaveURL(dir, raw); err != nil {
+				t.Fatal(err)
+			}
+			_, _, cerr := ResolveURL("", envFunc(nil), dir)
+			_, rerr := Resolve(context.Background(), Options{URLFlag: raw, URLFlagName: "--r2r-url", ConfigDir: t.TempDir(), Keyring: newMapKeyring()})
+			_, lerr := ResolveLazy(context.Background(), Options{Getenv: envFunc(map[string]string{"R2R_API_BASE": raw}), ConfigDir: t.TempDir(), Keyring: newMapKeyring()})
+			for i, err := range []error{nerr, ferr, eerr, cerr, rerr, lerr} {
+				if err == nil {
+					t.Fatalf("error %d: accepted %q", i, raw)
+				}
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("error %d repeats the secret: %v", i, err)
+				}
+				if !strings.Contains(err.Error(), "the R2R URL ") {
+					t.Errorf("error %d does not name the problem: %v", i, err)
+				}
+			}
+			if !strings.HasPrefix(rerr.Error(), "flag --r2r-url: ") {
+				t.Errorf("Resolve error does not name serve's flag: %v", rerr)
 			}
 		})
 	}

@@ -16,7 +16,7 @@ import (
 const CredentialsFileName = "credentials.json"
 
 // FileStore keeps Secrets in a JSON file readable only by the user (0600, directory 0700):
-// the fallback for machines without a reachable keyring, or with --insecure-storage.
+// the fallback for machines without any keyring (ErrNoKeyring), or with --insecure-storage.
 type FileStore struct {
 	Path string
 }

@@ -22,12 +22,21 @@ var (
 	// ErrKeyringUnavailable matches every error meaning "no usable keyring" (no Secret
 	// Service, D-Bus failure, locked collection, timeout), as opposed to ErrNoCredential.
 	ErrKeyringUnavailable = errors.New("system keyring unavailable")
-	// ErrKeyringTimeout is returned when a keyring call does not finish in time.
+	// ErrKeyringTimeout is returned when a keyring call does not finish in time. The
+	// keyring exists but is slow: typically it waits for the user to answer an unlock or
+	// permission prompt. It also matches ErrKeyringUnavailable.
 	ErrKeyringTimeout = errors.New("system keyring did not answer in time")
+	// ErrNoKeyring matches the errors that mean there is no keyring at all on this machine:
+	// no D-Bus session bus, no Secret Service on it, or a platform go-keyring does not
+	// support. Only then may a secret go to the plain-text file without being asked for
+	// (Vault.Save). It also matches ErrKeyringUnavailable.
+	ErrNoKeyring = errors.New("no system keyring on this machine")
 )
 
 // Keyring is the part of an OS keyring r2r-mcp uses. Get returns go-keyring's
-// keyring.ErrNotFound when there is no entry.
+// keyring.ErrNotFound when there is no entry. An implementation reports "there is no
+// keyring at all" with an error matching ErrNoKeyring; SystemKeyring classifies
+// go-keyring's and D-Bus's errors that way.
 type Keyring interface {
 	Get(service, account string) (string, error)
 	Set(service, account, secret string) error
@@ -61,23 +70,43 @@ func MockKeyringWithError(err error) {
 
 func (systemKeyring) Get(service, account string) (string, error) {
 	if err := busCheck(); err != nil {
-		return "", err
+		return "", classify(err)
 	}
-	return keyring.Get(service, account)
+	v, err := keyring.Get(service, account)
+	return v, classify(err)
 }
 
 func (systemKeyring) Set(service, account, secret string) error {
 	if err := busCheck(); err != nil {
-		return err
+		return classify(err)
 	}
-	return keyring.Set(service, account, secret)
+	return classify(keyring.Set(service, account, secret))
 }
 
 func (systemKeyring) Delete(service, account string) error {
 	if err := busCheck(); err != nil {
+		return classify(err)
+	}
+	return classify(keyring.Delete(service, account))
+}
+
+// noKeyringError marks a backend error that means "no keyring at all" (ErrNoKeyring),
+// keeping the backend's text and chain.
+type noKeyringError struct{ err error }
+
+func (e *noKeyringError) Error() string        { return e.err.Error() }
+func (e *noKeyringError) Unwrap() error        { return e.err }
+func (e *noKeyringError) Is(target error) bool { return target == ErrNoKeyring }
+
+// classify marks err as ErrNoKeyring when it means there is no keyring on this machine.
+func classify(err error) error {
+	if err == nil || errors.Is(err, keyring.ErrNotFound) {
 		return err
 	}
-	return keyring.Delete(service, account)
+	if errors.Is(err, keyring.ErrUnsupportedPlatform) || noKeyring(err) {
+		return &noKeyringError{err}
+	}
+	return err
 }
 
 func busCheck() error {

@@ -30,9 +30,11 @@ func (e *LoginError) Unwrap() error { return e.Err }
 
 // PasswordLogin logs in as email, checks the account with GET /v3/users/me and creates an
 // API key named keyName for this machine, then checks that key with GET /v3/users/me too.
-// The password is used for these calls only. When R2R cannot create API keys (403, 404,
-// 405 or 500 on that route) the result holds the login's refresh token instead, and
-// Fallback says why. c's own credentials are not used.
+// The password is used for these calls only. When R2R cannot create API keys (403, 404 or
+// 405 on that route) the result holds the login's refresh token instead, and Fallback says
+// why; any other failure, a 500 included, is an error, so a passing R2R hiccup never
+// silently trades a key for a rotating 7-day token. c's own credentials are not used.
+// Every call is bounded by ctx; pass one with a deadline.
 func PasswordLogin(ctx context.Context, c *r2r.Client, email, password, keyName, keyDescription string) (LoginResult, error) {
 	anon := c.WithCredentials(r2r.Anonymous())
 	pair, err := anon.Login(ctx, email, password)
@@ -66,26 +68,34 @@ func PasswordLogin(ctx context.Context, c *r2r.Client, email, password, keyName,
 	sec := Secret{Kind: KindAPIKey, Secret: key.APIKey, UserID: user.ID, Email: user.Email,
 		KeyID: key.KeyID, CreatedAt: now}
 	if _, err := c.WithCredentials(r2r.APIKey(key.APIKey)).Me(ctx); err != nil {
-		// Do not leave an unusable key behind; the token still works for the delete.
-		_ = withToken.DeleteAPIKey(context.WithoutCancel(ctx), user.ID, key.KeyID)
+		// Do not leave an unusable key behind; the token still works for the delete. It
+		// runs even when ctx was cancelled, but within its own deadline.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CleanupTimeout)
+		_ = withToken.DeleteAPIKey(dctx, user.ID, key.KeyID)
+		cancel()
 		return LoginResult{}, &LoginError{Step: "check API key", Err: err}
 	}
 	return LoginResult{Secret: sec, User: user}, nil
 }
 
 // apiKeysUnsupported reports answers that mean "this R2R does not let you create keys"
-// rather than "your request was wrong".
+// (forbidden for this user, or no such route) rather than "your request was wrong" or
+// "R2R failed just now".
 func apiKeysUnsupported(err error) bool {
 	var e *r2r.Error
 	if !errors.As(err, &e) {
 		return false
 	}
 	switch e.StatusCode {
-	case http.StatusForbidden, http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusInternalServerError:
+	case http.StatusForbidden, http.StatusNotFound, http.StatusMethodNotAllowed:
 		return true
 	}
 	return false
 }
+
+// CleanupTimeout bounds a clean-up call to R2R that must run even after the caller's
+// context ended (deleting a key that could not be checked or stored).
+const CleanupTimeout = 15 * time.Second
 
 // APIKeyLogin checks an API key the user supplied with GET /v3/users/me. The Secret has no
 // KeyID: logout leaves a key it did not create alone.
@@ -114,7 +124,8 @@ const (
 
 // Revoke invalidates sec on the server: an API key r2r-mcp created is deleted (the key
 // authenticates its own deletion); a refresh token is exchanged, which invalidates it, and
-// the access token obtained is logged out. A key the user supplied is left alone.
+// the access token obtained is logged out. A key the user supplied is left alone. Every
+// call is bounded by ctx; pass one with a deadline.
 func Revoke(ctx context.Context, c *r2r.Client, sec Secret) (string, error) {
 	switch sec.Kind {
 	case KindAPIKey:

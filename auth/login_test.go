@@ -3,11 +3,15 @@ package auth
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 )
 
 func TestPasswordLoginCreatesAPIKey(t *testing.T) {
@@ -53,7 +57,7 @@ func TestPasswordLoginCreatesAPIKey(t *testing.T) {
 }
 
 func TestPasswordLoginFallsBackToRefreshToken(t *testing.T) {
-	for _, status := range []int{http.StatusForbidden, http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusInternalServerError} {
+	for _, status := range []int{http.StatusForbidden, http.StatusNotFound, http.StatusMethodNotAllowed} {
 		t.Run(http.StatusText(status), func(t *testing.T) {
 			srv, c := newEmulator(t)
 			srv.CreateUser("dev@example.com", "pw", false)
@@ -71,16 +75,21 @@ func TestPasswordLoginFallsBackToRefreshToken(t *testing.T) {
 			}
 		})
 	}
-	t.Run("other failures are errors", func(t *testing.T) {
-		srv, c := newEmulator(t)
-		srv.CreateUser("dev@example.com", "pw", false)
-		srv.ForceStatus(routeNewKey, http.StatusBadRequest, 1)
-		_, err := PasswordLogin(context.Background(), c, "dev@example.com", "pw", "n", "d")
-		var le *LoginError
-		if !errors.As(err, &le) || le.Step != "create API key" {
-			t.Fatalf("got %v", err)
-		}
-	})
+	// A 500 is R2R failing just now, not R2R lacking API keys: retrying is the answer, not
+	// a silent downgrade to a rotating refresh token.
+	for _, status := range []int{http.StatusBadRequest, http.StatusInternalServerError, http.StatusServiceUnavailable} {
+		t.Run(fmt.Sprintf("%d is an error", status), func(t *testing.T) {
+			srv, c := newEmulator(t)
+			srv.CreateUser("dev@example.com", "pw", false)
+			srv.ForceStatus(routeNewKey, status, 1)
+			res, err := PasswordLogin(context.Background(), c, "dev@example.com", "pw", "n", "d")
+			var le *LoginError
+			var re *r2r.Error
+			if !errors.As(err, &le) || le.Step != "create API key" || !errors.As(err, &re) || re.StatusCode != status {
+				t.Fatalf("got %v %v", res.Secret, err)
+			}
+		})
+	}
 }
 
 func TestPasswordLoginFailures(t *testing.T) {
@@ -116,6 +125,64 @@ func TestPasswordLoginFailures(t *testing.T) {
 	})
 	if n := srv.Count(routeNewKey); n != 0 {
 		t.Errorf("keys created on failed logins: %d", n)
+	}
+}
+
+// rejectKeyTransport stands between the client and the emulator: it answers 401 to
+// GET /v3/users/me sent with an API key (a new key R2R does not accept yet) and records
+// whether each DELETE carried a deadline and a live context.
+type rejectKeyTransport struct {
+	next http.RoundTripper
+
+	mu      sync.Mutex
+	deletes []deleteSeen
+}
+
+type deleteSeen struct {
+	deadline  bool
+	cancelled bool
+}
+
+func (rt *rejectKeyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodGet && req.URL.Path == "/v3/users/me" && req.Header.Get("X-API-Key") != "" {
+		body := `{"detail":{"message":"Invalid API key","error_type":"unauthorized"}}`
+		return &http.Response{StatusCode: http.StatusUnauthorized, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(strings.NewReader(body)), Request: req}, nil
+	}
+	if req.Method == http.MethodDelete {
+		_, ok := req.Context().Deadline()
+		rt.mu.Lock()
+		rt.deletes = append(rt.deletes, deleteSeen{deadline: ok, cancelled: req.Context().Err() != nil})
+		rt.mu.Unlock()
+	}
+	return rt.next.RoundTrip(req)
+}
+
+func TestPasswordLoginDeletesAKeyThatDoesNotWork(t *testing.T) {
+	srv := r2rtest.NewServer(t, r2rtest.Options{RequireAuth: true})
+	uid := srv.CreateUser("dev@example.com", "pw", false)
+	rt := &rejectKeyTransport{next: http.DefaultTransport}
+	c, err := r2r.New(r2r.Options{BaseURL: srv.URL, HTTPClient: &http.Client{Transport: rt}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = PasswordLogin(context.Background(), c, "dev@example.com", "pw", "n", "d")
+	var le *LoginError
+	if !errors.As(err, &le) || le.Step != "check API key" || !errors.Is(err, r2r.ErrUnauthorized) {
+		t.Fatalf("got %v", err)
+	}
+	rt.mu.Lock()
+	deletes := rt.deletes
+	rt.mu.Unlock()
+	// The clean-up runs with a deadline of its own (the caller's context had none), so a
+	// stuck R2R cannot hang login.
+	if len(deletes) != 1 || !deletes[0].deadline || deletes[0].cancelled || srv.Count(routeDelKey) != 1 {
+		t.Fatalf("deletes %+v, emulator saw %d", deletes, srv.Count(routeDelKey))
+	}
+	tok := loginPair(t, c, "dev@example.com", "pw").AccessToken.Token
+	keys, err := c.WithCredentials(r2r.Bearer(tok)).ListAPIKeys(context.Background(), uid)
+	if err != nil || len(keys) != 0 {
+		t.Errorf("keys left on the server: %+v, %v", keys, err)
 	}
 }
 

@@ -3,9 +3,11 @@
 //
 // Credentials resolve in this order, each reporting its source: env R2R_API_KEY > env
 // R2R_EMAIL + R2R_PASSWORD > the OS keyring (service "r2r-mcp", account = normalised R2R
-// URL) > a 0600 JSON file in the user config dir, used only without a reachable keyring or
-// after `login --insecure-storage`, always with a warning. Every keyring call is bounded by
-// a timeout so a locked or hung keyring never hangs serve.
+// URL) > a 0600 JSON file in the user config dir, always with a warning. Login writes that
+// file only on a machine without any keyring (ErrNoKeyring) or with --insecure-storage; a
+// keyring that is locked or slow is an error there, not a reason to write plain text.
+// Every keyring call is bounded by a timeout so a locked or hung keyring never hangs a
+// command, and serve reads the keyring only on its first request (ResolveLazy).
 package auth
 
 import (
@@ -37,8 +39,11 @@ const KindPassword = "password"
 
 // Options say where Resolve looks. Zero values mean the real environment.
 type Options struct {
-	// URLFlag is the --url flag value; "" = not given.
+	// URLFlag is the value of the command's URL flag; "" = not given.
 	URLFlag string
+	// URLFlagName names that flag in URLSource and in errors ("--r2r-url" for serve);
+	// "" = DefaultURLFlagName ("--url").
+	URLFlagName string
 	// Getenv reads environment variables; nil = os.Getenv.
 	Getenv func(string) string
 	// Keyring is the OS keyring; nil = SystemKeyring().
@@ -80,7 +85,45 @@ type Resolved struct {
 // (token sources log in lazily on first use). It fails only when the URL is invalid or
 // the config dir cannot be determined; a missing or unusable stored credential resolves
 // to Anonymous with a Warning, so serve can start and explain how to log in.
+//
+// Resolve reads the keyring before it returns, which can take up to KeyringTimeout when
+// the keyring is locked or slow; ResolveLazy defers that read to the first request.
 func Resolve(ctx context.Context, opts Options) (Resolved, error) {
+	res, r, err := resolveEnv(opts)
+	if err != nil || r == nil {
+		return res, err
+	}
+	v := NewVault(r.dir, opts.Keyring, opts.KeyringTimeout, opts.InsecureStorage)
+	sec, store, warn, err := v.Load(ctx, res.URL)
+	if warn != "" {
+		r.warnings = append(r.warnings, warn)
+	}
+	switch {
+	case errors.Is(err, ErrNoCredential):
+	case err != nil:
+		r.warnings = append(r.warnings, fmt.Sprintf("stored credential for %s unusable: %v", res.URL, err))
+	default:
+		res.Credentials = r.credentialsFor(sec, store)
+		res.Source, res.Kind = store.Source(), sec.Kind
+		res.Email, res.UserID, res.KeyID = sec.Email, sec.UserID, sec.KeyID
+	}
+	res.Warning = strings.Join(r.warnings, "; ")
+	return res, nil
+}
+
+// resolver carries what the stored-credential half of Resolve and ResolveLazy needs.
+type resolver struct {
+	opts     Options
+	dir      string
+	url      string      // the normalised URL: the keyring account and the file's key
+	client   *r2r.Client // anonymous, for token sources
+	warnings []string
+}
+
+// resolveEnv resolves the URL and the environment's credentials. A nil *resolver means res
+// is final (a credential came from the environment); otherwise the stored credential is
+// still to be looked up and res holds the URL, Anonymous and SourceNone.
+func resolveEnv(opts Options) (Resolved, *resolver, error) {
 	getenv := opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -89,61 +132,47 @@ func Resolve(ctx context.Context, opts Options) (Resolved, error) {
 	if dir == "" {
 		d, err := DefaultConfigDir(getenv)
 		if err != nil {
-			return Resolved{}, err
+			return Resolved{}, nil, err
 		}
 		dir = d
 	}
-	u, urlSource, err := ResolveURL(opts.URLFlag, getenv, dir)
+	u, urlSource, err := resolveURL(opts.URLFlag, URLFlagSource(opts.URLFlagName), getenv, dir)
 	if err != nil {
-		return Resolved{}, err
+		return Resolved{}, nil, err
 	}
 	res := Resolved{URL: u, URLSource: urlSource, Credentials: r2r.Anonymous(), Source: SourceNone}
-	var warnings []string
+	client, err := r2r.New(r2r.Options{BaseURL: u, HTTPClient: opts.HTTPClient, UserAgent: opts.UserAgent, Logger: opts.Logger})
+	if err != nil {
+		return Resolved{}, nil, err
+	}
+	r := &resolver{opts: opts, dir: dir, url: u, client: client}
 
 	if key := strings.TrimSpace(getenv("R2R_API_KEY")); key != "" {
 		res.Credentials, res.Source, res.Kind = r2r.APIKey(key), SourceEnvAPIKey, KindAPIKey
-		return res, nil
+		return res, nil, nil
 	}
 	email, password := strings.TrimSpace(getenv("R2R_EMAIL")), getenv("R2R_PASSWORD")
 	switch {
 	case email != "" && password != "":
-		client, err := r2r.New(r2r.Options{BaseURL: u, HTTPClient: opts.HTTPClient, UserAgent: opts.UserAgent, Logger: opts.Logger})
-		if err != nil {
-			return Resolved{}, err
-		}
 		res.Credentials = NewPasswordSource(TokenSourceOptions{Client: client, Logger: opts.Logger}, email, password)
 		res.Source, res.Kind, res.Email = SourceEnvPassword, KindPassword, email
-		return res, nil
+		return res, nil, nil
 	case email != "":
-		warnings = append(warnings, "R2R_EMAIL is set without R2R_PASSWORD; ignoring it")
+		r.warnings = append(r.warnings, "R2R_EMAIL is set without R2R_PASSWORD; ignoring it")
 	case password != "":
-		warnings = append(warnings, "R2R_PASSWORD is set without R2R_EMAIL; ignoring it")
+		r.warnings = append(r.warnings, "R2R_PASSWORD is set without R2R_EMAIL; ignoring it")
 	}
+	res.Warning = strings.Join(r.warnings, "; ")
+	return res, r, nil
+}
 
-	v := NewVault(dir, opts.Keyring, opts.KeyringTimeout, opts.InsecureStorage)
-	sec, store, warn, err := v.Load(ctx, u)
-	if warn != "" {
-		warnings = append(warnings, warn)
+// credentialsFor turns a stored Secret into Credentials: an API key as is, a refresh token
+// as a TokenSource that writes rotated tokens back to store.
+func (r *resolver) credentialsFor(sec Secret, store Store) r2r.Credentials {
+	if sec.Kind == KindAPIKey {
+		return r2r.APIKey(sec.Secret)
 	}
-	switch {
-	case errors.Is(err, ErrNoCredential):
-	case err != nil:
-		warnings = append(warnings, fmt.Sprintf("stored credential for %s unusable: %v", u, err))
-	default:
-		res.Source, res.Kind = store.Source(), sec.Kind
-		res.Email, res.UserID, res.KeyID = sec.Email, sec.UserID, sec.KeyID
-		if sec.Kind == KindAPIKey {
-			res.Credentials = r2r.APIKey(sec.Secret)
-		} else {
-			client, err := r2r.New(r2r.Options{BaseURL: u, HTTPClient: opts.HTTPClient, UserAgent: opts.UserAgent, Logger: opts.Logger})
-			if err != nil {
-				return Resolved{}, err
-			}
-			res.Credentials = NewStoredSource(TokenSourceOptions{Client: client, Logger: opts.Logger}, u, sec, store)
-		}
-	}
-	res.Warning = strings.Join(warnings, "; ")
-	return res, nil
+	return NewStoredSource(TokenSourceOptions{Client: r.client, Logger: r.opts.Logger}, r.url, sec, store)
 }
 
 // Vault applies r2r-mcp's storage rules on top of the keyring and the file: the keyring
@@ -166,8 +195,9 @@ func NewVault(configDir string, kr Keyring, timeout time.Duration, insecure bool
 }
 
 // Load returns the Secret for url and the Store holding it: the keyring first, then the
-// file. warning is set whenever the file is involved or the keyring failed. The error is
-// ErrNoCredential when neither holds anything.
+// file. warning is set whenever the file is involved or the keyring failed. The error
+// matches ErrNoCredential when neither holds anything; when the keyring failed it matches
+// that failure too (ErrKeyringTimeout, ErrNoKeyring, ...).
 func (v *Vault) Load(ctx context.Context, url string) (sec Secret, store Store, warning string, err error) {
 	var kerr error
 	if !v.Insecure {
@@ -186,15 +216,22 @@ func (v *Vault) Load(ctx context.Context, url string) (sec Secret, store Store, 
 	case err == nil:
 		return sec, v.File, v.fileWarning("using the credential in", kerr), nil
 	case errors.Is(err, ErrNoCredential) && kerr != nil:
-		return Secret{}, nil, kerr.Error(), ErrNoCredential
+		// Both match, so a caller can tell "nothing stored" from "the keyring did not
+		// answer, so maybe something is stored there" (errors.Is(err, ErrKeyringTimeout)).
+		return Secret{}, nil, kerr.Error(), fmt.Errorf("%w: %w", ErrNoCredential, kerr)
 	default:
 		return Secret{}, nil, "", err
 	}
 }
 
 // Save stores sec for url and returns the Store that took it. It uses the keyring unless
-// Insecure or the keyring is unreachable, and removes any copy for url from the other
-// store so the two never disagree. warning is set whenever the file was used.
+// Insecure or there is no keyring at all (ErrNoKeyring), and removes any copy for url from
+// the other store so the two never disagree. warning is set whenever the file was used.
+//
+// A keyring that exists but fails (ErrKeyringTimeout: it is slow, typically waiting for
+// an unlock or permission prompt; a locked collection; a dismissed prompt) is an error,
+// never a silent move to the plain-text file: the user chose a keyring by having one, and
+// only --insecure-storage (Insecure) overrides that.
 func (v *Vault) Save(ctx context.Context, url string, sec Secret) (store Store, warning string, err error) {
 	var kerr error
 	if !v.Insecure {
@@ -205,7 +242,7 @@ func (v *Vault) Save(ctx context.Context, url string, sec Secret) (store Store, 
 			}
 			return v.Keyring, "", nil
 		}
-		if !errors.Is(err, ErrKeyringUnavailable) {
+		if !errors.Is(err, ErrNoKeyring) {
 			return nil, "", err
 		}
 		kerr = err
@@ -214,8 +251,10 @@ func (v *Vault) Save(ctx context.Context, url string, sec Secret) (store Store, 
 		return nil, "", err
 	}
 	if v.Insecure {
-		// A keyring entry would shadow the file; best effort, the keyring may be absent.
-		_ = v.Keyring.Delete(ctx, url)
+		// A keyring entry would shadow the file; best effort, the keyring may be absent, and
+		// briefly: the user chose the file to avoid waiting on the keyring.
+		quick := &KeyringStore{Keyring: v.Keyring.Keyring, Timeout: min(v.Keyring.timeout(), DefaultKeyringTimeout)}
+		_ = quick.Delete(ctx, url)
 	}
 	return v.File, v.fileWarning("stored the credential in", kerr), nil
 }

@@ -3,7 +3,9 @@ package auth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,14 +16,25 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
-// failingKeyring fails every call like a machine without a Secret Service.
+// failingKeyring fails every call like a machine without a Secret Service: an injected
+// Keyring says "no keyring at all" with an error matching ErrNoKeyring.
 type failingKeyring struct{}
 
-var errNoSecretService = errors.New("The name org.freedesktop.secrets was not provided by any .service files")
+var errNoSecretService = fmt.Errorf("%w: The name org.freedesktop.secrets was not provided by any .service files", ErrNoKeyring)
 
 func (failingKeyring) Get(string, string) (string, error) { return "", errNoSecretService }
 func (failingKeyring) Set(string, string, string) error   { return errNoSecretService }
 func (failingKeyring) Delete(string, string) error        { return errNoSecretService }
+
+// lockedKeyring is a keyring that exists but refuses, like a Secret Service whose unlock
+// prompt was dismissed.
+type lockedKeyring struct{}
+
+var errLocked = errors.New("failed to unlock correct collection '/org/freedesktop/secrets/aliases/default'")
+
+func (lockedKeyring) Get(string, string) (string, error) { return "", errLocked }
+func (lockedKeyring) Set(string, string, string) error   { return errLocked }
+func (lockedKeyring) Delete(string, string) error        { return errLocked }
 
 func seedKeyring(t *testing.T, k Keyring, url string, s Secret) {
 	t.Helper()
@@ -103,6 +116,9 @@ func TestResolveCredentialOrder(t *testing.T) {
 		{name: "no keyring and no file: none, with a warning",
 			setup:  setup{keyring: func(*testing.T) Keyring { return failingKeyring{} }},
 			source: SourceNone, warning: "system keyring read failed"},
+		{name: "locked keyring: the file is still read",
+			setup:  setup{keyring: func(*testing.T) Keyring { return lockedKeyring{} }, file: &fileSecret},
+			source: "file", kind: KindAPIKey, header: "key_file.SECRET", warning: "failed to unlock"},
 		{name: "hung keyring times out to the file",
 			setup:  setup{keyring: func(t *testing.T) Keyring { return newHungKeyring(t) }, file: &fileSecret},
 			source: "file", kind: KindAPIKey, header: "key_file.SECRET", warning: ErrKeyringTimeout.Error()},
@@ -193,6 +209,24 @@ func TestResolveUsesSystemKeyringMock(t *testing.T) {
 	}
 }
 
+func TestResolveNamesTheURLFlag(t *testing.T) {
+	for _, tt := range []struct{ name, want string }{{"", "flag --url"}, {"--r2r-url", "flag --r2r-url"}} {
+		res, err := Resolve(context.Background(), Options{URLFlag: "http://R2R.test:7272/v3", URLFlagName: tt.name,
+			Getenv: envFunc(nil), ConfigDir: t.TempDir(), Keyring: newMapKeyring()})
+		if err != nil || res.URLSource != tt.want || res.URL != "http://r2r.test:7272" {
+			t.Errorf("URLFlagName %q: %q from %q, %v", tt.name, res.URL, res.URLSource, err)
+		}
+		_, err = Resolve(context.Background(), Options{URLFlag: "r2r.test", URLFlagName: tt.name,
+			Getenv: envFunc(nil), ConfigDir: t.TempDir(), Keyring: newMapKeyring()})
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want+": the R2R URL must start with http://") {
+			t.Errorf("URLFlagName %q: error %v", tt.name, err)
+		}
+	}
+	if URLFlagSource("") != URLSourceFlag {
+		t.Errorf("URLFlagSource(\"\") = %q", URLFlagSource(""))
+	}
+}
+
 func TestResolveBadURLIsAnError(t *testing.T) {
 	_, err := Resolve(context.Background(), Options{Getenv: envFunc(map[string]string{"R2R_API_BASE": "nope"}), ConfigDir: t.TempDir(), Keyring: newMapKeyring()})
 	if err == nil || !strings.Contains(err.Error(), URLSourceEnvBase) {
@@ -238,6 +272,40 @@ func TestVaultSaveAndDelete(t *testing.T) {
 		removed, warning, err := v.Delete(ctx, testURL)
 		if err != nil || len(removed) != 1 || !strings.HasPrefix(removed[0], SourceFilePrefix) || warning == "" {
 			t.Fatalf("Delete: %v %q %v", removed, warning, err)
+		}
+	})
+	// Only a machine without any keyring falls back to the file; a keyring that is slow (a
+	// prompt being answered) or refuses is an error, and nothing is written anywhere.
+	refusing := []struct {
+		name string
+		kr   func(t *testing.T) Keyring
+		is   error
+	}{
+		{"slow keyring", func(t *testing.T) Keyring { return newHungKeyring(t) }, ErrKeyringTimeout},
+		{"locked keyring", func(*testing.T) Keyring { return lockedKeyring{} }, ErrKeyringUnavailable},
+	}
+	for _, tt := range refusing {
+		t.Run(tt.name+": an error, not the file", func(t *testing.T) {
+			dir := t.TempDir()
+			v := NewVault(dir, tt.kr(t), 20*time.Millisecond, false)
+			store, warning, err := v.Save(ctx, testURL, sec)
+			if !errors.Is(err, tt.is) || errors.Is(err, ErrNoKeyring) || store != nil || warning != "" {
+				t.Fatalf("Save: %v %q %v", store, warning, err)
+			}
+			if _, err := os.Stat(v.File.Path); !os.IsNotExist(err) {
+				t.Errorf("credentials file written: %v", err)
+			}
+		})
+	}
+	t.Run("Load tells a silent keyring from an empty one", func(t *testing.T) {
+		v := NewVault(t.TempDir(), newHungKeyring(t), 20*time.Millisecond, false)
+		_, _, warning, err := v.Load(ctx, testURL)
+		if !errors.Is(err, ErrNoCredential) || !errors.Is(err, ErrKeyringTimeout) || warning == "" {
+			t.Fatalf("hung: %q %v", warning, err)
+		}
+		v = NewVault(t.TempDir(), newMapKeyring(), 0, false)
+		if _, _, _, err := v.Load(ctx, testURL); !errors.Is(err, ErrNoCredential) || errors.Is(err, ErrKeyringUnavailable) {
+			t.Fatalf("empty: %v", err)
 		}
 	})
 	t.Run("insecure: file, keyring copy removed", func(t *testing.T) {

@@ -4,9 +4,12 @@ package auth
 
 import (
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/godbus/dbus/v5"
 )
 
 // errNoSessionBus says why the Secret Service cannot be reached at all.
@@ -27,4 +30,32 @@ func checkSessionBus() error {
 		}
 	}
 	return errNoSessionBus
+}
+
+// noKeyring reports the D-Bus errors that mean this machine has no Secret Service: no
+// session bus, a bus address nothing listens on, or a bus on which no Secret Service is
+// running or activatable. A Secret Service that exists but refuses (locked collection,
+// dismissed prompt, no login collection) is not one of them.
+func noKeyring(err error) bool {
+	if errors.Is(err, errNoSessionBus) {
+		return true
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	name := ""
+	var de dbus.Error
+	var dp *dbus.Error
+	switch {
+	case errors.As(err, &de):
+		name = de.Name
+	case errors.As(err, &dp) && dp != nil:
+		name = dp.Name
+	}
+	switch name {
+	case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
+		return true
+	}
+	return false
 }

@@ -24,7 +24,8 @@ type authEnv struct {
 	ConfigDir string
 	// Keyring is the OS keyring; nil = auth.SystemKeyring().
 	Keyring auth.Keyring
-	// KeyringTimeout bounds each keyring call; 0 = auth.DefaultKeyringTimeout.
+	// KeyringTimeout bounds each keyring call; 0 = auth.DefaultKeyringTimeout, except in
+	// login and logout, where 0 = interactiveKeyringTimeout.
 	KeyringTimeout time.Duration
 	// HTTPClient talks to R2R; nil = the r2r package's shared client.
 	HTTPClient *http.Client
@@ -45,6 +46,41 @@ func (e authEnv) client(deps Deps, url string) (*r2r.Client, error) {
 
 // networkTimeout bounds the R2R calls of one login or logout (several round trips).
 const networkTimeout = 2 * time.Minute
+
+// interactiveKeyringTimeout bounds each keyring call of login and logout. The user is at
+// the terminal and the keyring may first show an unlock or permission prompt, so it is
+// far longer than serve's auth.DefaultKeyringTimeout.
+const interactiveKeyringTimeout = 2 * time.Minute
+
+func (e authEnv) interactiveKeyringTimeout() time.Duration {
+	if e.KeyringTimeout > 0 {
+		return e.KeyringTimeout
+	}
+	return interactiveKeyringTimeout
+}
+
+// keyringTimeoutError is the error of a login or logout whose keyring did not answer
+// within wait. next says what to do and what was (not) done.
+func keyringTimeoutError(wait time.Duration, next string) error {
+	return fmt.Errorf("the system keyring did not answer within %s (it may be locked, waiting for you to unlock it "+
+		"or to allow r2r-mcp). %s", wait, next)
+}
+
+// loginKeyringAdvice is what to do when login cannot use the keyring.
+const loginKeyringAdvice = "Unlock it and retry, or pass --insecure-storage to use a plain-text file instead."
+
+// storeError explains why login could not store the credential. Only a machine without
+// any keyring falls back to the file (auth.Vault.Save); every other keyring failure lands
+// here.
+func storeError(err error, wait time.Duration, outcome string) error {
+	switch {
+	case errors.Is(err, auth.ErrKeyringTimeout):
+		return keyringTimeoutError(wait, loginKeyringAdvice+" "+outcome)
+	case errors.Is(err, auth.ErrKeyringUnavailable):
+		return fmt.Errorf("could not store the credential in the system keyring: %v. %s %s", err, loginKeyringAdvice, outcome)
+	}
+	return fmt.Errorf("could not store the credential: %v. Retry, or pass --insecure-storage. %s", err, outcome)
+}
 
 // maxSecretBytes caps what --password-stdin and --api-key-stdin read.
 const maxSecretBytes = 64 << 10
@@ -161,10 +197,20 @@ func explainLoginError(url, email string, err error) error {
 		return fmt.Errorf("there is no R2R account %s at %s (R2R: %s). Check the email, or ask the R2R admin to create the account.%s", email, url, msg, nothing)
 	case re != nil && (re.StatusCode == http.StatusNotFound || re.StatusCode == http.StatusMethodNotAllowed):
 		return fmt.Errorf("%s does not look like an R2R v3 server (%d on %s %s). Check the URL.%s", url, re.StatusCode, re.Method, re.Path, nothing)
+	case re != nil && re.StatusCode >= 500:
+		return fmt.Errorf("R2R at %s failed while trying to %s (%d %s). Try again in a moment; if it keeps failing, check R2R's logs.%s",
+			url, stepOr(step, "log in"), re.StatusCode, msg, nothing)
 	case step == "check API key" && re != nil && re.StatusCode == http.StatusUnauthorized:
 		return fmt.Errorf("R2R at %s rejected the API key (%s). Check the key, or run r2r-mcp login without --api-key-stdin to have one created.%s", url, msg, nothing)
 	}
 	return fmt.Errorf("login to %s failed: %v.%s", url, err, nothing)
+}
+
+func stepOr(step, def string) string {
+	if step == "" {
+		return def
+	}
+	return step
 }
 
 // storageName says where a credential went, for people.

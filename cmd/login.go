@@ -37,8 +37,10 @@ func newLoginCmd(deps Deps, runF func(*loginOptions) error) *cobra.Command {
 
 With a password, login creates an R2R API key named r2r-mcp@<hostname> and stores only
 that key (the password is never stored). Where R2R cannot create API keys, the refresh token
-is stored instead. The secret goes to the OS keyring; without a reachable keyring, or with
---insecure-storage, to a file only you can read in the user config directory.
+is stored instead. The secret goes to the OS keyring; on a machine without any keyring (no
+Secret Service), or with --insecure-storage, to a file only you can read in the user config
+directory. A keyring that is locked gets two minutes to be unlocked; if it does not answer,
+login fails and stores nothing.
 
 Prompts for what is missing when stdin is a terminal. For scripts:
   printf '%s' "$PASSWORD" | r2r-mcp login --url URL --email EMAIL --password-stdin
@@ -123,6 +125,16 @@ func runLogin(o *loginOptions) error {
 		}
 	}
 
+	// Read what is stored before anything is created on the server: the first keyring
+	// call may wait for an unlock prompt, and a keyring that does not answer stops the
+	// login here, with nothing to undo.
+	keyringWait := o.Env.interactiveKeyringTimeout()
+	vault := auth.NewVault(dir, o.Env.Keyring, keyringWait, o.InsecureStorage)
+	old, _, _, oldErr := vault.Load(ctx, url)
+	if errors.Is(oldErr, auth.ErrKeyringTimeout) {
+		return keyringTimeoutError(keyringWait, loginKeyringAdvice+" Nothing was stored.")
+	}
+
 	email := strings.TrimSpace(o.Email)
 	var secret string
 	switch {
@@ -177,15 +189,19 @@ func runLogin(o *loginOptions) error {
 		fmt.Fprintf(errOut, "! This R2R cannot create API keys (%s); storing the refresh token instead.\n", res.Fallback)
 	}
 
-	vault := auth.NewVault(dir, o.Env.Keyring, o.Env.KeyringTimeout, o.InsecureStorage)
-	old, _, _, oldErr := vault.Load(ctx, url)
 	store, warning, err := vault.Save(ctx, url, res.Secret)
 	if err != nil {
-		// The key is of no use if it cannot be stored; take it back.
-		if _, rerr := auth.Revoke(netCtx, client, res.Secret); rerr != nil && res.Secret.KeyID != "" {
+		// The key is of no use if it cannot be stored; take it back, even when the user
+		// interrupted the save (the keyring prompt), within a deadline of its own.
+		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), auth.CleanupTimeout)
+		_, rerr := auth.Revoke(rctx, client, res.Secret)
+		rcancel()
+		undone := "Nothing was stored; the new " + describeSecret(res.Secret) + " was revoked."
+		if rerr != nil && res.Secret.KeyID != "" {
 			fmt.Fprintf(errOut, "! Could not revoke the new API key (id %s): %v\n", res.Secret.KeyID, rerr)
+			undone = "Nothing was stored."
 		}
-		return fmt.Errorf("store the credential: %w. Retry, or use --insecure-storage", err)
+		return storeError(err, keyringWait, undone)
 	}
 	if warning != "" {
 		fmt.Fprintf(errOut, "! %s\n", warning)
@@ -195,7 +211,10 @@ func runLogin(o *loginOptions) error {
 	}
 	// The previous key r2r-mcp created for this machine and URL is replaced: revoke it.
 	if oldErr == nil && old.Kind == auth.KindAPIKey && old.KeyID != "" && old.KeyID != res.Secret.KeyID && old.Secret != res.Secret.Secret {
-		if _, err := auth.Revoke(netCtx, client, old); err != nil {
+		rctx, rcancel := context.WithTimeout(ctx, auth.CleanupTimeout)
+		_, err := auth.Revoke(rctx, client, old)
+		rcancel()
+		if err != nil {
 			fmt.Fprintf(errOut, "! Could not revoke the previous API key %s (id %s): %v\n", auth.ShortKey(old.Secret), old.KeyID, err)
 		} else {
 			fmt.Fprintf(errOut, "Revoked this machine's previous API key %s\n", auth.ShortKey(old.Secret))
@@ -223,8 +242,13 @@ func envNotes(w io.Writer, getenv func(string) string, url string) {
 		if strings.TrimSpace(v) == "" {
 			continue
 		}
-		if n, err := auth.NormalizeURL(v); err != nil || n != url {
-			fmt.Fprintf(w, "Note: %s is set to %s in this environment; serve will use that URL, not %s.\n", name, v, url)
+		// Only the normalised form is shown: a value that does not normalise may carry a
+		// secret (user info, ?api_key=).
+		switch n, err := auth.NormalizeURL(v); {
+		case err != nil:
+			fmt.Fprintf(w, "Note: %s is set in this environment, but %v; serve will refuse to start until it is fixed or unset.\n", name, err)
+		case n != url:
+			fmt.Fprintf(w, "Note: %s is set to %s in this environment; serve will use that URL, not %s.\n", name, n, url)
 		}
 		return
 	}

@@ -36,7 +36,11 @@ func TestLoginRefusals(t *testing.T) {
 			want: "no password on stdin"},
 		{name: "blank API key on stdin", args: []string{"--api-key-stdin"}, stdin: "  \n", want: "no API key on stdin"},
 		{name: "bad URL", args: []string{"--url", "localhost:7272", "--email", testEmail, "--password-stdin"},
-			stdin: testPassword, want: "--url: "},
+			stdin: testPassword, want: "--url: the R2R URL must start with http:// or https://"},
+		{name: "URL with credentials", args: []string{"--url", "https://admin:" + urlSecret + "@r2r.example.com", "--email", testEmail, "--password-stdin"},
+			stdin: testPassword, want: "--url: the R2R URL must not contain user info (credentials belong in r2r-mcp login or R2R_API_KEY)"},
+		{name: "URL with a key in the query", args: []string{"--url", "https://r2r.example.com/v3?api_key=" + urlSecret, "--email", testEmail, "--password-stdin"},
+			stdin: testPassword, want: "--url: the R2R URL must not contain a query string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,7 +56,7 @@ func TestLoginRefusals(t *testing.T) {
 			if r.err == nil || !strings.Contains(r.err.Error(), tt.want) {
 				t.Fatalf("err = %v; want it to contain %q", r.err, tt.want)
 			}
-			assertNoSecrets(t, r)
+			assertNoSecrets(t, r, urlSecret)
 			f.assertNothingStored()
 			if n := len(f.srv.Counts()); n != 0 {
 				t.Errorf("requests sent to R2R: %v", f.srv.Counts())
@@ -98,6 +102,9 @@ func TestLoginPasswordStoresOnlyAnAPIKey(t *testing.T) {
 }
 
 const routeNewKeyCmd = "POST /v3/users/{id}/api-keys"
+
+// urlSecret rides in URLs given to login; no output may repeat it.
+const urlSecret = "UrlSecret-9f8e7d"
 
 func TestLoginNormalisesURL(t *testing.T) {
 	f := newAuthFixture(t)
@@ -155,6 +162,9 @@ func TestLoginErrorsStoreNothing(t *testing.T) {
 		{name: "key creation refused for another reason", email: testEmail, password: testPassword,
 			setup: func(f *authFixture) { f.srv.ForceStatus(routeNewKeyCmd, http.StatusBadRequest, 1) },
 			want:  []string{"create API key", "Nothing was stored"}},
+		{name: "key creation fails with a 500: retry, no refresh-token fallback", email: testEmail, password: testPassword,
+			setup: func(f *authFixture) { f.srv.ForceStatus(routeNewKeyCmd, http.StatusInternalServerError, 1) },
+			want:  []string{"failed while trying to create API key (500", "Try again in a moment", "Nothing was stored"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -232,13 +242,14 @@ func TestLoginWithAPIKeyStdin(t *testing.T) {
 
 func TestLoginWithoutKeyringUsesFileWithWarning(t *testing.T) {
 	f := newAuthFixture(t)
-	auth.MockKeyringWithError(errors.New("The name org.freedesktop.secrets was not provided by any .service files"))
+	// go-keyring's answer where it has no backend; auth's tests cover D-Bus's equivalents.
+	auth.MockKeyringWithError(keyring.ErrUnsupportedPlatform)
 	t.Cleanup(auth.MockKeyring)
 	r := f.loginWithPassword()
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	if !strings.Contains(r.stderr, "! no usable system keyring") || !strings.Contains(r.stderr, "stored in "+f.credentialsFile()+" (plain-text file)") {
+	if !strings.Contains(r.stderr, "! no usable system keyring (system keyring write failed: unsupported platform") || !strings.Contains(r.stderr, "stored in "+f.credentialsFile()+" (plain-text file)") {
 		t.Errorf("stderr %q", r.stderr)
 	}
 	fi, err := os.Stat(f.credentialsFile())
@@ -300,36 +311,106 @@ func TestLoginRegistered(t *testing.T) {
 	}
 }
 
-// hungKeyring blocks every call until the test ends, like a keyring waiting on an unlock
-// prompt nobody answers.
-type hungKeyring struct{ release chan struct{} }
+// hungKeyring blocks until the test ends, like a keyring waiting on an unlock prompt
+// nobody answers: every call, or with writesOnly only Set (reads answer at once, empty).
+type hungKeyring struct {
+	release    chan struct{}
+	writesOnly bool
+}
+
+func newHungKeyring(t *testing.T, writesOnly bool) hungKeyring {
+	k := hungKeyring{release: make(chan struct{}), writesOnly: writesOnly}
+	t.Cleanup(func() { close(k.release) })
+	return k
+}
 
 func (k hungKeyring) Get(string, string) (string, error) {
-	<-k.release
+	if !k.writesOnly {
+		<-k.release
+	}
 	return "", keyring.ErrNotFound
 }
 func (k hungKeyring) Set(string, string, string) error { <-k.release; return nil }
-func (k hungKeyring) Delete(string, string) error      { <-k.release; return nil }
+func (k hungKeyring) Delete(string, string) error {
+	if !k.writesOnly {
+		<-k.release
+	}
+	return keyring.ErrNotFound
+}
 
-func TestLoginAndLogoutWithHungKeyring(t *testing.T) {
-	f := newAuthFixture(t)
-	hung := hungKeyring{release: make(chan struct{})}
-	t.Cleanup(func() { close(hung.release) })
-	f.tweak = func(e *authEnv) { e.Keyring, e.KeyringTimeout = hung, 20*time.Millisecond }
-	r := f.loginWithPassword()
-	if r.err != nil {
-		t.Fatalf("login: %v", r.err)
-	}
-	if !strings.Contains(r.stderr, auth.ErrKeyringTimeout.Error()) || !strings.Contains(r.stderr, "(plain-text file)") {
-		t.Errorf("stderr %q", r.stderr)
-	}
-	r = f.logout("--url", f.srv.URL)
-	if r.err != nil || !strings.Contains(r.stderr, "revoked on the server") || !strings.Contains(r.stderr, auth.ErrKeyringTimeout.Error()) {
-		t.Errorf("logout: %v %q", r.err, r.stderr)
-	}
-	if _, err := os.Stat(f.credentialsFile()); !os.IsNotExist(err) {
-		t.Errorf("credentials file left: %v", err)
-	}
+// TestLoginWithSlowKeyring: a keyring that does not answer (a prompt nobody answers yet) is
+// an error naming the next step, never a silent move to the plain-text file.
+func TestLoginWithSlowKeyring(t *testing.T) {
+	t.Run("reads hang: stop before anything is created", func(t *testing.T) {
+		f := newAuthFixture(t)
+		hung := newHungKeyring(t, false)
+		f.tweak = func(e *authEnv) { e.Keyring, e.KeyringTimeout = hung, 20*time.Millisecond }
+		r := f.loginWithPassword()
+		if r.err == nil {
+			t.Fatalf("login succeeded: %q", r.stderr)
+		}
+		for _, w := range []string{"the system keyring did not answer within 20ms", "Unlock it and retry", "--insecure-storage", "Nothing was stored."} {
+			if !strings.Contains(r.err.Error(), w) {
+				t.Errorf("error %q lacks %q", r.err, w)
+			}
+		}
+		if n := len(f.srv.Counts()); n != 0 {
+			t.Errorf("requests sent to R2R: %v", f.srv.Counts())
+		}
+		f.assertNothingStored()
+	})
+	t.Run("writes hang: the new key is revoked", func(t *testing.T) {
+		f := newAuthFixture(t)
+		hung := newHungKeyring(t, true)
+		f.tweak = func(e *authEnv) { e.Keyring, e.KeyringTimeout = hung, 20*time.Millisecond }
+		r := f.loginWithPassword()
+		if r.err == nil || !strings.Contains(r.err.Error(), "did not answer within 20ms") ||
+			!strings.Contains(r.err.Error(), "Nothing was stored; the new API key key_") || !strings.Contains(r.err.Error(), "was revoked") {
+			t.Fatalf("login: %v", r.err)
+		}
+		if f.srv.Count(routeNewKeyCmd) != 1 || f.srv.Count(routeDelKeyCmd) != 1 {
+			t.Errorf("keys created %d, revoked %d; want 1 and 1", f.srv.Count(routeNewKeyCmd), f.srv.Count(routeDelKeyCmd))
+		}
+		if _, err := os.Stat(f.credentialsFile()); !os.IsNotExist(err) {
+			t.Errorf("credentials file written: %v", err)
+		}
+		assertNoSecrets(t, r)
+	})
+	t.Run("--insecure-storage does not wait for the keyring", func(t *testing.T) {
+		f := newAuthFixture(t)
+		hung := newHungKeyring(t, false)
+		f.tweak = func(e *authEnv) { e.Keyring, e.KeyringTimeout = hung, 20*time.Millisecond }
+		r := f.loginWithPassword("--insecure-storage")
+		if r.err != nil || !strings.Contains(r.stderr, "(plain-text file)") {
+			t.Fatalf("login: %v %q", r.err, r.stderr)
+		}
+		// logout cannot ask the keyring, but the file copy is found, revoked and removed.
+		r = f.logout("--url", f.srv.URL)
+		if r.err != nil || !strings.Contains(r.stderr, "revoked on the server") || !strings.Contains(r.stderr, auth.ErrKeyringTimeout.Error()) {
+			t.Errorf("logout: %v %q", r.err, r.stderr)
+		}
+		if _, err := os.Stat(f.credentialsFile()); !os.IsNotExist(err) {
+			t.Errorf("credentials file left: %v", err)
+		}
+	})
+	t.Run("logout does not guess 'not logged in'", func(t *testing.T) {
+		f := newAuthFixture(t)
+		hung := newHungKeyring(t, false)
+		f.tweak = func(e *authEnv) { e.Keyring, e.KeyringTimeout = hung, 20*time.Millisecond }
+		r := f.logout("--url", f.srv.URL)
+		if r.err == nil || !strings.Contains(r.err.Error(), "did not answer within 20ms") ||
+			!strings.Contains(r.err.Error(), "run r2r-mcp logout again") || strings.Contains(r.stderr, "Not logged in") {
+			t.Fatalf("logout: %v %q", r.err, r.stderr)
+		}
+	})
+	t.Run("login and logout give a prompt two minutes", func(t *testing.T) {
+		if got := (authEnv{}).interactiveKeyringTimeout(); got != 2*time.Minute {
+			t.Errorf("default %v", got)
+		}
+		if got := (authEnv{KeyringTimeout: time.Second}).interactiveKeyringTimeout(); got != time.Second {
+			t.Errorf("explicit %v", got)
+		}
+	})
 }
 
 func TestLoginNotesOverridingEnvironment(t *testing.T) {
@@ -345,6 +426,15 @@ func TestLoginNotesOverridingEnvironment(t *testing.T) {
 			t.Errorf("stderr %q does not contain %q", r.stderr, w)
 		}
 	}
+	// A URL that does not normalise is named by its problem, never echoed: it may carry a
+	// secret.
+	f3 := newAuthFixture(t)
+	f3.env["R2R_API_BASE"] = "https://admin:" + urlSecret + "@r2r.example.com"
+	r = f3.loginWithPassword()
+	if r.err != nil || !strings.Contains(r.stderr, "Note: R2R_API_BASE is set in this environment, but the R2R URL must not contain user info") {
+		t.Errorf("login: %v %q", r.err, r.stderr)
+	}
+	assertNoSecrets(t, r, urlSecret)
 	// The same URL given both ways is no reason for a note.
 	f2 := newAuthFixture(t)
 	f2.env["R2R_API_URL"] = f2.srv.URL + "/v3"

@@ -64,8 +64,13 @@ func runLogout(o *logoutOptions) error {
 		}
 	}
 
-	vault := auth.NewVault(dir, o.Env.Keyring, o.Env.KeyringTimeout, false)
+	keyringWait := o.Env.interactiveKeyringTimeout()
+	vault := auth.NewVault(dir, o.Env.Keyring, keyringWait, false)
 	sec, _, warning, loadErr := vault.Load(ctx, url)
+	if errors.Is(loadErr, auth.ErrNoCredential) && errors.Is(loadErr, auth.ErrKeyringTimeout) {
+		// "Not logged in" would be a guess: the keyring may well hold the credential.
+		return keyringTimeoutError(keyringWait, "Unlock it and run r2r-mcp logout again. Nothing was revoked or removed.")
+	}
 	if warning != "" {
 		fmt.Fprintf(errOut, "! %s\n", warning)
 	}

@@ -106,6 +106,26 @@ func TestLoginLogoutWithRealKeyring(t *testing.T) {
 		t.Fatalf("resolved credential does not work: %v %v", me, err)
 	}
 
+	// What serve does: resolve without touching the keyring, read it on the first request.
+	lazy, err := auth.ResolveLazy(context.Background(), auth.Options{Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc, ok := lazy.Credentials.(*auth.LazyCredentials)
+	if !ok || lazy.Source != auth.SourceKeyringPending || lc.Loaded() {
+		t.Fatalf("ResolveLazy = %+v", lazy)
+	}
+	lazyClient, err := r2r.New(r2r.Options{BaseURL: lazy.URL, Credentials: lazy.Credentials})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if me, err := lazyClient.Me(context.Background()); err != nil || me.Email != email {
+		t.Fatalf("lazily read credential does not work: %v %v", me, err)
+	}
+	if snap := lc.Snapshot(); snap.Source != auth.SourceKeyring || snap.KeyID != sec.KeyID || snap.Warning != "" {
+		t.Fatalf("after the first request: %+v", snap)
+	}
+
 	stderr = run(t, env, "", "logout")
 	if !strings.Contains(stderr, "revoked on the server") || !strings.Contains(stderr, "removed from the system keyring") {
 		t.Errorf("logout said %q", stderr)

@@ -1,0 +1,342 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+)
+
+// SourceKeyringPending is Resolved.Source of ResolveLazy while the stored credential has
+// not been read yet. LazyCredentials.Source reports the real source once it has.
+const SourceKeyringPending = "keyring (not read yet)"
+
+// lazyReadTimeout bounds one background read of the stored credential. It is much longer
+// than the wait of a single request (Options.KeyringTimeout): the first request may make
+// the keyring show an unlock prompt, and the read it started keeps going while the user
+// answers, so a later request finds the result instead of prompting again.
+const lazyReadTimeout = 2 * time.Minute
+
+// ResolveLazy is Resolve for long-running processes (serve): it returns without touching
+// the keyring. The URL and environment credentials (R2R_API_KEY, R2R_EMAIL/R2R_PASSWORD)
+// are resolved at once, exactly as Resolve does, because they cost nothing. Otherwise
+// Resolved.Credentials is a *LazyCredentials that reads the stored credential (keyring
+// first, then the plain-text file, with Resolve's rules) on its first use, and
+// Resolved.Source is SourceKeyringPending; Kind, Email, UserID and KeyID are empty until
+// then (see LazyCredentials.Snapshot). With InsecureStorage only the file is consulted,
+// which is cheap, so ResolveLazy behaves like Resolve.
+func ResolveLazy(ctx context.Context, opts Options) (Resolved, error) {
+	if opts.InsecureStorage {
+		return Resolve(ctx, opts)
+	}
+	res, r, err := resolveEnv(opts)
+	if err != nil || r == nil {
+		return res, err
+	}
+	wait := opts.KeyringTimeout
+	if wait <= 0 {
+		wait = DefaultKeyringTimeout
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	l := &LazyCredentials{
+		r:       r,
+		wait:    wait,
+		read:    NewVault(r.dir, opts.Keyring, max(wait, lazyReadTimeout), false),
+		writes:  &KeyringStore{Keyring: opts.Keyring, Timeout: wait},
+		preload: "keyring:" + r2r.Fingerprint(res.URL),
+		base:    res,
+		log:     log,
+	}
+	res.Credentials = l
+	res.Source = SourceKeyringPending
+	l.base = res
+	return res, nil
+}
+
+// LazyCredentials is the r2r.Credentials ResolveLazy returns when the credential is stored
+// (keyring or file) rather than in the environment. Its first Apply reads the store; the
+// result, once there is one, is kept for the life of the process.
+//
+//   - Concurrent first uses share one read (singleflight).
+//   - A caller waits at most Options.KeyringTimeout (or until its context ends) and then
+//     fails with an error matching ErrKeyringTimeout, which says to unlock the keyring and
+//     retry. The read itself continues in the background (up to two minutes, enough to
+//     answer an unlock prompt); a later call joins it or, once it is over, finds its
+//     result. A read that failed is not remembered: the next call reads again.
+//   - Finding nothing is a result, not a failure: the credential becomes r2r.Anonymous()
+//     (R2R may run without authentication), as with Resolve. A later `r2r-mcp login`
+//     takes effect when the process restarts.
+//
+// Identity is "keyring:" + a fingerprint of the URL until the read succeeds, then the
+// loaded credential's own identity. Identities key cached results (cache.Key,
+// tools' project mappings), so the change merely makes entries cached under the first
+// identity miss. r2r.Client reads Identity once, when it is built, and keeps the
+// pre-load value; that is sound because a LazyCredentials loads at most one credential
+// in its lifetime, so within one process the pre-load identity stands for exactly one
+// user. Across processes it names "whoever is logged in to this URL on this machine",
+// which is how the on-disk project mappings are keyed; they are checked against R2R
+// once per process, so a different login only costs a lookup.
+//
+// It implements r2r.GenerationRefresher by delegating to the loaded credential (a
+// refresh-token TokenSource renews itself; an API key cannot be renewed, and Refresh says
+// so). Source, Warning and Snapshot describe the credential as known so far.
+type LazyCredentials struct {
+	r       *resolver
+	wait    time.Duration // how long one caller waits for the read
+	read    *Vault        // its keyring calls are bounded by lazyReadTimeout, not wait
+	writes  *KeyringStore // where a keyring refresh token writes rotated tokens back
+	preload string        // Identity before the read succeeded
+	base    Resolved      // URL, URLSource and the environment's warnings
+	log     *slog.Logger
+
+	flights singleflight.Group
+
+	mu     sync.Mutex
+	loaded bool
+	creds  r2r.Credentials
+	info   Resolved // Source, Kind, Email, UserID, KeyID and Warning of the read
+}
+
+// Apply reads the stored credential if that has not happened yet, then applies it.
+func (l *LazyCredentials) Apply(ctx context.Context, h http.Header) error {
+	c, err := l.credentials(ctx)
+	if err != nil {
+		return err
+	}
+	return c.Apply(ctx, h)
+}
+
+// Load reads the stored credential now if that has not happened yet, under the same rules
+// as Apply. serve may call it in the background after start-up, so that an unlock prompt
+// appears early and the first tool call finds the credential ready.
+func (l *LazyCredentials) Load(ctx context.Context) error {
+	_, err := l.credentials(ctx)
+	return err
+}
+
+// Loaded reports whether the stored credential has been read.
+func (l *LazyCredentials) Loaded() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.loaded
+}
+
+// Identity is stable until the read succeeds: "keyring:" + a fingerprint of the URL (not
+// a secret). After it, the loaded credential's identity. See the type's documentation.
+func (l *LazyCredentials) Identity() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.loaded {
+		return l.creds.Identity()
+	}
+	return l.preload
+}
+
+// Source is SourceKeyringPending before the read, then where the credential came from:
+// SourceKeyring, "file <path>", or SourceNone.
+func (l *LazyCredentials) Source() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.loaded {
+		return l.info.Source
+	}
+	return SourceKeyringPending
+}
+
+// Warning is what the user should know about the credential so far: the environment's
+// warnings from ResolveLazy, then the read's (plain-text file in use, no keyring, an
+// unusable stored entry). "" = nothing to say.
+func (l *LazyCredentials) Warning() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return joinWarnings(l.base.Warning, l.info.Warning)
+}
+
+// Snapshot is the Resolved ResolveLazy would have returned had the credential been read
+// eagerly, as far as it is known now (before the read: Source SourceKeyringPending, no
+// Kind or account). Credentials is l itself.
+func (l *LazyCredentials) Snapshot() Resolved {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	res := l.base
+	res.Credentials = l
+	if l.loaded {
+		res.Source, res.Kind = l.info.Source, l.info.Kind
+		res.Email, res.UserID, res.KeyID = l.info.Email, l.info.UserID, l.info.KeyID
+		res.Warning = joinWarnings(l.base.Warning, l.info.Warning)
+	}
+	return res
+}
+
+// Generation is the loaded credential's renewal generation plus one, or 0 before the read
+// (r2r.GenerationRefresher).
+func (l *LazyCredentials) Generation() uint64 {
+	l.mu.Lock()
+	c, loaded := l.creds, l.loaded
+	l.mu.Unlock()
+	if !loaded {
+		return 0
+	}
+	if g, ok := c.(r2r.GenerationRefresher); ok {
+		return g.Generation() + 1
+	}
+	return 1
+}
+
+// RefreshFrom renews the loaded credential after R2R rejected it (r2r.GenerationRefresher).
+// gen 0 means the caller's request started before the read; the credential it was sent
+// with is the current one.
+func (l *LazyCredentials) RefreshFrom(ctx context.Context, gen uint64) error {
+	l.mu.Lock()
+	c, loaded, source := l.creds, l.loaded, l.info.Source
+	l.mu.Unlock()
+	if !loaded {
+		return l.Load(ctx)
+	}
+	if g, ok := c.(r2r.GenerationRefresher); ok && gen > 0 {
+		return g.RefreshFrom(ctx, gen-1)
+	}
+	if r, ok := c.(r2r.Refresher); ok {
+		return r.Refresh(ctx)
+	}
+	if source == SourceNone {
+		return errors.New("no R2R credential is stored for " + l.base.URL + "; run `r2r-mcp login`, then restart the MCP server")
+	}
+	return errors.New("the stored R2R API key (from " + source + ") cannot be renewed; run `r2r-mcp login`, then restart the MCP server")
+}
+
+// Refresh renews the loaded credential (r2r.Refresher).
+func (l *LazyCredentials) Refresh(ctx context.Context) error {
+	return l.RefreshFrom(ctx, l.Generation())
+}
+
+// String keeps secrets out of %v.
+func (l *LazyCredentials) String() string { return "auth.LazyCredentials(" + l.Identity() + ")" }
+
+// GoString keeps secrets out of %#v.
+func (l *LazyCredentials) GoString() string { return l.String() }
+
+// credentials returns the loaded credential, reading it first if needed. It waits for the
+// shared read at most l.wait.
+func (l *LazyCredentials) credentials(ctx context.Context) (r2r.Credentials, error) {
+	l.mu.Lock()
+	if l.loaded {
+		c := l.creds
+		l.mu.Unlock()
+		return c, nil
+	}
+	l.mu.Unlock()
+	ch := l.flights.DoChan("read", func() (any, error) {
+		// Detached from the caller that started it: others share it, and it must be able
+		// to outlive every caller's wait while an unlock prompt is answered. Its keyring
+		// calls are bounded by l.read's timeout; the file is local.
+		return l.readOnce(context.WithoutCancel(ctx))
+	})
+	timer := time.NewTimer(l.wait)
+	defer timer.Stop()
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(r2r.Credentials), nil
+	case <-timer.C:
+		return nil, &KeyringError{Op: "read", Err: fmt.Errorf(
+			"%w (waited %s; it may be locked and waiting for you to unlock it). Unlock it and retry", ErrKeyringTimeout, l.wait)}
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// readOnce runs one read and, when it produced a result, keeps it.
+func (l *LazyCredentials) readOnce(ctx context.Context) (r2r.Credentials, error) {
+	c, info, err := l.readStored(ctx)
+	if err != nil {
+		l.log.LogAttrs(ctx, slog.LevelWarn, "could not read the stored R2R credential; the next request tries again",
+			slog.String("error", err.Error()))
+		return nil, err
+	}
+	l.mu.Lock()
+	if !l.loaded {
+		l.loaded, l.creds, l.info = true, c, info
+	}
+	c, info = l.creds, l.info
+	l.mu.Unlock()
+	l.log.LogAttrs(ctx, slog.LevelInfo, "stored R2R credential read",
+		slog.String("source", info.Source), slog.String("kind", info.Kind))
+	if info.Warning != "" {
+		l.log.LogAttrs(ctx, slog.LevelWarn, "credentials", slog.String("warning", info.Warning))
+	}
+	return c, nil
+}
+
+// readStored applies Vault.Load's rules (keyring first, then the file) with one
+// difference: a keyring that exists but failed (timeout, locked, D-Bus error) is an error
+// to retry unless the file holds a credential, never "nothing stored". Only a keyring that
+// is absent altogether (ErrNoKeyring) or empty lets the answer be "no credential".
+func (l *LazyCredentials) readStored(ctx context.Context) (r2r.Credentials, Resolved, error) {
+	u := l.base.URL
+	none := Resolved{Source: SourceNone}
+	sec, err := l.read.Keyring.Load(ctx, u)
+	var kerr error
+	switch {
+	case err == nil:
+		return l.r.credentialsFor(sec, l.writes), described(sec, SourceKeyring, ""), nil
+	case errors.Is(err, ErrNoCredential):
+	case errors.Is(err, ErrKeyringUnavailable):
+		kerr = err
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return nil, Resolved{}, err
+	default:
+		// The entry is there but unusable (not JSON, unknown kind): an answer, as in Resolve.
+		none.Warning = fmt.Sprintf("stored credential for %s unusable: %v", u, err)
+		return r2r.Anonymous(), none, nil
+	}
+	fsec, ferr := l.read.File.Load(ctx, u)
+	switch {
+	case ferr == nil:
+		return l.r.credentialsFor(fsec, l.read.File), described(fsec, l.read.File.Source(), l.read.fileWarning("using the credential in", kerr)), nil
+	case kerr != nil && !errors.Is(kerr, ErrNoKeyring):
+		return nil, Resolved{}, kerr
+	case errors.Is(ferr, ErrNoCredential):
+		if kerr != nil {
+			none.Warning = kerr.Error()
+		}
+		return r2r.Anonymous(), none, nil
+	default:
+		none.Warning = joinWarnings(errorText(kerr), fmt.Sprintf("stored credential for %s unusable: %v", u, ferr))
+		return r2r.Anonymous(), none, nil
+	}
+}
+
+func described(sec Secret, source, warning string) Resolved {
+	return Resolved{Source: source, Kind: sec.Kind, Email: sec.Email, UserID: sec.UserID, KeyID: sec.KeyID, Warning: warning}
+}
+
+func errorText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func joinWarnings(ws ...string) string {
+	out := ws[:0:0]
+	for _, w := range ws {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, "; ")
+}
