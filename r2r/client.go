@@ -187,7 +187,9 @@ func NormalizeBaseURL(raw string) (string, error) {
 	p := strings.TrimRight(u.EscapedPath(), "/")
 	p = strings.TrimSuffix(p, "/v3")
 	p = strings.TrimRight(p, "/")
-	return u.Scheme + "://" + u.Host + p, nil
+	// Host names are case-insensitive; lower-casing makes one R2R one breaker, one keyring
+	// entry and one cache namespace however the URL was typed.
+	return u.Scheme + "://" + strings.ToLower(u.Host) + p, nil
 }
 
 var sharedHTTPClient = sync.OnceValue(func() *http.Client {

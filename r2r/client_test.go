@@ -32,6 +32,7 @@ func TestNormalizeBaseURL(t *testing.T) {
 		{in: "https://example.com/r2r/", want: "https://example.com/r2r"},
 		{in: "http://[::1]:7272/v3", want: "http://[::1]:7272"},
 		{in: "https://example.com/v3x", want: "https://example.com/v3x"},
+		{in: "HTTPS://R2R.Example.COM:7272/Team/v3", want: "https://r2r.example.com:7272/Team"},
 		{in: "", wantErr: true},
 		{in: "localhost:7272", wantErr: true},
 		{in: "ftp://host", wantErr: true},
