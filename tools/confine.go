@@ -71,12 +71,19 @@ var secretNames = []string{
 	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx", "*.asc", "*.gpg",
 	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
 	".netrc", "_netrc", ".npmrc", ".pypirc", ".pgpass", ".git-credentials", ".htpasswd",
-	"credentials", "credentials.json", "client_secret*.json", "service-account*.json",
-	"secrets.*", "*.tfstate", "*.tfstate.*",
+	"credentials", "credentials*.json", "*_credentials.json", "application_default_credentials.json",
+	"client_secret*.json", "service-account*.json",
+	"*secret*.json", "*secret*.yaml", "*secret*.yml", "*secret*.toml", "secrets.*",
+	"*token*.json",
+	"*.tfstate", "*.tfstate.*",
 }
 
-// secretDirs are directory names whose contents are never uploaded.
-var secretDirs = []string{".git", ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker"}
+// secretDirs are directory names whose contents are never uploaded, wherever they are.
+var secretDirs = []string{".git", ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".terraform.d"}
+
+// secretDirPaths are runs of directories whose contents are never uploaded (CLI login
+// state: gcloud's application default credentials, gh's OAuth token).
+var secretDirPaths = []string{".config/gcloud", ".config/gh"}
 
 // systemPrefixes are pseudo-filesystems: their "regular" files (/proc/self/environ) expose
 // process state and secrets.
@@ -91,6 +98,10 @@ type confinedFile struct {
 	Data []byte
 	// InProject is false for files from an extra root.
 	InProject bool
+	// Links is the file's hard-link count. More than one means the same content is also
+	// reachable under another name, possibly outside the root; it is reported, not refused
+	// (editors and build tools create hard links routinely).
+	Links uint64
 }
 
 // confineFile applies the rules of DESIGN §8 to a caller's path and reads the file.
@@ -164,9 +175,20 @@ func confineFile(p string, roots []string) (*confinedFile, error) {
 		return nil, refuse(refuseSecret, "%s looks like a secret (%s) and is never uploaded. If it really holds documentation, copy the text to a file with another name.", relSlash, why)
 	}
 
-	fi, err := os.Lstat(real)
+	// Everything below happens through a handle on the root: os.Root resolves rel beneath
+	// it, so a directory of rel swapped for a link leaving the root after the checks above
+	// is refused instead of followed. Type and size are checked again on the descriptor
+	// that is read, which must be the file that was checked. (A swap that stays inside the
+	// root is followed; it needs write access to the project, which could copy a file into
+	// place just as well.)
+	rootFS, err := os.OpenRoot(root)
 	if err != nil {
-		return nil, refuse(refuseMissing, "%s cannot be read: %v.", p, unwrapPathErr(err))
+		return nil, refuse(refuseOutside, "The root %s cannot be opened: %v.", root, unwrapPathErr(err))
+	}
+	defer rootFS.Close()
+	fi, err := rootFS.Lstat(rel)
+	if err != nil {
+		return nil, openRefusal(p, root, err)
 	}
 	if err := regularFile(p, fi); err != nil {
 		return nil, err
@@ -184,41 +206,74 @@ func confineFile(p string, roots []string) (*confinedFile, error) {
 		return nil, refuse(refuseTooLarge, "%s is %s; R2R accepts at most %s for .%s files. Split it or export a smaller version.", relSlash, humanBytes(fi.Size()), humanBytes(limit), ext)
 	}
 
-	data, err := readRegular(real, fi, limit)
+	data, links, err := readRegular(rootFS, rel, p, root, fi, limit)
 	if err != nil {
 		return nil, err
 	}
 	projectRoot, _ := realPath(roots[0])
-	return &confinedFile{Abs: real, Rel: relSlash, Root: root, Ext: ext, Data: data, InProject: root == projectRoot}, nil
+	return &confinedFile{Abs: real, Rel: relSlash, Root: root, Ext: ext, Data: data, InProject: root == projectRoot, Links: links}, nil
 }
 
-// readRegular opens the file without blocking (a FIFO swapped in after the check must not
-// hang the call), checks it is still the file that was checked, and reads at most limit
-// bytes.
-func readRegular(p string, checked os.FileInfo, limit int64) ([]byte, error) {
-	f, err := openNoBlock(p)
+// errFileChanged reports that the file opened is not the one that was checked.
+var errFileChanged = errors.New("the file changed while it was being checked")
+
+// openChecked opens rel (beneath root, native separators) read-only without blocking on
+// FIFOs or devices, and checks on the open descriptor that it is the file checked (same
+// device and inode). The caller must read from the returned file only.
+func openChecked(root *os.Root, rel string, checked os.FileInfo) (*os.File, os.FileInfo, error) {
+	f, err := root.OpenFile(rel, os.O_RDONLY|noBlockFlag, 0)
 	if err != nil {
-		return nil, refuse(refuseMissing, "%s cannot be opened: %v.", p, unwrapPathErr(err))
+		return nil, nil, err
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, refuse(refuseMissing, "%s cannot be read: %v.", p, unwrapPathErr(err))
+		f.Close()
+		return nil, nil, err
 	}
 	if !os.SameFile(fi, checked) {
-		return nil, refuse(refuseSpecial, "%s changed while it was being checked; try again.", p)
+		f.Close()
+		return nil, fi, errFileChanged
 	}
+	return f, fi, nil
+}
+
+// readRegular opens rel beneath root (see openChecked), re-checks type and size on the
+// descriptor, and reads at most limit bytes. It also reports the file's hard-link count.
+func readRegular(root *os.Root, rel, p, rootPath string, checked os.FileInfo, limit int64) ([]byte, uint64, error) {
+	f, fi, err := openChecked(root, rel, checked)
+	switch {
+	case errors.Is(err, errFileChanged):
+		return nil, 0, refuse(refuseSpecial, "%s changed while it was being checked; try again.", p)
+	case err != nil:
+		return nil, 0, openRefusal(p, rootPath, err)
+	}
+	defer f.Close()
 	if err := regularFile(p, fi); err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	if fi.Size() > limit {
+		return nil, 0, refuse(refuseTooLarge, "%s grew beyond %s while being checked.", p, humanBytes(limit))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, refuse(refuseMissing, "%s cannot be read: %v.", p, unwrapPathErr(err))
+		return nil, 0, refuse(refuseMissing, "%s cannot be read: %v.", p, unwrapPathErr(err))
 	}
 	if int64(len(data)) > limit {
-		return nil, refuse(refuseTooLarge, "%s grew beyond %s while being read.", p, humanBytes(limit))
+		return nil, 0, refuse(refuseTooLarge, "%s grew beyond %s while being read.", p, humanBytes(limit))
 	}
-	return data, nil
+	return data, linkCount(fi), nil
+}
+
+// openRefusal maps a failure to stat or open a checked path beneath its root: it vanished,
+// or something was swapped in that os.Root will not follow (a link leaving the root).
+func openRefusal(p, root string, err error) *ConfineError {
+	if errors.Is(err, fs.ErrNotExist) {
+		return refuse(refuseMissing, "%s disappeared while it was being checked.", p)
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		return refuse(refuseMissing, "%s cannot be read: %v.", p, unwrapPathErr(err))
+	}
+	return refuse(refuseOutside, "%s cannot be opened beneath %s (%v): part of its path changed or now leaves the root. Only files really inside the project can be ingested.", p, root, unwrapPathErr(err))
 }
 
 func regularFile(p string, fi os.FileInfo) error {
@@ -241,10 +296,19 @@ func regularFile(p string, fi os.FileInfo) error {
 // secretPath reports why a root-relative path counts as secret ("" when it does not).
 func secretPath(rel string) (kind, why string) {
 	parts := strings.Split(rel, "/")
-	for _, dir := range parts[:len(parts)-1] {
+	dirs := parts[:len(parts)-1]
+	for _, dir := range dirs {
 		for _, d := range secretDirs {
 			if strings.EqualFold(dir, d) {
 				return "dir", "it is inside " + d + "/"
+			}
+		}
+	}
+	for _, dp := range secretDirPaths {
+		want := strings.Split(dp, "/")
+		for i := 0; i+len(want) <= len(dirs); i++ {
+			if slices.EqualFunc(dirs[i:i+len(want)], want, strings.EqualFold) {
+				return "dir", "it is inside " + dp + "/"
 			}
 		}
 	}

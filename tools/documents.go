@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -163,20 +164,58 @@ func listDocumentsTool(d *Deps) Tool {
 	}}
 }
 
-// scanCollection reads a collection's documents (newest first), up to maxScan.
-func (d *Deps) scanCollection(ctx context.Context, collID string) ([]r2r.Document, bool, error) {
+// maxScanBytes bounds what a collection scan keeps in memory, estimated from the fields it
+// keeps (see slimDocument); a scan stops early when it is reached, as at maxScan.
+const maxScanBytes = 8 << 20
+
+// scanCollection reads a collection's documents (newest first), up to maxScan documents or
+// maxScanBytes. Each document keeps only what listings and counts use: metadata other
+// than the title and the summary are dropped as pages arrive. truncated reports a scan cut
+// short.
+func (d *Deps) scanCollection(ctx context.Context, collID string) (docs []r2r.Document, truncated bool, err error) {
 	var all []r2r.Document
+	size := 0
 	for off := 0; off < maxScan; off += scanPage {
 		page, err := d.Client.ListCollectionDocuments(ctx, collID, r2r.ListParams{Offset: off, Limit: scanPage})
 		if err != nil {
 			return nil, false, err
 		}
-		all = append(all, page.Items...)
+		for _, doc := range page.Items {
+			doc = slimDocument(doc)
+			size += documentBytes(doc)
+			all = append(all, doc)
+		}
 		if len(page.Items) < scanPage || off+len(page.Items) >= page.Total {
 			return all, false, nil
 		}
+		if size >= maxScanBytes {
+			return all, true, nil
+		}
 	}
 	return all, true, nil
+}
+
+// slimDocument keeps the fields listings and counts use (the title, also from metadata).
+func slimDocument(doc r2r.Document) r2r.Document {
+	var md map[string]any
+	if t, ok := doc.Metadata["title"].(string); ok {
+		md = map[string]any{"title": t}
+	}
+	doc.Metadata, doc.Summary = md, nil
+	return doc
+}
+
+// documentBytes estimates the memory a slimmed document holds.
+func documentBytes(doc r2r.Document) int {
+	n := 256 + len(doc.ID) + len(doc.OwnerID) + len(doc.DocumentType) + len(doc.Version) +
+		len(doc.IngestionStatus) + len(doc.ExtractionStatus) + 40*len(doc.CollectionIDs)
+	if doc.Title != nil {
+		n += len(*doc.Title)
+	}
+	if t, ok := doc.Metadata["title"].(string); ok {
+		n += len(t)
+	}
+	return n
 }
 
 func statusMatches(filter, status string) bool {
@@ -333,6 +372,9 @@ func monitorTaskTool(d *Deps) Tool {
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id)), nil
 		}
 		d.ingestionDone(id, doc.IngestionStatus)
+		// A document this process uploaded is checked to be in its collection once R2R has
+		// ingested it (see settleMembership); nothing is written for anyone else's.
+		d.settleMembership(ctx, doc)
 		o := MonitorOutput{
 			DocumentID: doc.ID, IngestionStatus: doc.IngestionStatus, ExtractionStatus: doc.ExtractionStatus,
 			Title: documentTitle(*doc), Progress: ingestionProgress(doc.IngestionStatus),
@@ -378,6 +420,8 @@ type GetDocumentOutput struct {
 	Offset           int            `json:"offset"`
 	ReturnedChars    int            `json:"returned_chars"`
 	TotalChars       int            `json:"total_chars"`
+	TotalCharsExact  bool           `json:"total_chars_exact"`
+	HasMore          bool           `json:"has_more"`
 	NextOffset       *int           `json:"next_offset,omitempty"`
 	Note             string         `json:"note,omitempty"`
 	Cached           bool           `json:"cached"`
@@ -406,7 +450,9 @@ func getDocumentTool(d *Deps) Tool {
 		"text":              strProp("this page of the document text (characters offset … offset+returned_chars)"),
 		"offset":            intProp("character offset of this page"),
 		"returned_chars":    intProp("characters in this page"),
-		"total_chars":       intProp("characters in the whole reassembled text"),
+		"total_chars":       intProp("characters in the whole reassembled text; a lower bound when total_chars_exact is false"),
+		"total_chars_exact": boolProp("false when only the start of a long document was read to serve this page, so total_chars is a lower bound"),
+		"has_more":          boolProp("true when the text goes on after this page (see next_offset)"),
 		"next_offset":       intProp("offset of the next page; absent on the last page"),
 		"note":              strProp("explanation when the text is not available"),
 		"cached":            boolProp("true when served from r2r-mcp's cache"),
@@ -496,49 +542,67 @@ func (d *Deps) loadDocument(ctx context.Context, id string, offset, maxChars int
 	if doc.Summary != nil {
 		o.Summary = Sanitize(*doc.Summary)
 	}
-	chunks, truncated, err := d.allChunks(ctx, id)
+	need := offset + maxChars
+	text, chunkCount, exact, truncated, err := d.readChunks(ctx, id, need)
 	switch {
 	case err != nil && isNotFound(err):
 		o.Note = fmt.Sprintf("R2R has no chunks for this document yet (ingestion status %s).", orUnknown(doc.IngestionStatus))
+		o.TotalCharsExact = true
 		return o, nil
 	case err != nil:
 		return nil, err
 	}
-	o.ChunkCount = len(chunks)
-	full := []rune(Sanitize(reassemble(chunks)))
+	o.ChunkCount = chunkCount
+	full := []rune(text)
 	o.TotalChars = len(full)
+	o.TotalCharsExact = exact
 	if offset < len(full) {
 		end := min(offset+maxChars, len(full))
 		o.Text = string(full[offset:end])
 		o.ReturnedChars = end - offset
 		if end < len(full) {
 			o.NextOffset = &end
+			o.HasMore = true
 		}
 	}
 	if truncated {
-		o.Note = fmt.Sprintf("The document has more than %d chunks; only the first %d were read.", maxChunkPages*scanPage, maxChunkPages*scanPage)
+		o.Note = fmt.Sprintf("The document has more than %d chunks; only the first %d were read.", maxChunks, maxChunks)
 	}
 	return o, nil
 }
 
 func isNotFound(err error) bool { return errors.Is(err, r2r.ErrNotFound) }
 
-// allChunks lists a document's chunks in chunk order.
-func (d *Deps) allChunks(ctx context.Context, id string) ([]r2r.Chunk, bool, error) {
+// maxChunks bounds how many chunks one read reassembles.
+const maxChunks = maxChunkPages * scanPage
+
+// readChunks reassembles a document's text (sanitized) from its chunks, in chunk order
+// (R2R lists them ordered by chunk_order, r2r-api.md §2.3). It stops reading once the text
+// is longer than need characters, so a page near the start of a long document does not
+// fetch every chunk: exact is then false and the text is only a prefix. Pages start small
+// (sized to need) and double. chunkCount is R2R's count of the document's chunks;
+// truncated reports that maxChunks were read and the document has more.
+func (d *Deps) readChunks(ctx context.Context, id string, need int) (text string, chunkCount int, exact, truncated bool, err error) {
 	var all []r2r.Chunk
-	for page := 0; page < maxChunkPages; page++ {
-		p, err := d.Client.ListDocumentChunks(ctx, id, r2r.ListParams{Offset: page * scanPage, Limit: scanPage})
+	limit := min(max(need/256+16, 50), scanPage)
+	for len(all) < maxChunks {
+		p, err := d.Client.ListDocumentChunks(ctx, id, r2r.ListParams{Offset: len(all), Limit: min(limit, maxChunks-len(all))})
 		if err != nil {
-			return nil, false, err
+			return "", 0, false, false, err
 		}
 		all = append(all, p.Items...)
-		if len(p.Items) < scanPage || len(all) >= p.Total {
-			sortChunks(all)
-			return all, false, nil
+		chunkCount = max(p.Total, len(all))
+		sortChunks(all)
+		text = Sanitize(reassemble(all))
+		if len(p.Items) == 0 || len(all) >= p.Total {
+			return text, chunkCount, true, false, nil
 		}
+		if utf8.RuneCountInString(text) > need {
+			return text, chunkCount, false, false, nil
+		}
+		limit = min(2*limit, scanPage)
 	}
-	sortChunks(all)
-	return all, true, nil
+	return text, chunkCount, false, true, nil
 }
 
 func sortChunks(chunks []r2r.Chunk) {
@@ -624,10 +688,17 @@ func documentText(o GetDocumentOutput) string {
 		fmt.Fprintf(&b, "Offset %d is past the end of the text (%d characters). Call again with a smaller offset.", o.Offset, o.TotalChars)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "Characters %d–%d of %d:\n\n", o.Offset, o.Offset+o.ReturnedChars, o.TotalChars)
+	of := fmt.Sprint(o.TotalChars)
+	if !o.TotalCharsExact {
+		of = "at least " + of
+	}
+	fmt.Fprintf(&b, "Characters %d–%d of %s:\n\n", o.Offset, o.Offset+o.ReturnedChars, of)
 	b.WriteString(o.Text)
-	if o.NextOffset != nil {
+	switch {
+	case o.NextOffset != nil && o.TotalCharsExact:
 		fmt.Fprintf(&b, "\n\n[%d more chars — call again with offset=%d]", o.TotalChars-*o.NextOffset, *o.NextOffset)
+	case o.NextOffset != nil:
+		fmt.Fprintf(&b, "\n\n[more text follows — call again with offset=%d]", *o.NextOffset)
 	}
 	return b.String()
 }

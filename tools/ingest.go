@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -23,16 +24,22 @@ var ingestionModes = []string{"hi-res", "fast", "custom"}
 // documentNamespace is the UUIDv5 namespace of r2r-mcp's document ids.
 var documentNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://github.com/r2r-mcp/r2r-mcp/documents"))
 
-// DocumentID is the deterministic id r2r-mcp gives a file: UUIDv5 of
-// "<collection id>/<path relative to the project root, forward slashes>". The same file
-// ingested into the same collection always gets the same id, so R2R answers a second
-// upload with 409.
-func DocumentID(collectionID, relPath string) string {
-	return uuid.NewSHA1(documentNamespace, []byte(collectionID+"/"+relPath)).String()
+// DocumentID is the deterministic id r2r-mcp gives a file: UUIDv5 (in r2r-mcp's own
+// namespace) of "<collection id>/<R2R user id>/<path>", where path is relative to the
+// project root with forward slashes (for a file from an extra root: "<root's base
+// name>/<path relative to it>"). The same user ingesting the same file into the same
+// collection always gets the same id, so R2R answers a second upload with 409. The user
+// id is part of it because R2R checks duplicates per owner but keys documents by id
+// alone: teammates ingesting the same path into a shared collection must not send the
+// same id (R2R would fail with 500 or overwrite the other's document).
+func DocumentID(collectionID, userID, relPath string) string {
+	return uuid.NewSHA1(documentNamespace, []byte(collectionID+"/"+userID+"/"+relPath)).String()
 }
 
-// reservedMetadata are metadata keys r2r-mcp sets itself.
-var reservedMetadata = []string{"source_path", "project", "ingested_by"}
+// reservedMetadata are metadata keys r2r-mcp sets itself. collection_ids is among them
+// because R2R at HEAD takes a document's collections from metadata.collection_ids
+// (r2r-api.md §2.1).
+var reservedMetadata = []string{"source_path", "project", "ingested_by", "collection_ids"}
 
 // IngestOutput is the structured result of r2r_ingest_document.
 type IngestOutput struct {
@@ -52,7 +59,7 @@ type IngestOutput struct {
 func ingestDocumentTool(d *Deps) Tool {
 	const title = "Ingest a project file"
 	out := objectSchema(map[string]any{
-		"document_id":        strProp("id of the document in R2R (deterministic: same collection + path → same id)"),
+		"document_id":        strProp("id of the document in R2R (deterministic: same collection + R2R user + path → same id)"),
 		"status":             enumProp("pending: R2R is still processing (poll r2r_monitor_task); success; failed; already_ingested: this file was ingested before", "pending", "success", "failed", "already_ingested"),
 		"file_name":          strProp("base name of the uploaded file"),
 		"collection_id":      strProp("collection the document was added to"),
@@ -126,28 +133,36 @@ func ingestDocumentTool(d *Deps) Tool {
 		}
 		rel := f.Rel
 		if !f.InProject {
-			// A file from an extra root: identify it by its absolute path.
-			rel = strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(f.Abs, `\`, "/")), "/")
+			// A file from an extra root: named by the root's base name, never by the local
+			// absolute path (user name, home layout), which would end up in shared metadata.
+			rel = path.Join(filepath.Base(f.Root), f.Rel)
+		}
+		if f.Links > 1 {
+			d.logger().Warn("the file has several hard links; its content may also be reachable outside the project",
+				"file", rel, "links", f.Links)
 		}
 		md, err := documentMetadata(userMD, rel, f.Ext, pr.Name)
 		if err != nil {
 			return invalidArgs(err), nil
+		}
+		// The document id depends on who uploads (see DocumentID); asked before the
+		// collection may be created, so a failure leaves nothing behind.
+		userID, err := d.Projects.UserID(ctx, d.Client)
+		if err != nil {
+			return d.projectErrorResult(ctx, err), nil
 		}
 
 		s, errRes := d.resolveScope(ctx, collID, true)
 		if errRes != nil {
 			return errRes, nil
 		}
-		if s.Explicit {
-			// R2R 3.6 silently creates a collection named "My Collection" for an unknown id
-			// in collection_ids (r2r-api.md §2.1); check it exists instead.
-			coll, err := d.Client.GetCollection(ctx, s.ID)
-			if err != nil {
-				return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
-			}
-			s.Name = Sanitize(coll.Name)
+		if s, errRes = d.verifyWriteScope(ctx, s); errRes != nil {
+			return errRes, nil
 		}
-		docID := DocumentID(s.ID, rel)
+		// R2R at HEAD ignores the form field collection_ids for metadata.collection_ids;
+		// R2R 3.6 honours the form field. Both are sent.
+		md["collection_ids"] = []any{s.ID}
+		docID := DocumentID(s.ID, userID, rel)
 		o := IngestOutput{DocumentID: docID, FileName: path.Base(f.Rel), CollectionID: s.ID, CollectionName: s.Name,
 			RelativePath: rel, SizeBytes: int64(len(f.Data)), CollectionNew: s.Created}
 
@@ -172,6 +187,7 @@ func ingestDocumentTool(d *Deps) Tool {
 			o.Status = "already_ingested"
 			done := true
 			if doc, gerr := d.Client.GetDocument(ctx, docID); gerr == nil {
+				d.settleMembership(ctx, doc) // of an earlier upload by this process, if pending
 				o.IngestionStatus = doc.IngestionStatus
 				done = terminal(doc.IngestionStatus)
 			}
@@ -192,13 +208,16 @@ func ingestDocumentTool(d *Deps) Tool {
 			if errors.Is(err, r2r.ErrNotFound) && !s.Explicit {
 				d.forgetOn404(ctx, s, err)
 			}
-			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
+			// On a timeout R2R may still be ingesting (the simple orchestrator answers only
+			// when it is done): say to follow the document rather than to retry.
+			return r2rErrorResult(ctx, err, d.Client.BaseURL(), stillIngesting(collectionNotFound(s), docID)), nil
 		}
 		d.bumpAfterWrite(s.ID)
 
+		d.Projects.expectMembership(docID, s.ID)
 		doc, err := d.Client.GetDocument(ctx, docID)
 		if err == nil {
-			d.ensureMembership(ctx, s.ID, doc)
+			d.settleMembership(ctx, doc)
 			o.IngestionStatus = doc.IngestionStatus
 			o.Failure = failureReason(doc)
 		}
@@ -237,15 +256,37 @@ func documentMetadata(user map[string]any, rel, ext, project string) (map[string
 	return md, nil
 }
 
-// ensureMembership adds the document to the collection when R2R ignored the form field
-// collection_ids (a regression at R2R's HEAD, r2r-api.md §2.1).
-func (d *Deps) ensureMembership(ctx context.Context, collID string, doc *r2r.Document) {
-	if slices.Contains(doc.CollectionIDs, collID) {
+// settleMembership makes sure a document this server uploaded ends up in the collection it
+// was uploaded to. R2R at HEAD ignores the form field collection_ids (r2r-api.md §2.1);
+// metadata.collection_ids is sent as well, so this is the fallback. The check waits until
+// R2R reports the ingestion successful: with background (hatchet) ingestion the document
+// appears later, and adding it to a collection while R2R's own workflow still assigns it
+// could fail that workflow. Ingest, its wait and r2r_monitor_task call it whenever they
+// see the document; documents this process did not upload are left alone.
+func (d *Deps) settleMembership(ctx context.Context, doc *r2r.Document) {
+	collID, ok := d.Projects.expectedMembership(doc.ID)
+	if !ok {
 		return
 	}
-	if err := d.Client.AddDocumentToCollection(ctx, collID, doc.ID); err != nil && !errors.Is(err, r2r.ErrConflict) {
-		d.logger().Warn("adding the document to its collection failed", "document_id", doc.ID, "collection_id", collID, "error", err)
+	switch doc.IngestionStatus {
+	case r2r.IngestionSuccess:
+	case r2r.IngestionFailed:
+		d.Projects.membershipSettled(doc.ID)
+		return
+	default:
+		return
 	}
+	if slices.Contains(doc.CollectionIDs, collID) {
+		d.Projects.membershipSettled(doc.ID)
+		return
+	}
+	err := d.Client.AddDocumentToCollection(ctx, collID, doc.ID)
+	if err != nil && !errors.Is(err, r2r.ErrConflict) {
+		d.logger().Warn("adding the document to its collection failed", "document_id", doc.ID, "collection_id", collID, "error", err)
+		return
+	}
+	d.Projects.membershipSettled(doc.ID)
+	d.bumpAfterWrite(collID)
 }
 
 // waitForIngestion polls the document until R2R reports success or failure, the ingest
@@ -294,6 +335,7 @@ func (d *Deps) waitForIngestion(ctx context.Context, req mcp.CallToolRequest, do
 			d.logger().Debug("polling ingestion failed", "document_id", docID, "error", err)
 			continue
 		}
+		d.settleMembership(ctx, doc)
 		status, failure = doc.IngestionStatus, failureReason(doc)
 		report(status)
 	}

@@ -4,7 +4,8 @@ package tools
 
 import "os"
 
-// openNoBlock opens p read-only. Windows has no FIFOs in the file system namespace.
-func openNoBlock(p string) (*os.File, error) {
-	return os.Open(p)
-}
+// noBlockFlag is 0: Windows has no FIFOs in the file system namespace.
+const noBlockFlag = 0
+
+// linkCount is 1: os.FileInfo does not carry the link count on Windows.
+func linkCount(os.FileInfo) uint64 { return 1 }

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -63,7 +65,9 @@ type ProjectCollection struct {
 // ProjectResolver maps the working project to an R2R collection: the client's MCP roots if
 // offered, else the working directory; up to the git root; .r2r-mcp.json overrides; else
 // the collection claude-code-<project>, created on the first write. Mappings are cached in
-// memory and on disk and revalidated on 404. It is safe for concurrent use.
+// memory and on disk and revalidated on 404 (and by Verify, at most once per VerifyTTL).
+// It also remembers, per R2R URL and credential, the R2R user id (UserID), which document
+// ids depend on. It is safe for concurrent use.
 type ProjectResolver struct {
 	opts ProjectOptions
 	log  *slog.Logger
@@ -75,9 +79,15 @@ type ProjectResolver struct {
 	mem           map[string]cachedMapping // key: cacheKey
 	disk          map[string]cachedMapping
 	diskLoaded    bool
-	validated     map[string]bool // disk entries checked against R2R in this process
+	validated     map[string]bool              // disk entries checked against R2R in this process
+	configs       map[string]configEntry       // .r2r-mcp.json path → its last parse
+	warnedRoots   map[string]bool              // roots already warned about (home, /)
+	verified      map[string]time.Time         // collectionKey → last time R2R confirmed it exists
+	users         map[string]string            // R2R URL + credential identity → R2R user id
+	memberships   map[string]pendingMembership // document id → collection to ensure
 
-	sf singleflight.Group
+	now func() time.Time // nil = time.Now; tests move the clock
+	sf  singleflight.Group
 }
 
 type cachedMapping struct {
@@ -94,7 +104,16 @@ func NewProjectResolver(opts ProjectOptions) *ProjectResolver {
 	if l == nil {
 		l = slog.New(slog.DiscardHandler)
 	}
-	return &ProjectResolver{opts: opts, log: l, mem: map[string]cachedMapping{}, validated: map[string]bool{}}
+	return &ProjectResolver{opts: opts, log: l, mem: map[string]cachedMapping{}, validated: map[string]bool{},
+		configs: map[string]configEntry{}, warnedRoots: map[string]bool{}, verified: map[string]time.Time{},
+		users: map[string]string{}, memberships: map[string]pendingMembership{}}
+}
+
+func (p *ProjectResolver) clock() time.Time {
+	if p.now != nil {
+		return p.now()
+	}
+	return time.Now()
 }
 
 // SetRootsProvider installs a function that asks the MCP client for its roots (file://
@@ -182,6 +201,10 @@ func (p *ProjectResolver) workDir() (string, error) {
 
 // Project determines the current project. It reads the file system only (and asks the
 // client for roots once).
+//
+// The project root is the git root above the start directory, except when that is the
+// user's home directory or the file-system root (a dotfiles repository at ~ is common):
+// then the start directory itself is the project, and a warning is logged once.
 func (p *ProjectResolver) Project(ctx context.Context) (Project, error) {
 	wd, err := p.workDir()
 	if err != nil {
@@ -197,26 +220,16 @@ func (p *ProjectResolver) Project(ctx context.Context) (Project, error) {
 			}
 		}
 	}
-	root := gitRoot(start)
+	root := p.projectRoot(start)
 	pr := Project{Name: filepath.Base(root), Root: root}
 	pr.CollectionName = CollectionPrefix + pr.Name
 
 	cfgPath := filepath.Join(root, ProjectConfigFile)
-	b, err := os.ReadFile(cfgPath)
+	c, err := p.readConfig(root, cfgPath)
 	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return pr, nil
 	case err != nil:
-		return Project{}, fmt.Errorf("cannot read %s: %w", cfgPath, unwrapPathErr(err))
-	}
-	var cfg struct {
-		Collection string `json:"collection"`
-	}
-	if err := json.Unmarshal(b, &cfg); err != nil {
-		return Project{}, fmt.Errorf("%s is not valid JSON (%v); expected {\"collection\": \"<name or id>\"}", cfgPath, err)
-	}
-	c := strings.TrimSpace(cfg.Collection)
-	if c == "" {
+		return Project{}, err
+	case c == "":
 		return pr, nil
 	}
 	pr.ConfigFile = cfgPath
@@ -227,6 +240,155 @@ func (p *ProjectResolver) Project(ctx context.Context) (Project, error) {
 		pr.CollectionName = c
 	}
 	return pr, nil
+}
+
+// projectRoot is the git root above start, unless that is too wide to be a project (the
+// home directory or the file-system root); then start.
+func (p *ProjectResolver) projectRoot(start string) string {
+	start = filepath.Clean(start)
+	root := gitRoot(start)
+	if root == start || !tooWide(root) {
+		return root
+	}
+	p.mu.Lock()
+	warned := p.warnedRoots[root]
+	p.warnedRoots[root] = true
+	p.mu.Unlock()
+	if !warned {
+		p.log.Warn("the git root above the start directory is the home directory or the file-system root; "+
+			"using the start directory as the project instead", "git_root", root, "project_root", start)
+	}
+	return start
+}
+
+// tooWide reports whether dir is the user's home directory or a file-system root.
+func tooWide(dir string) bool {
+	if filepath.Dir(dir) == dir {
+		return true
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return false
+	}
+	return samePath(dir, home)
+}
+
+// samePath compares two directories after resolving symlinks (lexically when they cannot be
+// resolved).
+func samePath(a, b string) bool {
+	if ra, err := realPath(a); err == nil {
+		a = ra
+	}
+	if rb, err := realPath(b); err == nil {
+		b = rb
+	}
+	return filepath.Clean(a) == filepath.Clean(b)
+}
+
+// maxConfigBytes bounds .r2r-mcp.json; it holds one short setting.
+const maxConfigBytes = 64 << 10
+
+// configEntry is the last parse of one .r2r-mcp.json, valid while the file is unchanged.
+type configEntry struct {
+	rel        string // the file read, relative to the real project root
+	fi         os.FileInfo
+	collection string
+}
+
+func (e configEntry) matches(rel string, fi os.FileInfo) bool {
+	return e.fi != nil && e.rel == rel && os.SameFile(e.fi, fi) && e.fi.Size() == fi.Size() &&
+		e.fi.ModTime().Equal(fi.ModTime())
+}
+
+// readConfig returns the collection configured in cfgPath ("" when there is no file or it
+// sets none). The file must be a regular file; a symlink is followed only to a regular
+// file inside the project root. It is read without blocking, from the descriptor that was
+// checked, up to maxConfigBytes, and its parse is reused while path, inode, size and
+// modification time stay the same. Every problem is a *projectError.
+func (p *ProjectResolver) readConfig(root, cfgPath string) (string, error) {
+	lfi, err := os.Lstat(cfgPath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", nil
+	case err != nil:
+		return "", &projectError{msg: fmt.Sprintf("Cannot read %s: %v.", cfgPath, unwrapPathErr(err))}
+	}
+	realRoot, err := realPath(root)
+	if err != nil {
+		return "", &projectError{msg: fmt.Sprintf("Cannot resolve the project root %s: %v.", root, unwrapPathErr(err))}
+	}
+	rel := ProjectConfigFile
+	if lfi.Mode()&os.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(cfgPath)
+		if err != nil {
+			return "", &projectError{msg: fmt.Sprintf("%s is a symlink whose target cannot be read (%v). Replace it with a regular file containing {\"collection\": \"<name or id>\"}, or remove it.", cfgPath, unwrapPathErr(err))}
+		}
+		if isSystemPath(target) || !within(realRoot, target) {
+			return "", &projectError{msg: fmt.Sprintf("%s is a symlink to %s, outside the project root %s; r2r-mcp only reads its configuration from inside the project. Replace it with a regular file, or remove it.", cfgPath, target, realRoot)}
+		}
+		if rel, err = filepath.Rel(realRoot, target); err != nil {
+			return "", &projectError{msg: fmt.Sprintf("Cannot read %s: %v.", cfgPath, err)}
+		}
+	}
+	notRegular := func(fi os.FileInfo) error {
+		return &projectError{msg: fmt.Sprintf("%s Replace %s with a regular file containing {\"collection\": \"<name or id>\"}, or remove it.",
+			regularFile(cfgPath, fi).Error(), ProjectConfigFile)}
+	}
+	r, err := os.OpenRoot(realRoot)
+	if err != nil {
+		return "", &projectError{msg: fmt.Sprintf("Cannot open the project root %s: %v.", realRoot, unwrapPathErr(err))}
+	}
+	defer r.Close()
+	fi, err := r.Lstat(rel)
+	if err != nil {
+		return "", &projectError{msg: fmt.Sprintf("Cannot read %s: %v.", cfgPath, unwrapPathErr(err))}
+	}
+	if !fi.Mode().IsRegular() {
+		return "", notRegular(fi)
+	}
+	if fi.Size() > maxConfigBytes {
+		return "", configTooLarge(cfgPath)
+	}
+	p.mu.Lock()
+	e, ok := p.configs[cfgPath]
+	p.mu.Unlock()
+	if ok && e.matches(rel, fi) {
+		return e.collection, nil
+	}
+
+	f, ofi, err := openChecked(r, rel, fi)
+	switch {
+	case errors.Is(err, errFileChanged):
+		return "", &projectError{msg: fmt.Sprintf("%s changed while it was being read; try again.", cfgPath)}
+	case err != nil:
+		return "", &projectError{msg: fmt.Sprintf("Cannot read %s: %v.", cfgPath, unwrapPathErr(err))}
+	}
+	defer f.Close()
+	if !ofi.Mode().IsRegular() {
+		return "", notRegular(ofi)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err != nil {
+		return "", &projectError{msg: fmt.Sprintf("Cannot read %s: %v.", cfgPath, unwrapPathErr(err))}
+	}
+	if len(b) > maxConfigBytes {
+		return "", configTooLarge(cfgPath)
+	}
+	var cfg struct {
+		Collection string `json:"collection"`
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return "", &projectError{msg: fmt.Sprintf("%s is not valid JSON (%v); expected {\"collection\": \"<name or id>\"}.", cfgPath, err)}
+	}
+	c := strings.TrimSpace(cfg.Collection)
+	p.mu.Lock()
+	p.configs[cfgPath] = configEntry{rel: rel, fi: ofi, collection: c}
+	p.mu.Unlock()
+	return c, nil
+}
+
+func configTooLarge(cfgPath string) error {
+	return &projectError{msg: fmt.Sprintf("%s is larger than %d KiB, the limit for r2r-mcp's project configuration; it should hold only {\"collection\": \"<name or id>\"}.", cfgPath, maxConfigBytes>>10)}
 }
 
 // gitRoot walks up from dir to the nearest directory containing .git (a directory, or a
@@ -275,14 +437,47 @@ func (p *ProjectResolver) Collection(ctx context.Context, c *r2r.Client, create 
 	if create {
 		sfKey += "/create"
 	}
-	v, err, _ := p.sf.Do(sfKey, func() (any, error) {
+	v, err := flight(ctx, &p.sf, sfKey, func(ctx context.Context) (*ProjectCollection, error) {
 		return p.resolve(ctx, c, key, pr, create)
 	})
 	if err != nil {
 		return nil, err
 	}
-	pc := *v.(*ProjectCollection)
+	pc := *v
 	return &pc, nil
+}
+
+// maxFlightRetries bounds how often a waiter starts a shared call again after the caller
+// that ran it was cancelled.
+const maxFlightRetries = 3
+
+// flight runs fn once for concurrent callers of key (as cache.GetOrLoad does): fn runs with
+// the context of the caller that started it; every caller stops waiting when its own
+// context ends; and when the starter was cancelled, a waiter that is still live runs fn
+// again rather than inherit the cancellation.
+func flight[T any](ctx context.Context, g *singleflight.Group, key string, fn func(context.Context) (T, error)) (T, error) {
+	var zero T
+	for attempt := 0; ; attempt++ {
+		led := false
+		ch := g.DoChan(key, func() (any, error) {
+			led = true
+			return fn(ctx)
+		})
+		select {
+		case <-ctx.Done():
+			return zero, ctx.Err()
+		case r := <-ch:
+			// led is safe to read: fn returned before the result was sent.
+			if r.Err != nil {
+				if !led && attempt < maxFlightRetries && ctx.Err() == nil &&
+					(errors.Is(r.Err, context.Canceled) || errors.Is(r.Err, context.DeadlineExceeded)) {
+					continue
+				}
+				return zero, r.Err
+			}
+			return r.Val.(T), nil
+		}
+	}
 }
 
 // lookup returns a cached mapping that still matches the project's configuration. A disk
@@ -308,6 +503,7 @@ func (p *ProjectResolver) lookup(ctx context.Context, c *r2r.Client, key string,
 	switch {
 	case err == nil && (pr.CollectionID != "" || coll.Name == pr.CollectionName):
 		p.mem[key] = m
+		p.verified[collectionKey(c, m.CollectionID)] = p.clock()
 		return m, true
 	case err == nil || errors.Is(err, r2r.ErrNotFound):
 		delete(p.disk, key)
@@ -351,14 +547,14 @@ func (p *ProjectResolver) resolve(ctx context.Context, c *r2r.Client, key string
 			if err != nil {
 				return nil, err
 			}
-			p.remember(key, c.BaseURL(), pr, coll)
+			p.remember(c, key, pr, coll)
 			return &ProjectCollection{Project: pr, ID: coll.ID, Name: coll.Name, Exists: true, Created: true}, nil
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	p.remember(key, c.BaseURL(), pr, coll)
+	p.remember(c, key, pr, coll)
 	return &ProjectCollection{Project: pr, ID: coll.ID, Name: coll.Name, Exists: true}, nil
 }
 
@@ -367,16 +563,17 @@ type projectError struct{ msg string }
 
 func (e *projectError) Error() string { return e.msg }
 
-func (p *ProjectResolver) remember(key, r2rURL string, pr Project, coll *r2r.Collection) {
+func (p *ProjectResolver) remember(c *r2r.Client, key string, pr Project, coll *r2r.Collection) {
 	name := coll.Name
 	if pr.CollectionID == "" {
 		name = pr.CollectionName
 	}
-	m := cachedMapping{CollectionID: coll.ID, CollectionName: name, ProjectRoot: pr.Root, R2RURL: r2rURL, UpdatedAt: time.Now().UTC()}
+	m := cachedMapping{CollectionID: coll.ID, CollectionName: name, ProjectRoot: pr.Root, R2RURL: c.BaseURL(), UpdatedAt: time.Now().UTC()}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.mem[key] = m
 	p.validated[key] = true
+	p.verified[collectionKey(c, coll.ID)] = p.clock()
 	p.loadDiskLocked()
 	if old, ok := p.disk[key]; ok && old.CollectionID == m.CollectionID {
 		return
@@ -395,12 +592,125 @@ func (p *ProjectResolver) Forget(ctx context.Context, c *r2r.Client) {
 	key := cacheKey(c, pr.Root)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if m, ok := p.mem[key]; ok {
+		delete(p.verified, collectionKey(c, m.CollectionID))
+	}
 	delete(p.mem, key)
 	p.loadDiskLocked()
 	if _, ok := p.disk[key]; ok {
 		delete(p.disk, key)
 		p.saveDiskLocked(key, nil)
 	}
+}
+
+// VerifyTTL is how long R2R's confirmation that a collection exists is trusted.
+const VerifyTTL = 60 * time.Second
+
+func collectionKey(c *r2r.Client, id string) string {
+	return c.BaseURL() + "\x00" + c.Identity() + "\x00" + id
+}
+
+// Verify checks that collection id exists in R2R for c's credentials, asking R2R at most
+// once per VerifyTTL (resolving the project's collection counts as a check; failures are
+// not remembered). R2R's error is returned as is: errors.Is(err, r2r.ErrNotFound) means the
+// collection is gone, and the caller should Forget the mapping when it was the project's.
+// Concurrent checks of one collection share one request.
+func (p *ProjectResolver) Verify(ctx context.Context, c *r2r.Client, id string) error {
+	key := collectionKey(c, id)
+	p.mu.Lock()
+	at, ok := p.verified[key]
+	p.mu.Unlock()
+	if ok && p.clock().Sub(at) < VerifyTTL {
+		return nil
+	}
+	_, err := flight(ctx, &p.sf, "verify\x00"+key, func(ctx context.Context) (struct{}, error) {
+		_, err := c.GetCollection(ctx, id)
+		if err == nil {
+			p.mu.Lock()
+			p.verified[key] = p.clock()
+			p.mu.Unlock()
+		}
+		return struct{}{}, err
+	})
+	if err != nil {
+		p.mu.Lock()
+		delete(p.verified, key)
+		p.mu.Unlock()
+	}
+	return err
+}
+
+// UserID returns the id of the R2R user c's credentials act as (GET /v3/users/me; with
+// authentication off in R2R, the default admin). It is asked once per R2R URL and
+// credential identity and remembered for the life of the resolver; failures are not
+// remembered. Concurrent first calls share one request.
+func (p *ProjectResolver) UserID(ctx context.Context, c *r2r.Client) (string, error) {
+	key := c.BaseURL() + "\x00" + c.Identity()
+	p.mu.Lock()
+	id, ok := p.users[key]
+	p.mu.Unlock()
+	if ok {
+		return id, nil
+	}
+	return flight(ctx, &p.sf, "me\x00"+key, func(ctx context.Context) (string, error) {
+		u, err := c.Me(ctx)
+		if err != nil {
+			return "", err
+		}
+		if strings.TrimSpace(u.ID) == "" {
+			return "", &projectError{msg: fmt.Sprintf("R2R at %s did not say which user the credentials belong to (GET /v3/users/me returned no id), so no document id can be derived. Check the R2R version and the credentials (`r2r-mcp doctor`).", c.BaseURL())}
+		}
+		p.mu.Lock()
+		p.users[key] = u.ID
+		p.mu.Unlock()
+		return u.ID, nil
+	})
+}
+
+// pendingMembership is a document whose collection membership is checked once R2R has
+// finished ingesting it (see Deps.ensureMembership).
+type pendingMembership struct {
+	collection string
+	since      time.Time
+}
+
+// Bounds of the pending-membership table: entries older than maxMembershipAge are dropped,
+// and at most maxMemberships are kept.
+const (
+	maxMembershipAge = 30 * time.Minute
+	maxMemberships   = 1000
+)
+
+// expectMembership records that docID, uploaded by this server, belongs in collection once
+// R2R has ingested it.
+func (p *ProjectResolver) expectMembership(docID, collection string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.clock()
+	for id, m := range p.memberships {
+		if now.Sub(m.since) > maxMembershipAge {
+			delete(p.memberships, id)
+		}
+	}
+	if len(p.memberships) >= maxMemberships {
+		return
+	}
+	p.memberships[docID] = pendingMembership{collection: collection, since: now}
+}
+
+// expectedMembership returns the collection docID should be checked against, if any.
+func (p *ProjectResolver) expectedMembership(docID string) (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m, ok := p.memberships[docID]
+	return m.collection, ok
+}
+
+// membershipSettled forgets docID's pending membership.
+func (p *ProjectResolver) membershipSettled(docID string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.memberships, docID)
 }
 
 func (p *ProjectResolver) cacheFile() string {

@@ -94,7 +94,7 @@ func ResourceTemplates(deps *Deps) []server.ServerResourceTemplate {
 // resultError turns an error result into a Go error for resource handlers (resources have
 // no isError form; the text still says what to do).
 func resultError(r *mcp.CallToolResult) error {
-	if info, ok := r.StructuredContent.(ErrorInfo); ok {
+	if info, ok := ErrorOf(r); ok {
 		if info.Type == "not_found" {
 			return fmt.Errorf("%w: %s", server.ErrResourceNotFound, info.Message)
 		}

@@ -61,11 +61,12 @@ func (d *Deps) projectErrorResult(ctx context.Context, err error) *mcp.CallToolR
 	var re *r2r.Error
 	switch {
 	case errors.As(err, &pe):
-		return errorResult(ErrorInfo{Type: "project_config", Code: CodeInvalidParams, Message: pe.msg})
+		// Not the call's arguments: the project's configuration (or R2R's account data).
+		return errorResult(ErrorInfo{Type: "project_config", Code: CodeInternal, Message: pe.msg})
 	case errors.As(err, &re), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{})
 	}
-	return errorResult(ErrorInfo{Type: "project", Code: CodeInvalidParams,
+	return errorResult(ErrorInfo{Type: "project", Code: CodeInternal,
 		Message: "Cannot determine the current project: " + err.Error() + ". Pass collection_id explicitly, or start r2r-mcp inside the project."})
 }
 
@@ -82,4 +83,49 @@ func (d *Deps) forgetOn404(ctx context.Context, s *scope, err error) {
 	if !s.Explicit && errors.Is(err, r2r.ErrNotFound) {
 		d.Projects.Forget(ctx, d.Client)
 	}
+}
+
+// verifyScope checks that the collection of a read still exists in R2R; search and RAG
+// call it when they found nothing, because R2R answers a filter on a deleted collection
+// with no hits rather than 404. R2R is asked at most once per VerifyTTL per collection. A
+// project mapping whose collection is gone is dropped, so the next call resolves it
+// afresh. It returns the error result to answer instead of "no results", or nil when the
+// collection exists, does not exist yet (s.missing), or R2R could not say (the read's own
+// result stands).
+func (d *Deps) verifyScope(ctx context.Context, s *scope) *mcp.CallToolResult {
+	if s == nil || s.missing() {
+		return nil
+	}
+	err := d.Projects.Verify(ctx, d.Client, s.ID)
+	if err == nil || !errors.Is(err, r2r.ErrNotFound) {
+		return nil
+	}
+	d.forgetOn404(ctx, s, err)
+	return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s))
+}
+
+// verifyWriteScope makes sure a write goes to a collection that exists. For the project's
+// collection a stale mapping (the collection was deleted in R2R) is dropped and resolved
+// again, which creates the collection anew when it is configured by name; R2R would
+// otherwise create a stray collection for the unknown id. An explicit collection_id is
+// checked every time and its name filled in.
+func (d *Deps) verifyWriteScope(ctx context.Context, s *scope) (*scope, *mcp.CallToolResult) {
+	if s.Explicit {
+		coll, err := d.Client.GetCollection(ctx, s.ID)
+		if err != nil {
+			return nil, r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s))
+		}
+		s.Name = Sanitize(coll.Name)
+		return s, nil
+	}
+	err := d.Projects.Verify(ctx, d.Client, s.ID)
+	switch {
+	case err == nil:
+		return s, nil
+	case !errors.Is(err, r2r.ErrNotFound):
+		return nil, r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s))
+	}
+	d.logger().Warn("the project's collection no longer exists in R2R; resolving it again", "collection_id", s.ID, "collection", s.Name)
+	d.Projects.Forget(ctx, d.Client)
+	return d.resolveScope(ctx, "", true)
 }
