@@ -13,6 +13,8 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
 // session is what the scenarios need from an MCP client, so the same scenario runs with
@@ -41,6 +43,24 @@ type toolResult struct {
 	IsError    bool
 	Text       string
 	Structured map[string]any
+	// Err is an error result's _meta["r2r-mcp/error"] ({type, code, retryable, ...}); error
+	// results carry no structuredContent (it would have to match the outputSchema).
+	Err map[string]any
+}
+
+// errorMeta fills r.Err from a result's _meta and rejects error results that carry
+// structuredContent.
+func (r *toolResult) errorMeta(meta map[string]any) error {
+	if !r.IsError {
+		return nil
+	}
+	if r.Structured != nil {
+		return fmt.Errorf("error result carries structuredContent %v (text %q)", r.Structured, r.Text)
+	}
+	if err := remarshal(meta[tools.ErrorMetaKey], &r.Err); err != nil || r.Err == nil {
+		return fmt.Errorf("error result without _meta[%q]: %v (text %q)", tools.ErrorMetaKey, meta, r.Text)
+	}
+	return nil
 }
 
 func (r toolResult) str(key string) string {
@@ -147,6 +167,13 @@ func (s *mcpgoSession) call(ctx context.Context, name string, args map[string]an
 		if err := remarshal(res.StructuredContent, &out.Structured); err != nil {
 			return toolResult{}, fmt.Errorf("structuredContent: %w", err)
 		}
+	}
+	var meta map[string]any
+	if res.Meta != nil {
+		meta = res.Meta.AdditionalFields
+	}
+	if err := out.errorMeta(meta); err != nil {
+		return toolResult{}, err
 	}
 	return out, nil
 }
@@ -266,6 +293,9 @@ func (s *sdkSession) call(ctx context.Context, name string, args map[string]any)
 		if err := remarshal(res.StructuredContent, &out.Structured); err != nil {
 			return toolResult{}, fmt.Errorf("structuredContent: %w", err)
 		}
+	}
+	if err := out.errorMeta(res.Meta); err != nil {
+		return toolResult{}, err
 	}
 	return out, nil
 }

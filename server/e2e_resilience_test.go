@@ -128,7 +128,7 @@ func TestE2EFlakyR2R(t *testing.T) {
 		}
 		if !r.IsError {
 			ok++
-		} else if code := num(r.Structured, "code"); code != -32001 {
+		} else if code := num(r.Err, "code"); code != -32001 {
 			t.Fatalf("search %d failed with code %v (want only R2R errors, no open breaker): %s", i, code, r.Text)
 		}
 	}
@@ -159,7 +159,7 @@ func TestE2EFlakyR2R(t *testing.T) {
 		}
 		if r.IsError {
 			failed++
-			if num(r.Structured, "status") != 502 {
+			if num(r.Err, "status") != 502 {
 				t.Fatalf("ingest %d: %s", i, r.Text)
 			}
 		}
@@ -208,8 +208,8 @@ func TestE2EBreaker(t *testing.T) {
 	emu.Down(true)
 	for i := 1; i <= 5; i++ {
 		r := search(i)
-		if !r.IsError || num(r.Structured, "code") != -32001 {
-			t.Fatalf("call %d with R2R down: %v %s", i, r.Structured, r.Text)
+		if !r.IsError || num(r.Err, "code") != -32001 {
+			t.Fatalf("call %d with R2R down: %v %s", i, r.Err, r.Text)
 		}
 		if i == 4 {
 			if bs := breaker(); bs["state"] != "closed" || num(bs, "consecutive_failures") != 4 {
@@ -227,9 +227,9 @@ func TestE2EBreaker(t *testing.T) {
 	opened := time.Now()
 	for i := range 100 {
 		r := search(100 + i)
-		if !r.IsError || num(r.Structured, "code") != -32003 || r.Structured["type"] != "breaker_open" ||
-			num(r.Structured, "retry_after") < 1 || r.Structured["retryable"] != true {
-			t.Fatalf("call %d with the breaker open: %v", i, r.Structured)
+		if !r.IsError || num(r.Err, "code") != -32003 || r.Err["type"] != "breaker_open" ||
+			num(r.Err, "retry_after") < 1 || r.Err["retryable"] != true {
+			t.Fatalf("call %d with the breaker open: %v", i, r.Err)
 		}
 		if i == 0 && !strings.Contains(r.Text, "failed 5 times in a row") {
 			t.Fatalf("open-breaker text: %s", r.Text)
@@ -246,10 +246,10 @@ func TestE2EBreaker(t *testing.T) {
 		if r = search(1000 + i); !r.IsError {
 			break
 		}
-		if num(r.Structured, "code") != -32003 || i == 100 {
-			t.Fatalf("after the cooldown: %v", r.Structured)
+		if num(r.Err, "code") != -32003 || i == 100 {
+			t.Fatalf("after the cooldown: %v", r.Err)
 		}
-		time.Sleep(time.Duration(num(r.Structured, "retry_after")*float64(time.Second)) / 4)
+		time.Sleep(time.Duration(num(r.Err, "retry_after")*float64(time.Second)) / 4)
 	}
 	mustOK(ctx, t, s, "r2r_search", map[string]any{"query": "settlement again"})
 	bs = breaker()
@@ -366,9 +366,9 @@ func TestE2EDeadline(t *testing.T) {
 			t.Fatalf("protocol error: %v", err)
 		}
 		t.Logf("answered after %v: %s", took.Round(time.Millisecond), r.Text)
-		if !r.IsError || r.Structured["type"] != "timeout" || !strings.Contains(r.Text, "did not answer r2r_search within 2 s") ||
+		if !r.IsError || r.Err["type"] != "timeout" || !strings.Contains(r.Text, "did not answer r2r_search within 2 s") ||
 			!strings.Contains(r.Text, "--timeout-search") {
-			t.Fatalf("result: %v", r.Structured)
+			t.Fatalf("result: %v", r.Err)
 		}
 		if took > 3*time.Second { // deadline + 1 s: a functional bound, not a benchmark
 			t.Fatalf("answered after %v, want before the 2 s deadline + 1 s", took)
@@ -403,13 +403,13 @@ func TestE2ERateLimit(t *testing.T) {
 			switch {
 			case !r.IsError:
 				ok.Add(1)
-			case num(r.Structured, "code") == -32004 && r.Structured["type"] == "rate_limited" && num(r.Structured, "retry_after") > 0:
+			case num(r.Err, "code") == -32004 && r.Err["type"] == "rate_limited" && num(r.Err, "retry_after") > 0:
 				limited.Add(1)
-				ms := int64(num(r.Structured, "retry_after") * 1000)
+				ms := int64(num(r.Err, "retry_after") * 1000)
 				for cur := maxWait.Load(); ms > cur && !maxWait.CompareAndSwap(cur, ms); cur = maxWait.Load() {
 				}
 			default:
-				t.Errorf("call %d: %v", i, r.Structured)
+				t.Errorf("call %d: %v", i, r.Err)
 			}
 		})
 	}

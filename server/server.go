@@ -33,6 +33,14 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
+// describedCredentials are credentials that say where they came from as far as known
+// now (auth.LazyCredentials). Tool errors use it to advise on authentication failures.
+type describedCredentials interface {
+	r2r.Credentials
+	Source() string
+	Warning() string
+}
+
 // Name is the server name reported in the initialize result.
 const Name = "r2r-mcp"
 
@@ -384,17 +392,22 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		Breaker:      breaker.Summary,
 		BreakerState: breaker.State,
 		Status: tools.StatusInfo{
-			Version:    version,
-			Commit:     cfg.Commit,
-			AuthSource: cfg.AuthSource,
-			URLSource:  cfg.URLSource,
-			ReadOnly:   cfg.ReadOnly,
-			Config:     settings,
+			Version:     version,
+			Commit:      cfg.Commit,
+			AuthSource:  cfg.AuthSource,
+			AuthWarning: cfg.AuthWarning,
+			URLSource:   cfg.URLSource,
+			ReadOnly:    cfg.ReadOnly,
+			Config:      settings,
 		},
 		CallTimeout:   res.timeoutOther,
 		SearchTimeout: res.timeoutSearch,
 		RAGTimeout:    res.timeoutRAG,
 		RateLimits:    res.limits,
+	}
+	if lc, ok := cfg.Credentials.(describedCredentials); ok {
+		// Read lazily (auth.LazyCredentials): where they came from is known after first use.
+		deps.AuthState = func() (string, string) { return lc.Source(), lc.Warning() }
 	}
 	if results != nil { // a nil *cache.Cache in the interface would be a non-nil Cache
 		deps.Cache = results

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -26,7 +27,8 @@ import (
 // runs. mcp-go's WithInputSchemaValidation does the same check but words failures as
 // "<root>: &{Properties:[qeury]}"; a model fixes its call faster from "unknown argument
 // "qeury" (did you mean "query"?)", so the server validates itself and answers in the same
-// isError shape the tools use (structured {type, code -32602, retryable, message}).
+// isError shape the tools use (text, plus {type, code -32602, retryable} in
+// _meta["r2r-mcp/error"]; no structuredContent, which would have to match the output schema).
 type argValidator struct {
 	logger  *slog.Logger
 	schemas map[string]*jsonschema.Schema
@@ -152,13 +154,22 @@ func (v *argValidator) check(req mcp.CallToolRequest) []string {
 		return []string{err.Error()}
 	}
 	var problems []string
+	more := 0
 	for _, leaf := range leaves(verr) {
-		if p := v.describe(name, leaf); p != "" && !slices.Contains(problems, p) {
+		p := v.describe(name, leaf)
+		switch {
+		case p == "" || slices.Contains(problems, p):
+		case len(problems) >= maxProblems:
+			more++
+		default:
 			problems = append(problems, p)
 		}
 	}
 	if len(problems) == 0 {
-		problems = []string{verr.LocalizedError(printer)}
+		problems = []string{clip(verr.LocalizedError(printer), 4*maxQuoted)}
+	}
+	if more > 0 {
+		problems = append(problems, fmt.Sprintf("and %d more", more))
 	}
 	return problems
 }
@@ -179,15 +190,19 @@ func (v *argValidator) describe(tool string, e *jsonschema.ValidationError) stri
 	arg := strings.Join(e.InstanceLocation, ".")
 	subject := "the arguments"
 	if arg != "" {
-		subject = "argument " + strconv.Quote(arg)
+		subject = "argument " + quote(arg)
 	}
 	switch k := e.ErrorKind.(type) {
 	case *kind.AdditionalProperties:
 		var parts []string
-		for _, p := range k.Properties {
-			s := "unknown argument " + strconv.Quote(p)
+		for i, p := range slices.Sorted(slices.Values(k.Properties)) {
+			if i == maxProblems {
+				parts = append(parts, fmt.Sprintf("and %d more unknown arguments", len(k.Properties)-i))
+				break
+			}
+			s := "unknown argument " + quote(p)
 			if arg != "" {
-				s = fmt.Sprintf("unknown field %q in %s", p, subject)
+				s = fmt.Sprintf("unknown field %s in %s", quote(p), subject)
 			} else if m := closest(p, v.props[tool]); m != "" {
 				s += fmt.Sprintf(" (did you mean %q?)", m)
 			}
@@ -212,7 +227,7 @@ func (v *argValidator) describe(tool string, e *jsonschema.ValidationError) stri
 			want[i] = string(b)
 		}
 		got, _ := json.Marshal(k.Got)
-		return fmt.Sprintf("%s must be one of %s, got %s", subject, strings.Join(want, ", "), got)
+		return fmt.Sprintf("%s must be one of %s, got %s", subject, strings.Join(want, ", "), clip(string(got), maxQuoted))
 	case *kind.Minimum:
 		return fmt.Sprintf("%s must be at least %s, got %s", subject, ratString(k.Want), ratString(k.Got))
 	case *kind.Maximum:
@@ -224,7 +239,33 @@ func (v *argValidator) describe(tool string, e *jsonschema.ValidationError) stri
 	case *kind.MaxItems:
 		return fmt.Sprintf("%s may have at most %d items, got %d", subject, k.Want, k.Got)
 	}
-	return subject + ": " + e.ErrorKind.LocalizedString(printer)
+	return subject + ": " + clip(e.ErrorKind.LocalizedString(printer), 4*maxQuoted)
+}
+
+// Bounds on what a rejection repeats of the caller's input: argument names and values are
+// untrusted and unbounded, and go back to the model and into the log.
+const (
+	maxQuoted   = 64 // characters of a name or value quoted
+	maxProblems = 10 // problems listed
+)
+
+// clip shortens s to maxChars characters, marking the cut with "…".
+func clip(s string, maxChars int) string {
+	if utf8.RuneCountInString(s) <= maxChars {
+		return s
+	}
+	i, n := 0, 0
+	for i < len(s) && n < maxChars-1 {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+		n++
+	}
+	return s[:i] + "…"
+}
+
+// quote is strconv.Quote of at most maxQuoted characters of s.
+func quote(s string) string {
+	return strconv.Quote(clip(s, maxQuoted))
 }
 
 func (v *argValidator) invalid(tool string, problems []string) *mcp.CallToolResult {
@@ -234,22 +275,13 @@ func (v *argValidator) invalid(tool string, problems []string) *mcp.CallToolResu
 		fmt.Fprintf(&b, " Valid arguments: %s.", strings.Join(props, ", "))
 	}
 	b.WriteString(" Fix the arguments and call again.")
-	msg := b.String()
-	return &mcp.CallToolResult{
-		Content: []mcp.Content{mcp.NewTextContent(msg)},
-		StructuredContent: tools.ErrorInfo{
-			Type:    "invalid_params",
-			Code:    tools.CodeInvalidParams,
-			Message: msg,
-		},
-		IsError: true,
-	}
+	return tools.NewErrorResult(tools.ErrorInfo{Type: "invalid_params", Code: tools.CodeInvalidParams, Message: b.String()})
 }
 
 func quoteAll(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {
-		q[i] = strconv.Quote(n)
+		q[i] = quote(n)
 	}
 	return strings.Join(q, ", ")
 }
@@ -266,8 +298,13 @@ func ratString(r *big.Rat) string {
 }
 
 // closest returns the valid name nearest to got (case-insensitive edit distance at most 2,
-// or one containing the other), or "" when none is close.
+// or one containing the other), or "" when none is close. Names longer than maxQuoted
+// are no typo of a short property name and are not compared (the distance costs
+// len(got)·len(valid name)).
 func closest(got string, valid []string) string {
+	if len(got) > maxQuoted {
+		return ""
+	}
 	g := strings.ToLower(got)
 	best, bestD := "", 3
 	for _, v := range valid {

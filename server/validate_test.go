@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -96,9 +97,69 @@ func TestArgValidatorResult(t *testing.T) {
 			t.Errorf("text %q lacks %q", text, w)
 		}
 	}
-	info, ok := res.StructuredContent.(tools.ErrorInfo)
+	if res.StructuredContent != nil {
+		t.Errorf("error result carries structured content (it must match the output schema): %#v", res.StructuredContent)
+	}
+	info, ok := tools.ErrorOf(res)
 	if !ok || info.Code != tools.CodeInvalidParams || info.Type != "invalid_params" || info.Retryable || info.Message != text {
-		t.Errorf("structured content = %#v", res.StructuredContent)
+		t.Errorf("_meta error = %#v (ok %v)", info, ok)
+	}
+	wire, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(wire, &m); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := m["_meta"].(map[string]any)
+	if e, _ := meta[tools.ErrorMetaKey].(map[string]any); e["code"] != float64(tools.CodeInvalidParams) || e["type"] != "invalid_params" || e["retryable"] != false {
+		t.Errorf("wire _meta = %s", wire)
+	}
+}
+
+// TestArgValidatorBoundsEcho: argument names and values are untrusted and unbounded; a
+// rejection quotes at most maxQuoted characters of each, lists at most maxProblems
+// problems, and does not compute edit distances for names no property could be a typo of.
+func TestArgValidatorBoundsEcho(t *testing.T) {
+	v, err := newArgValidator([]tools.Tool{testTool()}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("q", 1<<20)
+	var many strings.Builder
+	many.WriteString(`{"query":"x"`)
+	for i := range 50 {
+		fmt.Fprintf(&many, `,"unknown%02d":1`, i)
+	}
+	many.WriteString("}")
+	tests := []struct {
+		name, args string
+		want       []string
+		maxLen     int
+	}{
+		{"long name", `{"query":"x","` + long + `":1}`, []string{`unknown argument "` + strings.Repeat("q", 63) + `…"`}, 300},
+		{"long name like a property", `{"query":"x","query` + long + `":1}`, []string{`unknown argument "query` + strings.Repeat("q", 58) + `…"`}, 300},
+		{"long enum value", `{"query":"x","mode":"` + long + `"}`, []string{`must be one of "basic", "advanced", got "qqq`, `…`}, 300},
+		{"long nested field", `{"query":"x","filters":{"a":1},"limit":{"` + long + `":1}}`, []string{`argument "limit" must be integer, got object`}, 300},
+		{"many unknown", many.String(), []string{`unknown argument "unknown00"`, `unknown argument "unknown09"`, "and 40 more unknown arguments"}, 600},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			problems := v.check(callReq(tt.args))
+			text := v.invalid("t_search", problems).Content[0].(mcp.TextContent).Text
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("text %q lacks %q", text, w)
+				}
+			}
+			if strings.Contains(text, "did you mean") {
+				t.Errorf("suggested a property for a name no property is a typo of: %q", text)
+			}
+			if len(text) > tt.maxLen+200 {
+				t.Errorf("rejection is %d bytes long: %.400q", len(text), text)
+			}
+		})
 	}
 }
 

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -11,39 +12,87 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
-// Error codes carried in the structured content of error results (seed 000 §errors).
+// Error codes of error results (DESIGN §5), in ErrorInfo.Code.
 const (
 	CodeR2RAPI        = -32001 // R2R answered with an error, or could not be reached
-	CodeAuth          = -32002 // R2R rejected the credentials
+	CodeAuth          = -32002 // R2R rejected the credentials, or they could not be applied
 	CodeBreakerOpen   = -32003 // the circuit breaker is open: R2R failed repeatedly
 	CodeRateLimited   = -32004 // a rate limit: r2r-mcp's own per tool, or R2R's (429)
 	CodeInvalidParams = -32602 // the arguments are wrong
+	CodeInternal      = -32603 // not R2R's doing: a cancelled call, a bug, a configuration problem
 )
+
+// ErrorMetaKey is the key in an error result's _meta under which ErrorInfo is sent.
+//
+// Error results carry no structuredContent: the MCP spec requires structuredContent to
+// conform to the tool's outputSchema, and the official TypeScript SDK (Claude Code and
+// most clients) checks that even on isError results, so an error object there turns the
+// whole answer into a protocol error and the model never sees the text.
+const ErrorMetaKey = "r2r-mcp/error"
 
 // defaultRetryAfterSeconds is suggested after a 429 without Retry-After: R2R's limits are
 // per minute and it never sends the header (r2r-api.md §5).
 const defaultRetryAfterSeconds = 60
 
-// ErrorInfo is the structured content of every error result.
+// ErrorInfo is the structured data of an error result, sent in _meta[ErrorMetaKey]. The
+// message is the result's text and is not repeated there.
 type ErrorInfo struct {
 	Type       string   `json:"type"`
 	Code       int      `json:"code"`
 	Retryable  bool     `json:"retryable"`
 	RetryAfter *float64 `json:"retry_after,omitempty"` // seconds
 	Status     int      `json:"status,omitempty"`      // R2R's HTTP status
-	Message    string   `json:"message"`
+	Message    string   `json:"-"`                     // the result's text
 }
 
-// errorResult builds an isError result whose text and structured content agree.
-func errorResult(info ErrorInfo) *mcp.CallToolResult {
+// NewErrorResult builds an isError result: info.Message as the text, the rest of info in
+// _meta[ErrorMetaKey], and no structured content (see ErrorMetaKey).
+func NewErrorResult(info ErrorInfo) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{mcp.NewTextContent(info.Message)},
-		StructuredContent: info,
-		IsError:           true,
+		Result:  mcp.Result{Meta: &mcp.Meta{AdditionalFields: map[string]any{ErrorMetaKey: info}}},
+		Content: []mcp.Content{mcp.NewTextContent(info.Message)},
+		IsError: true,
 	}
+}
+
+func errorResult(info ErrorInfo) *mcp.CallToolResult { return NewErrorResult(info) }
+
+// ErrorOf returns the ErrorInfo of an error result, with Message set from its text. It
+// reads results built by NewErrorResult as well as ones decoded from the wire (where
+// _meta holds plain JSON). ok is false for successful results and for error results
+// without r2r-mcp's error data.
+func ErrorOf(res *mcp.CallToolResult) (info ErrorInfo, ok bool) {
+	if res == nil || !res.IsError || res.Meta == nil {
+		return ErrorInfo{}, false
+	}
+	switch v := res.Meta.AdditionalFields[ErrorMetaKey].(type) {
+	case ErrorInfo:
+		info = v
+	case *ErrorInfo:
+		if v == nil {
+			return ErrorInfo{}, false
+		}
+		info = *v
+	case map[string]any:
+		b, err := json.Marshal(v)
+		if err != nil || json.Unmarshal(b, &info) != nil || info.Code == 0 {
+			return ErrorInfo{}, false
+		}
+	default:
+		return ErrorInfo{}, false
+	}
+	var texts []string
+	for _, c := range res.Content {
+		if t, isText := mcp.AsTextContent(c); isText {
+			texts = append(texts, t.Text)
+		}
+	}
+	info.Message = strings.Join(texts, "\n")
+	return info, true
 }
 
 // invalidArgs is the result for arguments that fail validation.
@@ -56,16 +105,42 @@ func refusal(kind, msg string) *mcp.CallToolResult {
 	return errorResult(ErrorInfo{Type: kind, Code: CodeInvalidParams, Message: msg})
 }
 
-// errHints says what to do when a call fails with 404, naming the tool that lists valid ids.
+// configError is the result for a configuration problem the user must fix, such as an
+// unusable .r2r-mcp.json; msg names the file and the fix. The call's arguments were fine,
+// so it is not -32602, and R2R did not fail, so it is not -32001.
+func configError(msg string) *mcp.CallToolResult {
+	return errorResult(ErrorInfo{Type: "configuration", Code: CodeInternal, Message: msg})
+}
+
+// internalError is the result for a failure inside r2r-mcp (a bug, a panic).
+func internalError(msg string) *mcp.CallToolResult {
+	return errorResult(ErrorInfo{Type: "internal", Code: CodeInternal, Message: msg})
+}
+
+// errHints tailor r2rErrorResult's text to the call.
 type errHints struct {
 	// NotFound replaces the generic 404 text, e.g. "Document 1234… not found. Use
 	// r2r_list_documents to see document ids."
 	NotFound string
+	// Timeout replaces the generic next step when the call's deadline passed, for calls
+	// whose outcome is unknown then (an upload R2R may still be processing). A result
+	// with it is not marked retryable: the hint says what to do instead.
+	Timeout string
+}
+
+// stillIngesting adds to h the next step for an upload of document docID that hit the
+// call's deadline: R2R may have taken the file and still be processing it, so a retry
+// would only meet "already ingested"; following the document is what helps.
+func stillIngesting(h errHints, docID string) errHints {
+	h.Timeout = fmt.Sprintf("R2R may still be ingesting the file: follow it with r2r_monitor_task document_id=%s "+
+		"(r2r_list_documents also shows it once R2R has it); if R2R never got it, ingest it again", docID)
+	return h
 }
 
 // r2rErrorResult maps an error from the R2R client (or the call's context) to an isError
 // result with actionable text. baseURL is shown for connection failures; it never carries
-// credentials (r2r.NormalizeBaseURL rejects user info).
+// credentials (r2r.NormalizeBaseURL rejects user info). Advice about credentials depends
+// on where they came from, which the tool's context carries (see withAuth).
 func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) *mcp.CallToolResult {
 	var argE *ArgError
 	if errors.As(err, &argE) {
@@ -76,34 +151,27 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || (ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)):
-		return timeoutResult(ctx, err, baseURL)
+		return timeoutResult(ctx, err, baseURL, h)
 	case errors.Is(err, context.Canceled):
-		return errorResult(ErrorInfo{Type: "cancelled", Code: CodeR2RAPI,
+		return errorResult(ErrorInfo{Type: "cancelled", Code: CodeInternal,
 			Message: "The request was cancelled before R2R answered."})
+	case errors.Is(err, r2r.ErrCredentials):
+		return credentialResult(ctx, err, baseURL)
 	case errors.Is(err, r2r.ErrInvalidRequest) && !isR2R:
 		return errorResult(ErrorInfo{Type: "invalid_params", Code: CodeInvalidParams,
 			Message: "Invalid request: " + err.Error()})
 	case !isR2R:
-		return errorResult(ErrorInfo{Type: "internal", Code: CodeR2RAPI,
-			Message: "Unexpected error: " + err.Error()})
+		return internalError("Unexpected error: " + err.Error() + ". Please report it.")
 	}
 
 	if errors.Is(err, r2r.ErrCircuitOpen) {
 		return breakerOpenResult(err, e, baseURL)
 	}
-	if ce, ok := errors.AsType[*r2r.CredentialError](err); ok {
-		// Nothing was sent: the credentials could not be applied (a login or token refresh
-		// failed, the keyring did not answer).
-		return errorResult(ErrorInfo{Type: "authentication", Code: CodeAuth,
-			Message: fmt.Sprintf("r2r-mcp could not authenticate to R2R at %s: %s. Run `r2r-mcp login`, or fix "+
-				"R2R_API_KEY / R2R_EMAIL and R2R_PASSWORD; `r2r-mcp doctor` shows where the credentials come from.",
-				baseURL, ce.Err)})
-	}
 
 	msg := strings.TrimSpace(e.Message)
 	r2rSays := ""
 	if msg != "" {
-		r2rSays = " R2R says: " + msg
+		r2rSays = " R2R says: " + strings.TrimRight(msg, ".") + "."
 	}
 	info := ErrorInfo{Status: e.StatusCode, Retryable: e.Retryable()}
 	switch e.StatusCode {
@@ -116,7 +184,7 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 		info.Message = fmt.Sprintf("Cannot reach R2R at %s: %s. Start R2R or set --r2r-url / R2R_API_URL.", baseURL, cause)
 	case http.StatusUnauthorized:
 		info.Type, info.Code = "authentication", CodeAuth
-		info.Message = "R2R rejected the credentials (401). Run `r2r-mcp login`." + r2rSays
+		info.Message = unauthorizedText(authFrom(ctx), r2rSays)
 	case http.StatusForbidden:
 		info.Type, info.Code = "forbidden", CodeR2RAPI
 		info.Message = fmt.Sprintf("R2R refused to %s (403).%s Use a collection or document your account owns "+
@@ -159,26 +227,143 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 	return errorResult(info)
 }
 
+// authInfo says where the server's credentials came from, for advice on auth failures.
+type authInfo struct {
+	source  string // auth.Source* or "file <path>"; "" = unknown (treated as none)
+	warning string // a resolution problem worth telling the user; "" = none
+}
+
+type authKey struct{}
+
+// withAuth makes auth (evaluated when an error needs it: a lazily read credential's
+// source is only known after its first use) available to r2rErrorResult.
+func withAuth(ctx context.Context, auth func() authInfo) context.Context {
+	return context.WithValue(ctx, authKey{}, auth)
+}
+
+func authFrom(ctx context.Context) authInfo {
+	if f, ok := ctx.Value(authKey{}).(func() authInfo); ok && f != nil {
+		return f()
+	}
+	return authInfo{}
+}
+
+// authState is where the credentials come from now: Deps.AuthState when set, else the
+// static Status facts.
+func (d *Deps) authState() authInfo {
+	if d.AuthState != nil {
+		src, warn := d.AuthState()
+		return authInfo{source: src, warning: warn}
+	}
+	return authInfo{source: d.Status.AuthSource, warning: d.Status.AuthWarning}
+}
+
+// unauthorizedText is the text for a 401: what to change depends on where the rejected
+// credential came from. `r2r-mcp login` refuses to run while R2R_API_KEY is set, and the
+// environment overrides whatever login stores, so env credentials must be fixed in the MCP
+// client's configuration.
+func unauthorizedText(a authInfo, r2rSays string) string {
+	var msg string
+	switch {
+	case a.source == auth.SourceEnvAPIKey:
+		msg = "R2R rejected R2R_API_KEY (401)." + r2rSays + " Replace it in your MCP client's configuration, " +
+			"or remove it and run `r2r-mcp login`."
+	case a.source == auth.SourceEnvPassword:
+		msg = "R2R rejected the credentials from R2R_EMAIL/R2R_PASSWORD (401)." + r2rSays + " Fix them in your MCP " +
+			"client's configuration, or remove them and run `r2r-mcp login`."
+	case a.source == "" || a.source == auth.SourceNone:
+		msg = "R2R requires authentication (401)." + r2rSays + " Run `r2r-mcp login` (or set R2R_API_KEY in your " +
+			"MCP client's configuration), then restart the MCP server."
+	default:
+		msg = fmt.Sprintf("R2R rejected the stored credential (from %s) (401).%s Run `r2r-mcp login` to log in again, "+
+			"then restart the MCP server (it reads the stored credential once).", storedSource(a.source), r2rSays)
+	}
+	return msg + warningText(a)
+}
+
+// storedSource names where a stored credential lives, for messages.
+func storedSource(source string) string {
+	if source == auth.SourceKeyringPending {
+		return auth.SourceKeyring
+	}
+	return source
+}
+
+func warningText(a authInfo) string {
+	if w := strings.TrimSpace(a.warning); w != "" {
+		return " Credentials warning: " + strings.TrimRight(w, ".") + "."
+	}
+	return ""
+}
+
+// credentialResult is the answer when the credentials could not be applied, so nothing
+// was sent: a password login or token refresh failed, the keyring did not answer. When
+// the login itself could not reach R2R (or R2R failed), that is reported as such.
+func credentialResult(ctx context.Context, err error, baseURL string) *mcp.CallToolResult {
+	cause := err
+	if ce, ok := errors.AsType[*r2r.CredentialError](err); ok && ce.Err != nil {
+		cause = ce.Err
+		if inner, ok := errors.AsType[*r2r.Error](ce.Err); ok && !credentialsRefused(inner) {
+			return r2rErrorResult(ctx, inner, baseURL, errHints{})
+		}
+	}
+	a := authFrom(ctx)
+	info := ErrorInfo{Type: "authentication", Code: CodeAuth}
+	var next string
+	switch {
+	case errors.Is(cause, auth.ErrKeyringTimeout):
+		info.Retryable = true
+		next = "Unlock the system keyring (answer its prompt) and call again."
+	case errors.Is(cause, auth.ErrKeyringUnavailable):
+		next = "Start or unlock the system keyring and restart the MCP server, or set R2R_API_KEY in your MCP " +
+			"client's configuration."
+	case a.source == auth.SourceEnvAPIKey:
+		next = "Fix R2R_API_KEY in your MCP client's configuration, or remove it and run `r2r-mcp login`."
+	case a.source == auth.SourceEnvPassword:
+		next = "Fix R2R_EMAIL/R2R_PASSWORD in your MCP client's configuration, or remove them and run `r2r-mcp login`."
+	default:
+		next = "Run `r2r-mcp login`, then restart the MCP server."
+	}
+	info.Message = fmt.Sprintf("r2r-mcp could not authenticate to R2R at %s: %s. %s `r2r-mcp doctor` shows where "+
+		"the credentials come from.%s", baseURL, strings.TrimRight(cause.Error(), "."), next, warningText(a))
+	return errorResult(info)
+}
+
+// credentialsRefused reports whether a login/refresh failure means R2R turned the
+// credentials down (a 4xx other than 408 and 429), as opposed to R2R being unreachable,
+// overloaded or failing.
+func credentialsRefused(e *r2r.Error) bool {
+	s := e.StatusCode
+	return s >= 400 && s < 500 && s != http.StatusRequestTimeout && s != http.StatusTooManyRequests
+}
+
 // timeoutResult is the answer when the call's deadline passed before R2R answered. The
 // caller's own cancellation is not a timeout (see r2rErrorResult).
-func timeoutResult(ctx context.Context, err error, baseURL string) *mcp.CallToolResult {
+func timeoutResult(ctx context.Context, err error, baseURL string, h errHints) *mcp.CallToolResult {
 	op := ""
 	if e, ok := errors.AsType[*r2r.Error](err); ok && e.Op != "" {
 		op = " (still waiting for its answer to " + e.Op + ")"
 	}
+	info := ErrorInfo{Type: "timeout", Code: CodeR2RAPI, Retryable: h.Timeout == ""}
 	ci, ok := callFrom(ctx)
 	if !ok {
-		return errorResult(ErrorInfo{Type: "timeout", Code: CodeR2RAPI, Retryable: true,
-			Message: fmt.Sprintf("R2R at %s did not answer in time%s. It may be busy: try again, "+
-				"or narrow the request (smaller limit, shorter question).", baseURL, op)})
+		next := "It may be busy: try again, or narrow the request (smaller limit, shorter question)"
+		if h.Timeout != "" {
+			next = h.Timeout
+		}
+		info.Message = fmt.Sprintf("R2R at %s did not answer in time%s. %s.", baseURL, op, next)
+		return errorResult(info)
 	}
 	next := "Try again shortly, or narrow the request (smaller limit, shorter question); if R2R keeps hanging, check it with `r2r-mcp doctor`"
 	if ci.flag != "" {
 		next += ", or raise serve's " + ci.flag
 	}
-	return errorResult(ErrorInfo{Type: "timeout", Code: CodeR2RAPI, Retryable: true,
-		Message: fmt.Sprintf("R2R at %s did not answer %s within %s%s. %s.",
-			baseURL, ci.tool, secondsText(ci.timeout), op, next)})
+	if h.Timeout != "" {
+		next = h.Timeout
+	}
+	info.Message = fmt.Sprintf("R2R at %s did not answer %s within %s%s. %s.",
+		baseURL, ci.tool, secondsText(ci.timeout), op, next)
+	return errorResult(info)
 }
 
 // breakerOpenResult is the answer to a call the circuit breaker turned away without

@@ -122,9 +122,12 @@ func (e *env) fail(name string, args map[string]any) (*mcp.CallToolResult, Error
 	if !res.IsError {
 		e.t.Fatalf("%s(%v) succeeded, want an error result: %s", name, args, text(res))
 	}
-	info, ok := res.StructuredContent.(ErrorInfo)
+	if res.StructuredContent != nil {
+		e.t.Fatalf("error result with structured content (it must match the outputSchema): %#v", res.StructuredContent)
+	}
+	info, ok := ErrorOf(res)
 	if !ok {
-		e.t.Fatalf("error result without ErrorInfo: %#v", res.StructuredContent)
+		e.t.Fatalf("error result without ErrorInfo in _meta: %#v", res.Meta)
 	}
 	if info.Message == "" || text(res) != info.Message {
 		e.t.Fatalf("error text %q does not match structured message %q", text(res), info.Message)

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -245,4 +246,187 @@ func plural(n int, word string) string {
 // quoteForText shows a user string inside the text output on one line and bounded.
 func quoteForText(s string, n int) string {
 	return fmt.Sprintf("%q", snippet(Sanitize(s), n))
+}
+
+// Structured-content budget. The text is capped at MaxTextBytes, but clients also hand
+// structuredContent to models and write it to logs, and a search hit's chunk metadata
+// repeats its document's metadata (up to 16 KiB each): 100 hits measured 1.6 MB before
+// this cap. Search and RAG results are fitted into MaxStructuredBytes.
+const (
+	// MaxStructuredBytes caps the JSON size of r2r_search's and r2r_rag_query's
+	// structured content (the RAG answer itself is never cut).
+	MaxStructuredBytes = 64 << 10
+	// maxItemTextChars is the most of a chunk's text one hit or source carries.
+	maxItemTextChars = 2000
+	// maxMetaValueBytes drops metadata values whose JSON is larger.
+	maxMetaValueBytes = 512
+	// maxMetaKeys is how many metadata keys one hit keeps at most.
+	maxMetaKeys = 16
+)
+
+// coreMetadata are the chunk metadata keys kept first: they say where the chunk comes from.
+var coreMetadata = []string{"title", "document_type", "chunk_order", "source_path", "project", "ingested_by", "version"}
+
+// trimRunes cuts s to at most n characters, marking the cut with "…".
+func trimRunes(s string, n int) (string, bool) {
+	if utf8.RuneCountInString(s) <= n {
+		return s, false
+	}
+	return s[:runeOffset(s, max(n-1, 0))] + "…", true
+}
+
+// trimMetadata keeps the core keys and then other small scalar values (strings, numbers,
+// booleans), in key order, up to maxMetaKeys; values whose JSON exceeds
+// maxMetaValueBytes, lists and objects are dropped. onlyCore keeps the core keys alone.
+// It reports whether anything was dropped.
+func trimMetadata(md map[string]any, onlyCore bool) (map[string]any, bool) {
+	out := make(map[string]any, min(len(md), maxMetaKeys))
+	small := func(v any) bool {
+		switch v.(type) {
+		case map[string]any, []any:
+			return false
+		}
+		b, err := json.Marshal(v)
+		return err == nil && len(b) <= maxMetaValueBytes
+	}
+	for _, k := range coreMetadata {
+		if v, ok := md[k]; ok && small(v) {
+			out[k] = v
+		}
+	}
+	if !onlyCore {
+		for _, k := range sortedKeys(md) {
+			if len(out) >= maxMetaKeys {
+				break
+			}
+			if _, done := out[k]; !done && len(k) <= 64 && small(md[k]) {
+				out[k] = md[k]
+			}
+		}
+	}
+	return out, len(out) < len(md)
+}
+
+// jsonSize is the length of v's JSON encoding.
+func jsonSize(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return 0
+	}
+	return len(b)
+}
+
+// textSteps are the successively shorter chunk texts tried while a result is over budget.
+var textSteps = []int{1000, 500, 300, 200, 100}
+
+// fitSearch returns o with its hits fitted into budget bytes of JSON: each hit's text cut
+// to maxItemTextChars and its metadata trimmed (trimMetadata); while still too large, the
+// texts get shorter, the metadata is cut to the core keys, and finally hits are dropped
+// from the end. Trimmed hits say truncated: true and Note says what happened. o itself
+// (which the cache may share) is not modified.
+func fitSearch(o SearchOutput, budget int) SearchOutput {
+	hits := make([]SearchHit, len(o.Results))
+	for i, h := range o.Results {
+		var cutText, cutMeta bool
+		h.Text, cutText = trimRunes(h.Text, maxItemTextChars)
+		h.Metadata, cutMeta = trimMetadata(h.Metadata, false)
+		h.Truncated = cutText || cutMeta
+		hits[i] = h
+	}
+	o.Results = hits
+	shorten := func(n int) {
+		for i := range hits {
+			var cut bool
+			if hits[i].Text, cut = trimRunes(hits[i].Text, n); cut {
+				hits[i].Truncated = true
+			}
+		}
+	}
+	steps := []func(){func() { shorten(textSteps[0]) }, func() { shorten(textSteps[1]) }, func() {
+		for i := range hits {
+			var cut bool
+			if hits[i].Metadata, cut = trimMetadata(hits[i].Metadata, true); cut {
+				hits[i].Truncated = true
+			}
+		}
+	}}
+	for _, n := range textSteps[2:] {
+		steps = append(steps, func() { shorten(n) })
+	}
+	for _, step := range steps {
+		if jsonSize(o) <= budget-noteReserve {
+			break
+		}
+		step()
+	}
+	note := o.Note
+	for dropped := 0; ; dropped++ {
+		o.Results = hits[:len(hits)-dropped]
+		o.Count = len(o.Results)
+		truncated := slices.ContainsFunc(o.Results, func(h SearchHit) bool { return h.Truncated })
+		switch {
+		case dropped > 0:
+			o.Note = fmt.Sprintf("Structured results were cut to fit %s: the last %d hits were left out and the others "+
+				"trimmed (truncated: true). Ask for a smaller limit; r2r_get_document returns a document's full text.",
+				budgetText(budget), dropped)
+		case truncated:
+			o.Note = fmt.Sprintf("Structured results were trimmed to fit %s: hits marked truncated: true have shortened "+
+				"text or fewer metadata keys. r2r_get_document returns a document's full text.", budgetText(budget))
+		default:
+			o.Note = note
+		}
+		if len(o.Results) <= 1 || jsonSize(o) <= budget {
+			return o
+		}
+	}
+}
+
+// noteReserve is room kept for the note while texts are shortened.
+const noteReserve = 256
+
+// budgetText formats a byte budget: "64 KiB".
+func budgetText(n int) string {
+	if n >= 1<<10 && n%(1<<10) == 0 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// fitRAG returns o with its sources fitted into budget bytes of JSON: each source's text
+// cut to maxItemTextChars, then shorter while still too large, and finally uncited
+// sources dropped from the end. The answer is never cut. o itself is not modified.
+func fitRAG(o RAGOutput, budget int) RAGOutput {
+	srcs := make([]RAGSource, len(o.Sources))
+	copy(srcs, o.Sources)
+	o.Sources = srcs
+	shorten := func(n int) {
+		for i := range srcs {
+			var cut bool
+			if srcs[i].Text, cut = trimRunes(srcs[i].Text, n); cut {
+				srcs[i].Truncated = true
+			}
+		}
+	}
+	shorten(maxItemTextChars)
+	for _, n := range textSteps {
+		if jsonSize(o) <= budget-noteReserve {
+			break
+		}
+		shorten(n)
+	}
+	note := o.Note
+	for dropped := 0; ; dropped++ {
+		o.Sources = srcs[:len(srcs)-dropped]
+		o.Note = note
+		if dropped > 0 || slices.ContainsFunc(o.Sources, func(s RAGSource) bool { return s.Truncated }) {
+			o.Note = fmt.Sprintf("Sources were trimmed to fit %s (truncated: true marks shortened texts", budgetText(budget))
+			if dropped > 0 {
+				o.Note += fmt.Sprintf("; %d uncited sources were left out", dropped)
+			}
+			o.Note += "). r2r_get_document returns a document's full text."
+		}
+		if len(o.Sources) == 0 || o.Sources[len(o.Sources)-1].Cited || jsonSize(o) <= budget {
+			return o
+		}
+	}
 }

@@ -20,7 +20,8 @@ type RAGSource struct {
 	Document   string  `json:"document"` // document title
 	Score      float64 `json:"score"`
 	Text       string  `json:"text"`
-	Cited      bool    `json:"cited"` // the answer cites it
+	Cited      bool    `json:"cited"`               // the answer cites it
+	Truncated  bool    `json:"truncated,omitempty"` // Text cut to fit MaxStructuredBytes
 }
 
 // RAGOutput is the structured result of r2r_rag_query.
@@ -50,15 +51,16 @@ func ragQueryTool(d *Deps) Tool {
 			"document_id": strProp("id of the source document (for r2r_get_document)"),
 			"document":    strProp("source document title"),
 			"score":       numProp("retrieval score"),
-			"text":        strProp("chunk text"),
+			"text":        strProp("chunk text (at most 2,000 characters)"),
 			"cited":       boolProp("whether the answer cites this chunk"),
+			"truncated":   boolProp("true when the text was cut to keep the result small"),
 		}, "id", "chunk_id", "document_id", "document", "score", "text", "cited")),
 		"model_used":      strProp(`model R2R reports it used, or "r2r-default" when it does not say`),
 		"cached":          boolProp("true when served from r2r-mcp's cache"),
 		"question":        strProp("the question as asked"),
 		"collection_id":   strProp("the collection the answer draws on"),
 		"collection_name": strProp("name of that collection, when known"),
-		"note":            strProp("explanation when no answer could be generated"),
+		"note":            strProp("explanation when no answer could be generated, or when sources were trimmed to keep the result small"),
 	}, "answer", "sources", "model_used", "cached")
 	opts := append(readTool("Ask the project documents",
 		"Ask a question and get an AI-generated answer based on project documentation. Uses retrieval-augmented "+
@@ -160,7 +162,8 @@ func ragQueryTool(d *Deps) Tool {
 		}
 		o.Cached = cached
 		// The answer may legitimately be long when max_tokens is large: allow for it.
-		return resultCap(withCachedMarker(ragText(o, s, includeSources), cached), max(MaxTextBytes, 4*maxTokens+8<<10), o), nil
+		return resultCap(withCachedMarker(ragText(o, s, includeSources), cached), max(MaxTextBytes, 4*maxTokens+8<<10),
+			fitRAG(o, MaxStructuredBytes)), nil
 	}}
 }
 

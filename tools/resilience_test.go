@@ -281,7 +281,7 @@ func TestRateLimits(t *testing.T) {
 		}
 		e.r2r.ResetCounts()
 		res := e.call(tc.tool, args)
-		info, isErr := res.StructuredContent.(ErrorInfo)
+		info, isErr := ErrorOf(res)
 		if tc.wantAfter == 0 {
 			if isErr && info.Code == CodeRateLimited {
 				t.Fatalf("%s: refused: %s", tc.name, info.Message)
@@ -290,7 +290,7 @@ func TestRateLimits(t *testing.T) {
 		}
 		if !isErr || info.Code != CodeRateLimited || info.Type != "rate_limited" || !info.Retryable ||
 			info.RetryAfter == nil || *info.RetryAfter != tc.wantAfter || !strings.Contains(info.Message, tc.tool) {
-			t.Fatalf("%s: %+v", tc.name, res.StructuredContent)
+			t.Fatalf("%s: %+v", tc.name, info)
 		}
 		if n := len(e.r2r.Counts()); n != 0 {
 			t.Fatalf("%s: a refused call reached R2R: %v", tc.name, e.r2r.Counts())
@@ -417,7 +417,7 @@ func TestDeadlineAndCancellation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info := res.StructuredContent.(ErrorInfo); info.Type != "cancelled" {
+	if info := errInfo(res); info.Type != "cancelled" {
 		t.Fatalf("cancelled call answered %+v", info)
 	}
 }

@@ -34,6 +34,7 @@ type SearchHit struct {
 	Text          string         `json:"text"`
 	CollectionIDs []string       `json:"collection_ids"`
 	Metadata      map[string]any `json:"metadata"`
+	Truncated     bool           `json:"truncated,omitempty"` // text or metadata cut to fit MaxStructuredBytes
 }
 
 // SearchOutput is the structured result of r2r_search.
@@ -55,9 +56,10 @@ var searchHitSchema = objectSchema(map[string]any{
 	"id":             strProp("chunk id"),
 	"document_id":    strProp("id of the document the chunk belongs to (for r2r_get_document)"),
 	"title":          strProp("document title (its path for files ingested by r2r-mcp)"),
-	"text":           strProp("full chunk text, with invisible and BiDi control characters removed"),
+	"text":           strProp("chunk text (at most 2,000 characters, less for many hits), with invisible and BiDi control characters removed"),
 	"collection_ids": arrayProp("collections the chunk belongs to", strProp("collection id")),
-	"metadata":       freeObjectProp("chunk metadata from R2R"),
+	"metadata":       freeObjectProp("chunk metadata from R2R: where it comes from and other small values; large values are left out"),
+	"truncated":      boolProp("true when text or metadata was cut to keep the result small (r2r_get_document has the full text)"),
 }, "rank", "score", "id", "document_id", "title", "text")
 
 func searchTool(d *Deps) Tool {
@@ -70,7 +72,7 @@ func searchTool(d *Deps) Tool {
 		"limit":           intProp("the maximum number of results asked for"),
 		"collection_id":   strProp("the collection searched"),
 		"collection_name": strProp("name of the collection searched, when known"),
-		"note":            strProp("explanation when nothing could be searched"),
+		"note":            strProp("explanation when nothing could be searched, or when results were trimmed to keep them small"),
 	}, "results", "count", "cached")
 	opts := append(readTool("Search project documents",
 		"Search through project documentation using semantic or hybrid search. Returns relevant chunks with metadata: "+
@@ -152,7 +154,7 @@ func searchTool(d *Deps) Tool {
 			d.History.Add(s.Project.Root, SearchEntry{Time: d.now().UTC(), Query: query, Hits: o.Count,
 				SearchMode: mode, CollectionID: s.ID})
 		}
-		return result(withCachedMarker(searchText(o, s), cached), o), nil
+		return result(withCachedMarker(searchText(o, s), cached), fitSearch(o, MaxStructuredBytes)), nil
 	}}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"runtime/debug"
@@ -146,16 +147,24 @@ func statusTool(d *Deps) Tool {
 
 func (d *Deps) status(ctx context.Context) StatusOutput {
 	o := StatusOutput{
-		R2RURL:     d.Client.BaseURL(),
-		URLSource:  d.Status.URLSource,
-		AuthSource: d.Status.AuthSource,
-		Breaker:    "n/a",
-		ReadOnly:   d.Status.ReadOnly,
-		Config:     d.Status.Config,
-		Versions:   versions(d.Status),
+		R2RURL:    d.Client.BaseURL(),
+		URLSource: d.Status.URLSource,
+		Breaker:   "n/a",
+		ReadOnly:  d.Status.ReadOnly,
+		Config:    d.Status.Config,
+		Versions:  versions(d.Status),
 	}
+	a := d.authState()
+	o.AuthSource = a.source
 	if o.AuthSource == "" {
 		o.AuthSource = "none"
+	}
+	if a.warning != "" && a.warning != o.Config["auth_warning"] {
+		o.Config = maps.Clone(o.Config)
+		if o.Config == nil {
+			o.Config = map[string]string{}
+		}
+		o.Config["auth_warning"] = a.warning
 	}
 	if d.Breaker != nil {
 		o.Breaker = d.Breaker()
@@ -276,6 +285,9 @@ func statusText(o StatusOutput) string {
 		}
 	}
 	fmt.Fprintf(&b, "Credentials: %s\n", o.AuthSource)
+	if w := o.Config["auth_warning"]; w != "" {
+		fmt.Fprintf(&b, "  Warning: %s\n", w)
+	}
 	p := o.Project
 	if p.Path != "" {
 		fmt.Fprintf(&b, "Project: %s (%s)\n", p.Name, p.Path)

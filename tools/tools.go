@@ -61,12 +61,13 @@ type Cache interface {
 
 // StatusInfo holds static facts r2r_status reports.
 type StatusInfo struct {
-	Version    string            // r2r-mcp version
-	Commit     string            // build commit
-	AuthSource string            // where the credentials came from, e.g. "keyring", "env R2R_API_KEY", "none"
-	URLSource  string            // where the R2R URL came from, e.g. "flag", "env R2R_API_URL", "default"
-	ReadOnly   bool              // --read-only: write tools are not registered
-	Config     map[string]string // other effective settings and their sources (no secrets)
+	Version     string            // r2r-mcp version
+	Commit      string            // build commit
+	AuthSource  string            // where the credentials came from, e.g. "keyring", "env R2R_API_KEY", "none"
+	AuthWarning string            // a credential resolution problem for the user ("" = none)
+	URLSource   string            // where the R2R URL came from, e.g. "flag", "env R2R_API_URL", "default"
+	ReadOnly    bool              // --read-only: write tools are not registered
+	Config      map[string]string // other effective settings and their sources (no secrets)
 }
 
 // Deps are what the tools need. Client and Projects are required; the rest is optional.
@@ -79,6 +80,11 @@ type Deps struct {
 	Status   StatusInfo       // static facts for r2r_status
 	Breaker  func() string    // optional: one-line breaker state for r2r_status
 	Now      func() time.Time // nil = time.Now
+
+	// AuthState, when set, says where the credentials come from and any warning about
+	// them, as known now; it overrides Status.AuthSource and Status.AuthWarning (a
+	// credential read lazily from the keyring knows its source only after first use).
+	AuthState func() (source, warning string)
 
 	// BreakerState, when set, gives r2r_status the circuit breaker's full state (state,
 	// failures, time until half-open, last transitions).
@@ -246,13 +252,13 @@ func Check(tools []Tool) error {
 func guard(d *Deps, name string, h server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		timeout, flag := d.timeoutFor(name, req)
-		ctx, cancel := context.WithTimeout(withCall(ctx, callInfo{tool: name, timeout: timeout, flag: flag}), timeout)
+		ctx = withAuth(withCall(ctx, callInfo{tool: name, timeout: timeout, flag: flag}), d.authState)
+		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		defer func() {
 			if r := recover(); r != nil {
 				d.logger().Error("tool handler panicked", "tool", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-				res, err = errorResult(ErrorInfo{Type: "internal", Code: CodeR2RAPI,
-					Message: fmt.Sprintf("r2r-mcp hit an internal error in %s; it has been logged. Please report it.", name)}), nil
+				res, err = internalError(fmt.Sprintf("r2r-mcp hit an internal error in %s; it has been logged. Please report it.", name)), nil
 			}
 		}()
 		return h(ctx, req)
@@ -305,7 +311,7 @@ func guardResource(d *Deps, h server.ResourceHandlerFunc) server.ResourceHandler
 		timeout = DefaultCallTimeout
 	}
 	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		ctx, cancel := context.WithTimeout(ctx, timeout)
+		ctx, cancel := context.WithTimeout(withAuth(ctx, d.authState), timeout)
 		defer cancel()
 		return h(ctx, req)
 	}

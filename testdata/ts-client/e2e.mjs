@@ -42,6 +42,25 @@ async function call(client, name, args) {
   return result;
 }
 
+// expectToolError calls a tool that must fail with an isError result (never a thrown
+// protocol error) whose text names the next step and whose _meta carries the error code.
+async function expectToolError(client, name, args, code, type, nextStep) {
+  let result;
+  try {
+    result = await client.callTool({ name, arguments: args });
+  } catch (err) {
+    throw new Error(`${name} ${JSON.stringify(args)}: the SDK threw instead of returning an error result: ${err}`);
+  }
+  const t = text(result);
+  check(result.isError === true, `${name} ${JSON.stringify(args)}: isError is ${result.isError}: ${t}`);
+  check(t.includes(nextStep), `${name}: error text lacks the next step ${JSON.stringify(nextStep)}: ${t}`);
+  check(result.structuredContent === undefined, `${name}: error result carries structuredContent`);
+  const meta = result._meta?.["r2r-mcp/error"];
+  check(meta?.code === code && meta?.type === type && typeof meta?.retryable === "boolean",
+    `${name}: _meta["r2r-mcp/error"] = ${JSON.stringify(meta)}, want code ${code} type ${type}`);
+  return result;
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
@@ -72,6 +91,20 @@ async function main() {
     `tools/list returned ${names.join(", ")}`,
   );
   console.log(`tools: ${names.length}`);
+
+  // Error results carry no structuredContent (the SDK validates it against the tool's
+  // outputSchema even when isError is set, and would throw -32602 instead of showing the
+  // text); the structured error data is in _meta["r2r-mcp/error"].
+  await expectToolError(client, "r2r_search", { query: 5 }, -32602, "invalid_params", "Fix the arguments");
+  await expectToolError(
+    client,
+    "r2r_get_document",
+    { document_id: "00000000-0000-4000-8000-000000000000" },
+    -32001,
+    "not_found",
+    "r2r_list_documents",
+  );
+  console.log("error results: ok");
 
   await call(client, "r2r_search", { query: expect });
   console.log("search before ingestion: ok");

@@ -1,0 +1,236 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/r2r-mcp/r2r-mcp/auth"
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+)
+
+// errInfo is ErrorOf without the ok flag (zero ErrorInfo for a result without one).
+func errInfo(res *mcp.CallToolResult) ErrorInfo {
+	info, _ := ErrorOf(res)
+	return info
+}
+
+// withCreds sets the credentials of the env's R2R client.
+func withCreds(c r2r.Credentials) envOption { return func(cfg *envConfig) { cfg.creds = c } }
+
+// TestErrorResultWire: an error result has text, isError and _meta["r2r-mcp/error"], and
+// no structuredContent (which MCP clients check against the tool's outputSchema even on
+// errors); ErrorOf reads it back both in-process and after a JSON round trip.
+func TestErrorResultWire(t *testing.T) {
+	secs := 2.5
+	want := ErrorInfo{Type: "rate_limited", Code: CodeRateLimited, Retryable: true, RetryAfter: &secs, Status: 429,
+		Message: "Slow down. Retry in 2.5 s."}
+	res := NewErrorResult(want)
+
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wire map[string]any
+	if err := json.Unmarshal(b, &wire); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := wire["structuredContent"]; ok {
+		t.Errorf("error result has structuredContent: %s", b)
+	}
+	if wire["isError"] != true {
+		t.Errorf("isError missing: %s", b)
+	}
+	meta, _ := wire["_meta"].(map[string]any)
+	got, _ := meta[ErrorMetaKey].(map[string]any)
+	wantWire := map[string]any{"type": "rate_limited", "code": float64(CodeRateLimited), "retryable": true,
+		"retry_after": 2.5, "status": float64(429)}
+	if fmt.Sprint(got) != fmt.Sprint(wantWire) {
+		t.Errorf("_meta[%q] = %v, want %v", ErrorMetaKey, got, wantWire)
+	}
+
+	var decoded mcp.CallToolResult
+	if err := json.Unmarshal(b, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range map[string]*mcp.CallToolResult{"in-process": res, "decoded": &decoded} {
+		info, ok := ErrorOf(r)
+		if !ok || info.Type != want.Type || info.Code != want.Code || !info.Retryable || info.RetryAfter == nil ||
+			*info.RetryAfter != secs || info.Status != 429 || info.Message != want.Message {
+			t.Errorf("%s: ErrorOf = %+v, %v", name, info, ok)
+		}
+	}
+	if _, ok := ErrorOf(result("fine", map[string]any{})); ok {
+		t.Error("ErrorOf reported an error for a successful result")
+	}
+}
+
+// TestUnauthorizedAdvice: the next step after a 401 depends on where the rejected
+// credential came from; `r2r-mcp login` cannot replace an environment credential.
+func TestUnauthorizedAdvice(t *testing.T) {
+	tests := []struct {
+		name    string
+		creds   r2r.Credentials
+		source  string
+		warning string
+		dynamic bool // via Deps.AuthState instead of Status
+		want    []string
+		not     []string
+	}{
+		{name: "env api key", creds: r2r.APIKey("not-a-valid-key"), source: auth.SourceEnvAPIKey,
+			want: []string{"R2R rejected R2R_API_KEY (401)", "Replace it in your MCP client's configuration", "remove it and run `r2r-mcp login`"}},
+		{name: "env password", creds: r2r.APIKey("not-a-valid-key"), source: auth.SourceEnvPassword,
+			want: []string{"R2R_EMAIL/R2R_PASSWORD (401)", "Fix them in your MCP client's configuration"}},
+		{name: "keyring", creds: r2r.APIKey("not-a-valid-key"), source: auth.SourceKeyring,
+			want: []string{"rejected the stored credential (from keyring) (401)", "Run `r2r-mcp login`"}, not: []string{"R2R_API_KEY"}},
+		{name: "file", creds: r2r.APIKey("not-a-valid-key"), source: "file /home/u/.config/r2r-mcp/credentials.json",
+			want: []string{"(from file /home/u/.config/r2r-mcp/credentials.json) (401)", "Run `r2r-mcp login`"}},
+		{name: "none", creds: nil, source: auth.SourceNone,
+			want: []string{"R2R requires authentication (401)", "Run `r2r-mcp login` (or set R2R_API_KEY"}},
+		{name: "keyring read lazily, with a warning", creds: r2r.APIKey("not-a-valid-key"), source: auth.SourceKeyring,
+			warning: "system keyring did not answer in time", dynamic: true,
+			want: []string{"(from keyring) (401)", "Credentials warning: system keyring did not answer in time."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, withEmulator(r2rtest.Options{RequireAuth: true}), withCreds(tt.creds), withDeps(func(d *Deps) {
+				if tt.dynamic {
+					d.Status.AuthSource = "keyring (not read yet)"
+					d.AuthState = func() (string, string) { return tt.source, tt.warning }
+				} else {
+					d.Status.AuthSource, d.Status.AuthWarning = tt.source, tt.warning
+				}
+			}))
+			_, info := e.fail("r2r_list_collections", nil)
+			t.Log(info.Message)
+			if info.Code != CodeAuth || info.Type != "authentication" || info.Status != http.StatusUnauthorized {
+				t.Fatalf("%+v", info)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(info.Message, w) {
+					t.Errorf("message %q lacks %q", info.Message, w)
+				}
+			}
+			for _, w := range tt.not {
+				if strings.Contains(info.Message, w) {
+					t.Errorf("message %q contains %q", info.Message, w)
+				}
+			}
+		})
+	}
+}
+
+// failingCredentials stand for credentials that cannot be applied without R2R's help,
+// such as a keyring that does not answer.
+type failingCredentials struct{ err error }
+
+func (f failingCredentials) Apply(context.Context, http.Header) error { return f.err }
+func (f failingCredentials) Identity() string                         { return "test:failing" }
+
+// TestCredentialErrors: when the credentials cannot be applied (a login fails), nothing is
+// sent, and the result is -32002 with the cause and source-specific advice, never the
+// login's own status passed off as the tool's (a 404 "User not found" is not "document not
+// found"). A login that fails because R2R is down is reported as R2R being down.
+func TestCredentialErrors(t *testing.T) {
+	t.Run("unknown account from the environment", func(t *testing.T) {
+		srv := r2rtest.NewServer(t, r2rtest.Options{RequireAuth: true})
+		login, err := r2r.New(r2r.Options{BaseURL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		creds := auth.NewPasswordSource(auth.TokenSourceOptions{Client: login}, "nobody@example.com", "wrong-password")
+		e := newEnv(t, withCreds(creds), withDeps(func(d *Deps) { d.Status.AuthSource = auth.SourceEnvPassword }))
+		_, info := e.fail("r2r_get_document", map[string]any{"document_id": "00000000-0000-4000-8000-000000000001"})
+		t.Log(info.Message)
+		if info.Code != CodeAuth || info.Type != "authentication" || info.Retryable {
+			t.Fatalf("%+v", info)
+		}
+		for _, w := range []string{"could not authenticate to R2R at " + e.r2r.URL, "Fix R2R_EMAIL/R2R_PASSWORD in your MCP client's configuration", "r2r-mcp doctor"} {
+			if !strings.Contains(info.Message, w) {
+				t.Errorf("message %q lacks %q", info.Message, w)
+			}
+		}
+		if strings.Contains(info.Message, "was not found") || strings.Contains(info.Message, "wrong-password") {
+			t.Errorf("message %q", info.Message)
+		}
+		if n := len(e.r2r.Counts()); n != 0 {
+			t.Errorf("the call reached the tools' R2R: %v", e.r2r.Counts())
+		}
+	})
+
+	t.Run("login while R2R fails", func(t *testing.T) {
+		srv := r2rtest.NewServer(t, r2rtest.Options{RequireAuth: true})
+		srv.ForceStatus("POST /v3/users/login", http.StatusServiceUnavailable, 10)
+		login, err := r2r.New(r2r.Options{BaseURL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		creds := auth.NewPasswordSource(auth.TokenSourceOptions{Client: login}, r2rtest.AdminEmail, r2rtest.AdminPassword)
+		e := newEnv(t, withCreds(creds), withDeps(func(d *Deps) { d.Status.AuthSource = auth.SourceEnvPassword }))
+		_, info := e.fail("r2r_list_collections", nil)
+		if info.Code != CodeR2RAPI || info.Status != http.StatusServiceUnavailable || !info.Retryable {
+			t.Fatalf("%+v", info)
+		}
+	})
+
+	t.Run("keyring does not answer", func(t *testing.T) {
+		e := newEnv(t, withCreds(failingCredentials{err: fmt.Errorf("reading the stored credential: %w", auth.ErrKeyringTimeout)}),
+			withDeps(func(d *Deps) { d.Status.AuthSource = auth.SourceKeyringPending }))
+		_, info := e.fail("r2r_list_collections", nil)
+		if info.Code != CodeAuth || !info.Retryable || !strings.Contains(info.Message, "Unlock the system keyring") {
+			t.Fatalf("%+v", info)
+		}
+	})
+}
+
+// TestErrorCodes: failures that are not R2R's do not claim -32001 "R2R API error".
+func TestErrorCodes(t *testing.T) {
+	ctx := withCall(context.Background(), callInfo{tool: "r2r_ingest_document", timeout: 45 * time.Second})
+	const docID = "0c5d8a52-6f4e-5b1a-9f3e-2d7c1b0a9e88"
+	tests := []struct {
+		name      string
+		res       *mcp.CallToolResult
+		code      int
+		typ       string
+		retryable bool
+		want      string
+	}{
+		{"cancelled", r2rErrorResult(ctx, context.Canceled, "http://r2r", errHints{}), CodeInternal, "cancelled", false, "cancelled"},
+		{"unexpected", r2rErrorResult(ctx, errors.New("boom"), "http://r2r", errHints{}), CodeInternal, "internal", false, "Unexpected error: boom"},
+		{"configuration", configError("Cannot read /p/.r2r-mcp.json: invalid JSON. Fix the file."), CodeInternal, "configuration", false, ".r2r-mcp.json"},
+		{"timeout", r2rErrorResult(ctx, context.DeadlineExceeded, "http://r2r", errHints{}), CodeR2RAPI, "timeout", true, "within 45 s"},
+		{"ingest timeout", r2rErrorResult(ctx, context.DeadlineExceeded, "http://r2r", stillIngesting(errHints{}, docID)),
+			CodeR2RAPI, "timeout", false, "R2R may still be ingesting the file: follow it with r2r_monitor_task document_id=" + docID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			info, ok := ErrorOf(tt.res)
+			if !ok || tt.res.StructuredContent != nil || info.Code != tt.code || info.Type != tt.typ || info.Retryable != tt.retryable ||
+				!strings.Contains(info.Message, tt.want) {
+				t.Fatalf("%+v (want code %d type %s, text with %q)", info, tt.code, tt.typ, tt.want)
+			}
+		})
+	}
+
+	t.Run("panic", func(t *testing.T) {
+		e := newEnv(t)
+		h := guard(e.deps, "r2r_search", func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			panic("handler bug")
+		})
+		res, err := h(context.Background(), mcp.CallToolRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info := errInfo(res); info.Code != CodeInternal || info.Type != "internal" || !strings.Contains(info.Message, "Please report it") {
+			t.Fatalf("%+v", info)
+		}
+	})
+}
