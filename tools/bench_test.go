@@ -110,7 +110,7 @@ func BenchmarkSearchTool(b *testing.B) {
 	b.Run("breaker_open", func(b *testing.B) {
 		br := r2r.NewBreaker(emu.URL, r2r.BreakerSettings{Failures: 1, Cooldown: time.Hour}, nil)
 		h := benchSearch(b, emu.URL, br, RateLimits{})
-		emu.ForceStatus("POST /v3/retrieval/search", 500, 1)
+		emu.ForceStatus("POST /v3/retrieval/search", 503, 1)
 		res, err := h(ctx, searchReq("trip the breaker"))
 		check(b, res, err, true)
 		if br.State().State != "open" {

@@ -361,7 +361,7 @@ func TestProjectConfigFileOverridesCollection(t *testing.T) {
 	// A configured id that does not exist is a configuration error, not a silent creation.
 	e.write(ProjectConfigFile, `{"collection": "00000000-0000-4000-8000-000000000001"}`)
 	_, info := e.fail("r2r_search", map[string]any{"query": "ledger"})
-	if info.Type != "project_config" || !strings.Contains(info.Message, ".r2r-mcp.json") {
+	if info.Type != "configuration" || !strings.Contains(info.Message, ".r2r-mcp.json") {
 		t.Fatalf("info = %+v", info)
 	}
 	e.write(ProjectConfigFile, `{"collection": `)

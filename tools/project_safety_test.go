@@ -107,7 +107,7 @@ func TestProjectConfigFileMustBeARegularFile(t *testing.T) {
 			e.r2r.ResetCounts()
 			res := mustReturn(t, "r2r_list_documents", func() *mcp.CallToolResult { return e.call("r2r_list_documents", nil) })
 			info, ok := ErrorOf(res)
-			if !ok || info.Type != "project_config" || !strings.Contains(info.Message, tt.want) {
+			if !ok || info.Type != "configuration" || !strings.Contains(info.Message, tt.want) {
 				t.Fatalf("result %+v: %s", info, text(res))
 			}
 			if n := len(e.r2r.Counts()); n != 0 {
@@ -508,6 +508,14 @@ func TestDeletedProjectCollection(t *testing.T) {
 		t.Fatalf("checked within the TTL: %s", text(res))
 	}
 	clock.Add(int64(VerifyTTL + time.Second))
+	// A search that finds nothing checks the collection and says it is gone.
+	if info, ok := ErrorOf(e.call("r2r_search", map[string]any{"query": "ledger"})); !ok || info.Type != "not_found" ||
+		!strings.Contains(info.Message, first.CollectionID) {
+		t.Fatalf("search after delete: %+v", info)
+	}
+	if err := e.deps.Projects.Verify(context.Background(), e.client, s.ID); err == nil {
+		t.Fatal("Verify after delete succeeded")
+	}
 	res := e.deps.verifyScope(context.Background(), s)
 	if info, ok := ErrorOf(res); !ok || info.Type != "not_found" || !strings.Contains(info.Message, first.CollectionID) {
 		t.Fatalf("after delete: %+v", info)

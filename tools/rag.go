@@ -160,6 +160,11 @@ func ragQueryTool(d *Deps) Tool {
 			d.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
+		if len(o.Sources) == 0 { // nothing retrieved, or sources not asked for: at most one check per VerifyTTL
+			if res := d.verifyScope(ctx, s); res != nil {
+				return res, nil
+			}
+		}
 		o.Cached = cached
 		// The answer may legitimately be long when max_tokens is large: allow for it.
 		return resultCap(withCachedMarker(ragText(o, s, includeSources), cached), max(MaxTextBytes, 4*maxTokens+8<<10),

@@ -62,7 +62,7 @@ func (d *Deps) projectErrorResult(ctx context.Context, err error) *mcp.CallToolR
 	switch {
 	case errors.As(err, &pe):
 		// Not the call's arguments: the project's configuration (or R2R's account data).
-		return errorResult(ErrorInfo{Type: "project_config", Code: CodeInternal, Message: pe.msg})
+		return configError(pe.msg)
 	case errors.As(err, &re), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{})
 	}

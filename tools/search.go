@@ -149,6 +149,11 @@ func searchTool(d *Deps) Tool {
 			d.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
+		if o.Count == 0 { // R2R answers a filter on a deleted collection with no hits, not 404
+			if res := d.verifyScope(ctx, s); res != nil {
+				return res, nil
+			}
+		}
 		o.Cached = cached
 		if s.Project != nil {
 			d.History.Add(s.Project.Root, SearchEntry{Time: d.now().UTC(), Query: query, Hits: o.Count,
