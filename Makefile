@@ -45,7 +45,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 emulator:
-	$(GO) run ./r2r/r2rtest/r2r-emulator --addr 127.0.0.1:7272 --seed testdata/docs
+	$(GO) run ./r2r/r2rtest/r2r-emulator --addr 127.0.0.1:7272 --seed testdata/docs --seed-collection claude-code-$(notdir $(CURDIR))
 
 # GoReleaser pin: v2.16.0 is the newest release that installs here with Go 1.26.8
 # (v2.18.2 needs go >= 1.27.1; v2.17.0 pulls go.digitalxero.dev/go-msix, a module host outside

@@ -21,7 +21,10 @@ const (
 type CLIConfig struct {
 	Addr    string
 	SeedDir string
-	Options Options
+	// SeedCollection names the collection --seed puts the documents in ("" = the owner's
+	// default collection).
+	SeedCollection string
+	Options        Options
 }
 
 // ParseFlags parses r2r-emulator's command line.
@@ -31,6 +34,7 @@ func ParseFlags(args []string, stderr io.Writer) (*CLIConfig, error) {
 	cfg := &CLIConfig{}
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:7272", "listen address")
 	fs.StringVar(&cfg.SeedDir, "seed", "", "ingest every file under `DIR` at start")
+	fs.StringVar(&cfg.SeedCollection, "seed-collection", "", "put the --seed documents in the collection `NAME` (created if missing; default: the owner's default collection)")
 	fs.BoolVar(&cfg.Options.RequireAuth, "auth", false, "require credentials (creates "+DevEmail+" / "+DevPassword+")")
 	fs.DurationVar(&cfg.Options.Latency, "latency", 0, "latency added to every request")
 	fs.Float64Var(&cfg.Options.FailRate, "fail-rate", 0, "fraction of requests answered 502/503/504")
@@ -66,10 +70,14 @@ func Setup(cfg *CLIConfig, stderr io.Writer) (*Emulator, error) {
 		fmt.Fprintf(stderr, "r2r-emulator: auth required; log in as %s / %s (superuser %s)\n", DevEmail, DevPassword, AdminEmail)
 	}
 	if cfg.SeedDir != "" {
-		if err := e.Seed(owner, cfg.SeedDir); err != nil {
+		if err := e.SeedInto(owner, cfg.SeedDir, cfg.SeedCollection); err != nil {
 			fmt.Fprintf(stderr, "r2r-emulator: seeding %s: %v\n", cfg.SeedDir, err)
 		}
-		fmt.Fprintf(stderr, "r2r-emulator: seeded %d documents from %s as %s\n", e.documentCount(), cfg.SeedDir, owner)
+		into := "the default collection"
+		if cfg.SeedCollection != "" {
+			into = "collection " + cfg.SeedCollection
+		}
+		fmt.Fprintf(stderr, "r2r-emulator: seeded %d documents from %s as %s into %s\n", e.documentCount(), cfg.SeedDir, owner, into)
 	}
 	return e, nil
 }

@@ -180,3 +180,29 @@ func TestSeededProjectDocs(t *testing.T) {
 		})
 	}
 }
+
+func TestRunnableEmulatorSeedsIntoNamedCollection(t *testing.T) {
+	dir := writeDocs(t, map[string]string{
+		"a.md": "# Payout backlog\n\nDrain the payout queue before paging the bank.",
+		"b.md": "# Signing keys\n\nRotate signing keys every ninety days.",
+	})
+	base, stderr := startCLI(t, "--seed", dir, "--seed-collection", "claude-code-demo")
+	c := &tc{t: t, base: base}
+	r := c.get("/v3/collections/name/claude-code-demo")
+	if r.status != 200 {
+		t.Fatalf("collection by name: %d %s\nlog:\n%s", r.status, r.raw, stderr.String())
+	}
+	col := r.body["results"].(map[string]any)
+	if col["document_count"] != float64(2) {
+		t.Fatalf("collection %v, want 2 documents", col)
+	}
+	// A search scoped to that collection, as r2r-mcp sends it, finds the seeded document.
+	hits := searchHits(t, c.postJSON("/v3/retrieval/search", map[string]any{"query": "drain the payout queue",
+		"search_settings": map[string]any{"filters": map[string]any{"collection_ids": map[string]any{"$overlap": []any{col["id"]}}}}}))
+	if want := uuid5("a.md-" + uuid5(AdminEmail)); len(hits) == 0 || hits[0]["document_id"] != want {
+		t.Fatalf("hits %v, want %s first", hits, want)
+	}
+	if !strings.Contains(stderr.String(), "into collection claude-code-demo") {
+		t.Fatalf("log:\n%s", stderr.String())
+	}
+}

@@ -14,9 +14,19 @@ import (
 // the file's path relative to dir, unsupported extensions and oversized files are skipped and
 // reported in the returned error, hidden files and directories are skipped.
 func (e *Emulator) Seed(ownerEmail, dir string) error {
+	return e.SeedInto(ownerEmail, dir, "")
+}
+
+// SeedInto is Seed with the documents assigned to the owner's collection named collection,
+// created if the owner has none of that name; "" means the owner's default collection.
+func (e *Emulator) SeedInto(ownerEmail, dir, collection string) error {
 	e.mu.Lock()
 	u := e.st.byEmail[strings.ToLower(ownerEmail)]
 	chunkSize := e.opts.ChunkSize
+	var target string
+	if u != nil && collection != "" {
+		target = e.ownedCollectionLocked(u, collection)
+	}
 	e.mu.Unlock()
 	if u == nil {
 		return fmt.Errorf("seed: unknown user %q", ownerEmail)
@@ -44,7 +54,7 @@ func (e *Emulator) Seed(ownerEmail, dir string) error {
 		if err != nil {
 			return err
 		}
-		if err := e.seedFile(u, rel, content, chunkSize); err != nil {
+		if err := e.seedFile(u, rel, content, chunkSize, target); err != nil {
 			errs = append(errs, fmt.Errorf("seed %s: %w", rel, err))
 		}
 		return nil
@@ -55,7 +65,23 @@ func (e *Emulator) Seed(ownerEmail, dir string) error {
 	return errors.Join(errs...)
 }
 
-func (e *Emulator) seedFile(u *user, name string, content []byte, chunkSize int) error {
+// ownedCollectionLocked returns the id of u's collection called name, creating it (with u
+// as a member, as POST /v3/collections does) when there is none.
+func (e *Emulator) ownedCollectionLocked(u *user, name string) string {
+	for _, col := range e.st.collections {
+		if col.ownerID == u.id && col.name == name {
+			return col.id
+		}
+	}
+	now := e.nowLocked()
+	col := &collection{id: newUUID(), ownerID: u.id, name: name, clusterStatus: "pending", syncStatus: "pending",
+		createdAt: now, updatedAt: now}
+	e.st.collections[col.id] = col
+	u.collectionIDs = append(u.collectionIDs, col.id)
+	return col.id
+}
+
+func (e *Emulator) seedFile(u *user, name string, content []byte, chunkSize int, collectionID string) error {
 	ext := strings.ToLower(name[strings.LastIndex(name, ".")+1:])
 	if !documentTypes[ext] {
 		return fmt.Errorf("'%s' is not a valid DocumentType", ext)
@@ -77,7 +103,9 @@ func (e *Emulator) seedFile(u *user, name string, content []byte, chunkSize int)
 	title := name[strings.LastIndex(name, "/")+1:]
 	d := &document{id: id, ownerID: u.id, docType: ext, metadata: map[string]any{"version": "v0"}, title: &title,
 		fileName: name, content: content, size: int64(len(content)), status: "parsing", createdAt: now, updatedAt: now}
-	if len(u.collectionIDs) > 0 {
+	if collectionID != "" {
+		d.collectionIDs = []string{collectionID}
+	} else if len(u.collectionIDs) > 0 {
 		d.collectionIDs = []string{u.collectionIDs[0]}
 	} else {
 		d.collectionIDs = []string{}
