@@ -250,7 +250,7 @@ func documentTitle(doc r2r.Document) string {
 	if t, ok := doc.Metadata["title"].(string); ok && strings.TrimSpace(t) != "" {
 		return Sanitize(t)
 	}
-	return "(untitled)"
+	return untitled
 }
 
 func formatTime(t time.Time) string {

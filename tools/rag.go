@@ -153,6 +153,8 @@ func ragQueryTool(d *Deps) Tool {
 			}
 			if includeSources {
 				o.Sources = ragSources(o.Answer, res)
+				d.fillTitles(ctx, len(o.Sources), func(i int) string { return o.Sources[i].DocumentID },
+					func(i int) *string { return &o.Sources[i].Document })
 			}
 			return o, true, nil
 		})

@@ -143,6 +143,8 @@ func searchTool(d *Deps) Tool {
 				o.Results = append(o.Results, searchHit(i+1, c))
 			}
 			o.Count = len(o.Results)
+			d.fillTitles(ctx, o.Count, func(i int) string { return o.Results[i].DocumentID },
+				func(i int) *string { return &o.Results[i].Title })
 			return o, true, nil
 		})
 		if err != nil {
@@ -209,7 +211,7 @@ func chunkTitle(md map[string]any) string {
 	if t, ok := md["title"].(string); ok && strings.TrimSpace(t) != "" {
 		return t
 	}
-	return "(untitled)"
+	return untitled
 }
 
 func searchText(o SearchOutput, s *scope) string {
