@@ -14,14 +14,14 @@ import (
 	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
-	"github.com/r2r-mcp/r2r-mcp/auth/keyringit"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/server/servertest"
 )
 
 // The auth end-to-end tests run the real binary (login, status, serve, logout) with a
 // minimal environment against the R2R emulator, and talk to serve with mcp-go's stdio
 // client. None of them has a D-Bus session, so auth's bus check fails fast and the 0600
-// file is the store; the same flows against a real Secret Service are in auth/keyringit.
+// file is the store; the same flows against a real Secret Service are in auth/servertest.
 
 const (
 	e2eEmail    = "e2e-auth@example.com"
@@ -34,66 +34,59 @@ const (
 	routeLogin   = "POST /v3/users/login"
 )
 
+func TestMain(m *testing.M) { servertest.Main(m) }
+
 func TestE2EAuth(t *testing.T) {
 	bus := filepath.Join("/run/user", strconv.Itoa(os.Getuid()), "bus")
 	if _, err := os.Stat(bus); err == nil {
 		// auth finds this bus without DBUS_SESSION_BUS_ADDRESS, so "no Secret Service"
-		// cannot be arranged here; the keyring flows are covered by auth/keyringit.
+		// cannot be arranged here; the keyring flows are covered by auth/servertest.
 		t.Skipf("a D-Bus session bus exists at %s; these tests need a machine without one", bus)
 	}
-	bin := keyringit.BuildBinary(t)
+	servertest.Build(t) // once, before the parallel subtests
 	t.Run("without a Secret Service login falls back to the file and serve uses it", func(t *testing.T) {
 		t.Parallel()
-		testFileFallback(t, bin)
+		testFileFallback(t)
 	})
 	t.Run("concurrent calls with expiring tokens refresh rarely", func(t *testing.T) {
 		t.Parallel()
-		testTokenRefreshUnderLoad(t, bin)
+		testTokenRefreshUnderLoad(t)
 	})
 	t.Run("no secret in any output", func(t *testing.T) {
 		t.Parallel()
-		testNoSecretsAnywhere(t, bin)
+		testNoSecretsAnywhere(t)
 	})
 }
 
 // authWorld is one emulated R2R with a user, a project checkout and a private home.
 type authWorld struct {
 	t         *testing.T
-	bin       string
-	srv       *keyringit.RecordingR2R
+	srv       *servertest.RecordingR2R
 	proj      string
 	env       []string // no credential, no URL, no D-Bus
 	configDir string
 }
 
-func newAuthWorld(t *testing.T, bin string, opts r2rtest.Options) *authWorld {
+func newAuthWorld(t *testing.T, opts r2rtest.Options) *authWorld {
 	t.Helper()
 	opts.RequireAuth = true
-	w := &authWorld{t: t, bin: bin, srv: keyringit.NewRecordingR2R(t, opts)}
+	w := &authWorld{t: t, srv: servertest.NewRecordingR2R(t, opts)}
 	w.srv.CreateUser(e2eEmail, e2ePassword, false)
-	w.env = keyringit.MinimalEnv(t)
-	w.configDir = filepath.Join(keyringit.EnvValue(w.env, "XDG_CONFIG_HOME"), "r2r-mcp")
-	w.proj = filepath.Join(t.TempDir(), "payouts")
-	for _, d := range []string{".git", "docs"} {
-		if err := os.MkdirAll(filepath.Join(w.proj, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(w.proj, "docs", "guide.md"), []byte(guideText), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	w.env = servertest.MinimalEnv(t)
+	w.configDir = filepath.Join(servertest.EnvValue(w.env, "XDG_CONFIG_HOME"), "r2r-mcp")
+	w.proj = servertest.GitProject(t, "payouts", map[string]string{"docs/guide.md": guideText})
 	return w
 }
 
-func (w *authWorld) run(env []string, stdin string, args ...string) keyringit.Result {
+func (w *authWorld) run(env []string, stdin string, args ...string) servertest.Result {
 	w.t.Helper()
 	if env == nil {
 		env = w.env
 	}
-	return keyringit.Run(w.t, w.bin, w.proj, env, stdin, args...)
+	return servertest.Run(w.t, w.proj, env, stdin, args...)
 }
 
-func (w *authWorld) login(extra ...string) keyringit.Result {
+func (w *authWorld) login(extra ...string) servertest.Result {
 	w.t.Helper()
 	args := append([]string{"login", "--url", w.srv.URL, "--email", e2eEmail, "--password-stdin"}, extra...)
 	r := w.run(nil, e2ePassword+"\n", args...)
@@ -118,7 +111,7 @@ func (w *authWorld) storedSecret() auth.Secret {
 }
 
 // statusJSON runs status --json with env and decodes the report.
-func (w *authWorld) statusJSON(env []string) (map[string]any, keyringit.Result) {
+func (w *authWorld) statusJSON(env []string) (map[string]any, servertest.Result) {
 	w.t.Helper()
 	r := w.run(env, "", "status", "--json")
 	var rep map[string]any
@@ -138,7 +131,7 @@ func field(m map[string]any, path ...string) any {
 }
 
 // mustCall calls a tool and fails the test on a protocol error or an isError result.
-func mustCall(ctx context.Context, t *testing.T, s *keyringit.Session, name string, args map[string]any) keyringit.ToolResult {
+func mustCall(ctx context.Context, t *testing.T, s *servertest.Session, name string, args map[string]any) servertest.ToolResult {
 	t.Helper()
 	r, err := s.Call(ctx, name, args)
 	if err != nil {
@@ -151,7 +144,7 @@ func mustCall(ctx context.Context, t *testing.T, s *keyringit.Session, name stri
 }
 
 // ingestAndSearch ingests docs/guide.md through serve and finds it with r2r_search.
-func ingestAndSearch(ctx context.Context, t *testing.T, s *keyringit.Session) (docID string, results []keyringit.ToolResult) {
+func ingestAndSearch(ctx context.Context, t *testing.T, s *servertest.Session) (docID string, results []servertest.ToolResult) {
 	t.Helper()
 	ing := mustCall(ctx, t, s, "r2r_ingest_document", map[string]any{"file_path": "docs/guide.md"})
 	docID, _ = ing.Structured["document_id"].(string)
@@ -166,13 +159,13 @@ func ingestAndSearch(ctx context.Context, t *testing.T, s *keyringit.Session) (d
 	if !hit {
 		t.Errorf("search did not find the ingested document %q:\n%s", docID, found.Text)
 	}
-	return docID, []keyringit.ToolResult{ing, found}
+	return docID, []servertest.ToolResult{ing, found}
 }
 
 // testFileFallback: with no Secret Service, login stores the API key in the 0600 file
 // with a warning, serve authenticates with it, status names the file, logout removes it.
-func testFileFallback(t *testing.T, bin string) {
-	w := newAuthWorld(t, bin, r2rtest.Options{})
+func testFileFallback(t *testing.T) {
+	w := newAuthWorld(t, r2rtest.Options{})
 	r := w.login()
 	for _, want := range []string{"! no usable system keyring", "no D-Bus session bus", "stored in " + w.credentialsFile() + " (plain-text file)"} {
 		if !strings.Contains(r.Stderr, want) {
@@ -193,7 +186,7 @@ func testFileFallback(t *testing.T, bin string) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s := keyringit.Serve(ctx, t, bin, w.proj, w.env)
+	s := servertest.Serve(ctx, t, w.proj, w.env)
 	ingestAndSearch(ctx, t, s)
 	if lr := w.srv.LastRequest("POST /v3/retrieval/search"); lr == nil || lr.Header.Get("X-API-Key") != sec.Secret {
 		t.Error("search was not authenticated with the key from the file")
@@ -221,7 +214,7 @@ func testFileFallback(t *testing.T, bin string) {
 // testTokenRefreshUnderLoad: access tokens live 2 s; 50 tool calls, one every 200 ms and
 // overlapping, must all succeed while serve renews the token only a few times — with the
 // password from the environment and with a stored refresh token (R2R without API keys).
-func testTokenRefreshUnderLoad(t *testing.T, bin string) {
+func testTokenRefreshUnderLoad(t *testing.T) {
 	const (
 		calls       = 50
 		every       = 200 * time.Millisecond
@@ -252,11 +245,11 @@ func testTokenRefreshUnderLoad(t *testing.T, bin string) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			w := newAuthWorld(t, bin, r2rtest.Options{TokenTTL: tokenTTL})
+			w := newAuthWorld(t, r2rtest.Options{TokenTTL: tokenTTL})
 			env := tt.setup(w)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			s := keyringit.Serve(ctx, t, bin, w.proj, env)
+			s := servertest.Serve(ctx, t, w.proj, env)
 			docID, _ := ingestAndSearch(ctx, t, s)
 			w.srv.ResetCounts()
 
@@ -332,11 +325,11 @@ func testTokenRefreshUnderLoad(t *testing.T, bin string) {
 // serve on the stored key and on R2R_EMAIL/R2R_PASSWORD with debug logs to a file, token
 // expiry, logout — and checks that no password, API key or token appears in any stdout,
 // stderr, log file or tool result.
-func testNoSecretsAnywhere(t *testing.T, bin string) {
-	w := newAuthWorld(t, bin, r2rtest.Options{})
+func testNoSecretsAnywhere(t *testing.T) {
+	w := newAuthWorld(t, r2rtest.Options{})
 	const wrongPassword = "Wrong-pass-word-also-secret"
 	outputs := map[string]string{}
-	keep := func(name string, r keyringit.Result) {
+	keep := func(name string, r servertest.Result) {
 		outputs[name+" stdout"], outputs[name+" stderr"] = r.Stdout, r.Stderr
 	}
 
@@ -361,7 +354,7 @@ func testNoSecretsAnywhere(t *testing.T, bin string) {
 	} {
 		logFile := filepath.Join(t.TempDir(), "serve.log")
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		s := keyringit.Serve(ctx, t, bin, w.proj, tc.env, "--log-file", logFile, "--log-level", "debug")
+		s := servertest.Serve(ctx, t, w.proj, tc.env, "--log-file", logFile, "--log-level", "debug")
 		docID, results := ingestAndSearch(ctx, t, s)
 		w.srv.ExpireTokens() // the password flow renews its token from here on
 		for _, c := range []struct {
@@ -380,7 +373,7 @@ func testNoSecretsAnywhere(t *testing.T, bin string) {
 		cancel()
 		outputs[tc.name+" stdout"], outputs[tc.name+" stderr"] = stdout, stderr
 		for i, res := range results {
-			outputs[fmt.Sprintf("%s tool result %d", tc.name, i)] = res.JSON
+			outputs[fmt.Sprintf("%s tool result %d", tc.name, i)] = res.JSON()
 		}
 		b, err := os.ReadFile(logFile)
 		if err != nil {
@@ -420,7 +413,7 @@ func testNoSecretsAnywhere(t *testing.T, bin string) {
 		t.Errorf("only %d tokens seen (%d refreshes, %d logins); the flows did not exercise token auth", tokens, w.srv.Count(routeRefresh), w.srv.Count(routeLogin))
 	}
 	t.Logf("checked %d outputs (%d bytes) against %d secrets (%d tokens)", len(outputs), totalLen(outputs), len(secrets), tokens)
-	for _, leak := range keyringit.FindSecrets(outputs, secrets) {
+	for _, leak := range servertest.FindSecrets(outputs, secrets) {
 		t.Error(leak)
 	}
 }

@@ -8,26 +8,27 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/server/servertest"
 )
 
 // BenchmarkInitialize measures a cold start as an MCP client sees it: spawn r2r-mcp serve,
 // send initialize, read the response (then close stdin and wait for the exit, outside the
 // timer). R2R is not contacted before the first tool call, so the address is never dialled.
 func BenchmarkInitialize(b *testing.B) {
-	binary(b) // build before the timer starts
-	environ := env(b, "http://127.0.0.1:1")
+	servertest.Build(b) // build before the timer starts
+	environ := servertest.Env(b, "http://127.0.0.1:1")
 	dir := b.TempDir()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		p := start(b, dir, environ, "serve")
-		c := newRawConn(p)
-		c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}`)
-		if m := c.next(10 * time.Second); m["result"] == nil {
+		p := servertest.Start(b, dir, environ, "serve")
+		c := servertest.NewRawConn(p)
+		c.Send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}`)
+		if m := c.Next(10 * time.Second); m["result"] == nil {
 			b.Fatalf("initialize: %v", m)
 		}
 		b.StopTimer()
-		p.stdin.Close()
-		if code := p.wait(10 * time.Second); code != 0 {
+		p.Stdin.Close()
+		if code := p.Wait(10 * time.Second); code != 0 {
 			b.Fatalf("exit code %d", code)
 		}
 		b.StartTimer()
@@ -38,9 +39,9 @@ func BenchmarkInitialize(b *testing.B) {
 // and returns a connected mcp-go client session.
 func benchServe(b *testing.B, emuURL string, args ...string) session {
 	b.Helper()
-	binary(b)
-	proj := gitProject(b, "bench", map[string]string{"docs/ledger.md": ledgerText})
-	p := start(b, proj, env(b, emuURL), append([]string{"serve", "--rate-limit", "0"}, args...)...)
+	servertest.Build(b)
+	proj := servertest.GitProject(b, "bench", map[string]string{"docs/ledger.md": ledgerText})
+	p := servertest.Start(b, proj, servertest.Env(b, emuURL), append([]string{"serve", "--rate-limit", "0"}, args...)...)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	b.Cleanup(cancel)
 	s := connectMCPGo(ctx, b, p, clientOpts{legacy: true})

@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	mcpgoclient "github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/r2r-mcp/r2r-mcp/server/servertest"
 	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
@@ -99,9 +99,8 @@ func (r mcpgoRoots) ListRoots(context.Context, mcpgo.ListRootsRequest) (*mcpgo.L
 }
 
 // connectMCPGo runs mcp-go's client over p's stdio and initializes.
-func connectMCPGo(ctx context.Context, t testing.TB, p *proc, o clientOpts) session {
+func connectMCPGo(ctx context.Context, t testing.TB, p *servertest.Proc, o clientOpts) session {
 	t.Helper()
-	tr := transport.NewIO(p.stdout, p.stdin, nil)
 	var opts []mcpgoclient.ClientOption
 	if o.legacy {
 		opts = append(opts, mcpgoclient.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION))
@@ -109,15 +108,12 @@ func connectMCPGo(ctx context.Context, t testing.TB, p *proc, o clientOpts) sess
 	if o.roots != nil {
 		opts = append(opts, mcpgoclient.WithRootsHandler(mcpgoRoots(o.roots)))
 	}
-	c := mcpgoclient.NewClient(tr, opts...)
-	if err := c.Start(ctx); err != nil {
-		t.Fatalf("mcp-go client start: %v", err)
-	}
+	c := servertest.NewMCPGoClient(ctx, t, p, opts...)
 	req := mcpgo.InitializeRequest{}
 	req.Params.ClientInfo = mcpgo.Implementation{Name: "r2r-mcp-e2e-mcpgo", Version: "1.0.0"}
 	init, err := c.Initialize(ctx, req)
 	if err != nil {
-		t.Fatalf("mcp-go initialize: %v\nstderr:\n%s", err, p.stderr.String())
+		t.Fatalf("mcp-go initialize: %v\nstderr:\n%s", err, p.Stderr.String())
 	}
 	return &mcpgoSession{c: c, init: init}
 }
@@ -155,24 +151,12 @@ func (s *mcpgoSession) call(ctx context.Context, name string, args map[string]an
 	if err != nil {
 		return toolResult{}, err
 	}
-	out := toolResult{IsError: res.IsError}
-	var texts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(mcpgo.TextContent); ok {
-			texts = append(texts, tc.Text)
-		}
+	r, err := servertest.NewToolResult(res)
+	if err != nil {
+		return toolResult{}, err
 	}
-	out.Text = strings.Join(texts, "\n")
-	if res.StructuredContent != nil {
-		if err := remarshal(res.StructuredContent, &out.Structured); err != nil {
-			return toolResult{}, fmt.Errorf("structuredContent: %w", err)
-		}
-	}
-	var meta map[string]any
-	if res.Meta != nil {
-		meta = res.Meta.AdditionalFields
-	}
-	if err := out.errorMeta(meta); err != nil {
+	out := toolResult{IsError: r.IsError, Text: r.Text, Structured: r.Structured}
+	if err := out.errorMeta(r.Meta); err != nil {
 		return toolResult{}, err
 	}
 	return out, nil
@@ -225,7 +209,7 @@ type sdkSession struct {
 }
 
 // connectSDK runs the official Go SDK client over p's stdio and initializes.
-func connectSDK(ctx context.Context, t testing.TB, p *proc, o clientOpts) session {
+func connectSDK(ctx context.Context, t testing.TB, p *servertest.Proc, o clientOpts) session {
 	t.Helper()
 	opts := &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}}
 	if o.roots != nil {
@@ -239,9 +223,9 @@ func connectSDK(ctx context.Context, t testing.TB, p *proc, o clientOpts) sessio
 	if o.legacy {
 		so = &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
 	}
-	cs, err := c.Connect(ctx, &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}, so)
+	cs, err := c.Connect(ctx, &sdk.IOTransport{Reader: p.Stdout, Writer: p.Stdin}, so)
 	if err != nil {
-		t.Fatalf("go-sdk connect: %v\nstderr:\n%s", err, p.stderr.String())
+		t.Fatalf("go-sdk connect: %v\nstderr:\n%s", err, p.Stderr.String())
 	}
 	return &sdkSession{cs: cs}
 }

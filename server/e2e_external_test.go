@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/server/servertest"
 )
 
 // inCI reports whether the tests run under CI, where a missing external client is a
@@ -44,13 +45,13 @@ func TestE2ETypeScriptClient(t *testing.T) {
 	}
 
 	emu := r2rtest.NewServer(t, r2rtest.Options{IngestDelay: 20 * time.Millisecond})
-	proj := gitProject(t, "delta", map[string]string{"docs/guide.md": guideText})
+	proj := servertest.GitProject(t, "delta", map[string]string{"docs/guide.md": guideText})
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "e2e.mjs")
 	cmd.Dir = dir
-	cmd.Env = env(t, emu.URL,
-		"R2R_MCP_BIN="+binary(t),
+	cmd.Env = servertest.Env(t, emu.URL,
+		"R2R_MCP_BIN="+servertest.Build(t),
 		"R2R_MCP_PROJECT="+proj,
 		"R2R_MCP_FILE=docs/guide.md",
 		"R2R_MCP_EXPECT="+guideQuery,
@@ -75,8 +76,8 @@ func TestE2EClaudeCode(t *testing.T) {
 		t.Skip("claude (npm install -g @anthropic-ai/claude-code) is not on PATH")
 	}
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
-	proj := gitProject(t, "epsilon", nil)
-	environ := env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	proj := servertest.GitProject(t, "epsilon", nil)
+	environ := servertest.Env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
 	run := func(args ...string) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -91,7 +92,7 @@ func TestE2EClaudeCode(t *testing.T) {
 		}
 		return string(out)
 	}
-	run("mcp", "add", "r2r", "-e", "R2R_API_URL="+emu.URL, "--", binary(t), "serve")
+	run("mcp", "add", "r2r", "-e", "R2R_API_URL="+emu.URL, "--", servertest.Build(t), "serve")
 	out := run("mcp", "list")
 	var line string
 	for _, l := range strings.Split(out, "\n") {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/server/servertest"
 )
 
 // End-to-end tests of the cache, retries, circuit breaker, deadlines, cancellation and rate
@@ -60,8 +61,8 @@ func hasDoc(r toolResult, id string) bool {
 func TestE2ECache(t *testing.T) {
 	t.Parallel()
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
-	proj := gitProject(t, "ledgerline", map[string]string{"docs/ledger.md": ledgerText, "docs/payouts.md": payoutText})
-	p := start(t, proj, env(t, emu.URL), "serve")
+	proj := servertest.GitProject(t, "ledgerline", map[string]string{"docs/ledger.md": ledgerText, "docs/payouts.md": payoutText})
+	p := servertest.Start(t, proj, servertest.Env(t, emu.URL), "serve")
 	ctx := ctxFor(t, 60*time.Second)
 	s := connectMCPGo(ctx, t, p, clientOpts{legacy: true})
 	defer s.close()
@@ -109,10 +110,10 @@ func TestE2EFlakyR2R(t *testing.T) {
 	for i := range 10 {
 		files[fmt.Sprintf("notes/n%02d.md", i)] = fmt.Sprintf("# Note %d\n\nSettlement note number %d.\n", i, i)
 	}
-	proj := gitProject(t, "flaky", files)
+	proj := servertest.GitProject(t, "flaky", files)
 	// No rate limit (200 calls in a row) and short retry waits keep the run quick; retries
 	// and the breaker keep their defaults (3 retries, 5 failed calls).
-	p := start(t, proj, env(t, emu.URL), "serve", "--rate-limit", "0", "--retry-wait", "2ms")
+	p := servertest.Start(t, proj, servertest.Env(t, emu.URL), "serve", "--rate-limit", "0", "--retry-wait", "2ms")
 	ctx := ctxFor(t, 120*time.Second)
 	s := connectMCPGo(ctx, t, p, clientOpts{legacy: true})
 	defer s.close()
@@ -178,9 +179,9 @@ func TestE2EFlakyR2R(t *testing.T) {
 func TestE2EBreaker(t *testing.T) {
 	t.Parallel()
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
-	proj := gitProject(t, "breaker", map[string]string{"docs/ledger.md": ledgerText})
+	proj := servertest.GitProject(t, "breaker", map[string]string{"docs/ledger.md": ledgerText})
 	const cooldown = time.Second
-	p := start(t, proj, env(t, emu.URL), "serve", "--rate-limit", "0", "--retry-max", "1", "--retry-wait", "5ms",
+	p := servertest.Start(t, proj, servertest.Env(t, emu.URL), "serve", "--rate-limit", "0", "--retry-max", "1", "--retry-wait", "5ms",
 		"--breaker-cooldown", cooldown.String())
 	ctx := ctxFor(t, 60*time.Second)
 	s := connectMCPGo(ctx, t, p, clientOpts{legacy: true})
@@ -261,8 +262,8 @@ func TestE2EBreaker(t *testing.T) {
 	if bs["state"] != "closed" || strings.Join(path, " ") != "closed>open open>half-open half-open>closed" {
 		t.Fatalf("breaker after recovery: %v (transitions %v)", bs, path)
 	}
-	if !strings.Contains(p.stderr.String(), "r2r circuit breaker opened") || !strings.Contains(p.stderr.String(), "r2r circuit breaker closed") {
-		t.Fatalf("state changes not logged:\n%s", p.stderr.String())
+	if !strings.Contains(p.Stderr.String(), "r2r circuit breaker opened") || !strings.Contains(p.Stderr.String(), "r2r circuit breaker closed") {
+		t.Fatalf("state changes not logged:\n%s", p.Stderr.String())
 	}
 }
 
@@ -272,31 +273,31 @@ func TestE2EBreaker(t *testing.T) {
 func TestE2ECancel(t *testing.T) {
 	t.Parallel()
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
-	proj := gitProject(t, "cancel", map[string]string{"docs/ledger.md": ledgerText})
-	p := start(t, proj, env(t, emu.URL), "serve")
-	c := newRawConn(p)
+	proj := servertest.GitProject(t, "cancel", map[string]string{"docs/ledger.md": ledgerText})
+	p := servertest.Start(t, proj, servertest.Env(t, emu.URL), "serve")
+	c := servertest.NewRawConn(p)
 	const limit = 20 * time.Second
-	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
-	if m := c.next(limit); m["result"] == nil {
+	c.Send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	if m := c.Next(limit); m["result"] == nil {
 		t.Fatalf("initialize: %v", m)
 	}
-	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"r2r_ingest_document","arguments":{"file_path":"docs/ledger.md"}}}`)
-	if m := c.next(limit); m["id"] != 2.0 || m["result"].(map[string]any)["isError"] == true {
+	c.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c.Send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"r2r_ingest_document","arguments":{"file_path":"docs/ledger.md"}}}`)
+	if m := c.Next(limit); m["id"] != 2.0 || m["result"].(map[string]any)["isError"] == true {
 		t.Fatalf("ingest: %v", m)
 	}
 
 	emu.Configure(func(o *r2rtest.Options) { o.Latency = 5 * time.Minute })
-	c.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"r2r_search","arguments":{"query":"settlement batch"}}}`)
+	c.Send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"r2r_search","arguments":{"query":"settlement batch"}}}`)
 	waitFor(t, limit, func() bool { return emu.Count(searchRoute) == 1 }, "the search to reach R2R")
-	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"the user moved on"}}`)
+	c.Send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"the user moved on"}}`)
 	waitFor(t, limit, func() bool { return emu.Cancelled() == 1 }, "R2R to see the search abandoned")
 
 	emu.Configure(func(o *r2rtest.Options) { o.Latency = 0 })
-	c.send(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"r2r_search","arguments":{"query":"double-entry postings"}}}`)
-	c.send(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+	c.Send(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"r2r_search","arguments":{"query":"double-entry postings"}}}`)
+	c.Send(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
 	for got := 0; got < 2; {
-		m := c.next(limit)
+		m := c.Next(limit)
 		switch m["id"] {
 		case 7.0:
 			t.Fatalf("the cancelled call got a response: %v", m)
@@ -351,7 +352,7 @@ func hangingListener(t *testing.T) string {
 func TestE2EDeadline(t *testing.T) {
 	t.Parallel()
 	url := hangingListener(t)
-	p := start(t, gitProject(t, "hang", nil), env(t, url), "serve", "--timeout-search", "2s")
+	p := servertest.Start(t, servertest.GitProject(t, "hang", nil), servertest.Env(t, url), "serve", "--timeout-search", "2s")
 	ctx := ctxFor(t, 60*time.Second)
 	s := connectMCPGo(ctx, t, p, clientOpts{legacy: true})
 	defer s.close()
@@ -385,7 +386,7 @@ func TestE2EDeadline(t *testing.T) {
 func TestE2ERateLimit(t *testing.T) {
 	t.Parallel()
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
-	p := start(t, gitProject(t, "burst", nil), env(t, emu.URL), "serve", "--rate-limit", "5", "--rate-burst", "10")
+	p := servertest.Start(t, servertest.GitProject(t, "burst", nil), servertest.Env(t, emu.URL), "serve", "--rate-limit", "5", "--rate-burst", "10")
 	ctx := ctxFor(t, 60*time.Second)
 	s := connectSDK(ctx, t, p, clientOpts{legacy: true})
 	defer s.close()

@@ -18,6 +18,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/server/servertest"
 )
 
 // allTools is the registry's tool set, in registry order.
@@ -32,7 +33,7 @@ const (
 	guideQuery = "flux capacitor gigawatts"
 )
 
-type connectFunc func(ctx context.Context, t testing.TB, p *proc, o clientOpts) session
+type connectFunc func(ctx context.Context, t testing.TB, p *servertest.Proc, o clientOpts) session
 
 var clients = []struct {
 	name    string
@@ -57,19 +58,19 @@ func TestE2EClients(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				emu := r2rtest.NewServer(t, r2rtest.Options{IngestDelay: 20 * time.Millisecond})
-				proj := gitProject(t, "alpha", map[string]string{"docs/guide.md": guideText})
+				proj := servertest.GitProject(t, "alpha", map[string]string{"docs/guide.md": guideText})
 				dir := proj
 				if legacy {
 					dir = t.TempDir()
 				}
-				p := start(t, dir, env(t, emu.URL), "serve")
+				p := servertest.Start(t, dir, servertest.Env(t, emu.URL), "serve")
 				ctx := ctxFor(t, 60*time.Second)
 				s := c.connect(ctx, t, p, clientOpts{legacy: legacy, roots: []string{proj}})
 				exerciseAll(ctx, t, s, "alpha")
 				if err := s.close(); err != nil {
 					t.Errorf("close: %v", err)
 				}
-				if code := p.wait(5 * time.Second); code != 0 {
+				if code := p.Wait(5 * time.Second); code != 0 {
 					t.Errorf("exit code %d after the client closed stdin, want 0", code)
 				}
 			})
@@ -221,7 +222,7 @@ func exerciseAll(ctx context.Context, t *testing.T, s session, project string) {
 			continue
 		}
 		if !strings.Contains(text, rc.want) {
-			t.Errorf("read %s: %q lacks %q", rc.uri, truncate(text), rc.want)
+			t.Errorf("read %s: %q lacks %q", rc.uri, servertest.Truncate(text), rc.want)
 		}
 	}
 }
@@ -294,8 +295,8 @@ func TestE2EErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r2rURL, extra := tt.setup(t)
-			proj := gitProject(t, "beta", nil)
-			p := start(t, proj, env(t, r2rURL, extra...), "serve")
+			proj := servertest.GitProject(t, "beta", nil)
+			p := servertest.Start(t, proj, servertest.Env(t, r2rURL, extra...), "serve")
 			ctx := ctxFor(t, 60*time.Second)
 			s := connectMCPGo(ctx, t, p, clientOpts{legacy: true})
 			defer s.close()
@@ -320,7 +321,7 @@ func TestE2EErrors(t *testing.T) {
 func TestE2EReadOnly(t *testing.T) {
 	t.Parallel()
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
-	p := start(t, gitProject(t, "gamma", nil), env(t, emu.URL), "serve", "--read-only")
+	p := servertest.Start(t, servertest.GitProject(t, "gamma", nil), servertest.Env(t, emu.URL), "serve", "--read-only")
 	ctx := ctxFor(t, 30*time.Second)
 	s := connectSDK(ctx, t, p, clientOpts{legacy: true})
 	defer s.close()
@@ -349,8 +350,8 @@ func TestE2EReadOnly(t *testing.T) {
 func TestE2EJunkInput(t *testing.T) {
 	t.Parallel()
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
-	p := start(t, t.TempDir(), env(t, emu.URL), "serve")
-	c := newRawConn(p)
+	p := servertest.Start(t, t.TempDir(), servertest.Env(t, emu.URL), "serve")
+	c := servertest.NewRawConn(p)
 	const limit = 10 * time.Second
 
 	junk := []struct {
@@ -364,8 +365,8 @@ func TestE2EJunkInput(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"r2r_nonexistent","arguments":{}}}`, -32602},
 	}
 	for _, j := range junk {
-		c.send(j.line)
-		m := c.next(limit)
+		c.Send(j.line)
+		m := c.Next(limit)
 		e, ok := m["error"].(map[string]any)
 		if !ok {
 			t.Errorf("%q: answer %v is not an error response", j.line, m)
@@ -377,19 +378,19 @@ func TestE2EJunkInput(t *testing.T) {
 	}
 
 	// Still alive: a proper handshake and a tool listing work after the junk.
-	c.send(`{"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
-	if m := c.next(limit); m["result"] == nil {
+	c.Send(`{"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	if m := c.Next(limit); m["result"] == nil {
 		t.Fatalf("initialize after junk: %v", m)
 	}
-	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	c.send(`{"jsonrpc":"2.0","id":11,"method":"tools/list"}`)
-	m := c.next(limit)
+	c.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c.Send(`{"jsonrpc":"2.0","id":11,"method":"tools/list"}`)
+	m := c.Next(limit)
 	res, _ := m["result"].(map[string]any)
 	if tl, _ := res["tools"].([]any); len(tl) != len(allTools) {
 		t.Fatalf("tools/list after junk: %v", m)
 	}
-	p.stdin.Close()
-	if code := p.wait(5 * time.Second); code != 0 {
+	p.Stdin.Close()
+	if code := p.Wait(5 * time.Second); code != 0 {
 		t.Errorf("exit code %d, want 0", code)
 	}
 }
@@ -400,13 +401,13 @@ func TestE2EExit(t *testing.T) {
 	tests := []struct {
 		name     string
 		inFlight bool
-		stop     func(p *proc)
+		stop     func(p *servertest.Proc)
 	}{
-		{"stdin EOF", false, func(p *proc) { p.stdin.Close() }},
-		{"stdin EOF with a call in flight", true, func(p *proc) { p.stdin.Close() }},
-		{"SIGTERM", false, func(p *proc) { p.cmd.Process.Signal(syscall.SIGTERM) }},
-		{"SIGTERM with a call in flight", true, func(p *proc) { p.cmd.Process.Signal(syscall.SIGTERM) }},
-		{"SIGINT", false, func(p *proc) { p.cmd.Process.Signal(os.Interrupt) }},
+		{"stdin EOF", false, func(p *servertest.Proc) { p.Stdin.Close() }},
+		{"stdin EOF with a call in flight", true, func(p *servertest.Proc) { p.Stdin.Close() }},
+		{"SIGTERM", false, func(p *servertest.Proc) { p.Cmd.Process.Signal(syscall.SIGTERM) }},
+		{"SIGTERM with a call in flight", true, func(p *servertest.Proc) { p.Cmd.Process.Signal(syscall.SIGTERM) }},
+		{"SIGINT", false, func(p *servertest.Proc) { p.Cmd.Process.Signal(os.Interrupt) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -415,39 +416,33 @@ func TestE2EExit(t *testing.T) {
 			}
 			t.Parallel()
 			emu := r2rtest.NewServer(t, r2rtest.Options{Latency: 30 * time.Second})
-			p := start(t, t.TempDir(), env(t, emu.URL), "serve")
-			c := newRawConn(p)
-			c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
-			if m := c.next(10 * time.Second); m["result"] == nil {
+			p := servertest.Start(t, t.TempDir(), servertest.Env(t, emu.URL), "serve")
+			c := servertest.NewRawConn(p)
+			c.Send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+			if m := c.Next(10 * time.Second); m["result"] == nil {
 				t.Fatalf("initialize: %v", m)
 			}
-			c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			c.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 			if tt.inFlight {
-				c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":{}}}`)
+				c.Send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":{}}}`)
 				waitFor(t, 10*time.Second, func() bool { return emu.Count("GET /v3/collections") > 0 },
 					"the tool call to reach R2R")
 			}
-			go drain(c)
+			go c.Drain()
 			stopped := time.Now()
 			tt.stop(p)
 			// 1 s is the requirement; the deadline here is generous for loaded CI machines
 			// and the race detector, and the measured time is logged.
-			if code := p.wait(5 * time.Second); code != 0 {
-				t.Errorf("exit code %d, want 0\nstderr:\n%s", code, p.stderr.String())
+			if code := p.Wait(5 * time.Second); code != 0 {
+				t.Errorf("exit code %d, want 0\nstderr:\n%s", code, p.Stderr.String())
 			}
 			t.Logf("exited %v after %s", time.Since(stopped).Round(time.Millisecond), tt.name)
 			// R2R takes 30 s to answer, so a logged end of the call means its context was
 			// cancelled and the handler returned, rather than the process dying under it.
-			if tt.inFlight && !strings.Contains(p.stderr.String(), "mcp.tool.name=r2r_list_collections") {
-				t.Errorf("the in-flight call did not end before exit\nstderr:\n%s", p.stderr.String())
+			if tt.inFlight && !strings.Contains(p.Stderr.String(), "mcp.tool.name=r2r_list_collections") {
+				t.Errorf("the in-flight call did not end before exit\nstderr:\n%s", p.Stderr.String())
 			}
 		})
-	}
-}
-
-// drain drains the server's stdout so its writes never block.
-func drain(c *rawConn) {
-	for c.sc.Scan() {
 	}
 }
 
@@ -474,24 +469,24 @@ func sameSet(a, b []string) bool {
 func TestE2EClientLogging(t *testing.T) {
 	t.Parallel()
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
-	p := start(t, t.TempDir(), env(t, emu.URL), "serve")
+	p := servertest.Start(t, t.TempDir(), servertest.Env(t, emu.URL), "serve")
 	ctx := ctxFor(t, 30*time.Second)
-	c := newRawConn(p)
-	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
-	init := c.next(10 * time.Second)
+	c := servertest.NewRawConn(p)
+	c.Send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	init := c.Next(10 * time.Second)
 	caps, _ := init["result"].(map[string]any)["capabilities"].(map[string]any)
 	if _, ok := caps["logging"]; !ok {
 		t.Fatalf("initialize result does not declare logging: %v", init)
 	}
-	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	c.send(`{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"info"}}`)
-	if m := c.next(10 * time.Second); m["error"] != nil {
+	c.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c.Send(`{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"info"}}`)
+	if m := c.Next(10 * time.Second); m["error"] != nil {
 		t.Fatalf("logging/setLevel: %v", m)
 	}
-	c.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"r2r_search","arguments":{"qeury":"x"}}}`)
+	c.Send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"r2r_search","arguments":{"qeury":"x"}}}`)
 	var sawLog, sawResult bool
 	for !(sawLog && sawResult) && ctx.Err() == nil {
-		m := c.next(10 * time.Second)
+		m := c.Next(10 * time.Second)
 		switch {
 		case m["method"] == "notifications/message":
 			params, _ := m["params"].(map[string]any)
@@ -513,15 +508,15 @@ func TestE2EClientLogging(t *testing.T) {
 func TestE2ERootsChange(t *testing.T) {
 	t.Parallel()
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
-	alpha := gitProject(t, "alpha", nil)
-	beta := gitProject(t, "beta", nil)
-	p := start(t, t.TempDir(), env(t, emu.URL), "serve")
+	alpha := servertest.GitProject(t, "alpha", nil)
+	beta := servertest.GitProject(t, "beta", nil)
+	p := servertest.Start(t, t.TempDir(), servertest.Env(t, emu.URL), "serve")
 	ctx := ctxFor(t, 30*time.Second)
 
 	c := sdk.NewClient(&sdk.Implementation{Name: "roots-e2e", Version: "1.0.0"},
 		&sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{ListChanged: true}}})
 	c.AddRoots(&sdk.Root{URI: fileURI(alpha), Name: "alpha"})
-	cs, err := c.Connect(ctx, &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := c.Connect(ctx, &sdk.IOTransport{Reader: p.Stdout, Writer: p.Stdin}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,14 +79,10 @@ func TestFormatBytes(t *testing.T) {
 // serving.
 func TestCancelledCallGetsNoResponse(t *testing.T) {
 	emu := r2rtest.NewServer(t, r2rtest.Options{Latency: time.Minute})
-	c, stdin, stdout := newPipeConn()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	logs := &lockedBuffer{}
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, Config{R2RURL: emu.URL, Stderr: logs, WorkDir: t.TempDir(), ConfigDir: t.TempDir()}, stdin, stdout)
-	}()
+	logs := &r2rtest.SyncBuffer{}
+	c, done := runInProcess(ctx, Config{R2RURL: emu.URL, Stderr: logs, WorkDir: t.TempDir(), ConfigDir: t.TempDir()})
 	c.send(t, initLine)
 	c.recv(t)
 	c.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -148,11 +144,7 @@ func TestCancelFilterPassesEverythingElse(t *testing.T) {
 // cancellation; they still get their (cancelled) answer.
 func TestShutdownKeepsAnswers(t *testing.T) {
 	emu := r2rtest.NewServer(t, r2rtest.Options{Latency: time.Minute})
-	c, stdin, stdout := newPipeConn()
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(context.Background(), Config{R2RURL: emu.URL, WorkDir: t.TempDir(), ConfigDir: t.TempDir()}, stdin, stdout)
-	}()
+	c, done := runInProcess(context.Background(), Config{R2RURL: emu.URL, WorkDir: t.TempDir(), ConfigDir: t.TempDir()})
 	c.send(t, initLine)
 	c.recv(t)
 	c.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)

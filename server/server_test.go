@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -148,6 +147,15 @@ func (c *pipeConn) recv(t *testing.T) map[string]any {
 	return m
 }
 
+// runInProcess runs Run with cfg in a goroutine, its stdio connected to the returned
+// pipeConn; Run's result arrives on the channel.
+func runInProcess(ctx context.Context, cfg Config) (*pipeConn, <-chan error) {
+	c, stdin, stdout := newPipeConn()
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, cfg, stdin, stdout) }()
+	return c, done
+}
+
 const initLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"0"}}}`
 
 // TestServeStdioGrace checks that a handler ignoring cancellation cannot keep the server
@@ -190,17 +198,13 @@ func TestServeStdioGrace(t *testing.T) {
 // reaches R2R; cancelling ctx stops Run with nil.
 func TestRunInProcess(t *testing.T) {
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
-	c, stdin, stdout := newPipeConn()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	logs := &lockedBuffer{}
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, Config{
-			R2RURL: emu.URL, URLSource: "test", AuthSource: "none",
-			LogLevel: "debug", Stderr: logs, WorkDir: t.TempDir(), ConfigDir: t.TempDir(), Version: "1.2.3",
-		}, stdin, stdout)
-	}()
+	logs := &r2rtest.SyncBuffer{}
+	c, done := runInProcess(ctx, Config{
+		R2RURL: emu.URL, URLSource: "test", AuthSource: "none",
+		LogLevel: "debug", Stderr: logs, WorkDir: t.TempDir(), ConfigDir: t.TempDir(), Version: "1.2.3",
+	})
 
 	c.send(t, initLine)
 	res, _ := c.recv(t)["result"].(map[string]any)
@@ -244,21 +248,4 @@ func TestRunInProcess(t *testing.T) {
 	if !strings.Contains(logs.String(), "client initialized") {
 		t.Errorf("logs lack the client line:\n%s", logs.String())
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -44,6 +44,27 @@ func run(t *testing.T, env map[string]string, stdin string, args ...string) stri
 	return errOut.String()
 }
 
+// storedAPIKey reads the keyring entry for url back through go-keyring itself, not
+// through r2r-mcp, and fails the test unless it is an API key (and not the password).
+func storedAPIKey(t *testing.T, url string) auth.Secret {
+	t.Helper()
+	raw, err := keyring.Get(auth.KeyringService, url)
+	if err != nil {
+		t.Fatalf("no keyring entry for %s: %v", url, err)
+	}
+	if strings.Contains(raw, password) {
+		t.Fatal("the password is in the keyring")
+	}
+	var sec auth.Secret
+	if err := json.Unmarshal([]byte(raw), &sec); err != nil {
+		t.Fatalf("keyring entry is not JSON: %v", err)
+	}
+	if sec.Kind != auth.KindAPIKey || auth.PublicKeyOf(sec.Secret) == "" || sec.KeyID == "" {
+		t.Fatalf("keyring entry is not an API key: %v", sec)
+	}
+	return sec
+}
+
 func TestLoginLogoutWithRealKeyring(t *testing.T) {
 	if os.Getenv(Gate) != "1" {
 		t.Skipf("set %s=1 to run against the real OS keyring (on Linux: under auth/testdata/with-secret-service.sh)", Gate)
@@ -71,19 +92,8 @@ func TestLoginLogoutWithRealKeyring(t *testing.T) {
 		t.Fatalf("login said %q", stderr)
 	}
 
-	// Read the entry back through go-keyring itself, not through r2r-mcp.
-	raw, err := keyring.Get(auth.KeyringService, srv.URL)
-	if err != nil {
-		t.Fatalf("no keyring entry for %s: %v", srv.URL, err)
-	}
-	if strings.Contains(raw, password) {
-		t.Fatal("the password is in the keyring")
-	}
-	var sec auth.Secret
-	if err := json.Unmarshal([]byte(raw), &sec); err != nil {
-		t.Fatalf("keyring entry is not JSON: %v", err)
-	}
-	if sec.Kind != auth.KindAPIKey || auth.PublicKeyOf(sec.Secret) == "" || sec.KeyID == "" || sec.Email != email {
+	sec := storedAPIKey(t, srv.URL)
+	if sec.Email != email {
 		t.Fatalf("keyring entry is not an API key: %v", sec)
 	}
 	if _, err := os.Stat(filepath.Join(dir, auth.CredentialsFileName)); !os.IsNotExist(err) {

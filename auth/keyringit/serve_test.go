@@ -13,9 +13,11 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
-	"github.com/r2r-mcp/r2r-mcp/auth/keyringit"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/server/servertest"
 )
+
+func TestMain(m *testing.M) { servertest.Main(m) }
 
 const (
 	guideText = "# Payout guide\n\nThe quasar ledger reconciles payouts every night at 02:00 UTC.\n" +
@@ -35,44 +37,22 @@ func TestBinaryWithRealKeyring(t *testing.T) {
 	if bus == "" {
 		t.Fatal("DBUS_SESSION_BUS_ADDRESS is not set; run under auth/testdata/with-secret-service.sh")
 	}
-	bin := keyringit.BuildBinary(t)
-	srv := keyringit.NewRecordingR2R(t, r2rtest.Options{RequireAuth: true})
+	srv := servertest.NewRecordingR2R(t, r2rtest.Options{RequireAuth: true})
 	srv.CreateUser(email, password, false)
 	t.Cleanup(func() { _ = keyring.Delete(auth.KeyringService, srv.URL) })
 
-	env := keyringit.MinimalEnv(t, "DBUS_SESSION_BUS_ADDRESS="+bus)
-	configDir := filepath.Join(keyringit.EnvValue(env, "XDG_CONFIG_HOME"), "r2r-mcp")
-	proj := filepath.Join(t.TempDir(), "payouts")
-	for _, d := range []string{".git", "docs"} {
-		if err := os.MkdirAll(filepath.Join(proj, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(proj, "docs", "guide.md"), []byte(guideText), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	env := servertest.MinimalEnv(t, "DBUS_SESSION_BUS_ADDRESS="+bus)
+	configDir := filepath.Join(servertest.EnvValue(env, "XDG_CONFIG_HOME"), "r2r-mcp")
+	proj := servertest.GitProject(t, "payouts", map[string]string{"docs/guide.md": guideText})
 	var outputs = map[string]string{}
 
 	// 1. login: an API key goes to the keyring, nothing to the file.
-	r := keyringit.Run(t, bin, proj, env, password+"\n", "login", "--url", srv.URL, "--email", email, "--password-stdin")
+	r := servertest.Run(t, proj, env, password+"\n", "login", "--url", srv.URL, "--email", email, "--password-stdin")
 	outputs["login stdout"], outputs["login stderr"] = r.Stdout, r.Stderr
 	if r.Code != 0 || !strings.Contains(r.Stderr, "stored in the system keyring") {
 		t.Fatalf("login exited %d: %s", r.Code, r.Stderr)
 	}
-	raw, err := keyring.Get(auth.KeyringService, srv.URL)
-	if err != nil {
-		t.Fatalf("no keyring entry for %s: %v", srv.URL, err)
-	}
-	if strings.Contains(raw, password) {
-		t.Fatal("the password is in the keyring")
-	}
-	var sec auth.Secret
-	if err := json.Unmarshal([]byte(raw), &sec); err != nil {
-		t.Fatalf("keyring entry is not JSON: %v", err)
-	}
-	if sec.Kind != auth.KindAPIKey || auth.PublicKeyOf(sec.Secret) == "" || sec.KeyID == "" {
-		t.Fatalf("keyring entry is not an API key: %v", sec)
-	}
+	sec := storedAPIKey(t, srv.URL)
 	if _, err := os.Stat(filepath.Join(configDir, auth.CredentialsFileName)); !os.IsNotExist(err) {
 		t.Errorf("plain-text credentials file written although the keyring works (%v)", err)
 	}
@@ -86,7 +66,7 @@ func TestBinaryWithRealKeyring(t *testing.T) {
 	srv.ResetCounts()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s := keyringit.Serve(ctx, t, bin, proj, env)
+	s := servertest.Serve(ctx, t, proj, env)
 	ing, err := s.Call(ctx, "r2r_ingest_document", map[string]any{"file_path": "docs/guide.md"})
 	if err != nil || ing.IsError {
 		t.Fatalf("ingest: %v %s\nstderr:\n%s", err, ing.Text, s.Stderr())
@@ -112,7 +92,7 @@ func TestBinaryWithRealKeyring(t *testing.T) {
 	outputs["serve stdout"], outputs["serve stderr"] = s.Close()
 
 	// 3. status names the keyring as the source.
-	r = keyringit.Run(t, bin, proj, env, "", "status", "--json")
+	r = servertest.Run(t, proj, env, "", "status", "--json")
 	outputs["status stdout"], outputs["status stderr"] = r.Stdout, r.Stderr
 	var rep struct {
 		Usable     bool `json:"usable"`
@@ -128,7 +108,7 @@ func TestBinaryWithRealKeyring(t *testing.T) {
 		rep.Credential.Key != auth.ShortKey(sec.Secret) || rep.User == nil || rep.User.Email != email {
 		t.Errorf("status exit %d: %s", r.Code, r.Stdout)
 	}
-	r = keyringit.Run(t, bin, proj, env, "", "status")
+	r = servertest.Run(t, proj, env, "", "status")
 	outputs["status text"] = r.Stdout + r.Stderr
 	if r.Code != 0 || !strings.Contains(r.Stdout, "(keyring)") {
 		t.Errorf("status exit %d:\n%s", r.Code, r.Stdout)
@@ -136,7 +116,7 @@ func TestBinaryWithRealKeyring(t *testing.T) {
 	t.Logf("status output:\n%s", r.Stdout)
 
 	// 4. logout revokes the key and deletes the entry.
-	r = keyringit.Run(t, bin, proj, env, "", "logout")
+	r = servertest.Run(t, proj, env, "", "logout")
 	outputs["logout stdout"], outputs["logout stderr"] = r.Stdout, r.Stderr
 	if r.Code != 0 || !strings.Contains(r.Stderr, "revoked on the server") || !strings.Contains(r.Stderr, "removed from the system keyring") {
 		t.Errorf("logout exited %d: %s", r.Code, r.Stderr)
@@ -144,12 +124,12 @@ func TestBinaryWithRealKeyring(t *testing.T) {
 	if _, err := keyring.Get(auth.KeyringService, srv.URL); !errors.Is(err, keyring.ErrNotFound) {
 		t.Errorf("keyring entry still there after logout: %v", err)
 	}
-	r = keyringit.Run(t, bin, proj, env, "", "status", "--json")
+	r = servertest.Run(t, proj, env, "", "status", "--json")
 	if r.Code != 1 || !strings.Contains(r.Stdout, `"source": "none"`) {
 		t.Errorf("status after logout exited %d: %s", r.Code, r.Stdout)
 	}
 
-	for _, leak := range keyringit.FindSecrets(outputs, append(srv.Credentials(), password, sec.Secret)) {
+	for _, leak := range servertest.FindSecrets(outputs, append(srv.Credentials(), password, sec.Secret)) {
 		t.Error(leak)
 	}
 }

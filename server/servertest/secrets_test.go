@@ -1,4 +1,4 @@
-package keyringit
+package servertest
 
 import (
 	"context"

@@ -1,5 +1,5 @@
 //go:build race
 
-package server_test
+package servertest
 
 const raceEnabled = true
