@@ -69,31 +69,39 @@ func TestE2ETypeScriptClient(t *testing.T) {
 // TestE2EClaudeCode registers the binary with the Claude Code CLI the way the README tells
 // users to (claude mcp add r2r -- r2r-mcp serve) and checks `claude mcp list` reports it
 // connected. It runs only where `claude` is on PATH; it needs no Claude login.
-func TestE2EClaudeCode(t *testing.T) {
-	t.Parallel()
+// claudeCLI finds the Claude Code CLI (npm @anthropic-ai/claude-code): skipped locally when
+// missing, a failure under CI=true, where .ci/run installs it.
+func claudeCLI(t *testing.T) string {
+	t.Helper()
 	claude, err := exec.LookPath("claude")
 	if err != nil {
+		if inCI() {
+			t.Fatal("claude is not on PATH under CI; .ci/run installs @anthropic-ai/claude-code")
+		}
 		t.Skip("claude (npm install -g @anthropic-ai/claude-code) is not on PATH")
 	}
-	emu := r2rtest.NewServer(t, r2rtest.Options{})
-	proj := servertest.GitProject(t, "epsilon", nil)
-	environ := servertest.Env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
-	run := func(args ...string) string {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, claude, args...)
-		cmd.Dir = proj
-		cmd.Env = environ
-		out, err := cmd.CombinedOutput()
-		t.Logf("claude %s:\n%s", strings.Join(args, " "), out)
-		if err != nil {
-			t.Fatalf("claude %s: %v", args[0], err)
-		}
-		return string(out)
+	return claude
+}
+
+// runIn runs a command in dir with environ, bounded, and fails the test when it fails.
+func runIn(t *testing.T, dir string, environ []string, name string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = environ
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s %s:\n%s", filepath.Base(name), strings.Join(args, " "), out)
+	if err != nil {
+		t.Fatalf("%s %s: %v", filepath.Base(name), args[0], err)
 	}
-	run("mcp", "add", "r2r", "-e", "R2R_API_URL="+emu.URL, "--", servertest.Build(t), "serve")
-	out := run("mcp", "list")
+	return string(out)
+}
+
+// wantConnected checks `claude mcp list` reports the r2r server Connected.
+func wantConnected(t *testing.T, out string) {
+	t.Helper()
 	var line string
 	for _, l := range strings.Split(out, "\n") {
 		if strings.HasPrefix(l, "r2r:") {
@@ -102,5 +110,32 @@ func TestE2EClaudeCode(t *testing.T) {
 	}
 	if !strings.Contains(line, "Connected") {
 		t.Fatalf("claude mcp list does not report r2r connected:\n%s", out)
+	}
+}
+
+// TestE2EClaudeCode adds the server to Claude Code by hand, as the README says, and checks
+// that Claude Code's own health check connects to it.
+func TestE2EClaudeCode(t *testing.T) {
+	t.Parallel()
+	claude := claudeCLI(t)
+	emu := r2rtest.NewServer(t, r2rtest.Options{})
+	proj := servertest.GitProject(t, "epsilon", nil)
+	environ := servertest.Env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	runIn(t, proj, environ, claude, "mcp", "add", "r2r", "-e", "R2R_API_URL="+emu.URL, "--", servertest.Build(t), "serve")
+	wantConnected(t, runIn(t, proj, environ, claude, "mcp", "list"))
+}
+
+// TestE2EInstallClaudeCode is the new user's path: `r2r-mcp install claude-code` in a fresh
+// HOME, then `claude mcp list` shows r2r Connected; a second install changes nothing.
+func TestE2EInstallClaudeCode(t *testing.T) {
+	t.Parallel()
+	claude := claudeCLI(t)
+	proj := servertest.GitProject(t, "zeta", nil)
+	environ := servertest.Env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	bin := servertest.Build(t)
+	runIn(t, proj, environ, bin, "install", "claude-code")
+	wantConnected(t, runIn(t, proj, environ, claude, "mcp", "list"))
+	if out := runIn(t, proj, environ, bin, "install", "claude-code"); !strings.Contains(out, "up to date") {
+		t.Fatalf("second install was not a no-op:\n%s", out)
 	}
 }
