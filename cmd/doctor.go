@@ -58,8 +58,9 @@ func newDoctorCmd(deps Deps, runF func(*doctorOptions) error) *cobra.Command {
 
 A keyring that cannot be reached is a warning (⚠), not a failure, when the credentials come
 from the environment or a file, or R2R needs none: r2r-mcp works without it. It fails (✗)
-only when no credential was found and R2R requires one, because "r2r-mcp login" would then
-have to store the secret in a plain-text file.
+only when no credential was found and R2R requires one: "r2r-mcp login" would then have to
+store the secret in a plain-text file (no keyring at all), or fail until the keyring is
+unlocked (a locked or unresponsive one) unless given --insecure-storage.
 
 Exit status 0 when nothing failed (warnings allowed), 1 otherwise.`,
 		Example: `  r2r-mcp doctor

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -38,6 +35,7 @@ type doctor struct {
 	cfg        doctorConfig
 	configOK   bool
 	res        auth.Resolved
+	key        string // the API key, masked ("key_ab…"); "" for other credentials
 	client     *r2r.Client
 	keyringErr error // nil = the keyring answered
 	reachable  bool  // GET /v3/health answered 200
@@ -128,39 +126,25 @@ func (d *doctor) checkConfig(ctx context.Context) doctorCheck {
 	}
 	d.cfg.ConfigDir = dir
 
-	pdir := o.ProjectDir
-	if pdir == "" {
-		if pdir, err = os.Getwd(); err != nil {
-			return failCheck("cannot determine the working directory: "+err.Error(), "Run doctor from the project directory, or pass --project-dir.")
+	pdir, _, err := projectDir(o.ProjectDir)
+	if err != nil {
+		fix := "Run doctor from the project directory, or pass --project-dir."
+		if o.ProjectDir != "" {
+			fix = "Pass the project's directory to --project-dir."
 		}
-	} else if fi, err := os.Stat(pdir); err != nil || !fi.IsDir() {
-		return failCheck("--project-dir "+pdir+" is not a directory", "Pass the project's directory to --project-dir.")
-	}
-	if abs, err := filepath.Abs(pdir); err == nil {
-		pdir = abs
+		return failCheck(err.Error(), fix)
 	}
 	d.cfg.ProjectDir = pdir
 
-	res, err := auth.Resolve(ctx, auth.Options{
-		URLFlag:        o.URL,
-		Getenv:         deps.Getenv,
-		Keyring:        o.Env.Keyring,
-		KeyringTimeout: o.Env.KeyringTimeout,
-		ConfigDir:      dir,
-		HTTPClient:     o.Env.HTTPClient,
-		UserAgent:      "r2r-mcp/" + deps.Build.Version,
-		Logger:         slog.New(slog.DiscardHandler),
-	})
+	res, client, err := resolveR2R(ctx, deps, o.Env, dir, o.URL)
 	if err != nil {
 		return failCheck(err.Error(), "Give a valid R2R base URL such as http://localhost:7272 (with --url, R2R_API_URL, or r2r-mcp login --url).")
 	}
 	d.res = res
 	d.cfg.R2RURL, d.cfg.URLSource = res.URL, res.URLSource
 	d.cfg.CredentialSource, d.cfg.CredentialKind = res.Source, res.Kind
-	client, err := r2r.New(r2r.Options{BaseURL: res.URL, Credentials: res.Credentials,
-		HTTPClient: o.Env.HTTPClient, UserAgent: "r2r-mcp/" + deps.Build.Version})
-	if err != nil {
-		return failCheck(err.Error(), "Give a valid R2R base URL such as http://localhost:7272.")
+	if res.Kind == auth.KindAPIKey {
+		d.key = maskedKey(ctx, res.Credentials)
 	}
 	d.client = client
 	d.configOK = true
@@ -187,29 +171,13 @@ func (d *doctor) checkConfig(ctx context.Context) doctorCheck {
 	return warnCheck(detail+"\nwarning: "+w, warningFix(w))
 }
 
-// describeCredential names the resolved credential without revealing it.
+// describeCredential names the resolved credential and its source without revealing it.
 func (d *doctor) describeCredential() string {
-	res := d.res
-	var what string
-	switch res.Kind {
-	case auth.KindAPIKey:
-		what = "API key"
-		if res.Source == auth.SourceEnvAPIKey {
-			if s := auth.ShortKey(strings.TrimSpace(d.opts.Deps.Getenv("R2R_API_KEY"))); s != "" {
-				what += " " + s
-			}
-		}
-		if res.Email != "" {
-			what += " of " + res.Email
-		}
-	case auth.KindRefreshToken:
-		what = "refresh token of " + res.Email
-	case auth.KindPassword:
-		what = "password login as " + res.Email
-	default:
+	what := credentialText(d.res.Kind, d.key, d.res.Email)
+	if what == "" {
 		return "none found; requests go unauthenticated (fine when R2R has auth off)"
 	}
-	return what + " (from " + res.Source + ")"
+	return what + " (from " + d.res.Source + ")"
 }
 
 // warningFix suggests what to do about an auth.Resolve warning.
@@ -274,21 +242,31 @@ func (d *doctor) checkKeyring(ctx context.Context) doctorCheck {
 }
 
 // settleKeyring turns an unreachable keyring into a warning unless it stands in the way:
-// no credential was found and R2R requires one, so login would have to use the file.
+// no credential was found and R2R requires one, so login has nowhere safe to put it.
 func (d *doctor) settleKeyring(c *doctorCheck) {
 	if d.keyringErr == nil {
 		return
 	}
+	noKeyring := errors.Is(d.keyringErr, auth.ErrNoKeyring)
 	if d.needLogin {
-		c.Detail += "\nno credential was found and R2R requires one; r2r-mcp login would have to store it in a plain-text file"
+		if noKeyring {
+			c.Detail += "\nno credential was found and R2R requires one; r2r-mcp login would have to store it in a plain-text file"
+		} else {
+			// Login stores in the keyring whenever there is one (auth.Vault.Save); a locked or
+			// slow one is an error there, never a silent move to the file.
+			c.Detail += "\nno credential was found and R2R requires one; r2r-mcp login fails until the keyring is unlocked, " +
+				"or needs --insecure-storage to store it in a plain-text file"
+		}
 		return
 	}
 	c.Status, c.OK = statusWarn, true
 	switch src := d.res.Source; {
 	case src == auth.SourceNone && d.anonymous:
 		c.Detail += "\nnot needed now: R2R has auth off"
-	case src == auth.SourceNone:
+	case src == auth.SourceNone && noKeyring:
 		c.Detail += "\nnot needed unless R2R requires a login; r2r-mcp login would then store the secret in a 0600 file"
+	case src == auth.SourceNone:
+		c.Detail += "\nnot needed unless R2R requires a login; r2r-mcp login would then need the keyring unlocked, or --insecure-storage"
 	default:
 		c.Detail += "\nnot needed now: the credentials come from " + src
 	}
@@ -299,36 +277,27 @@ func (d *doctor) checkR2R(ctx context.Context) doctorCheck {
 	if !d.configOK {
 		return skipCheck("the configuration is invalid")
 	}
-	hctx, cancel := context.WithTimeout(ctx, doctorHealthTimeout)
-	defer cancel()
-	t0 := time.Now()
-	err := d.client.Health(hctx)
-	took := time.Since(t0)
+	h := checkHealth(ctx, d.client, doctorHealthTimeout)
 	url := d.res.URL
-	if err == nil {
+	if h.Err == nil {
 		d.reachable = true
-		return okCheck(fmt.Sprintf("GET %s/v3/health answered 200 in %d ms", url, took.Milliseconds()))
+		return okCheck(fmt.Sprintf("GET %s/v3/health answered 200 in %d ms", url, h.Latency.Milliseconds()))
 	}
 	moveFix := "Start R2R, or point r2r-mcp at it with --url, R2R_API_URL or r2r-mcp login --url URL (the URL now comes from " + d.res.URLSource + ")."
-	var re *r2r.Error
 	switch {
 	case ctx.Err() != nil:
 		return failCheck("interrupted", "")
-	case errors.As(err, &re) && re.StatusCode == 0 && errors.Is(err, context.DeadlineExceeded):
+	case !h.Answered() && errors.Is(h.Err, context.DeadlineExceeded):
 		return failCheck(fmt.Sprintf("R2R at %s did not answer GET /v3/health within %s", url, doctorHealthTimeout), moveFix)
-	case errors.As(err, &re) && re.StatusCode == 0:
-		cause := err.Error()
-		if re.Err != nil {
-			cause = re.Err.Error()
-		}
-		return failCheck(fmt.Sprintf("cannot reach R2R at %s: %s", url, cause), moveFix)
-	case errors.As(err, &re) && (re.StatusCode == http.StatusNotFound || re.StatusCode == http.StatusMethodNotAllowed):
-		return failCheck(fmt.Sprintf("%s does not look like an R2R v3 server (%d on GET /v3/health)", url, re.StatusCode),
+	case !h.Answered():
+		return failCheck(fmt.Sprintf("cannot reach R2R at %s: %s", url, h.Cause), moveFix)
+	case h.Status == http.StatusNotFound || h.Status == http.StatusMethodNotAllowed:
+		return failCheck(fmt.Sprintf("%s does not look like an R2R v3 server (%d on GET /v3/health)", url, h.Status),
 			"Check the URL (from "+d.res.URLSource+"): it must be R2R's base address, e.g. http://localhost:7272.")
-	case errors.Is(err, r2r.ErrUnavailable) || (re != nil && re.StatusCode >= 500):
-		return failCheck(fmt.Sprintf("R2R at %s is not healthy: %v", url, err), "Check R2R's logs (and its database); run doctor again when it answers.")
+	case h.Status >= 500:
+		return failCheck(fmt.Sprintf("R2R at %s is not healthy: %v", url, h.Err), "Check R2R's logs (and its database); run doctor again when it answers.")
 	}
-	return failCheck(fmt.Sprintf("GET %s/v3/health failed: %v", url, err), "Check the URL and that it is R2R.")
+	return failCheck(fmt.Sprintf("GET %s/v3/health failed: %v", url, h.Err), "Check the URL and that it is R2R.")
 }
 
 // checkCredentials sends GET /v3/users/me with the resolved credentials.
@@ -336,46 +305,39 @@ func (d *doctor) checkCredentials(ctx context.Context) doctorCheck {
 	if !d.reachable {
 		return skipCheck("R2R is not reachable")
 	}
-	mctx, cancel := context.WithTimeout(ctx, doctorMeTimeout)
-	defer cancel()
-	me, err := d.client.Me(mctx)
 	src := d.res.Source
-	if err == nil {
+	uc := checkUser(ctx, d.client, doctorMeTimeout, src)
+	msg := uc.Message
+	switch {
+	case uc.Verdict == userAccepted:
 		d.credsOK = true
 		role := "user"
-		if me.IsSuperuser {
+		if uc.User.IsSuperuser {
 			role = "superuser"
 		}
 		if src == auth.SourceNone {
 			d.anonymous = true
-			return okCheck(fmt.Sprintf("anonymous (R2R has auth off); requests act as %s (%s)", me.Email, role))
+			return okCheck(fmt.Sprintf("anonymous (R2R has auth off); requests act as %s (%s)", uc.User.Email, role))
 		}
-		return okCheck(fmt.Sprintf("%s (%s), credentials from %s", me.Email, role, src))
-	}
-	var re *r2r.Error
-	errors.As(err, &re)
-	status := 0
-	msg := err.Error()
-	if re != nil {
-		status, msg = re.StatusCode, re.Error()
-		if status != 0 {
-			msg = strings.TrimSpace(fmt.Sprintf("%d %s", status, re.Message))
-		}
-	}
-	switch {
+		return okCheck(fmt.Sprintf("%s (%s), credentials from %s", uc.User.Email, role, src))
 	case ctx.Err() != nil:
 		return failCheck("interrupted", "")
-	case status == http.StatusUnauthorized && src == auth.SourceNone:
+	case uc.Verdict == userNeedsLogin:
 		d.needLogin = true
 		return failCheck("R2R requires authentication and no credential was found: "+msg,
 			"Run r2r-mcp login (or set R2R_API_KEY).")
-	case status == http.StatusUnauthorized || (status == http.StatusNotFound && re.Op == "login"):
+	case uc.Verdict == userRejected && uc.UnknownAccount:
+		return failCheck(fmt.Sprintf("R2R has no account %s (the email from %s): %s", d.res.Email, src, msg), rejectedFix(src))
+	case uc.Verdict == userRejected:
 		return failCheck(fmt.Sprintf("R2R rejected the %s: %s", d.describeCredential(), msg), rejectedFix(src))
-	case status == http.StatusForbidden:
+	case uc.Verdict == userForbidden:
 		return failCheck(fmt.Sprintf("R2R refused the %s: %s", d.describeCredential(), msg),
 			"Ask the R2R admin to activate or verify the account, or run r2r-mcp login with another one.")
-	case status == 0:
+	case uc.Verdict == userUnreachable:
 		return failCheck("R2R stopped answering: "+msg, "Check that R2R is running, then run doctor again.")
+	case uc.Credential && uc.Status == 0:
+		// Nothing reached R2R: the credential itself could not be applied.
+		return failCheck(fmt.Sprintf("the %s could not be used: %s", d.describeCredential(), msg), rejectedFix(src))
 	}
 	return failCheck("GET /v3/users/me failed: "+msg, "Check R2R's logs; run doctor again.")
 }
@@ -397,19 +359,13 @@ func (d *doctor) checkProject(ctx context.Context) doctorCheck {
 	if !d.configOK {
 		return skipCheck("the configuration is invalid")
 	}
-	pr := tools.NewProjectResolver(tools.ProjectOptions{
-		WorkDir:   d.cfg.ProjectDir,
-		CacheFile: filepath.Join(d.cfg.ConfigDir, "projects.json"),
-	})
+	pr := newProjectResolver(d.cfg.ProjectDir)
 	p, err := pr.Project(ctx)
 	if err != nil {
 		return failCheck(err.Error(), "Fix "+tools.ProjectConfigFile+" in the project root (it should be {\"collection\": \"<name or id>\"}).")
 	}
 	head := fmt.Sprintf("%s (%s)", p.Name, p.Root)
-	want := p.CollectionName
-	if want == "" {
-		want = p.CollectionID
-	}
+	want := collectionLabel(p.CollectionName, p.CollectionID)
 	configured := ""
 	if p.ConfigFile != "" {
 		configured = "\nconfigured in " + p.ConfigFile
@@ -420,9 +376,7 @@ func (d *doctor) checkProject(ctx context.Context) doctorCheck {
 	case !d.credsOK:
 		return skipCheck(fmt.Sprintf("%s → collection %s; not looked up: the credentials were not accepted%s", head, want, configured))
 	}
-	pctx, cancel := context.WithTimeout(ctx, doctorProjectTimeout)
-	defer cancel()
-	pc, err := pr.Collection(pctx, d.client, false)
+	pc, err := lookupCollection(ctx, pr, d.client, doctorProjectTimeout)
 	if err != nil {
 		var re *r2r.Error
 		if !errors.As(err, &re) { // a configuration problem, already worded for people

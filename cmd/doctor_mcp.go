@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
@@ -36,8 +38,9 @@ type rpcErrorInfo struct {
 	Fix       string
 }
 
-// rpcErrors maps JSON-RPC error codes, and the codes r2r-mcp puts in the structured
-// content of its error results, to text a person can act on (seed 004's mapping table).
+// rpcErrors maps JSON-RPC error codes, and the codes r2r-mcp sends with its error
+// results, to text a person can act on (seed 004's mapping table). toolErrors overrides it
+// for error results of tools/call, where a code may mean something else.
 var rpcErrors = map[int]rpcErrorInfo{
 	mcp.PARSE_ERROR: {"parse error: the server could not parse the JSON it received", false,
 		"Make sure the server is r2r-mcp of the same version as this doctor."},
@@ -55,18 +58,35 @@ var rpcErrors = map[int]rpcErrorInfo{
 		"Run r2r-mcp login (or set R2R_API_KEY)."},
 	tools.CodeBreakerOpen: {"circuit breaker open: R2R failed repeatedly, so r2r-mcp pauses calls to it", true,
 		"Fix R2R (see the checks above); calls resume after the breaker's cool-down."},
-	tools.CodeRateLimited: {"rate limited by R2R", true,
-		"Wait a minute and run doctor again."},
+	tools.CodeRateLimited: {"rate limited: by r2r-mcp's own per-tool limit, or by R2R (429)", true,
+		"Wait retry_after seconds (r2r-mcp's limit: --rate-limit, --rag-rate-limit) or a minute (R2R's), then run doctor again."},
 }
 
-// explainCode returns the table entry for code; unknown codes are retryable, as seed 004
-// maps them.
+// toolErrors are the codes whose meaning in an r2r-mcp error result differs from the
+// JSON-RPC error of the same number.
+var toolErrors = map[int]rpcErrorInfo{
+	// A tool result with -32603 is r2r-mcp's own verdict (tools.CodeInternal), not a crash:
+	// a configuration problem or a bug, which the text names. Calling again changes nothing.
+	tools.CodeInternal: {"r2r-mcp could not run the tool: a configuration problem or an internal error", false,
+		"Read the text: fix what it names (often the project's " + tools.ProjectConfigFile + "), or report the bug with this output."},
+}
+
+// explainCode returns the table entry for a JSON-RPC error code; unknown codes are
+// retryable, as seed 004 maps them.
 func explainCode(code int) rpcErrorInfo {
 	if info, ok := rpcErrors[code]; ok {
 		return info
 	}
 	return rpcErrorInfo{Meaning: fmt.Sprintf("unexpected error (code %d)", code), Retryable: true,
 		Fix: "See the server's stderr below, then run doctor again."}
+}
+
+// explainToolCode is explainCode for the code of an r2r-mcp error result.
+func explainToolCode(code int) rpcErrorInfo {
+	if info, ok := toolErrors[code]; ok {
+		return info
+	}
+	return explainCode(code)
 }
 
 // sentinelCodes recovers the code of the JSON-RPC errors mcp-go's client turns into
@@ -360,10 +380,13 @@ func (p *mcpProbe) callStatus(ctx context.Context) doctorCheck {
 	}
 	text := resultText(res)
 	if res.IsError {
-		var info tools.ErrorInfo
-		if decodeStructured(res.StructuredContent, &info) && info.Code != 0 {
-			e := explainCode(info.Code)
-			c := failCheck(fmt.Sprintf("%s returned an error: %s (code %d): %s", statusToolName, e.Meaning, info.Code, text), e.Fix)
+		if info, ok := tools.ErrorOf(res); ok && info.Code != 0 {
+			e := explainToolCode(info.Code)
+			fix := e.Fix
+			if info.RetryAfter != nil {
+				fix = fmt.Sprintf("Retry after %s s. %s", strconv.FormatFloat(*info.RetryAfter, 'f', -1, 64), fix)
+			}
+			c := failCheck(fmt.Sprintf("%s returned an error: %s (code %d): %s", statusToolName, e.Meaning, info.Code, text), fix)
 			c.Code, c.Retryable = info.Code, &info.Retryable
 			return c
 		}
@@ -392,10 +415,7 @@ func (p *mcpProbe) compareStatus(st tools.StatusOutput) doctorCheck {
 		fmt.Sprintf("server uses %s (from %s), credentials: %s", st.R2RURL, st.URLSource, st.AuthSource),
 	}
 	if pr := st.Project; pr.Name != "" {
-		coll := pr.CollectionName
-		if coll == "" {
-			coll = pr.CollectionID
-		}
+		coll := collectionLabel(pr.CollectionName, pr.CollectionID)
 		switch {
 		case pr.Error != "":
 			lines = append(lines, fmt.Sprintf("project %s → %s: %s", pr.Name, coll, pr.Error))
@@ -410,6 +430,10 @@ func (p *mcpProbe) compareStatus(st tools.StatusOutput) doctorCheck {
 	switch {
 	case st.R2RURL != d.res.URL:
 		return warnCheck(detail+"\ndoctor checked "+d.res.URL+", the server uses "+st.R2RURL, sameEnv)
+	case st.AuthSource == auth.SourceKeyringPending:
+		// serve reads the keyring on first use; r2r_status asks it to, and it did not answer.
+		return warnCheck(detail+"\nthe server could not read the system keyring yet (doctor found credentials in "+d.res.Source+")",
+			"Unlock the system keyring (answer its prompt); serve reads it again on the next tool call.")
 	case st.AuthSource != d.res.Source:
 		return warnCheck(detail+"\ndoctor found credentials in "+d.res.Source+", the server in "+st.AuthSource, sameEnv)
 	case d.reachable && !st.Health.OK:

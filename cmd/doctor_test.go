@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -505,7 +506,10 @@ func TestDoctor(t *testing.T) {
 // TestDoctorKeyringVerdict covers how an unreachable keyring is judged from what the
 // other checks found.
 func TestDoctorKeyringVerdict(t *testing.T) {
-	unavailable := testKeyring{err: errors.New("The name org.freedesktop.secrets was not provided by any .service files")}
+	// No Secret Service at all: auth.SystemKeyring classifies this D-Bus error as ErrNoKeyring.
+	unavailable := testKeyring{err: fmt.Errorf("%w: The name org.freedesktop.secrets was not provided by any .service files", auth.ErrNoKeyring)}
+	// A keyring that is there but refuses: login would fail rather than use the file.
+	locked := testKeyring{err: errors.New("Cannot get secret of a locked object")}
 	hung := testKeyring{hang: make(chan struct{})}
 	t.Cleanup(func() { close(hung.hang) })
 	tests := []struct {
@@ -524,6 +528,9 @@ func TestDoctorKeyringVerdict(t *testing.T) {
 		{"unavailable, auth off", unavailable, auth.SourceNone, true, false, statusWarn, "not needed now: R2R has auth off"},
 		{"unavailable, R2R not asked", unavailable, auth.SourceNone, false, false, statusWarn, "not needed unless R2R requires a login"},
 		{"unavailable, login needed", unavailable, auth.SourceNone, false, true, statusFail, "r2r-mcp login would have to store it in a plain-text file"},
+		{"locked, login needed", locked, auth.SourceNone, false, true, statusFail, "r2r-mcp login fails until the keyring is unlocked, or needs --insecure-storage"},
+		{"locked, R2R not asked", locked, auth.SourceNone, false, false, statusWarn, "r2r-mcp login would then need the keyring unlocked, or --insecure-storage"},
+		{"hung, login needed", hung, auth.SourceNone, false, true, statusFail, "r2r-mcp login fails until the keyring is unlocked"},
 		{"hung", hung, auth.SourceEnvAPIKey, false, false, statusWarn, "did not answer within 20ms"},
 	}
 	for _, tt := range tests {
@@ -560,7 +567,7 @@ func TestDoctorJSONRPCErrors(t *testing.T) {
 		{tools.CodeR2RAPI, "R2R API error", true},
 		{tools.CodeAuth, "authentication failed", false},
 		{tools.CodeBreakerOpen, "circuit breaker open", true},
-		{tools.CodeRateLimited, "rate limited by R2R", true},
+		{tools.CodeRateLimited, "rate limited: by r2r-mcp's own per-tool limit, or by R2R (429)", true},
 		{-32050, "unexpected error (code -32050)", true},
 	}
 	for _, tt := range tests {
@@ -634,4 +641,129 @@ func scriptedProbe(t *testing.T, answer func(id json.RawMessage) string) (*mcpPr
 	}
 	// EOF (not a closed pipe) on the client's side, so mcp-go has nothing to log.
 	return p, func() { peerOut.Close(); p.close(); peerIn.Close() }
+}
+
+// TestDoctorCredentialsCheck runs the configuration, R2R and credentials checks in-process
+// against the emulator, with the credential from the environment: a failed password
+// login is reported as R2R's answer to it, not as R2R being unreachable.
+func TestDoctorCredentialsCheck(t *testing.T) {
+	tests := []struct {
+		name   string
+		env    []string // key, value pairs
+		setup  func(srv *r2rtest.Server)
+		status string
+		detail string
+		fix    string
+	}{
+		{name: "password accepted", env: []string{"R2R_EMAIL", testEmail, "R2R_PASSWORD", testPassword},
+			status: statusOK, detail: testEmail + " (user), credentials from " + auth.SourceEnvPassword},
+		{name: "wrong password", env: []string{"R2R_EMAIL", testEmail, "R2R_PASSWORD", "wrong-env-password"},
+			status: statusFail, detail: "R2R rejected the password for " + testEmail + " (from " + auth.SourceEnvPassword + "): login: 401 Incorrect email or password",
+			fix: "Check R2R_EMAIL and R2R_PASSWORD"},
+		{name: "unknown email", env: []string{"R2R_EMAIL", "nobody@example.com", "R2R_PASSWORD", testPassword},
+			status: statusFail, detail: "R2R has no account nobody@example.com (the email from " + auth.SourceEnvPassword + "): login: 404 User not found",
+			fix: "Check R2R_EMAIL and R2R_PASSWORD"},
+		{name: "login fails on R2R's side", env: []string{"R2R_EMAIL", testEmail, "R2R_PASSWORD", testPassword},
+			setup:  func(srv *r2rtest.Server) { srv.ForceStatus("POST /v3/users/login", 500, 1) },
+			status: statusFail, detail: "GET /v3/users/me failed: login: 500", fix: "Check R2R's logs"},
+		{name: "wrong API key", env: []string{"R2R_API_KEY", "key_bad.bad"},
+			status: statusFail, detail: "R2R rejected the API key key_ba… (from " + auth.SourceEnvAPIKey + "): 401", fix: "Set a valid R2R_API_KEY"},
+		{name: "no credential", status: statusFail, detail: "R2R requires authentication and no credential was found: 401",
+			fix: "Run r2r-mcp login"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := r2rtest.NewServer(t, r2rtest.Options{RequireAuth: true})
+			srv.CreateUser(testEmail, testPassword, false)
+			if tt.setup != nil {
+				tt.setup(srv)
+			}
+			env := doctorEnv(t, append([]string{"R2R_API_URL", srv.URL}, tt.env...)...)
+			d := &doctor{opts: &doctorOptions{Deps: Deps{Build: BuildInfo{Version: "test"}, Getenv: func(k string) string { return env[k] }},
+				ProjectDir: t.TempDir(), Env: authEnv{ConfigDir: env[auth.ConfigDirEnv], Keyring: testKeyring{}}}}
+			ctx := context.Background()
+			for _, step := range []func(context.Context) doctorCheck{d.checkConfig, d.checkR2R} {
+				if c := step(ctx); c.Status != statusOK {
+					t.Fatalf("an earlier check failed: %+v", c)
+				}
+			}
+			c := d.checkCredentials(ctx)
+			if c.Status != tt.status || !strings.Contains(c.Detail, tt.detail) || !strings.Contains(c.Fix, tt.fix) {
+				t.Errorf("got %s %q (fix %q), want %s containing %q (fix with %q)", c.Status, c.Detail, c.Fix, tt.status, tt.detail, tt.fix)
+			}
+			if d.needLogin != (tt.name == "no credential") {
+				t.Errorf("needLogin = %v", d.needLogin)
+			}
+			if p := env["R2R_PASSWORD"]; p != "" && strings.Contains(c.Detail+c.Fix, p) {
+				t.Error("the password appears in the check")
+			}
+		})
+	}
+}
+
+// TestDoctorStatusCallErrors feeds doctor's r2r_status call error results as r2r-mcp
+// sends them (the code in _meta, the text in content) and checks what it makes of them.
+func TestDoctorStatusCallErrors(t *testing.T) {
+	retryAfter := 2.5
+	tests := []struct {
+		name      string
+		result    *mcp.CallToolResult
+		detail    string
+		fix       string
+		code      int
+		retryable bool
+	}{
+		{name: "configuration problem",
+			result: tools.NewErrorResult(tools.ErrorInfo{Type: "configuration", Code: tools.CodeInternal,
+				Message: "The project's .r2r-mcp.json is not valid JSON."}),
+			detail: "r2r_status returned an error: r2r-mcp could not run the tool: a configuration problem or an internal error (code -32603): The project's .r2r-mcp.json is not valid JSON.",
+			fix:    "or report the bug", code: tools.CodeInternal},
+		{name: "r2r-mcp's rate limit",
+			result: tools.NewErrorResult(tools.ErrorInfo{Type: "rate_limited", Code: tools.CodeRateLimited, Retryable: true,
+				RetryAfter: &retryAfter, Message: "r2r_status is called too often."}),
+			detail: "rate limited: by r2r-mcp's own per-tool limit, or by R2R (429) (code -32004)",
+			fix:    "Retry after 2.5 s. Wait retry_after seconds", code: tools.CodeRateLimited, retryable: true},
+		{name: "authentication",
+			result: tools.NewErrorResult(tools.ErrorInfo{Type: "authentication", Code: tools.CodeAuth, Message: "R2R rejected R2R_API_KEY (401)."}),
+			detail: "authentication failed: R2R rejected the credentials (code -32002): R2R rejected R2R_API_KEY (401).",
+			fix:    "Run r2r-mcp login", code: tools.CodeAuth},
+		{name: "error without r2r-mcp's data",
+			result: mcp.NewToolResultError("something broke"),
+			detail: "r2r_status returned an error: something broke", fix: "See the server's stderr below."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, err := json.Marshal(tt.result)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The peer answers the first request (initialize) as a server with tools, every
+			// later one with the tool result.
+			initialized := false
+			p, stop := scriptedProbe(t, func(id json.RawMessage) string {
+				result := string(raw)
+				if !initialized {
+					initialized = true
+					result = `{"protocolVersion":"` + mcp.LATEST_LEGACY_PROTOCOL_VERSION + `","capabilities":{"tools":{}},"serverInfo":{"name":"peer","version":"0"}}`
+				}
+				return `{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + result + `}`
+			})
+			defer stop()
+			p.schemas = map[string]mcp.Tool{statusToolName: mcp.NewTool(statusToolName)}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			req := mcp.InitializeRequest{}
+			req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+			if _, err := p.client.Initialize(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+			c := p.callStatus(ctx)
+			if c.Status != statusFail || !strings.Contains(c.Detail, tt.detail) || !strings.Contains(c.Fix, tt.fix) {
+				t.Errorf("got %s %q (fix %q), want detail with %q, fix with %q", c.Status, c.Detail, c.Fix, tt.detail, tt.fix)
+			}
+			if c.Code != tt.code || (tt.code != 0 && (c.Retryable == nil || *c.Retryable != tt.retryable)) {
+				t.Errorf("code %d retryable %v, want %d %v", c.Code, c.Retryable, tt.code, tt.retryable)
+			}
+		})
+	}
 }

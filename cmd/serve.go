@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -282,6 +281,7 @@ variable over the default, and an invalid value stops serve with an error naming
 			if runF != nil {
 				return runF(ctx, cfg)
 			}
+			startCredentialRead(ctx, cfg.Credentials)
 			out := deps.IO.Out
 			if f, ok := out.(*os.File); ok && f == os.Stdout {
 				// The protocol owns the real stdout. Anything else that writes to
@@ -307,49 +307,27 @@ variable over the default, and an invalid value stops serve with an error naming
 }
 
 // serveConfig turns flags, environment and stored credentials into the server
-// configuration. It never prompts and does no network I/O: a password or refresh-token
-// credential logs in on the first tool call.
+// configuration. It never prompts, does no network I/O and does not touch the keyring: a
+// stored credential is read, and a password or refresh-token credential logs in, on the
+// first tool call.
 func serveConfig(ctx context.Context, deps Deps, opts *serveOptions, logger *slog.Logger) (server.Config, error) {
-	dir := opts.ProjectDir
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return server.Config{}, fmt.Errorf("find the working directory: %w (pass --project-dir)", err)
-		}
-		dir = wd
-	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return server.Config{}, fmt.Errorf("--project-dir %s is not a directory", dir)
-	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
+	dir, _, err := projectDir(opts.ProjectDir)
+	if err != nil {
+		return server.Config{}, err
 	}
 	configDir, err := opts.Env.configDir(deps.Getenv)
 	if err != nil {
 		return server.Config{}, err
 	}
-	res, err := auth.Resolve(ctx, auth.Options{
-		URLFlag:        opts.R2RURL,
-		Getenv:         deps.Getenv,
-		Keyring:        opts.Env.Keyring,
-		KeyringTimeout: opts.Env.KeyringTimeout,
-		ConfigDir:      configDir,
-		HTTPClient:     opts.Env.HTTPClient,
-		UserAgent:      "r2r-mcp/" + deps.Build.Version,
-		Logger:         logger.With("component", "auth"),
-	})
+	// The keyring is read on the first tool call (or by startCredentialRead), not here:
+	// a locked or slow keyring must not hold up initialize.
+	res, err := auth.ResolveLazy(ctx, authOptions(deps, opts.Env, configDir, opts.R2RURL, "--r2r-url", logger.With("component", "auth")))
 	if err != nil {
-		if strings.HasPrefix(err.Error(), auth.URLSourceFlag) {
-			err = errors.New("--r2r-url" + strings.TrimPrefix(err.Error(), auth.URLSourceFlag))
-		}
 		return server.Config{}, err
 	}
 	allow, err := allowDirs(opts.AllowDirs, opts.allowDirsFrom)
 	if err != nil {
 		return server.Config{}, err
-	}
-	urlSource := res.URLSource
-	if urlSource == auth.URLSourceFlag {
-		urlSource = "flag --r2r-url"
 	}
 	settings := map[string]string{"config_dir": configDir}
 	if res.Kind != "" {
@@ -360,7 +338,7 @@ func serveConfig(ctx context.Context, deps Deps, opts *serveOptions, logger *slo
 	}
 	return server.Config{
 		R2RURL:      res.URL,
-		URLSource:   urlSource,
+		URLSource:   res.URLSource,
 		Credentials: res.Credentials,
 		AuthSource:  res.Source,
 		AuthWarning: res.Warning,
@@ -394,6 +372,17 @@ func serveConfig(ctx context.Context, deps Deps, opts *serveOptions, logger *slo
 		RAGTimeout:       opts.TimeoutRAG,
 		CallTimeout:      opts.Timeout,
 	}, nil
+}
+
+// startCredentialRead reads a stored credential in the background while the server
+// starts, so that a keyring's unlock prompt shows up while the user watches the client
+// start, and the first tool call finds the credential ready instead of spending its wait
+// (auth.Options.KeyringTimeout) on the read. It never delays initialize: the server does
+// not wait for it, and a failed read is logged and tried again on the next use.
+func startCredentialRead(ctx context.Context, c r2r.Credentials) {
+	if lc, ok := c.(*auth.LazyCredentials); ok {
+		go func() { _ = lc.Load(ctx) }()
+	}
 }
 
 // offIfZero maps a flag's 0 ("off") to server.Config's negative ("off"; there 0 means the

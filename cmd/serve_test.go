@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/server"
 )
 
@@ -108,8 +110,23 @@ func TestServeConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cfg.R2RURL != tt.wantURL || !strings.HasPrefix(cfg.URLSource, tt.wantSource) || cfg.AuthSource != tt.wantAuth {
-				t.Errorf("got url %q (%s), auth %q; want %q (%s), %q", cfg.R2RURL, cfg.URLSource, cfg.AuthSource, tt.wantURL, tt.wantSource, tt.wantAuth)
+			authSource := cfg.AuthSource
+			lc, lazy := cfg.Credentials.(*auth.LazyCredentials)
+			if wantLazy := tt.env["R2R_API_KEY"] == "" && tt.env["R2R_EMAIL"] == ""; lazy != wantLazy {
+				t.Errorf("credentials %v: lazy %v, want %v (only environment credentials are resolved at once)", cfg.Credentials, lazy, wantLazy)
+			}
+			if lazy {
+				// The stored credential is read on first use, not by serveConfig.
+				if cfg.AuthSource != auth.SourceKeyringPending || lc.Loaded() {
+					t.Errorf("lazy credential: auth source %q, loaded %v; want %q, not loaded", cfg.AuthSource, lc.Loaded(), auth.SourceKeyringPending)
+				}
+				if err := lc.Load(context.Background()); err != nil {
+					t.Fatalf("load: %v", err)
+				}
+				authSource = lc.Source()
+			}
+			if cfg.R2RURL != tt.wantURL || !strings.HasPrefix(cfg.URLSource, tt.wantSource) || authSource != tt.wantAuth {
+				t.Errorf("got url %q (%s), auth %q; want %q (%s), %q", cfg.R2RURL, cfg.URLSource, authSource, tt.wantURL, tt.wantSource, tt.wantAuth)
 			}
 			if cfg.Credentials == nil {
 				t.Error("nil credentials")
@@ -312,4 +329,116 @@ func TestServeHelpListsEveryKnob(t *testing.T) {
 	if !strings.Contains(usage, "--allow-dir") || !strings.Contains(usage, "R2R_MCP_ALLOW_DIRS") {
 		t.Error("--allow-dir is not documented")
 	}
+}
+
+// TestServeStatusReadsTheKeyring: serve resolves a stored credential lazily (nothing is
+// read before initialize), and r2r_status reads it before reporting, so it names the
+// keyring and the collection lookup that needs the credential works; a keyring that does
+// not answer is reported as a warning.
+func TestServeStatusReadsTheKeyring(t *testing.T) {
+	srv := r2rtest.NewServer(t, r2rtest.Options{RequireAuth: true})
+	key, _ := newAPIKey(t, srv)
+	stored := &serveKeyring{m: map[string]string{}}
+	if err := (&auth.KeyringStore{Keyring: stored}).Save(context.Background(), srv.URL, auth.Secret{Kind: auth.KindAPIKey, Secret: key}); err != nil {
+		t.Fatal(err)
+	}
+	hung := testKeyring{hang: make(chan struct{})}
+	t.Cleanup(func() { close(hung.hang) })
+	tests := []struct {
+		name       string
+		kr         auth.Keyring
+		wantSource string
+		wantLoaded bool
+		warning    string // substring of config.auth_warning
+		projectErr string // substring of project.error; "" = the collection was looked up
+	}{
+		{name: "key in the keyring", kr: stored, wantSource: auth.SourceKeyring, wantLoaded: true},
+		{name: "keyring does not answer", kr: hung, wantSource: auth.SourceKeyringPending,
+			warning:    "could not read the stored credential: system keyring read failed: system keyring did not answer in time",
+			projectErr: "the stored credential could not be read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			deps := Deps{Build: BuildInfo{Version: "9.9.9"}, Getenv: func(string) string { return "" }}
+			opts := &serveOptions{R2RURL: srv.URL, ProjectDir: gitProjectDir(t, "delta"),
+				Env: authEnv{ConfigDir: t.TempDir(), Keyring: tt.kr, KeyringTimeout: 100 * time.Millisecond}}
+			cfg, err := serveConfig(context.Background(), deps, opts, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lc, ok := cfg.Credentials.(*auth.LazyCredentials)
+			if !ok || lc.Loaded() || cfg.AuthSource != auth.SourceKeyringPending {
+				t.Fatalf("credentials %v (auth source %q); want a lazy credential not read yet", cfg.Credentials, cfg.AuthSource)
+			}
+			st := serveStatusCall(t, cfg, func() {
+				if lc.Loaded() {
+					t.Error("the keyring was read before the first tool call")
+				}
+			})
+			project, _ := st["project"].(map[string]any)
+			config, _ := st["config"].(map[string]any)
+			warning, _ := config["auth_warning"].(string)
+			if st["auth_source"] != tt.wantSource || (tt.warning == "") != (warning == "") || !strings.Contains(warning, tt.warning) {
+				t.Errorf("r2r_status: auth_source %v, auth_warning %q; want %q, %q", st["auth_source"], warning, tt.wantSource, tt.warning)
+			}
+			projectErr, _ := project["error"].(string)
+			if project["collection_name"] != "claude-code-delta" || (tt.projectErr == "") != (projectErr == "") || !strings.Contains(projectErr, tt.projectErr) {
+				t.Errorf("project %v; want error %q", project, tt.projectErr)
+			}
+			if lc.Loaded() != tt.wantLoaded || lc.Source() != tt.wantSource {
+				t.Errorf("after r2r_status: loaded %v, source %q", lc.Loaded(), lc.Source())
+			}
+		})
+	}
+}
+
+// serveStatusCall runs the server of cfg over pipes, initializes it, runs afterInit, calls
+// r2r_status and returns its structured content.
+func serveStatusCall(t *testing.T, cfg server.Config, afterInit func()) map[string]any {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- server.Run(ctx, cfg, inR, outW); outW.Close() }()
+	defer func() {
+		inW.Close()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	send := func(line string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := bufio.NewScanner(outR)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	response := func(id float64) map[string]any {
+		t.Helper()
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Fatalf("stdout line %q: %v", sc.Text(), err)
+			}
+			if m["id"] == id {
+				return m
+			}
+		}
+		t.Fatalf("no response %v: %v", id, sc.Err())
+		return nil
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	response(1)
+	afterInit()
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"r2r_status","arguments":{}}}`)
+	res, _ := response(2)["result"].(map[string]any)
+	st, ok := res["structuredContent"].(map[string]any)
+	if !ok {
+		t.Fatalf("r2r_status gave no structured content: %v", res)
+	}
+	return st
 }

@@ -3,10 +3,8 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -196,19 +194,8 @@ func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 		dirSource = "env " + auth.ConfigDirEnv
 	}
 
-	res, err := auth.Resolve(ctx, auth.Options{
-		URLFlag:        o.URL,
-		Getenv:         getenv,
-		Keyring:        o.Env.Keyring,
-		KeyringTimeout: o.Env.KeyringTimeout,
-		ConfigDir:      configDir,
-		HTTPClient:     o.Env.HTTPClient,
-		UserAgent:      "r2r-mcp/" + deps.Build.Version,
-	})
+	res, client, err := resolveR2R(ctx, deps, o.Env, configDir, o.URL)
 	if err != nil {
-		if strings.HasPrefix(err.Error(), auth.URLSourceFlag) {
-			err = errors.New("--url" + strings.TrimPrefix(err.Error(), auth.URLSourceFlag))
-		}
 		return nil, err
 	}
 	if res.Warning != "" {
@@ -225,10 +212,11 @@ func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 		StatusSetting{Name: "config_dir", Value: configDir, Source: dirSource},
 	)
 
-	projects, startSource, err := o.projectResolver()
+	dir, startSource, err := projectDir(o.ProjectDir)
 	if err != nil {
 		return nil, err
 	}
+	projects := newProjectResolver(dir)
 	pr, perr := projects.Project(ctx)
 	if perr != nil {
 		rep.Project.Error = perr.Error()
@@ -240,21 +228,12 @@ func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 		if pr.ConfigFile != "" {
 			rep.Project.CollectionSource = "config " + pr.ConfigFile
 		}
-		coll := pr.CollectionName
-		if coll == "" {
-			coll = pr.CollectionID
-		}
 		rep.Config = append(rep.Config,
 			StatusSetting{Name: "project", Value: pr.Root, Source: rep.Project.Source},
-			StatusSetting{Name: "collection", Value: coll, Source: rep.Project.CollectionSource},
+			StatusSetting{Name: "collection", Value: collectionLabel(pr.CollectionName, pr.CollectionID), Source: rep.Project.CollectionSource},
 		)
 	}
 
-	client, err := r2r.New(r2r.Options{BaseURL: res.URL, Credentials: res.Credentials,
-		HTTPClient: o.Env.HTTPClient, UserAgent: "r2r-mcp/" + deps.Build.Version})
-	if err != nil {
-		return nil, err
-	}
 	rep.checkHealth(ctx, client, timeout)
 	if rep.R2R.Health != healthUnreachable {
 		rep.checkUser(ctx, client, timeout)
@@ -266,26 +245,6 @@ func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 	return rep, nil
 }
 
-// projectResolver returns a resolver for the project directory and names where that
-// directory came from. It has no disk cache: status looks the collection up afresh and
-// writes nothing.
-func (o *statusOptions) projectResolver() (*tools.ProjectResolver, string, error) {
-	dir, source := o.ProjectDir, "--project-dir"
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, "", fmt.Errorf("find the working directory: %w (pass --project-dir)", err)
-		}
-		dir, source = wd, "the working directory"
-	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, "", fmt.Errorf("--project-dir %s is not a directory", dir)
-	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
-	return tools.NewProjectResolver(tools.ProjectOptions{WorkDir: dir, CacheFile: "-"}), source, nil
-}
-
 // projectSource says how the project root was inferred.
 func projectSource(pr tools.Project, start string) string {
 	if _, err := os.Lstat(filepath.Join(pr.Root, ".git")); err == nil {
@@ -294,82 +253,59 @@ func projectSource(pr tools.Project, start string) string {
 	return start + ", not in a git repository"
 }
 
-// maskedKey shows an API key credential as "key_ab…" without keeping the key around.
-func maskedKey(ctx context.Context, c r2r.Credentials) string {
-	h := http.Header{}
-	if c == nil || c.Apply(ctx, h) != nil {
-		return ""
-	}
-	return auth.ShortKey(h.Get("X-API-Key"))
-}
-
 // describeCredential names the credential for people, never revealing it.
 func describeCredential(c StatusCredential) string {
-	who := ""
-	if c.Email != "" {
-		who = " for " + c.Email
-	}
-	switch c.Kind {
-	case auth.KindAPIKey:
-		if c.Key != "" {
-			return "API key " + c.Key + who
-		}
-		return "API key" + who
-	case auth.KindRefreshToken:
-		return "refresh token" + who
-	case auth.KindPassword:
-		return "password" + who
+	if t := credentialText(c.Kind, c.Key, c.Email); t != "" {
+		return t
 	}
 	return "none (requests go unauthenticated)"
 }
 
 func (rep *StatusReport) checkHealth(ctx context.Context, c *r2r.Client, timeout time.Duration) {
-	hctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	start := time.Now()
-	err := c.Health(hctx)
-	rep.R2R.LatencyMS = time.Since(start).Milliseconds()
-	var re *r2r.Error
+	h := checkHealth(ctx, c, timeout)
+	rep.R2R.LatencyMS = h.Latency.Milliseconds()
 	switch {
-	case err == nil:
+	case h.Err == nil:
 		rep.R2R.Health = healthOK
-	case errors.As(err, &re) && re.StatusCode != 0:
-		rep.R2R.Health, rep.R2R.Error = healthError, err.Error()
-		rep.Problems = append(rep.Problems, fmt.Sprintf("R2R at %s answered its health check with an error (%v). Check the R2R server's logs.", rep.R2R.URL, err))
+	case h.Answered():
+		rep.R2R.Health, rep.R2R.Error = healthError, h.Err.Error()
+		rep.Problems = append(rep.Problems, fmt.Sprintf("R2R at %s answered its health check with an error (%v). Check the R2R server's logs.", rep.R2R.URL, h.Err))
 	default:
-		rep.R2R.Health, rep.R2R.Error = healthUnreachable, err.Error()
-		rep.Problems = append(rep.Problems, fmt.Sprintf("Cannot reach R2R at %s (%v). Start R2R, or point r2r-mcp at it with --url or R2R_API_URL.", rep.R2R.URL, err))
+		rep.R2R.Health, rep.R2R.Error = healthUnreachable, h.Err.Error()
+		rep.Problems = append(rep.Problems, fmt.Sprintf("Cannot reach R2R at %s (%v). Start R2R, or point r2r-mcp at it with --url or R2R_API_URL.", rep.R2R.URL, h.Err))
 	}
 }
 
 func (rep *StatusReport) checkUser(ctx context.Context, c *r2r.Client, timeout time.Duration) {
-	uctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	u, err := c.Me(uctx)
-	if err == nil {
+	cred := rep.Credential
+	uc := checkUser(ctx, c, timeout, cred.Source)
+	if uc.Verdict == userAccepted {
 		rep.Credential.Accepted = true
-		rep.User = &StatusUser{ID: u.ID, Email: u.Email, Superuser: u.IsSuperuser}
+		rep.User = &StatusUser{ID: uc.User.ID, Email: uc.User.Email, Superuser: uc.User.IsSuperuser}
 		return
 	}
+	err := uc.Err
 	rep.Credential.Error = err.Error()
-	cred := rep.Credential
+	fromEnv := strings.HasPrefix(cred.Source, "env ")
+	var problem string
 	switch {
-	case errors.Is(err, r2r.ErrUnauthorized) && cred.Source == auth.SourceNone:
-		rep.Problems = append(rep.Problems, "R2R requires authentication and r2r-mcp has no credential. Run r2r-mcp login.")
-	case errors.Is(err, r2r.ErrUnauthorized) && strings.HasPrefix(cred.Source, "env "):
-		rep.Problems = append(rep.Problems, fmt.Sprintf("R2R rejected the %s from %s (%v). Fix or unset the variable.", describeCredential(cred), cred.Source, err))
-	case errors.Is(err, r2r.ErrUnauthorized):
-		rep.Problems = append(rep.Problems, fmt.Sprintf("R2R rejected the stored %s (%v). Run r2r-mcp login again.", describeCredential(cred), err))
+	case uc.Verdict == userNeedsLogin:
+		problem = "R2R requires authentication and r2r-mcp has no credential. Run r2r-mcp login."
+	case uc.Verdict == userRejected && uc.UnknownAccount && fromEnv:
+		problem = fmt.Sprintf("R2R has no account %s (from %s) (%v). Fix or unset the variable.", cred.Email, cred.Source, err)
+	case uc.Verdict == userRejected && fromEnv:
+		problem = fmt.Sprintf("R2R rejected the %s from %s (%v). Fix or unset the variable.", describeCredential(cred), cred.Source, err)
+	case uc.Verdict == userRejected:
+		problem = fmt.Sprintf("R2R rejected the stored %s (%v). Run r2r-mcp login again.", describeCredential(cred), err)
 	default:
-		rep.Problems = append(rep.Problems, fmt.Sprintf("Could not check the account at %s (%v).", rep.R2R.URL, err))
+		problem = fmt.Sprintf("Could not check the account at %s (%v).", rep.R2R.URL, err)
 	}
+	rep.Problems = append(rep.Problems, problem)
 }
 
 // checkCollection looks the project's collection up without creating it.
 func (rep *StatusReport) checkCollection(ctx context.Context, projects *tools.ProjectResolver, c *r2r.Client, timeout time.Duration) {
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	pc, err := projects.Collection(cctx, c, false)
+	pc, err := lookupCollection(ctx, projects, c, timeout)
 	if err != nil {
 		rep.Project.Error = err.Error()
 		rep.Problems = append(rep.Problems, "The project's collection cannot be used: "+err.Error())
@@ -462,10 +398,7 @@ func statusChecks(rep *StatusReport) [][3]string {
 		rows = append(rows, [3]string{markFail, "Account", "not checked (R2R unreachable)"})
 	}
 	p := rep.Project
-	coll := p.CollectionName
-	if coll == "" {
-		coll = p.CollectionID
-	}
+	coll := collectionLabel(p.CollectionName, p.CollectionID)
 	switch {
 	case p.Error != "":
 		rows = append(rows, [3]string{markFail, "Collection", p.Error})

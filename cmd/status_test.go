@@ -116,6 +116,12 @@ func TestStatusReport(t *testing.T) {
 				return []string{"wrong-env-password"}
 			},
 			source: auth.SourceEnvPassword, kind: auth.KindPassword, health: healthOK, problem: "Fix or unset the variable"},
+		{name: "unknown email in the environment",
+			setup: func(t *testing.T, f *authFixture) []string {
+				f.env["R2R_EMAIL"], f.env["R2R_PASSWORD"] = "nobody@example.com", testPassword
+				return []string{testPassword}
+			},
+			source: auth.SourceEnvPassword, kind: auth.KindPassword, health: healthOK, problem: "R2R has no account nobody@example.com (from env R2R_EMAIL/R2R_PASSWORD)"},
 		{name: "revoked stored key",
 			setup: func(t *testing.T, f *authFixture) []string {
 				statusLogin(t, f)

@@ -45,7 +45,7 @@ type describedCredentials interface {
 const Name = "r2r-mcp"
 
 // Config is everything Run needs. cmd/serve.go builds it from flags, the environment and
-// auth.Resolve; tests build it directly.
+// auth.ResolveLazy; tests build it directly.
 type Config struct {
 	// R2RURL is the R2R base URL; URLSource says where it came from ("flag --r2r-url",
 	// "env R2R_API_URL", "default", ...).
@@ -53,8 +53,10 @@ type Config struct {
 	URLSource string
 	// Credentials authenticate R2R requests; nil = r2r.Anonymous(). A token source logs in
 	// lazily, on the first request. AuthSource says where they came from ("keyring",
-	// "env R2R_API_KEY", "none", ...); AuthWarning is a resolution problem to surface in
-	// the log and in r2r_status ("" = none).
+	// "env R2R_API_KEY", "none", ...; auth.SourceKeyringPending while a stored credential
+	// is still to be read); AuthWarning is a resolution problem to surface in the log and in
+	// r2r_status ("" = none). Credentials that describe themselves (Source, Warning: a
+	// credential read on first use) override both in r2r_status and in error advice.
 	Credentials r2r.Credentials
 	AuthSource  string
 	AuthWarning string

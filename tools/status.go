@@ -145,7 +145,31 @@ func statusTool(d *Deps) Tool {
 	}}
 }
 
+// credentialLoader is a credential read on first use (auth.LazyCredentials in serve). Load
+// reads it now if that has not happened yet, waiting at most the keyring timeout.
+type credentialLoader interface {
+	Load(ctx context.Context) error
+}
+
+// loadCredentials reads a lazily read credential, so that r2r_status reports where it
+// really comes from rather than "not read yet". It runs beside the health check.
+func (d *Deps) loadCredentials(ctx context.Context) <-chan error {
+	done := make(chan error, 1)
+	l, ok := d.Client.Credentials().(credentialLoader)
+	if !ok {
+		done <- nil
+		return done
+	}
+	go func() {
+		lctx, cancel := context.WithTimeout(ctx, statusCheckTimeout)
+		defer cancel()
+		done <- l.Load(lctx)
+	}()
+	return done
+}
+
 func (d *Deps) status(ctx context.Context) StatusOutput {
+	loaded := d.loadCredentials(ctx)
 	o := StatusOutput{
 		R2RURL:    d.Client.BaseURL(),
 		URLSource: d.Status.URLSource,
@@ -153,18 +177,6 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 		ReadOnly:  d.Status.ReadOnly,
 		Config:    d.Status.Config,
 		Versions:  versions(d.Status),
-	}
-	a := d.authState()
-	o.AuthSource = a.source
-	if o.AuthSource == "" {
-		o.AuthSource = "none"
-	}
-	if a.warning != "" && a.warning != o.Config["auth_warning"] {
-		o.Config = maps.Clone(o.Config)
-		if o.Config == nil {
-			o.Config = map[string]string{}
-		}
-		o.Config["auth_warning"] = a.warning
 	}
 	if d.Breaker != nil {
 		o.Breaker = d.Breaker()
@@ -202,6 +214,10 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 		o.Health.Status, o.Health.Error = "unreachable", err.Error()
 	}
 
+	// The credential is read before the collection lookup, which needs it.
+	loadErr := <-loaded
+	d.reportAuth(&o, loadErr)
+
 	pr, err := d.Projects.Project(ctx)
 	if err != nil {
 		o.Project.Error = err.Error()
@@ -212,6 +228,11 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 	o.SearchHistoryCount = d.History.Len(pr.Root)
 	if !o.Health.OK {
 		o.Project.Error = "R2R is not reachable, so the collection was not looked up"
+		return o
+	}
+	if loadErr != nil {
+		// Looking up would wait for the keyring once more.
+		o.Project.Error = "the stored credential could not be read (see auth_warning), so the collection was not looked up"
 		return o
 	}
 	pctx, cancel := context.WithTimeout(ctx, statusCheckTimeout)
@@ -226,6 +247,31 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 		o.Project.CollectionName = pc.Name
 	}
 	return o
+}
+
+// reportAuth fills in where the credentials come from and any warning about them, as known
+// after the read; loadErr is why a lazily read credential could not be read.
+func (d *Deps) reportAuth(o *StatusOutput, loadErr error) {
+	a := d.authState()
+	o.AuthSource = a.source
+	if o.AuthSource == "" {
+		o.AuthSource = "none"
+	}
+	warning := a.warning
+	if loadErr != nil {
+		w := "could not read the stored credential: " + loadErr.Error()
+		if warning != "" {
+			w = warning + "; " + w
+		}
+		warning = w
+	}
+	if warning != "" && warning != o.Config["auth_warning"] {
+		o.Config = maps.Clone(o.Config)
+		if o.Config == nil {
+			o.Config = map[string]string{}
+		}
+		o.Config["auth_warning"] = warning
+	}
 }
 
 func breakerState(st r2r.BreakerState) *StatusBreaker {
