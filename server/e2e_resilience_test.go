@@ -3,7 +3,6 @@ package server_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -316,42 +315,11 @@ func TestE2ECancel(t *testing.T) {
 	}
 }
 
-// hangingListener accepts TCP connections and never answers.
-func hangingListener(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "http://" + l.Addr().String()
-}
-
 // TestE2EDeadline: against an R2R that accepts connections and never answers, a search
 // ends with a timeout result before its deadline (--timeout-search 2s) + 1 s.
 func TestE2EDeadline(t *testing.T) {
 	t.Parallel()
-	url := hangingListener(t)
+	url := r2rtest.NewHangingServer(t)
 	p := servertest.Start(t, servertest.GitProject(t, "hang", nil), servertest.Env(t, url), "serve", "--timeout-search", "2s")
 	ctx := ctxFor(t, 60*time.Second)
 	s := connectMCPGo(ctx, t, p, clientOpts{legacy: true})

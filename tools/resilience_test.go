@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -349,42 +348,11 @@ func TestTimeoutFor(t *testing.T) {
 	}
 }
 
-// hangingR2R accepts connections and never answers.
-func hangingR2R(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "http://" + l.Addr().String()
-}
-
 // TestDeadlineAndCancellation: against an R2R that never answers, a call ends at its
 // deadline with a timeout result that names the tool, the limit and the flag; a call the
 // client cancels ends at once as cancelled, not as a timeout.
 func TestDeadlineAndCancellation(t *testing.T) {
-	url := hangingR2R(t)
+	url := r2rtest.NewHangingServer(t)
 	e := newEnv(t, withDeps(func(d *Deps) { d.SearchTimeout = 150 * time.Millisecond }))
 	c, err := r2r.New(r2r.Options{BaseURL: url})
 	if err != nil {
