@@ -15,6 +15,7 @@ build:
 ## test: everything CI checks — formatting, vet, unit and end-to-end tests with the race detector.
 test: fmt-check vet
 	$(GO) test -race -count=1 ./...
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./... > /dev/null || { echo "benchmarks fail: run make bench"; exit 1; }
 	@$(MAKE) --no-print-directory test-keyring
 
 ## test-keyring: login/serve/logout against a real Secret Service (gnome-keyring in a private

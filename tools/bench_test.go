@@ -110,7 +110,9 @@ func BenchmarkSearchTool(b *testing.B) {
 	b.Run("breaker_open", func(b *testing.B) {
 		br := r2r.NewBreaker(emu.URL, r2r.BreakerSettings{Failures: 1, Cooldown: time.Hour}, nil)
 		h := benchSearch(b, emu.URL, br, RateLimits{})
-		emu.ForceStatus("POST /v3/retrieval/search", 503, 1)
+		// Every attempt of one call (the first try and its retries) fails: the call fails
+		// and, with Failures: 1, opens the breaker.
+		emu.ForceStatus("POST /v3/retrieval/search", 503, 1+r2r.DefaultMaxRetries)
 		res, err := h(ctx, searchReq("trip the breaker"))
 		check(b, res, err, true)
 		if br.State().State != "open" {
