@@ -63,9 +63,16 @@ release-check:
 		$(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION); \
 	fi
 	$(GORELEASER) check
-	$(GORELEASER) build --snapshot --clean
+	$(GORELEASER) release --snapshot --skip=publish --clean
 	@n=$$(ls dist/*/r2r-mcp dist/*/r2r-mcp.exe 2>/dev/null | wc -l); \
 	if [ "$$n" -ne 6 ]; then echo "release-check: expected 6 binaries in dist/, found $$n"; exit 1; fi
+	@cd dist && sha256sum -c --quiet checksums.txt && echo "release-check: checksums.txt verifies"
+	@for a in dist/*.tar.gz; do tar -tzf "$$a" | grep -qx README.md && tar -tzf "$$a" | grep -qx LICENSE || \
+		{ echo "release-check: $$a lacks README.md or LICENSE"; exit 1; }; done
+	@for a in dist/*.zip; do unzip -l "$$a" | grep -q " README.md$$" && unzip -l "$$a" | grep -q " LICENSE$$" || \
+		{ echo "release-check: $$a lacks README.md or LICENSE"; exit 1; }; done
+	@n=$$(ls dist/*.tar.gz dist/*.zip | wc -l); [ "$$n" -eq 6 ] || { echo "release-check: expected 6 archives, found $$n"; exit 1; }; \
+	echo "release-check: 6 archives with README.md and LICENSE"
 	@v=$$(sed -n 's/.*"version":"\([^"]*\)".*/\1/p' dist/metadata.json); \
 	out=$$(dist/r2r-mcp_linux_amd64_v1/r2r-mcp version); echo "$$out"; \
 	case "$$out" in "r2r-mcp $$v "*) ;; *) echo "release-check: binary does not report version $$v"; exit 1;; esac
