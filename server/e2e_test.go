@@ -245,6 +245,7 @@ func TestE2EErrors(t *testing.T) {
 		tool  string
 		args  map[string]any
 		want  []string // all must appear in the text (case-insensitive)
+		code  float64  // _meta["r2r-mcp/error"].code
 	}{
 		{
 			name:  "misspelled argument",
@@ -252,6 +253,7 @@ func TestE2EErrors(t *testing.T) {
 			tool:  "r2r_search",
 			args:  map[string]any{"qeury": "capacitor"},
 			want:  []string{"qeury"},
+			code:  -32602,
 		},
 		{
 			name:  "value out of range",
@@ -259,6 +261,7 @@ func TestE2EErrors(t *testing.T) {
 			tool:  "r2r_search",
 			args:  map[string]any{"query": "capacitor", "limit": 1000},
 			want:  []string{"limit"},
+			code:  -32602,
 		},
 		{
 			name:  "bad enum",
@@ -266,6 +269,7 @@ func TestE2EErrors(t *testing.T) {
 			tool:  "r2r_list_documents",
 			args:  map[string]any{"status_filter": "done"},
 			want:  []string{"status_filter"},
+			code:  -32602,
 		},
 		{
 			name: "rejected credentials",
@@ -275,6 +279,7 @@ func TestE2EErrors(t *testing.T) {
 			tool: "r2r_list_collections",
 			args: map[string]any{},
 			want: []string{"401", "login"},
+			code: -32002,
 		},
 		{
 			name:  "unknown document",
@@ -282,6 +287,7 @@ func TestE2EErrors(t *testing.T) {
 			tool:  "r2r_get_document",
 			args:  map[string]any{"document_id": "5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"},
 			want:  []string{"not found", "r2r_list_documents"},
+			code:  -32001,
 		},
 		{
 			name:  "R2R unreachable",
@@ -289,31 +295,37 @@ func TestE2EErrors(t *testing.T) {
 			tool:  "r2r_search",
 			args:  map[string]any{"query": "capacitor"},
 			want:  []string{"reach", "R2R_API_URL"},
+			code:  -32001,
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			r2rURL, extra := tt.setup(t)
-			proj := servertest.GitProject(t, "beta", nil)
-			p := servertest.Start(t, proj, servertest.Env(t, r2rURL, extra...), "serve")
-			ctx := ctxFor(t, 60*time.Second)
-			s := connectMCPGo(ctx, t, p, clientOpts{legacy: true})
-			defer s.close()
-			r, err := s.call(ctx, tt.tool, tt.args)
-			if err != nil {
-				t.Fatalf("protocol error instead of an isError result: %v", err)
-			}
-			if !r.IsError {
-				t.Fatalf("call succeeded, want isError: %s", r.Text)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(strings.ToLower(r.Text), strings.ToLower(w)) {
-					t.Errorf("error text lacks %q:\n%s", w, r.Text)
+		for _, c := range clients {
+			t.Run(c.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				r2rURL, extra := tt.setup(t)
+				proj := servertest.GitProject(t, "beta", nil)
+				p := servertest.Start(t, proj, servertest.Env(t, r2rURL, extra...), "serve")
+				ctx := ctxFor(t, 60*time.Second)
+				s := c.connect(ctx, t, p, clientOpts{legacy: true})
+				defer s.close()
+				r, err := s.call(ctx, tt.tool, tt.args)
+				if err != nil {
+					t.Fatalf("protocol error instead of an isError result: %v", err)
 				}
-			}
-			t.Logf("%s → %s", tt.name, r.Text)
-		})
+				if !r.IsError {
+					t.Fatalf("call succeeded, want isError: %s", r.Text)
+				}
+				for _, w := range tt.want {
+					if !strings.Contains(strings.ToLower(r.Text), strings.ToLower(w)) {
+						t.Errorf("error text lacks %q:\n%s", w, r.Text)
+					}
+				}
+				if r.Err["code"] != tt.code {
+					t.Errorf("error code %v, want %v (_meta %v)", r.Err["code"], tt.code, r.Err)
+				}
+				t.Logf("%s → %s", tt.name, r.Text)
+			})
+		}
 	}
 }
 
