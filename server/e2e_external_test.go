@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,43 @@ import (
 // inCI reports whether the tests run under CI, where a missing external client is a
 // failure rather than a reason to skip.
 func inCI() bool { return os.Getenv("CI") == "true" }
+
+// teeStdout returns a wrapper command that runs the built binary with its arguments and
+// copies its stdout to a log, for clients that spawn the server themselves (the TypeScript
+// SDK, Claude Code). check, run after the client is done, fails the test unless every line
+// the server wrote was JSON-RPC 2.0.
+func teeStdout(t *testing.T) (wrapper string, check func()) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the stdout tee wrapper is a POSIX shell script")
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "stdout.log")
+	wrapper = filepath.Join(dir, "r2r-mcp-tee")
+	script := "#!/bin/sh\n" + shellQuote(servertest.Build(t)) + ` "$@" | tee -a ` + shellQuote(log) + "\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return wrapper, func() {
+		t.Helper()
+		raw, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatalf("server stdout log: %v", err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+		if len(raw) == 0 || len(lines) < 2 {
+			t.Fatalf("server wrote %d stdout lines, want the client's whole session", len(lines))
+		}
+		for i, l := range lines {
+			if err := servertest.ValidateJSONRPC(l); err != nil {
+				t.Errorf("stdout line %d is not JSON-RPC 2.0 (%v): %s", i+1, err, servertest.Truncate(l))
+			}
+		}
+		t.Logf("%d stdout lines, all JSON-RPC 2.0", len(lines))
+	}
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // TestE2ETypeScriptClient runs testdata/ts-client/e2e.mjs, which drives the binary with the
 // official MCP TypeScript SDK (StdioClientTransport): initialize, tools/list, search,
@@ -48,10 +86,11 @@ func TestE2ETypeScriptClient(t *testing.T) {
 	proj := servertest.GitProject(t, "delta", map[string]string{"docs/guide.md": guideText})
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
+	bin, checkStdout := teeStdout(t)
 	cmd := exec.CommandContext(ctx, node, "e2e.mjs")
 	cmd.Dir = dir
 	cmd.Env = servertest.Env(t, emu.URL,
-		"R2R_MCP_BIN="+servertest.Build(t),
+		"R2R_MCP_BIN="+bin,
 		"R2R_MCP_PROJECT="+proj,
 		"R2R_MCP_FILE=docs/guide.md",
 		"R2R_MCP_EXPECT="+guideQuery,
@@ -64,6 +103,7 @@ func TestE2ETypeScriptClient(t *testing.T) {
 	if !strings.Contains(string(out), "\nok\n") {
 		t.Fatalf("the script did not finish")
 	}
+	checkStdout()
 }
 
 // TestE2EClaudeCode registers the binary with the Claude Code CLI the way the README tells
@@ -121,8 +161,10 @@ func TestE2EClaudeCode(t *testing.T) {
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
 	proj := servertest.GitProject(t, "epsilon", nil)
 	environ := servertest.Env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
-	runIn(t, proj, environ, claude, "mcp", "add", "r2r", "-e", "R2R_API_URL="+emu.URL, "--", servertest.Build(t), "serve")
+	bin, checkStdout := teeStdout(t)
+	runIn(t, proj, environ, claude, "mcp", "add", "r2r", "-e", "R2R_API_URL="+emu.URL, "--", bin, "serve")
 	wantConnected(t, runIn(t, proj, environ, claude, "mcp", "list"))
+	checkStdout()
 }
 
 // TestE2EInstallClaudeCode is the new user's path: `r2r-mcp install claude-code` in a fresh
