@@ -74,16 +74,19 @@ var secretNames = []string{
 	"credentials", "credentials*.json", "*_credentials.json", "application_default_credentials.json",
 	"client_secret*.json", "service-account*.json",
 	"*secret*.json", "*secret*.yaml", "*secret*.yml", "*secret*.toml", "secrets.*",
-	"*token*.json",
+	"*token*.json", "auth.json", "oauth_creds.json", "*serviceaccount*.json", "*service_account*.json",
+	// coding agents' own login state (Claude Code keeps an API key in ~/.claude.json)
+	".claude.json", ".credentials.json",
 	"*.tfstate", "*.tfstate.*",
 }
 
 // secretDirs are directory names whose contents are never uploaded, wherever they are.
-var secretDirs = []string{".git", ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".terraform.d"}
+var secretDirs = []string{".git", ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".terraform.d",
+	".claude", ".codex", ".gemini", ".password-store"}
 
 // secretDirPaths are runs of directories whose contents are never uploaded (CLI login
 // state: gcloud's application default credentials, gh's OAuth token).
-var secretDirPaths = []string{".config/gcloud", ".config/gh"}
+var secretDirPaths = []string{".config/gcloud", ".config/gh", ".config/github-copilot", ".local/share/keyrings"}
 
 // systemPrefixes are pseudo-filesystems: their "regular" files (/proc/self/environ) expose
 // process state and secrets.

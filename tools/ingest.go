@@ -123,19 +123,37 @@ func ingestDocumentTool(d *Deps) Tool {
 		if err != nil {
 			return d.projectErrorResult(ctx, err), nil
 		}
+		// Started in the home directory (or /) with no project around it, everything there
+		// (agents' own credential files included) would be "in the project": only the
+		// --allow-dir roots are open then (relative paths still start at the project root).
+		homeRoot := len(roots) > 0 && tooWide(roots[0])
+		if homeRoot {
+			if !filepath.IsAbs(filePath) {
+				filePath = filepath.Join(roots[0], filePath)
+			}
+			roots = roots[1:]
+		}
 		f, err := confineFile(filePath, roots)
 		if err != nil {
 			var ce *ConfineError
+			if errors.As(err, &ce) && homeRoot && ce.Kind == refuseOutside {
+				return refusal(refuseOutside, fmt.Sprintf("Not ingested: the project root is %s, your home directory or "+
+					"the file-system root, so r2r-mcp does not ingest from it. Start your MCP client in a project "+
+					"directory (or pass --project-dir), or allow one directory with --allow-dir.", pr.Root)), nil
+			}
 			if errors.As(err, &ce) {
 				return refusal(ce.Kind, "Not ingested: "+ce.Msg), nil
 			}
 			return refusal(refuseMissing, "Not ingested: "+err.Error()), nil
 		}
-		rel := f.Rel
+		rel, idPath := f.Rel, f.Rel
 		if !f.InProject {
 			// A file from an extra root: named by the root's base name, never by the local
 			// absolute path (user name, home layout), which would end up in shared metadata.
+			// Its id also depends on the root's real path, so it cannot collide with a
+			// project file (or another root's) that has the same displayed name.
 			rel = path.Join(filepath.Base(f.Root), f.Rel)
+			idPath = "extra:" + uuid.NewSHA1(documentNamespace, []byte(f.Root)).String()[:8] + "/" + f.Rel
 		}
 		if f.Links > 1 {
 			d.logger().Warn("the file has several hard links; its content may also be reachable outside the project",
@@ -162,7 +180,7 @@ func ingestDocumentTool(d *Deps) Tool {
 		// R2R at HEAD ignores the form field collection_ids for metadata.collection_ids;
 		// R2R 3.6 honours the form field. Both are sent.
 		md["collection_ids"] = []any{s.ID}
-		docID := DocumentID(s.ID, userID, rel)
+		docID := DocumentID(s.ID, userID, idPath)
 		o := IngestOutput{DocumentID: docID, FileName: path.Base(f.Rel), CollectionID: s.ID, CollectionName: s.Name,
 			RelativePath: rel, SizeBytes: int64(len(f.Data)), CollectionNew: s.Created}
 

@@ -232,6 +232,17 @@ func TestSecretPathRules(t *testing.T) {
 		{".git-credentials", true},
 		{".pypirc", true},
 		{".env.production", true},
+		{".claude.json", true},
+		{".claude/.credentials.json", true},
+		{"backup/.credentials.json", true},
+		{".codex/auth.json", true},
+		{"vendor/composer/auth.json", true},
+		{".gemini/oauth_creds.json", true},
+		{".config/github-copilot/apps.json", true},
+		{"firebase/serviceAccountKey.json", true},
+		{"gcp/service_account.json", true},
+		{".local/share/keyrings/login.keyring", true},
+		{".password-store/bank.gpg", true},
 		// Documentation about secrets is not a secret.
 		{"docs/secrets-management.md", false},
 		{"docs/credentials.md", false},
@@ -702,5 +713,57 @@ func TestIngestTimeoutSaysToFollowTheDocument(t *testing.T) {
 	want := "r2r_monitor_task document_id=" + DocumentID(pc.ID, uid, "b.md")
 	if info.Type != "timeout" || info.Retryable || !strings.Contains(info.Message, want) {
 		t.Fatalf("info = %+v", info)
+	}
+}
+
+// TestNoIngestFromHomeAsProject: a server started in the home directory with no project
+// around it has home as its project root; ingest refuses rather than reading, say, an
+// agent's ~/.claude.json. An --allow-dir root under home still works.
+func TestNoIngestFromHomeAsProject(t *testing.T) {
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	shared := filepath.Join(home, "shared")
+	mustMkdir(t, shared)
+	for name, content := range map[string]string{"notes.md": ledgerDoc, "shared/guide.md": runbookDoc} {
+		if err := os.WriteFile(filepath.Join(home, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := newEnv(t, withDeps(func(d *Deps) {
+		d.Projects = NewProjectResolver(ProjectOptions{WorkDir: home, ExtraRoots: []string{shared}, CacheFile: "-"})
+	}))
+	info, ok := ErrorOf(e.call("r2r_ingest_document", map[string]any{"file_path": "notes.md"}))
+	if !ok || info.Type != refuseOutside || !strings.Contains(info.Message, "home directory") {
+		t.Fatalf("ingest from home: %+v", info)
+	}
+	if n := e.r2r.Count("POST /v3/documents"); n != 0 {
+		t.Fatalf("%d uploads, want 0", n)
+	}
+	var out IngestOutput
+	structured(t, e.ok("r2r_ingest_document", map[string]any{"file_path": filepath.Join(shared, "guide.md")}), &out)
+	if out.Status == "" || out.DocumentID == "" {
+		t.Fatalf("allowed root: %+v", out)
+	}
+}
+
+// TestExtraRootIDsDoNotCollideWithProjectFiles: project docs/a.md and a.md in an extra root
+// named docs show the same name but are different documents.
+func TestExtraRootIDsDoNotCollideWithProjectFiles(t *testing.T) {
+	extra := filepath.Join(t.TempDir(), "docs")
+	mustMkdir(t, extra)
+	if err := os.WriteFile(filepath.Join(extra, "a.md"), []byte(runbookDoc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, func(c *envConfig) { c.extraRoots = []string{extra} })
+	e.write("docs/a.md", ledgerDoc)
+	var inProject, fromExtra IngestOutput
+	structured(t, e.ok("r2r_ingest_document", map[string]any{"file_path": "docs/a.md"}), &inProject)
+	structured(t, e.ok("r2r_ingest_document", map[string]any{"file_path": filepath.Join(extra, "a.md")}), &fromExtra)
+	if inProject.DocumentID == fromExtra.DocumentID || fromExtra.Status == "already_ingested" {
+		t.Fatalf("project %+v and extra-root %+v collide", inProject, fromExtra)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
@@ -20,7 +22,9 @@ func (d *Deps) fillTitles(ctx context.Context, n int, docID func(i int) string, 
 	var ids []string
 	seen := map[string]bool{}
 	for i := range n {
-		if id := docID(i); *title(i) == untitled && !seen[id] {
+		// Only real ids: R2R answers 500 to a malformed one in ids (r2r-api.md §2.3), and a
+		// non-chunk citation may carry none.
+		if id := docID(i); *title(i) == untitled && !seen[id] && uuid.Validate(id) == nil {
 			seen[id] = true
 			ids = append(ids, id)
 		}
