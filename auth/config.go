@@ -51,8 +51,9 @@ func DefaultConfigDir(getenv func(string) string) (string, error) {
 
 // NormalizeURL returns the canonical form of an R2R base URL, used both to talk to R2R and
 // as the keyring account. It is r2r.NormalizeBaseURL (absolute http(s) URL, no user info,
-// query or fragment; no trailing slash or "/v3" suffix) with the host lower-cased, so that
-// "HTTP://R2R.Example.com/v3/" and "http://r2r.example.com" name the same keyring entry.
+// query or fragment; no trailing slash or "/v3" suffix; scheme and host lower-cased, so that
+// "HTTP://R2R.Example.com/v3/" and "http://r2r.example.com" name the same keyring entry)
+// with errors reworded for login and serve.
 //
 // Its errors name the problem and never repeat the value: a rejected URL may carry a
 // secret ("?api_key=…", "user:pass@"), and these errors reach serve's stderr, which MCP
@@ -62,14 +63,7 @@ func NormalizeURL(raw string) (string, error) {
 	if err != nil {
 		return "", errors.New("the R2R URL " + urlProblem(raw, err))
 	}
-	// n is scheme "://" host path, with a path that is empty or starts with "/" and a host
-	// that cannot contain "/"; url.Parse has already lower-cased the scheme.
-	scheme, rest, _ := strings.Cut(n, "://")
-	host, path := rest, ""
-	if i := strings.IndexByte(rest, '/'); i >= 0 {
-		host, path = rest[:i], rest[i:]
-	}
-	return scheme + "://" + strings.ToLower(host) + path, nil
+	return n, nil
 }
 
 // urlProblem says why r2r.NormalizeBaseURL rejected s, in the words of login and serve, and
@@ -194,12 +188,13 @@ func SaveURL(dir, u string) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, append(out, '\n'))
+	return WritePrivateFile(path, append(out, '\n'))
 }
 
-// writeFileAtomic writes data to path with mode 0600 (its directory 0700) through a
-// temporary file and a rename, so readers never see a half-written file.
-func writeFileAtomic(path string, data []byte) error {
+// WritePrivateFile writes data to path with mode 0600 (its directory 0700) through a
+// temporary file, fsync and a rename, so readers never see a half-written file. It is how
+// every file in r2r-mcp's config directory is written.
+func WritePrivateFile(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)

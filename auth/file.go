@@ -122,7 +122,7 @@ func (s *FileStore) write(f credentialsFile) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(s.Path, append(b, '\n')); err != nil {
+	if err := WritePrivateFile(s.Path, append(b, '\n')); err != nil {
 		return err
 	}
 	if runtime.GOOS != "windows" {

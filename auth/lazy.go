@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -55,7 +54,6 @@ func ResolveLazy(ctx context.Context, opts Options) (Resolved, error) {
 		read:    NewVault(r.dir, opts.Keyring, max(wait, lazyReadTimeout), false),
 		writes:  &KeyringStore{Keyring: opts.Keyring, Timeout: wait},
 		preload: "keyring:" + r2r.Fingerprint(res.URL),
-		base:    res,
 		log:     log,
 	}
 	res.Credentials = l
@@ -105,7 +103,7 @@ type LazyCredentials struct {
 	mu     sync.Mutex
 	loaded bool
 	creds  r2r.Credentials
-	info   Resolved // Source, Kind, Email, UserID, KeyID and Warning of the read
+	info   Resolved // Source, Kind, Email, UserID, KeyID, Warnings, KeyringRead and KeyringErr of the read
 }
 
 // Apply reads the stored credential if that has not happened yet, then applies it.
@@ -160,7 +158,12 @@ func (l *LazyCredentials) Source() string {
 func (l *LazyCredentials) Warning() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return joinWarnings(l.base.Warning, l.info.Warning)
+	return warningText(l.warnings())
+}
+
+// warnings are the environment's warnings followed by the read's. l.mu must be held.
+func (l *LazyCredentials) warnings() []Warning {
+	return append(l.base.Warnings[:len(l.base.Warnings):len(l.base.Warnings)], l.info.Warnings...)
 }
 
 // Snapshot is the Resolved ResolveLazy would have returned had the credential been read
@@ -174,7 +177,9 @@ func (l *LazyCredentials) Snapshot() Resolved {
 	if l.loaded {
 		res.Source, res.Kind = l.info.Source, l.info.Kind
 		res.Email, res.UserID, res.KeyID = l.info.Email, l.info.UserID, l.info.KeyID
-		res.Warning = joinWarnings(l.base.Warning, l.info.Warning)
+		res.KeyringRead, res.KeyringErr = l.info.KeyringRead, l.info.KeyringErr
+		res.Warnings = l.warnings()
+		res.Warning = warningText(res.Warnings)
 	}
 	return res
 }
@@ -262,6 +267,7 @@ func (l *LazyCredentials) credentials(ctx context.Context) (r2r.Credentials, err
 // readOnce runs one read and, when it produced a result, keeps it.
 func (l *LazyCredentials) readOnce(ctx context.Context) (r2r.Credentials, error) {
 	c, info, err := l.readStored(ctx)
+	info.Warning = warningText(info.Warnings)
 	if err != nil {
 		l.log.LogAttrs(ctx, slog.LevelWarn, "could not read the stored R2R credential; the next request tries again",
 			slog.String("error", err.Error()))
@@ -287,12 +293,12 @@ func (l *LazyCredentials) readOnce(ctx context.Context) (r2r.Credentials, error)
 // is absent altogether (ErrNoKeyring) or empty lets the answer be "no credential".
 func (l *LazyCredentials) readStored(ctx context.Context) (r2r.Credentials, Resolved, error) {
 	u := l.base.URL
-	none := Resolved{Source: SourceNone}
+	none := Resolved{Source: SourceNone, KeyringRead: true}
 	sec, err := l.read.Keyring.Load(ctx, u)
 	var kerr error
 	switch {
 	case err == nil:
-		return l.r.credentialsFor(sec, l.writes), described(sec, SourceKeyring, ""), nil
+		return l.r.credentialsFor(sec, l.writes), described(sec, SourceKeyring, nil, nil), nil
 	case errors.Is(err, ErrNoCredential):
 	case errors.Is(err, ErrKeyringUnavailable):
 		kerr = err
@@ -300,43 +306,33 @@ func (l *LazyCredentials) readStored(ctx context.Context) (r2r.Credentials, Reso
 		return nil, Resolved{}, err
 	default:
 		// The entry is there but unusable (not JSON, unknown kind): an answer, as in Resolve.
-		none.Warning = fmt.Sprintf("stored credential for %s unusable: %v", u, err)
+		none.Warnings = []Warning{unusableWarning(u, err)}
 		return r2r.Anonymous(), none, nil
 	}
+	none.KeyringErr = kerr
 	fsec, ferr := l.read.File.Load(ctx, u)
 	switch {
 	case ferr == nil:
-		return l.r.credentialsFor(fsec, l.read.File), described(fsec, l.read.File.Source(), l.read.fileWarning("using the credential in", kerr)), nil
+		w := l.read.fileWarning("using the credential in", kerr)
+		return l.r.credentialsFor(fsec, l.read.File), described(fsec, l.read.File.Source(), []Warning{w}, kerr), nil
 	case kerr != nil && !errors.Is(kerr, ErrNoKeyring):
 		return nil, Resolved{}, kerr
 	case errors.Is(ferr, ErrNoCredential):
 		if kerr != nil {
-			none.Warning = kerr.Error()
+			none.Warnings = []Warning{keyringWarning(kerr)}
 		}
 		return r2r.Anonymous(), none, nil
 	default:
-		none.Warning = joinWarnings(errorText(kerr), fmt.Sprintf("stored credential for %s unusable: %v", u, ferr))
+		if kerr != nil {
+			none.Warnings = append(none.Warnings, keyringWarning(kerr))
+		}
+		none.Warnings = append(none.Warnings, unusableWarning(u, ferr))
 		return r2r.Anonymous(), none, nil
 	}
 }
 
-func described(sec Secret, source, warning string) Resolved {
-	return Resolved{Source: source, Kind: sec.Kind, Email: sec.Email, UserID: sec.UserID, KeyID: sec.KeyID, Warning: warning}
-}
-
-func errorText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
-func joinWarnings(ws ...string) string {
-	out := ws[:0:0]
-	for _, w := range ws {
-		if w != "" {
-			out = append(out, w)
-		}
-	}
-	return strings.Join(out, "; ")
+// described is the part of a Resolved that a read of the stored credential fills in.
+func described(sec Secret, source string, warnings []Warning, kerr error) Resolved {
+	return Resolved{Source: source, Kind: sec.Kind, Email: sec.Email, UserID: sec.UserID, KeyID: sec.KeyID,
+		Warnings: warnings, KeyringRead: true, KeyringErr: kerr}
 }

@@ -142,11 +142,7 @@ func Revoke(ctx context.Context, c *r2r.Client, sec Secret) (string, error) {
 			return "", err
 		}
 		// POST /v3/users/logout blacklists the access token; best effort, it expires anyway.
-		if l, ok := any(c.WithCredentials(r2r.Bearer(pair.AccessToken.Token))).(interface {
-			Logout(context.Context) error
-		}); ok {
-			_ = l.Logout(ctx)
-		}
+		_ = c.WithCredentials(r2r.Bearer(pair.AccessToken.Token)).Logout(ctx)
 		return RevokedToken, nil
 	}
 	return "", fmt.Errorf("unknown credential kind %q", sec.Kind)

@@ -70,9 +70,19 @@ type Resolved struct {
 	Credentials r2r.Credentials
 	// Source is one of the Source* constants, or "file <path>".
 	Source string
-	// Warning is for the user (stderr, r2r_status): plain-text storage, unreachable keyring,
-	// an unusable stored entry. "" = nothing to say.
+	// Warning is for the user (stderr, r2r_status): the texts of Warnings joined with "; ".
+	// "" = nothing to say.
 	Warning string
+	// Warnings are the individual warnings, in order, each with its kind.
+	Warnings []Warning
+	// KeyringRead reports that the keyring was asked for the stored credential (not when a
+	// credential came from the environment, nor with InsecureStorage). It answered unless
+	// KeyringErr is set.
+	KeyringRead bool
+	// KeyringErr is why the keyring could not be read (it matches ErrKeyringUnavailable,
+	// and ErrKeyringTimeout or ErrNoKeyring when that was the cause); nil = it answered or
+	// was not asked.
+	KeyringErr error
 	// Kind is KindAPIKey, KindRefreshToken, KindPassword, or "" with no credential.
 	Kind string
 	// Email, UserID and KeyID describe the stored credential when known (never secrets).
@@ -80,6 +90,44 @@ type Resolved struct {
 	UserID string
 	KeyID  string
 }
+
+// WarningKind says what a Resolved warning is about, so callers can act on it without
+// reading its text.
+type WarningKind int
+
+const (
+	// WarnEnvIncomplete: R2R_EMAIL or R2R_PASSWORD is set without the other and is ignored.
+	WarnEnvIncomplete WarningKind = iota + 1
+	// WarnKeyringUnavailable: the keyring could not be read (Resolved.KeyringErr) and no
+	// credential was found in the file.
+	WarnKeyringUnavailable
+	// WarnUnusableEntry: a stored entry exists but cannot be used (not valid, unreadable).
+	WarnUnusableEntry
+	// WarnPlainTextFile: the credential comes from the plain-text file, by choice or
+	// because the keyring could not be read (then Resolved.KeyringErr is set too).
+	WarnPlainTextFile
+)
+
+// Warning is one thing the user should know about the resolved credential.
+type Warning struct {
+	Kind WarningKind
+	Text string
+}
+
+// warningText joins the texts of ws with "; ", the form of Resolved.Warning.
+func warningText(ws []Warning) string {
+	texts := make([]string, len(ws))
+	for i, w := range ws {
+		texts[i] = w.Text
+	}
+	return strings.Join(texts, "; ")
+}
+
+func unusableWarning(url string, err error) Warning {
+	return Warning{WarnUnusableEntry, fmt.Sprintf("stored credential for %s unusable: %v", url, err)}
+}
+
+func keyringWarning(kerr error) Warning { return Warning{WarnKeyringUnavailable, kerr.Error()} }
 
 // Resolve finds the R2R URL and credential. It never prompts and never talks to R2R
 // (token sources log in lazily on first use). It fails only when the URL is invalid or
@@ -94,30 +142,30 @@ func Resolve(ctx context.Context, opts Options) (Resolved, error) {
 		return res, err
 	}
 	v := NewVault(r.dir, opts.Keyring, opts.KeyringTimeout, opts.InsecureStorage)
-	sec, store, warn, err := v.Load(ctx, res.URL)
-	if warn != "" {
-		r.warnings = append(r.warnings, warn)
+	sec, store, warn, kerr, err := v.load(ctx, res.URL)
+	res.KeyringRead, res.KeyringErr = !v.Insecure, kerr
+	if warn.Text != "" {
+		res.Warnings = append(res.Warnings, warn)
 	}
 	switch {
 	case errors.Is(err, ErrNoCredential):
 	case err != nil:
-		r.warnings = append(r.warnings, fmt.Sprintf("stored credential for %s unusable: %v", res.URL, err))
+		res.Warnings = append(res.Warnings, unusableWarning(res.URL, err))
 	default:
 		res.Credentials = r.credentialsFor(sec, store)
 		res.Source, res.Kind = store.Source(), sec.Kind
 		res.Email, res.UserID, res.KeyID = sec.Email, sec.UserID, sec.KeyID
 	}
-	res.Warning = strings.Join(r.warnings, "; ")
+	res.Warning = warningText(res.Warnings)
 	return res, nil
 }
 
 // resolver carries what the stored-credential half of Resolve and ResolveLazy needs.
 type resolver struct {
-	opts     Options
-	dir      string
-	url      string      // the normalised URL: the keyring account and the file's key
-	client   *r2r.Client // anonymous, for token sources
-	warnings []string
+	opts   Options
+	dir    string
+	url    string      // the normalised URL: the keyring account and the file's key
+	client *r2r.Client // anonymous, for token sources
 }
 
 // resolveEnv resolves the URL and the environment's credentials. A nil *resolver means res
@@ -158,11 +206,11 @@ func resolveEnv(opts Options) (Resolved, *resolver, error) {
 		res.Source, res.Kind, res.Email = SourceEnvPassword, KindPassword, email
 		return res, nil, nil
 	case email != "":
-		r.warnings = append(r.warnings, "R2R_EMAIL is set without R2R_PASSWORD; ignoring it")
+		res.Warnings = append(res.Warnings, Warning{WarnEnvIncomplete, "R2R_EMAIL is set without R2R_PASSWORD; ignoring it"})
 	case password != "":
-		r.warnings = append(r.warnings, "R2R_PASSWORD is set without R2R_EMAIL; ignoring it")
+		res.Warnings = append(res.Warnings, Warning{WarnEnvIncomplete, "R2R_PASSWORD is set without R2R_EMAIL; ignoring it"})
 	}
-	res.Warning = strings.Join(r.warnings, "; ")
+	res.Warning = warningText(res.Warnings)
 	return res, r, nil
 }
 
@@ -199,28 +247,34 @@ func NewVault(configDir string, kr Keyring, timeout time.Duration, insecure bool
 // matches ErrNoCredential when neither holds anything; when the keyring failed it matches
 // that failure too (ErrKeyringTimeout, ErrNoKeyring, ...).
 func (v *Vault) Load(ctx context.Context, url string) (sec Secret, store Store, warning string, err error) {
-	var kerr error
+	sec, store, warn, _, err := v.load(ctx, url)
+	return sec, store, warn.Text, err
+}
+
+// load is Load with its warning classified and the keyring's failure (matching
+// ErrKeyringUnavailable) returned on its own as kerr, also when the file then answered.
+func (v *Vault) load(ctx context.Context, url string) (sec Secret, store Store, warn Warning, kerr error, err error) {
 	if !v.Insecure {
 		sec, err = v.Keyring.Load(ctx, url)
 		switch {
 		case err == nil:
-			return sec, v.Keyring, "", nil
+			return sec, v.Keyring, Warning{}, nil, nil
 		case errors.Is(err, ErrKeyringUnavailable):
 			kerr = err
 		case !errors.Is(err, ErrNoCredential):
-			return Secret{}, nil, "", err
+			return Secret{}, nil, Warning{}, nil, err
 		}
 	}
 	sec, err = v.File.Load(ctx, url)
 	switch {
 	case err == nil:
-		return sec, v.File, v.fileWarning("using the credential in", kerr), nil
+		return sec, v.File, v.fileWarning("using the credential in", kerr), kerr, nil
 	case errors.Is(err, ErrNoCredential) && kerr != nil:
 		// Both match, so a caller can tell "nothing stored" from "the keyring did not
 		// answer, so maybe something is stored there" (errors.Is(err, ErrKeyringTimeout)).
-		return Secret{}, nil, kerr.Error(), fmt.Errorf("%w: %w", ErrNoCredential, kerr)
+		return Secret{}, nil, keyringWarning(kerr), kerr, fmt.Errorf("%w: %w", ErrNoCredential, kerr)
 	default:
-		return Secret{}, nil, "", err
+		return Secret{}, nil, Warning{}, kerr, err
 	}
 }
 
@@ -256,7 +310,7 @@ func (v *Vault) Save(ctx context.Context, url string, sec Secret) (store Store, 
 		quick := &KeyringStore{Keyring: v.Keyring.Keyring, Timeout: min(v.Keyring.timeout(), DefaultKeyringTimeout)}
 		_ = quick.Delete(ctx, url)
 	}
-	return v.File, v.fileWarning("stored the credential in", kerr), nil
+	return v.File, v.fileWarning("stored the credential in", kerr).Text, nil
 }
 
 // Delete removes url's entry from both stores and returns the sources it removed it from.
@@ -283,9 +337,9 @@ func (v *Vault) Delete(ctx context.Context, url string) (removed []string, warni
 	return removed, warning, nil
 }
 
-func (v *Vault) fileWarning(what string, kerr error) string {
+func (v *Vault) fileWarning(what string, kerr error) Warning {
 	if kerr != nil {
-		return fmt.Sprintf("no usable system keyring (%v); %s the plain-text file %s (readable only by you)", kerr, what, v.File.Path)
+		return Warning{WarnPlainTextFile, fmt.Sprintf("no usable system keyring (%v); %s the plain-text file %s (readable only by you)", kerr, what, v.File.Path)}
 	}
-	return fmt.Sprintf("%s the plain-text file %s (readable only by you), not the system keyring", what, v.File.Path)
+	return Warning{WarnPlainTextFile, fmt.Sprintf("%s the plain-text file %s (readable only by you), not the system keyring", what, v.File.Path)}
 }

@@ -322,3 +322,64 @@ func TestVaultSaveAndDelete(t *testing.T) {
 		}
 	})
 }
+
+// TestResolveStructuredWarnings: each warning comes with its kind, the keyring's failure is
+// reported as an error, and Warning is the warnings' texts joined with "; ".
+func TestResolveStructuredWarnings(t *testing.T) {
+	const url = "http://r2r.test:7272"
+	fileSecret := testSecret(KindAPIKey, "key_file.SECRET")
+	tests := []struct {
+		name        string
+		env         map[string]string
+		keyring     Keyring
+		file        bool
+		insecure    bool
+		kinds       []WarningKind
+		keyringRead bool
+		keyringErr  error // nil = KeyringErr must be nil
+	}{
+		{"env wins: keyring not read", map[string]string{"R2R_API_KEY": "key_env.SECRET"}, failingKeyring{}, false, false, nil, false, nil},
+		{"incomplete env pair, empty keyring", map[string]string{"R2R_EMAIL": "a@b"}, newMapKeyring(), false, false,
+			[]WarningKind{WarnEnvIncomplete}, true, nil},
+		{"no keyring, file: one plain-text warning", nil, failingKeyring{}, true, false,
+			[]WarningKind{WarnPlainTextFile}, true, ErrNoKeyring},
+		{"locked keyring, nothing stored", map[string]string{"R2R_PASSWORD": "pw"}, lockedKeyring{}, false, false,
+			[]WarningKind{WarnEnvIncomplete, WarnKeyringUnavailable}, true, ErrKeyringUnavailable},
+		{"insecure storage: keyring not read", nil, failingKeyring{}, true, true,
+			[]WarningKind{WarnPlainTextFile}, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.file {
+				seedFile(t, dir, url, fileSecret)
+			}
+			env := map[string]string{"R2R_API_URL": url}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			res, err := Resolve(context.Background(), Options{Getenv: func(k string) string { return env[k] },
+				Keyring: tt.keyring, ConfigDir: dir, InsecureStorage: tt.insecure})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kinds []WarningKind
+			var texts []string
+			for _, w := range res.Warnings {
+				kinds, texts = append(kinds, w.Kind), append(texts, w.Text)
+			}
+			if fmt.Sprint(kinds) != fmt.Sprint(tt.kinds) {
+				t.Errorf("kinds %v, want %v (%q)", kinds, tt.kinds, res.Warning)
+			}
+			if res.Warning != strings.Join(texts, "; ") {
+				t.Errorf("Warning %q is not the joined Warnings %q", res.Warning, texts)
+			}
+			if res.KeyringRead != tt.keyringRead {
+				t.Errorf("KeyringRead %v, want %v", res.KeyringRead, tt.keyringRead)
+			}
+			if (tt.keyringErr == nil) != (res.KeyringErr == nil) || (tt.keyringErr != nil && !errors.Is(res.KeyringErr, tt.keyringErr)) {
+				t.Errorf("KeyringErr %v, want %v", res.KeyringErr, tt.keyringErr)
+			}
+		})
+	}
+}

@@ -15,7 +15,6 @@ package cache
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -194,10 +193,6 @@ func (c *Cache) Set(kind Kind, key string, value []byte) bool {
 	return true
 }
 
-// maxLoadRetries bounds how often a caller re-runs a coalesced load that failed only because
-// the context of the caller that ran it was cancelled.
-const maxLoadRetries = 3
-
 type loaded struct {
 	value  []byte
 	cached bool
@@ -218,37 +213,21 @@ func (c *Cache) GetOrLoad(ctx context.Context, kind Kind, key string, load func(
 	if v, ok := c.Get(key); ok {
 		return v, true, nil
 	}
-	for attempt := 0; ; attempt++ {
-		led := false
-		ch := c.flights.DoChan(key, func() (any, error) {
-			led = true
-			return c.loadAndStore(ctx, kind, key, load)
-		})
-		c.waiting.Add(1)
-		select {
-		case <-ctx.Done():
-			c.waiting.Add(-1)
-			return nil, false, ctx.Err()
-		case r := <-ch:
-			c.waiting.Add(-1)
-			// led is safe to read: fn returned before the result was sent.
-			if r.Err != nil {
-				if !led && attempt < maxLoadRetries && ctx.Err() == nil &&
-					(errors.Is(r.Err, context.Canceled) || errors.Is(r.Err, context.DeadlineExceeded)) {
-					continue
-				}
-				return nil, false, r.Err
-			}
-			if !led {
-				c.coalesced.Add(1)
-			}
-			l := r.Val.(loaded)
-			return l.value, l.cached, nil
-		}
+	c.waiting.Add(1)
+	l, shared, err := Flight(ctx, &c.flights, key, func(ctx context.Context) (loaded, error) {
+		return c.loadAndStore(ctx, kind, key, load)
+	})
+	c.waiting.Add(-1)
+	if err != nil {
+		return nil, false, err
 	}
+	if shared {
+		c.coalesced.Add(1)
+	}
+	return l.value, l.cached, nil
 }
 
-func (c *Cache) loadAndStore(ctx context.Context, kind Kind, key string, load func(context.Context) ([]byte, error)) (_ any, err error) {
+func (c *Cache) loadAndStore(ctx context.Context, kind Kind, key string, load func(context.Context) ([]byte, error)) (_ loaded, err error) {
 	// A previous flight may have stored the value after this caller's miss.
 	if v, ok := c.peek(key); ok {
 		return loaded{value: v, cached: true}, nil
@@ -261,7 +240,7 @@ func (c *Cache) loadAndStore(ctx context.Context, kind Kind, key string, load fu
 	c.loads.Add(1)
 	v, err := load(ctx)
 	if err != nil {
-		return nil, err
+		return loaded{}, err
 	}
 	c.Set(kind, key, v)
 	return loaded{value: v}, nil

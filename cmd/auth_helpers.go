@@ -227,16 +227,14 @@ func storageName(store auth.Store) string {
 	return store.Source()
 }
 
-// describeSecret names a stored credential without revealing it: "API key key_ab…".
+// describeSecret names a stored credential without revealing it: "API key key_ab…",
+// "refresh token", or "credential" for any other kind.
 func describeSecret(sec auth.Secret) string {
 	switch sec.Kind {
 	case auth.KindAPIKey:
-		if s := auth.ShortKey(sec.Secret); s != "" {
-			return "API key " + s
-		}
-		return "API key"
+		return credentialText(sec.Kind, auth.ShortKey(sec.Secret), "")
 	case auth.KindRefreshToken:
-		return "refresh token"
+		return credentialText(sec.Kind, "", "")
 	}
 	return "credential"
 }

@@ -222,7 +222,7 @@ func newProjectResolver(dir string) *tools.ProjectResolver {
 }
 
 // lookupCollection finds the project's collection within timeout, read only: a missing
-// collection is reported (Exists false), never created.
+// collection is reported (Exists() false), never created.
 func lookupCollection(ctx context.Context, pr *tools.ProjectResolver, c *r2r.Client, timeout time.Duration) (*tools.ProjectCollection, error) {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

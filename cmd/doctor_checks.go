@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -154,21 +155,22 @@ func (d *doctor) checkConfig(ctx context.Context) doctorCheck {
 	if res.Warning == "" {
 		return okCheck(detail)
 	}
-	d.cfg.Warnings = strings.Split(res.Warning, "; ")
 	var own []string
-	for _, w := range d.cfg.Warnings {
-		// auth's keyring errors all start so; the keyring check reports them with a fix.
-		if strings.HasPrefix(w, "system keyring") {
-			detail += "\nnote: " + w + " (see the keyring check)"
-		} else {
-			own = append(own, w)
+	var kinds []auth.WarningKind
+	for _, w := range res.Warnings {
+		d.cfg.Warnings = append(d.cfg.Warnings, w.Text)
+		// The keyring check reports an unreadable keyring, with a fix.
+		if w.Kind == auth.WarnKeyringUnavailable {
+			detail += "\nnote: " + w.Text + " (see the keyring check)"
+			continue
 		}
+		own = append(own, w.Text)
+		kinds = append(kinds, w.Kind)
 	}
 	if len(own) == 0 {
 		return okCheck(detail)
 	}
-	w := strings.Join(own, "; ")
-	return warnCheck(detail+"\nwarning: "+w, warningFix(w))
+	return warnCheck(detail+"\nwarning: "+strings.Join(own, "; "), warningFix(kinds))
 }
 
 // describeCredential names the resolved credential and its source without revealing it.
@@ -180,14 +182,15 @@ func (d *doctor) describeCredential() string {
 	return what + " (from " + d.res.Source + ")"
 }
 
-// warningFix suggests what to do about an auth.Resolve warning.
-func warningFix(w string) string {
+// warningFix suggests what to do about auth.Resolve warnings of these kinds: the fix for
+// the most pressing one.
+func warningFix(kinds []auth.WarningKind) string {
 	switch {
-	case strings.Contains(w, "R2R_EMAIL is set without") || strings.Contains(w, "R2R_PASSWORD is set without"):
+	case slices.Contains(kinds, auth.WarnEnvIncomplete):
 		return "Set both R2R_EMAIL and R2R_PASSWORD, or neither."
-	case strings.Contains(w, "unusable"):
+	case slices.Contains(kinds, auth.WarnUnusableEntry):
 		return "Run r2r-mcp logout, then r2r-mcp login."
-	case strings.Contains(w, "plain-text file"):
+	case slices.Contains(kinds, auth.WarnPlainTextFile):
 		return "r2r-mcp works as is. To move the secret into the OS keyring, make one available (see the keyring check) and run r2r-mcp login again."
 	}
 	return "r2r-mcp still works."
@@ -216,12 +219,19 @@ func keyringFix() string {
 		"or rely on R2R_API_KEY or the 0600 file fallback (r2r-mcp login --insecure-storage)."
 }
 
-// checkKeyring reads an entry that never exists, through auth's keyring wrapper and its
-// timeout: "not found" proves the keyring answers. The verdict for an unreachable
-// keyring is settled after the credentials check (settleKeyring).
+// checkKeyring judges the keyring by what auth.Resolve found when it asked it (check 1);
+// when Resolve did not ask (a credential in the environment, or no valid configuration),
+// it reads an entry that never exists, through auth's keyring wrapper and its timeout:
+// "not found" proves the keyring answers. The verdict for an unreachable keyring is
+// settled after the credentials check (settleKeyring).
 func (d *doctor) checkKeyring(ctx context.Context) doctorCheck {
-	store := &auth.KeyringStore{Keyring: d.opts.Env.Keyring, Timeout: d.opts.Env.KeyringTimeout}
-	_, err := store.Load(ctx, keyringProbeAccount)
+	var err error
+	if d.res.KeyringRead && ctx.Err() == nil {
+		err = d.res.KeyringErr
+	} else {
+		store := &auth.KeyringStore{Keyring: d.opts.Env.Keyring, Timeout: d.opts.Env.KeyringTimeout}
+		_, err = store.Load(ctx, keyringProbeAccount)
+	}
 	if err == nil || errors.Is(err, auth.ErrNoCredential) || (!errors.Is(err, auth.ErrKeyringUnavailable) && ctx.Err() == nil) {
 		detail := keyringBackend() + " answered"
 		if d.res.Source == auth.SourceKeyring {
@@ -384,7 +394,7 @@ func (d *doctor) checkProject(ctx context.Context) doctorCheck {
 		}
 		return failCheck(fmt.Sprintf("%s → collection %s: lookup failed: %v", head, want, err), "Check R2R's logs; run doctor again.")
 	}
-	if !pc.Exists {
+	if !pc.Exists() {
 		return okCheck(fmt.Sprintf("%s → collection %s: not created yet — the first ingest creates it%s", head, pc.Name, configured))
 	}
 	return okCheck(fmt.Sprintf("%s → collection %s (id %s)%s", head, pc.Name, pc.ID, configured))

@@ -286,7 +286,7 @@ func (rep *StatusReport) checkUser(ctx context.Context, c *r2r.Client, timeout t
 	}
 	err := uc.Err
 	rep.Credential.Error = err.Error()
-	fromEnv := strings.HasPrefix(cred.Source, "env ")
+	fromEnv := cred.Source == auth.SourceEnvAPIKey || cred.Source == auth.SourceEnvPassword
 	var problem string
 	switch {
 	case uc.Verdict == userNeedsLogin:
@@ -312,7 +312,7 @@ func (rep *StatusReport) checkCollection(ctx context.Context, projects *tools.Pr
 		return
 	}
 	rep.Project.CollectionChecked = true
-	rep.Project.CollectionExists = pc.Exists
+	rep.Project.CollectionExists = pc.Exists()
 	if pc.ID != "" {
 		rep.Project.CollectionID = pc.ID
 	}

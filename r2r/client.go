@@ -407,6 +407,15 @@ func (c *Client) results(ctx context.Context, call *Call, out any) error {
 	return nil
 }
 
+// result runs call and decodes its {"results": …} envelope into a new T.
+func result[T any](ctx context.Context, c *Client, call *Call) (*T, error) {
+	var out T
+	if err := c.results(ctx, call, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // page runs call and decodes a paginated envelope.
 func page[T any](ctx context.Context, c *Client, call *Call) (*Page[T], error) {
 	resp, err := c.do(ctx, call)

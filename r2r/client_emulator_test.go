@@ -685,7 +685,7 @@ func TestEmulatorTimestampForms(t *testing.T) {
 			if len(docs.Items) != 1 || len(keys) != 1 {
 				t.Fatalf("%d documents, %d keys", len(docs.Items), len(keys))
 			}
-			stamps := map[string]time.Time{
+			stamps := map[string]r2r.Time{
 				"document created_at": doc.CreatedAt, "document updated_at": doc.UpdatedAt,
 				"listed document created_at": docs.Items[0].CreatedAt,
 				"collection created_at":      col.CreatedAt, "collection updated_at": col.UpdatedAt,
@@ -701,7 +701,7 @@ func TestEmulatorTimestampForms(t *testing.T) {
 			if me.CreatedAt.IsZero() || me.CreatedAt.After(after) {
 				t.Errorf("user created_at %v", me.CreatedAt)
 			}
-			if !docs.Items[0].CreatedAt.Equal(doc.CreatedAt) {
+			if !docs.Items[0].CreatedAt.Equal(doc.CreatedAt.Time) {
 				t.Errorf("list and get disagree: %v vs %v", docs.Items[0].CreatedAt, doc.CreatedAt)
 			}
 		})

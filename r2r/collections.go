@@ -18,12 +18,8 @@ func (c *Client) GetCollection(ctx context.Context, id string) (*Collection, err
 	if err := requireID(op, "collection id", id); err != nil {
 		return nil, err
 	}
-	var out Collection
-	if err := c.results(ctx, &Call{Op: op, Method: http.MethodGet, Path: pathf("/collections/%s", id),
-		Idempotent: true}, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return result[Collection](ctx, c, &Call{Op: op, Method: http.MethodGet, Path: pathf("/collections/%s", id),
+		Idempotent: true})
 }
 
 // GetCollectionByName returns the caller's own collection called name; 404 when none.
@@ -32,12 +28,8 @@ func (c *Client) GetCollectionByName(ctx context.Context, name string) (*Collect
 	if err := requireID(op, "collection name", name); err != nil {
 		return nil, err
 	}
-	var out Collection
-	if err := c.results(ctx, &Call{Op: op, Method: http.MethodGet, Path: pathf("/collections/name/%s", name),
-		Idempotent: true}, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return result[Collection](ctx, c, &Call{Op: op, Method: http.MethodGet, Path: pathf("/collections/name/%s", name),
+		Idempotent: true})
 }
 
 // CreateCollection creates a collection owned by the caller; a duplicate name gives 409.
@@ -54,12 +46,8 @@ func (c *Client) CreateCollection(ctx context.Context, name, description string)
 	if err != nil {
 		return nil, err
 	}
-	var out Collection
-	if err := c.results(ctx, &Call{Op: op, Method: http.MethodPost, Path: "/v3/collections",
-		Body: body, ContentType: "application/json"}, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return result[Collection](ctx, c, &Call{Op: op, Method: http.MethodPost, Path: "/v3/collections",
+		Body: body, ContentType: "application/json"})
 }
 
 // AddDocumentToCollection assigns a document to a collection; 409 when it already is.

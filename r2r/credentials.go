@@ -59,7 +59,7 @@ func (k apiKey) Apply(_ context.Context, h http.Header) error {
 	return nil
 }
 
-func (k apiKey) Identity() string { return "apikey:" + fingerprint(k.key) }
+func (k apiKey) Identity() string { return "apikey:" + Fingerprint(k.key) }
 
 // String and GoString keep the secret out of %v, %+v and %#v.
 func (k apiKey) String() string   { return "r2r.APIKey(" + k.Identity() + ")" }
@@ -75,7 +75,7 @@ func (b bearer) Apply(_ context.Context, h http.Header) error {
 	return nil
 }
 
-func (b bearer) Identity() string { return "bearer:" + fingerprint(b.token) }
+func (b bearer) Identity() string { return "bearer:" + Fingerprint(b.token) }
 func (b bearer) String() string   { return "r2r.Bearer(" + b.Identity() + ")" }
 func (b bearer) GoString() string { return b.String() }
 
@@ -89,9 +89,7 @@ func (a anonymous) GoString() string                       { return a.String() }
 // Fingerprint returns a short, non-reversible identifier of a secret: the first 16 hex
 // digits of its SHA-256. Credential implementations outside this package (auth) can use it
 // to build Identity values.
-func Fingerprint(secret string) string { return fingerprint(secret) }
-
-func fingerprint(secret string) string {
+func Fingerprint(secret string) string {
 	sum := sha256.Sum256([]byte(secret))
 	return hex.EncodeToString(sum[:8])
 }

@@ -23,12 +23,8 @@ func (c *Client) CreateDocument(ctx context.Context, in DocumentCreate) (*Ingest
 	if err != nil {
 		return nil, fmt.Errorf("r2r %s: %w: %v", op, ErrInvalidRequest, err)
 	}
-	var out IngestionResponse
-	if err := c.results(ctx, &Call{Op: op, Method: http.MethodPost, Path: "/v3/documents",
-		Body: body, ContentType: ctype}, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return result[IngestionResponse](ctx, c, &Call{Op: op, Method: http.MethodPost, Path: "/v3/documents",
+		Body: body, ContentType: ctype})
 }
 
 // encodeDocumentCreate builds the multipart body of r2r-api.md §2.1.
@@ -111,12 +107,8 @@ func (c *Client) GetDocument(ctx context.Context, id string) (*Document, error) 
 	if err := requireID(op, "document id", id); err != nil {
 		return nil, err
 	}
-	var out Document
-	if err := c.results(ctx, &Call{Op: op, Method: http.MethodGet, Path: pathf("/documents/%s", id),
-		Idempotent: true}, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return result[Document](ctx, c, &Call{Op: op, Method: http.MethodGet, Path: pathf("/documents/%s", id),
+		Idempotent: true})
 }
 
 // ListDocumentChunks lists a document's chunks in chunk order. p.IDs is ignored (R2R has
@@ -204,10 +196,6 @@ func (c *Client) PatchDocumentMetadata(ctx context.Context, id string, patches [
 	if err != nil {
 		return nil, err
 	}
-	var out Document
-	if err := c.results(ctx, &Call{Op: op, Method: http.MethodPatch, Path: pathf("/documents/%s/metadata", id),
-		Body: body, ContentType: "application/json"}, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return result[Document](ctx, c, &Call{Op: op, Method: http.MethodPatch, Path: pathf("/documents/%s/metadata", id),
+		Body: body, ContentType: "application/json"})
 }

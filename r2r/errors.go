@@ -165,9 +165,6 @@ func (e *Error) Is(target error) bool {
 }
 
 func (e *Error) unavailable() bool {
-	if e.credential() != nil {
-		return false
-	}
 	switch e.StatusCode {
 	case 0:
 		return e.Err != nil && !errors.Is(e.Err, context.Canceled)
@@ -249,7 +246,7 @@ func parseErrorBody(status int, contentType string, body []byte) (msg, errType s
 
 func parseDetail(raw json.RawMessage) (msg, errType string, ok bool) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	if isNull(raw) {
 		return "", "", false
 	}
 	switch raw[0] {

@@ -21,12 +21,8 @@ func (c *Client) Search(ctx context.Context, req SearchRequest) (*SearchResult, 
 	if err != nil {
 		return nil, err
 	}
-	var out SearchResult
-	if err := c.results(ctx, &Call{Op: op, Method: http.MethodPost, Path: "/v3/retrieval/search",
-		Body: body, ContentType: "application/json", Idempotent: true}, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return result[SearchResult](ctx, c, &Call{Op: op, Method: http.MethodPost, Path: "/v3/retrieval/search",
+		Body: body, ContentType: "application/json", Idempotent: true})
 }
 
 // RAG runs POST /v3/retrieval/rag without streaming; a request asking for a stream is
@@ -43,12 +39,8 @@ func (c *Client) RAG(ctx context.Context, req RAGRequest) (*RAGResponse, error) 
 	if err != nil {
 		return nil, err
 	}
-	var out RAGResponse
-	if err := c.results(ctx, &Call{Op: op, Method: http.MethodPost, Path: "/v3/retrieval/rag",
-		Body: body, ContentType: "application/json", Idempotent: true}, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return result[RAGResponse](ctx, c, &Call{Op: op, Method: http.MethodPost, Path: "/v3/retrieval/rag",
+		Body: body, ContentType: "application/json", Idempotent: true})
 }
 
 // maxSkipped bounds RAGResponse.Skipped, so a response full of odd citations cannot make it
@@ -176,7 +168,7 @@ func (c *Citation) UnmarshalJSON(b []byte) error {
 		out.SourceType = nil
 	}
 	if !isNull(w.Payload) {
-		out.RawPayload = append(json.RawMessage(nil), w.Payload...)
+		out.RawPayload = w.Payload // json.RawMessage's UnmarshalJSON already copied it
 		out.Payload = chunkPayload(w.Payload, out.SourceType)
 	}
 	*c = out

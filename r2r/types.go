@@ -46,8 +46,8 @@ type User struct {
 	IsVerified    bool           `json:"is_verified"`
 	CollectionIDs []string       `json:"collection_ids"`
 	Metadata      map[string]any `json:"metadata"`
-	CreatedAt     time.Time      `json:"created_at"`
-	UpdatedAt     time.Time      `json:"updated_at"`
+	CreatedAt     Time           `json:"created_at"`
+	UpdatedAt     Time           `json:"updated_at"`
 }
 
 // CreatedAPIKey is returned once, when a key is created; the raw key is never shown again.
@@ -61,11 +61,11 @@ type CreatedAPIKey struct {
 // APIKeyInfo is one entry of a user's key list (no secret). UpdatedAt is decoded leniently
 // (see Time).
 type APIKeyInfo struct {
-	PublicKey   string    `json:"public_key"`
-	KeyID       string    `json:"key_id"`
-	Name        string    `json:"name"`
-	Description string    `json:"description"`
-	UpdatedAt   time.Time `json:"updated_at"`
+	PublicKey   string `json:"public_key"`
+	KeyID       string `json:"key_id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	UpdatedAt   Time   `json:"updated_at"`
 }
 
 // Ingestion statuses of a document (r2r-api.md §2.2).
@@ -94,8 +94,8 @@ type Document struct {
 	SizeInBytes      *int64         `json:"size_in_bytes"`
 	IngestionStatus  string         `json:"ingestion_status"`
 	ExtractionStatus string         `json:"extraction_status"`
-	CreatedAt        time.Time      `json:"created_at"`
-	UpdatedAt        time.Time      `json:"updated_at"`
+	CreatedAt        Time           `json:"created_at"`
+	UpdatedAt        Time           `json:"updated_at"`
 	Summary          *string        `json:"summary"`
 	TotalTokens      *int           `json:"total_tokens"`
 }
@@ -150,16 +150,16 @@ type Download struct {
 
 // Collection is R2R's CollectionResponse. Its timestamps are decoded leniently (see Time).
 type Collection struct {
-	ID                 string    `json:"id"`
-	OwnerID            *string   `json:"owner_id"`
-	Name               string    `json:"name"`
-	Description        *string   `json:"description"`
-	GraphClusterStatus string    `json:"graph_cluster_status"`
-	GraphSyncStatus    string    `json:"graph_sync_status"`
-	CreatedAt          time.Time `json:"created_at"`
-	UpdatedAt          time.Time `json:"updated_at"`
-	UserCount          int       `json:"user_count"`
-	DocumentCount      int       `json:"document_count"`
+	ID                 string  `json:"id"`
+	OwnerID            *string `json:"owner_id"`
+	Name               string  `json:"name"`
+	Description        *string `json:"description"`
+	GraphClusterStatus string  `json:"graph_cluster_status"`
+	GraphSyncStatus    string  `json:"graph_sync_status"`
+	CreatedAt          Time    `json:"created_at"`
+	UpdatedAt          Time    `json:"updated_at"`
+	UserCount          int     `json:"user_count"`
+	DocumentCount      int     `json:"document_count"`
 }
 
 // Search modes (r2r-api.md §4.1).
@@ -281,8 +281,8 @@ type Span struct {
 // optional and a space may stand for the "T". JSON null and "" decode to the zero Time.
 // It encodes as RFC 3339 with nanoseconds, or null when zero.
 //
-// The wire types keep plain time.Time fields and decode them through Time, so callers
-// never see this type unless they decode timestamps of their own.
+// Every timestamp field of the wire types is a Time; it embeds time.Time, so its methods
+// (IsZero, Before, Format, …) are at hand and .Time is the plain value.
 type Time struct{ time.Time }
 
 // timeLayouts are tried in order; the last one has no offset and is parsed as UTC.
@@ -346,64 +346,5 @@ func (t *Time) UnmarshalText(b []byte) error {
 		return err
 	}
 	t.Time = v
-	return nil
-}
-
-// UnmarshalJSON decodes a User, reading its timestamps through Time.
-func (u *User) UnmarshalJSON(b []byte) error {
-	type wire User
-	aux := struct {
-		*wire
-		CreatedAt Time `json:"created_at"`
-		UpdatedAt Time `json:"updated_at"`
-	}{wire: (*wire)(u), CreatedAt: Time{u.CreatedAt}, UpdatedAt: Time{u.UpdatedAt}}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	u.CreatedAt, u.UpdatedAt = aux.CreatedAt.Time, aux.UpdatedAt.Time
-	return nil
-}
-
-// UnmarshalJSON decodes an APIKeyInfo, reading UpdatedAt through Time.
-func (k *APIKeyInfo) UnmarshalJSON(b []byte) error {
-	type wire APIKeyInfo
-	aux := struct {
-		*wire
-		UpdatedAt Time `json:"updated_at"`
-	}{wire: (*wire)(k), UpdatedAt: Time{k.UpdatedAt}}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	k.UpdatedAt = aux.UpdatedAt.Time
-	return nil
-}
-
-// UnmarshalJSON decodes a Document, reading its timestamps through Time.
-func (d *Document) UnmarshalJSON(b []byte) error {
-	type wire Document
-	aux := struct {
-		*wire
-		CreatedAt Time `json:"created_at"`
-		UpdatedAt Time `json:"updated_at"`
-	}{wire: (*wire)(d), CreatedAt: Time{d.CreatedAt}, UpdatedAt: Time{d.UpdatedAt}}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	d.CreatedAt, d.UpdatedAt = aux.CreatedAt.Time, aux.UpdatedAt.Time
-	return nil
-}
-
-// UnmarshalJSON decodes a Collection, reading its timestamps through Time.
-func (c *Collection) UnmarshalJSON(b []byte) error {
-	type wire Collection
-	aux := struct {
-		*wire
-		CreatedAt Time `json:"created_at"`
-		UpdatedAt Time `json:"updated_at"`
-	}{wire: (*wire)(c), CreatedAt: Time{c.CreatedAt}, UpdatedAt: Time{c.UpdatedAt}}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	c.CreatedAt, c.UpdatedAt = aux.CreatedAt.Time, aux.UpdatedAt.Time
 	return nil
 }

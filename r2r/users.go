@@ -2,7 +2,6 @@ package r2r
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 )
@@ -21,30 +20,21 @@ func (c *Client) Health(ctx context.Context) error {
 // sent and a 401 never triggers a refresh.
 func (c *Client) Login(ctx context.Context, email, password string) (*TokenPair, error) {
 	form := url.Values{"username": {email}, "password": {password}}
-	var out TokenPair
-	err := c.results(ctx, &Call{Op: "login", Method: http.MethodPost, Path: "/v3/users/login",
-		Body: []byte(form.Encode()), ContentType: "application/x-www-form-urlencoded", NoAuth: true}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return result[TokenPair](ctx, c, &Call{Op: "login", Method: http.MethodPost, Path: "/v3/users/login",
+		Body: []byte(form.Encode()), ContentType: "application/x-www-form-urlencoded", NoAuth: true})
 }
 
 // RefreshToken trades a refresh token for a new pair. Refresh tokens rotate: the one
 // presented is invalidated. The body is the token as a JSON string literal, as R2R's
 // Python SDK sends it.
 func (c *Client) RefreshToken(ctx context.Context, refreshToken string) (*TokenPair, error) {
-	body, err := json.Marshal(refreshToken)
+	const op = "refresh token"
+	body, err := jsonBody(op, refreshToken)
 	if err != nil {
 		return nil, err
 	}
-	var out TokenPair
-	err = c.results(ctx, &Call{Op: "refresh token", Method: http.MethodPost, Path: "/v3/users/refresh-token",
-		Body: body, ContentType: "application/json", NoAuth: true}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return result[TokenPair](ctx, c, &Call{Op: op, Method: http.MethodPost, Path: "/v3/users/refresh-token",
+		Body: body, ContentType: "application/json", NoAuth: true})
 }
 
 // Logout invalidates the access token the client is using (POST /v3/users/logout). R2R
@@ -58,12 +48,8 @@ func (c *Client) Logout(ctx context.Context) error {
 
 // Me returns the user the credentials act as (GET /v3/users/me).
 func (c *Client) Me(ctx context.Context) (*User, error) {
-	var out User
-	if err := c.results(ctx, &Call{Op: "get current user", Method: http.MethodGet, Path: "/v3/users/me",
-		Idempotent: true}, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return result[User](ctx, c, &Call{Op: "get current user", Method: http.MethodGet, Path: "/v3/users/me",
+		Idempotent: true})
 }
 
 // CreateAPIKey creates an API key for userID. The raw key is in the result only.
@@ -79,12 +65,8 @@ func (c *Client) CreateAPIKey(ctx context.Context, userID, name, description str
 	if err != nil {
 		return nil, err
 	}
-	var out CreatedAPIKey
-	if err := c.results(ctx, &Call{Op: op, Method: http.MethodPost, Path: pathf("/users/%s/api-keys", userID),
-		Body: body, ContentType: "application/json"}, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return result[CreatedAPIKey](ctx, c, &Call{Op: op, Method: http.MethodPost, Path: pathf("/users/%s/api-keys", userID),
+		Body: body, ContentType: "application/json"})
 }
 
 // ListAPIKeys lists userID's API keys (no secrets).

@@ -391,7 +391,6 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		History:      tools.NewSearchHistory(0),
 		Logger:       logger.With("component", "tools"),
 		HealthClient: health,
-		Breaker:      breaker.Summary,
 		BreakerState: breaker.State,
 		Status: tools.StatusInfo{
 			Version:     version,

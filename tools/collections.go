@@ -56,8 +56,9 @@ func listCollectionsTool(d *Deps) Tool {
 			mcp.Description("Number of collections to return")),
 	)
 	def := newTool("r2r_list_collections", opts...)
+	parseArgs := argsParser(def)
 	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(def, req)
+		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil
 		}

@@ -83,8 +83,9 @@ func listDocumentsTool(d *Deps) Tool {
 			mcp.Description("Filter by ingestion status: pending (still processing), success, failed, or all")),
 	)
 	def := newTool("r2r_list_documents", opts...)
+	parseArgs := argsParser(def)
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(def, req)
+		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil
 		}
@@ -235,7 +236,7 @@ func summarize(doc r2r.Document) DocumentSummary {
 		IngestionStatus:  doc.IngestionStatus,
 		ExtractionStatus: doc.ExtractionStatus,
 		DocumentType:     doc.DocumentType,
-		CreatedAt:        formatTime(doc.CreatedAt),
+		CreatedAt:        formatTime(doc.CreatedAt.Time),
 	}
 	if doc.SizeInBytes != nil {
 		s.SizeBytes = *doc.SizeInBytes
@@ -357,8 +358,9 @@ func monitorTaskTool(d *Deps) Tool {
 			mcp.Description("Document ID (UUID) to check status for, as returned by r2r_ingest_document")),
 	)
 	def := newTool("r2r_monitor_task", opts...)
+	parseArgs := argsParser(def)
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(def, req)
+		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil
 		}
@@ -378,7 +380,7 @@ func monitorTaskTool(d *Deps) Tool {
 		o := MonitorOutput{
 			DocumentID: doc.ID, IngestionStatus: doc.IngestionStatus, ExtractionStatus: doc.ExtractionStatus,
 			Title: documentTitle(*doc), Progress: ingestionProgress(doc.IngestionStatus),
-			Done: terminal(doc.IngestionStatus), Failure: failureReason(doc), UpdatedAt: formatTime(doc.UpdatedAt),
+			Done: terminal(doc.IngestionStatus), Failure: failureReason(doc), UpdatedAt: formatTime(doc.UpdatedAt.Time),
 		}
 		if o.DocumentID == "" {
 			o.DocumentID = id
@@ -468,8 +470,9 @@ func getDocumentTool(d *Deps) Tool {
 			mcp.Description("Maximum number of characters of text to return")),
 	)
 	def := newTool("r2r_get_document", opts...)
+	parseArgs := argsParser(def)
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(def, req)
+		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil
 		}
@@ -524,7 +527,7 @@ func (d *Deps) loadDocument(ctx context.Context, id string, offset, maxChars int
 	o := &GetDocumentOutput{
 		DocumentID: doc.ID, Title: documentTitle(*doc), DocumentType: doc.DocumentType,
 		IngestionStatus: doc.IngestionStatus, ExtractionStatus: doc.ExtractionStatus,
-		CreatedAt: formatTime(doc.CreatedAt), UpdatedAt: formatTime(doc.UpdatedAt),
+		CreatedAt: formatTime(doc.CreatedAt.Time), UpdatedAt: formatTime(doc.UpdatedAt.Time),
 		CollectionIDs: doc.CollectionIDs, Metadata: sanitizeMap(doc.Metadata), Offset: offset,
 	}
 	if o.DocumentID == "" {

@@ -409,7 +409,7 @@ func TestProjectMappingCachedOnDiskAndRevalidated(t *testing.T) {
 	}
 	stale := NewProjectResolver(ProjectOptions{WorkDir: e.project, CacheFile: cacheFile})
 	pc, err = stale.Collection(context.Background(), e.client, false)
-	if err != nil || pc.Exists {
+	if err != nil || pc.Exists() {
 		t.Fatalf("after delete: %+v, %v", pc, err)
 	}
 	if b, _ := os.ReadFile(cacheFile); strings.Contains(string(b), io.CollectionID) {
@@ -985,7 +985,7 @@ func TestBreakerOpenMapsToCode32003(t *testing.T) {
 	}
 	e := newEnv(t)
 	e.deps.Client = c
-	e.deps.Breaker = b.Summary
+	e.deps.BreakerState = b.State
 	tl := monitorTaskTool(e.deps)
 	srv.ForceStatus("GET /v3/documents/{id}", 503, 2)
 	req := mcp.CallToolRequest{}

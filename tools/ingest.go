@@ -89,8 +89,9 @@ func ingestDocumentTool(d *Deps) Tool {
 		mcp.WithBoolean("run_async", mcp.DefaultBool(true),
 			mcp.Description("Return right away and let R2R ingest in the background (recommended); false waits up to about 40 s for the result")),
 	)
+	parseArgs := argsParser(def)
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(def, req)
+		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil
 		}
@@ -119,10 +120,7 @@ func ingestDocumentTool(d *Deps) Tool {
 		if err != nil {
 			return d.projectErrorResult(ctx, err), nil
 		}
-		roots, err := d.Projects.Roots(ctx)
-		if err != nil {
-			return d.projectErrorResult(ctx, err), nil
-		}
+		roots := d.Projects.rootsOf(pr)
 		// Started in the home directory (or /) with no project around it, everything there
 		// (agents' own credential files included) would be "in the project": only the
 		// --allow-dir roots are open then (relative paths still start at the project root).
@@ -170,7 +168,7 @@ func ingestDocumentTool(d *Deps) Tool {
 			return d.projectErrorResult(ctx, err), nil
 		}
 
-		s, errRes := d.resolveScope(ctx, collID, true)
+		s, errRes := d.resolveScopeOf(ctx, &pr, collID, true)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -223,9 +221,7 @@ func ingestDocumentTool(d *Deps) Tool {
 			// invalidate rather than risk serving results from before.
 			d.tracker().finish(docID)
 			d.bumpAfterWrite(s.ID)
-			if errors.Is(err, r2r.ErrNotFound) && !s.Explicit {
-				d.forgetOn404(ctx, s, err)
-			}
+			d.forgetOn404(ctx, s, err)
 			// On a timeout R2R may still be ingesting (the simple orchestrator answers only
 			// when it is done): say to follow the document rather than to retry.
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), stillIngesting(collectionNotFound(s), docID)), nil

@@ -21,6 +21,8 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/r2r-mcp/r2r-mcp/auth"
+	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
@@ -58,9 +60,11 @@ type ProjectCollection struct {
 	Project Project
 	ID      string // "" when it does not exist yet
 	Name    string
-	Exists  bool
 	Created bool // created by this call
 }
+
+// Exists reports whether the collection exists in R2R.
+func (pc *ProjectCollection) Exists() bool { return pc.ID != "" }
 
 // ProjectResolver maps the working project to an R2R collection: the client's MCP roots if
 // offered, else the working directory; up to the git root; .r2r-mcp.json overrides; else
@@ -414,7 +418,12 @@ func (p *ProjectResolver) Roots(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append([]string{pr.Root}, p.opts.ExtraRoots...), nil
+	return p.rootsOf(pr), nil
+}
+
+// rootsOf is Roots for a project already resolved.
+func (p *ProjectResolver) rootsOf(pr Project) []string {
+	return append([]string{pr.Root}, p.opts.ExtraRoots...)
 }
 
 func cacheKey(c *r2r.Client, root string) string {
@@ -429,15 +438,20 @@ func (p *ProjectResolver) Collection(ctx context.Context, c *r2r.Client, create 
 	if err != nil {
 		return nil, err
 	}
+	return p.collectionOf(ctx, c, pr, create)
+}
+
+// collectionOf is Collection for a project already resolved.
+func (p *ProjectResolver) collectionOf(ctx context.Context, c *r2r.Client, pr Project, create bool) (*ProjectCollection, error) {
 	key := cacheKey(c, pr.Root)
 	if m, ok := p.lookup(ctx, c, key, pr); ok {
-		return &ProjectCollection{Project: pr, ID: m.CollectionID, Name: m.CollectionName, Exists: true}, nil
+		return &ProjectCollection{Project: pr, ID: m.CollectionID, Name: m.CollectionName}, nil
 	}
 	sfKey := key
 	if create {
 		sfKey += "/create"
 	}
-	v, err := flight(ctx, &p.sf, sfKey, func(ctx context.Context) (*ProjectCollection, error) {
+	v, _, err := cache.Flight(ctx, &p.sf, sfKey, func(ctx context.Context) (*ProjectCollection, error) {
 		return p.resolve(ctx, c, key, pr, create)
 	})
 	if err != nil {
@@ -445,39 +459,6 @@ func (p *ProjectResolver) Collection(ctx context.Context, c *r2r.Client, create 
 	}
 	pc := *v
 	return &pc, nil
-}
-
-// maxFlightRetries bounds how often a waiter starts a shared call again after the caller
-// that ran it was cancelled.
-const maxFlightRetries = 3
-
-// flight runs fn once for concurrent callers of key (as cache.GetOrLoad does): fn runs with
-// the context of the caller that started it; every caller stops waiting when its own
-// context ends; and when the starter was cancelled, a waiter that is still live runs fn
-// again rather than inherit the cancellation.
-func flight[T any](ctx context.Context, g *singleflight.Group, key string, fn func(context.Context) (T, error)) (T, error) {
-	var zero T
-	for attempt := 0; ; attempt++ {
-		led := false
-		ch := g.DoChan(key, func() (any, error) {
-			led = true
-			return fn(ctx)
-		})
-		select {
-		case <-ctx.Done():
-			return zero, ctx.Err()
-		case r := <-ch:
-			// led is safe to read: fn returned before the result was sent.
-			if r.Err != nil {
-				if !led && attempt < maxFlightRetries && ctx.Err() == nil &&
-					(errors.Is(r.Err, context.Canceled) || errors.Is(r.Err, context.DeadlineExceeded)) {
-					continue
-				}
-				return zero, r.Err
-			}
-			return r.Val.(T), nil
-		}
-	}
 }
 
 // lookup returns a cached mapping that still matches the project's configuration. A disk
@@ -548,14 +529,14 @@ func (p *ProjectResolver) resolve(ctx context.Context, c *r2r.Client, key string
 				return nil, err
 			}
 			p.remember(c, key, pr, coll)
-			return &ProjectCollection{Project: pr, ID: coll.ID, Name: coll.Name, Exists: true, Created: true}, nil
+			return &ProjectCollection{Project: pr, ID: coll.ID, Name: coll.Name, Created: true}, nil
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
 	p.remember(c, key, pr, coll)
-	return &ProjectCollection{Project: pr, ID: coll.ID, Name: coll.Name, Exists: true}, nil
+	return &ProjectCollection{Project: pr, ID: coll.ID, Name: coll.Name}, nil
 }
 
 // projectError is a configuration problem the user must fix; shown as is.
@@ -623,7 +604,7 @@ func (p *ProjectResolver) Verify(ctx context.Context, c *r2r.Client, id string) 
 	if ok && p.clock().Sub(at) < VerifyTTL {
 		return nil
 	}
-	_, err := flight(ctx, &p.sf, "verify\x00"+key, func(ctx context.Context) (struct{}, error) {
+	_, _, err := cache.Flight(ctx, &p.sf, "verify\x00"+key, func(ctx context.Context) (struct{}, error) {
 		_, err := c.GetCollection(ctx, id)
 		if err == nil {
 			p.mu.Lock()
@@ -652,7 +633,7 @@ func (p *ProjectResolver) UserID(ctx context.Context, c *r2r.Client) (string, er
 	if ok {
 		return id, nil
 	}
-	return flight(ctx, &p.sf, "me\x00"+key, func(ctx context.Context) (string, error) {
+	id, _, err := cache.Flight(ctx, &p.sf, "me\x00"+key, func(ctx context.Context) (string, error) {
 		u, err := c.Me(ctx)
 		if err != nil {
 			return "", err
@@ -665,6 +646,7 @@ func (p *ProjectResolver) UserID(ctx context.Context, c *r2r.Client) (string, er
 		p.mu.Unlock()
 		return u.ID, nil
 	})
+	return id, err
 }
 
 // pendingMembership is a document whose collection membership is checked once R2R has
@@ -774,32 +756,7 @@ func (p *ProjectResolver) saveDiskLocked(key string, m *cachedMapping) {
 	if err != nil {
 		return
 	}
-	if err := writeFileAtomic(path, b); err != nil {
+	if err := auth.WritePrivateFile(path, b); err != nil {
 		p.log.Warn("cannot save project cache", "path", path, "error", err)
 	}
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".projects-*.json")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if err := f.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"golang.org/x/sync/singleflight"
@@ -532,7 +533,7 @@ func TestDeletedProjectCollection(t *testing.T) {
 		t.Fatalf("after delete: %+v", info)
 	}
 	pc, err = e.deps.Projects.Collection(context.Background(), e.client, false)
-	if err != nil || pc.Exists {
+	if err != nil || pc.Exists() {
 		t.Fatalf("stale mapping kept: %+v, %v", pc, err)
 	}
 
@@ -597,7 +598,7 @@ func TestFlightCallersWaitOnTheirOwnContext(t *testing.T) {
 		started := make(chan struct{})
 		res := make(chan error, 1)
 		go func() {
-			_, err := flight(context.Background(), &g, "k1", func(context.Context) (int, error) {
+			_, _, err := cache.Flight(context.Background(), &g, "k1", func(context.Context) (int, error) {
 				close(started)
 				<-release
 				return 1, nil
@@ -607,7 +608,7 @@ func TestFlightCallersWaitOnTheirOwnContext(t *testing.T) {
 		<-started
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if _, err := flight(ctx, &g, "k1", func(context.Context) (int, error) { return 2, nil }); !errors.Is(err, context.Canceled) {
+		if _, _, err := cache.Flight(ctx, &g, "k1", func(context.Context) (int, error) { return 2, nil }); !errors.Is(err, context.Canceled) {
 			t.Fatalf("waiter err = %v", err)
 		}
 		close(release)
@@ -621,7 +622,7 @@ func TestFlightCallersWaitOnTheirOwnContext(t *testing.T) {
 		started := make(chan struct{})
 		first := make(chan error, 1)
 		go func() {
-			_, err := flight(startCtx, &g, "k2", func(ctx context.Context) (int, error) {
+			_, _, err := cache.Flight(startCtx, &g, "k2", func(ctx context.Context) (int, error) {
 				close(started)
 				<-ctx.Done()
 				return 0, ctx.Err()
@@ -631,7 +632,7 @@ func TestFlightCallersWaitOnTheirOwnContext(t *testing.T) {
 		<-started
 		second := make(chan int, 1)
 		go func() {
-			v, err := flight(context.Background(), &g, "k2", func(context.Context) (int, error) { return 7, nil })
+			v, _, err := cache.Flight(context.Background(), &g, "k2", func(context.Context) (int, error) { return 7, nil })
 			if err != nil {
 				t.Error(err)
 			}

@@ -79,8 +79,9 @@ func ragQueryTool(d *Deps) Tool {
 			mcp.Description("Include the source chunks with their document titles")),
 	)
 	def := newTool("r2r_rag_query", opts...)
+	parseArgs := argsParser(def)
 	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(def, req)
+		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil
 		}

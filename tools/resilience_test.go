@@ -120,8 +120,8 @@ func TestCacheServesRepeatsUntilAWrite(t *testing.T) {
 	}
 
 	st := decode[StatusOutput](t, e.ok("r2r_status", nil))
-	if st.Cache["enabled"] != true || st.Cache["hits"].(float64) < 10 || st.Cache["misses"].(float64) == 0 || st.Cache["entries"].(float64) == 0 {
-		t.Fatalf("status cache = %v", st.Cache)
+	if st.Cache == nil || !st.Cache.Enabled || st.Cache.Hits < 10 || st.Cache.Misses == 0 || st.Cache.Entries == 0 {
+		t.Fatalf("status cache = %+v", st.Cache)
 	}
 }
 

@@ -119,14 +119,11 @@ func (d *Deps) projectContext(ctx context.Context) (*ProjectContext, error) {
 	}
 	pc := &ProjectContext{ProjectName: pr.Name, ProjectPath: pr.Root, CollectionName: pr.CollectionName,
 		IngestionStatus: map[string]int{"pending": 0, "success": 0, "failed": 0}}
-	coll, err := d.Projects.Collection(ctx, d.Client, false)
+	coll, err := d.Projects.collectionOf(ctx, d.Client, pr, false)
 	if err != nil {
-		if res := d.projectErrorResult(ctx, err); res != nil {
-			return nil, resultError(res)
-		}
-		return nil, err
+		return nil, resultError(d.projectErrorResult(ctx, err))
 	}
-	if !coll.Exists {
+	if !coll.Exists() {
 		pc.Note = (&scope{Name: coll.Name}).missingNote()
 		return pc, nil
 	}
@@ -144,7 +141,7 @@ func (d *Deps) projectContext(ctx context.Context) (*ProjectContext, error) {
 		default:
 			pc.IngestionStatus["pending"]++
 		}
-		if t := formatTime(doc.UpdatedAt); t > last {
+		if t := formatTime(doc.UpdatedAt.Time); t > last {
 			last = t
 		}
 	}

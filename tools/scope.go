@@ -40,14 +40,29 @@ const collectionIDHint = "run r2r_list_collections to see collection ids, or omi
 // resolveScope picks the collection: the caller's collection_id, else the project's
 // collection (created when create is set). The error result is ready to return.
 func (d *Deps) resolveScope(ctx context.Context, explicitID string, create bool) (*scope, *mcp.CallToolResult) {
+	return d.resolveScopeOf(ctx, nil, explicitID, create)
+}
+
+// resolveScopeOf is resolveScope for a project the caller already resolved; nil resolves
+// it.
+func (d *Deps) resolveScopeOf(ctx context.Context, known *Project, explicitID string, create bool) (*scope, *mcp.CallToolResult) {
 	if explicitID != "" {
 		s := &scope{ID: explicitID, Explicit: true}
-		if pr, err := d.Projects.Project(ctx); err == nil {
+		if known != nil {
+			pr := *known
+			s.Project = &pr
+		} else if pr, err := d.Projects.Project(ctx); err == nil {
 			s.Project = &pr
 		}
 		return s, nil
 	}
-	pc, err := d.Projects.Collection(ctx, d.Client, create)
+	var pc *ProjectCollection
+	var err error
+	if known != nil {
+		pc, err = d.Projects.collectionOf(ctx, d.Client, *known, create)
+	} else {
+		pc, err = d.Projects.Collection(ctx, d.Client, create)
+	}
 	if err != nil {
 		return nil, d.projectErrorResult(ctx, err)
 	}

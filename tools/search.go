@@ -90,8 +90,9 @@ func searchTool(d *Deps) Tool {
 				"Operators: $eq $ne $lt $lte $gt $gte $like $ilike $in $nin $overlap $contains $json_contains, combined with $and/$or lists")),
 	)
 	def := newTool("r2r_search", opts...)
+	parseArgs := argsParser(def)
 	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(def, req)
+		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil
 		}

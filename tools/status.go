@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -79,7 +78,7 @@ type StatusOutput struct {
 	Project            StatusProject             `json:"project"`
 	Breaker            string                    `json:"breaker"`
 	BreakerState       *StatusBreaker            `json:"breaker_state,omitempty"`
-	Cache              map[string]any            `json:"cache,omitempty"`
+	Cache              *cache.Stats              `json:"cache,omitempty"`
 	RateLimits         map[string]map[string]any `json:"rate_limits,omitempty"`
 	Versions           StatusVersions            `json:"versions"`
 	SearchHistoryCount int                       `json:"search_history_count"`
@@ -136,8 +135,9 @@ func statusTool(d *Deps) Tool {
 		"Show r2r-mcp's status: R2R URL and live health, where the credentials came from, the current project and its "+
 			"collection, circuit breaker and cache state, versions and recent search count.", out)
 	def := newTool("r2r_status", opts...)
+	parseArgs := argsParser(def)
 	return Tool{Def: def, Group: GroupStatus, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if _, err := parseArgs(def, req); err != nil {
+		if _, err := parseArgs(req); err != nil {
 			return invalidArgs(err), nil
 		}
 		o := d.status(ctx)
@@ -178,18 +178,13 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 		Config:    d.Status.Config,
 		Versions:  versions(d.Status),
 	}
-	if d.Breaker != nil {
-		o.Breaker = d.Breaker()
-	}
 	if d.BreakerState != nil {
-		st := d.BreakerState()
-		o.BreakerState = breakerState(st)
-		if d.Breaker == nil {
-			o.Breaker = st.String()
-		}
+		st := d.BreakerState() // one snapshot for both forms
+		o.Breaker, o.BreakerState = st.String(), breakerState(st)
 	}
 	if d.Cache != nil {
-		o.Cache = cacheStats(d.Cache.Stats())
+		st := d.Cache.Stats()
+		o.Cache = &st
 	}
 	if rl := d.rateLimitStats(); len(rl) > 0 {
 		o.RateLimits = rl
@@ -242,7 +237,7 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 		o.Project.Error = err.Error()
 		return o
 	}
-	o.Project.CollectionID, o.Project.CollectionExists = pc.ID, pc.Exists
+	o.Project.CollectionID, o.Project.CollectionExists = pc.ID, pc.Exists()
 	if pc.Name != "" {
 		o.Project.CollectionName = pc.Name
 	}
@@ -285,20 +280,6 @@ func breakerState(st r2r.BreakerState) *StatusBreaker {
 			At: tr.At.UTC().Format("2006-01-02T15:04:05.000Z07:00")})
 	}
 	return out
-}
-
-// cacheStats turns the cache's counters into the status object (the JSON form of
-// cache.Stats).
-func cacheStats(st cache.Stats) map[string]any {
-	b, err := json.Marshal(st)
-	if err != nil {
-		return nil
-	}
-	var m map[string]any
-	if json.Unmarshal(b, &m) != nil {
-		return nil
-	}
-	return m
 }
 
 func versions(s StatusInfo) StatusVersions {
@@ -359,11 +340,9 @@ func statusText(o StatusOutput) string {
 		last := bs.Transitions[len(bs.Transitions)-1]
 		fmt.Fprintf(&b, "  last change: %s → %s at %s (%d recorded)\n", last.From, last.To, last.At, len(bs.Transitions))
 	}
-	if on, _ := o.Cache["enabled"].(bool); on {
-		ratio, _ := o.Cache["hit_ratio"].(float64)
-		fmt.Fprintf(&b, "Cache: %v hits, %v misses (%.0f%% hits), %v entries, %s of %s, %v evictions\n",
-			o.Cache["hits"], o.Cache["misses"], ratio*100, o.Cache["entries"],
-			humanBytes(int64(num(o.Cache["cost_bytes"]))), humanBytes(int64(num(o.Cache["max_bytes"]))), o.Cache["evictions"])
+	if c := o.Cache; c != nil && c.Enabled {
+		fmt.Fprintf(&b, "Cache: %d hits, %d misses (%.0f%% hits), %d entries, %s of %s, %d evictions\n",
+			c.Hits, c.Misses, c.HitRatio*100, c.Entries, humanBytes(c.CostBytes), humanBytes(c.MaxBytes), c.Evictions)
 	} else {
 		b.WriteString("Cache: off\n")
 	}

@@ -78,7 +78,6 @@ type Deps struct {
 	History  *SearchHistory   // last searches per project; nil = none kept
 	Logger   *slog.Logger     // nil = discard
 	Status   StatusInfo       // static facts for r2r_status
-	Breaker  func() string    // optional: one-line breaker state for r2r_status
 	Now      func() time.Time // nil = time.Now
 
 	// AuthState, when set, says where the credentials come from and any warning about
@@ -368,13 +367,17 @@ func propertyNames(t mcp.Tool) []string {
 	return names
 }
 
-// parseArgs decodes the call's arguments and rejects names the tool does not declare.
-func parseArgs(t mcp.Tool, req mcp.CallToolRequest) (Args, error) {
-	raw := req.Params.Arguments
-	if raw == nil && len(req.Params.RawArguments) > 0 {
-		raw = req.Params.RawArguments
+// argsParser returns the argument parser of tool t: it decodes a call's arguments and
+// rejects names t does not declare. The declared names are listed once, here.
+func argsParser(t mcp.Tool) func(mcp.CallToolRequest) (Args, error) {
+	valid := propertyNames(t)
+	return func(req mcp.CallToolRequest) (Args, error) {
+		raw := req.Params.Arguments
+		if raw == nil && len(req.Params.RawArguments) > 0 {
+			raw = req.Params.RawArguments
+		}
+		return newArgs(raw, valid)
 	}
-	return newArgs(raw, propertyNames(t))
 }
 
 // result builds a successful result with text for the model (capped at MaxTextBytes) and

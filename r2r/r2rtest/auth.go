@@ -204,13 +204,8 @@ func (e *Emulator) tokenPairLocked(email string) map[string]any {
 	}
 }
 
-// formValues parses urlencoded or multipart bodies.
-func (c *call) formValues() map[string][]string {
-	return c.rec.Form
-}
-
 func (c *call) handleLogin() {
-	form := c.formValues()
+	form := c.rec.Form
 	var missing []validationError
 	for _, f := range []string{"username", "password"} {
 		if len(form[f]) == 0 {

@@ -87,7 +87,7 @@ func jsonFormField(form map[string][]string, name string, errs *[]validationErro
 
 // parseIngest validates the form like FastAPI/pydantic would (422 detail list on failure).
 func (c *call) parseIngest() (*ingestInput, bool) {
-	form := c.formValues()
+	form := c.rec.Form
 	in := &ingestInput{mode: "custom", orchestrate: true}
 	in.hasFile = c.rec.hasFile
 	in.fileName, in.file = c.rec.FileName, c.rec.File

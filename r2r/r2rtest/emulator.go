@@ -332,7 +332,7 @@ const MaxRecordedBody = 1 << 20
 func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	e.mu.Lock()
-	down := e.down
+	down, limit := e.down, e.maxBody
 	e.mu.Unlock()
 	if down {
 		hangUp(w)
@@ -340,9 +340,6 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	route, h := e.match(r)
-	e.mu.Lock()
-	limit := e.maxBody
-	e.mu.Unlock()
 	body, _ := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	_ = r.Body.Close()
 	if int64(len(body)) > limit {

@@ -2,7 +2,6 @@ package r2rtest
 
 import (
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,32 +28,13 @@ func TestJSSDK(t *testing.T) {
 		t.Skip(msg)
 	}
 
-	stderr := &SyncBuffer{}
-	cfg, err := ParseFlags([]string{"--addr", "127.0.0.1:0", "--auth"}, stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := Setup(cfg, stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, e, ln, stderr) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	base, stderr := startCLI(t, "--auth")
 
 	runCtx, stop := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer stop()
 	cmd := exec.CommandContext(runCtx, node, "--test")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "R2R_API_BASE=http://"+ln.Addr().String(), "R2R_API_KEY=",
+	cmd.Env = append(os.Environ(), "R2R_API_BASE="+base, "R2R_API_KEY=",
 		"R2R_EMAIL="+DevEmail, "R2R_PASSWORD="+DevPassword,
 		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
 	out, err := cmd.CombinedOutput()
