@@ -105,10 +105,10 @@ type candidate struct {
 }
 
 // extract picks the sentences of sources that best match query: each sentence scores the
-// summed inverse sentence frequency of the query terms it contains. It returns at most
-// maxSentences scoring at least half the best score, best first (ties in context order). When no sentence shares a term with the
-// query, the first sentence of the first source stands in, since R2R orders results by
-// relevance.
+// summed inverse sentence frequency of the query terms it contains. It returns the best
+// ones (at most maxSentences, each scoring at least half the best score) in context order.
+// When no sentence shares a term with the query, the first sentence of the first source
+// stands in, since R2R orders results by relevance.
 func extract(query string, sources []source) []candidate {
 	var cands []candidate
 	for _, s := range sources {
@@ -159,11 +159,13 @@ func extract(query string, sources []source) []candidate {
 		}
 		return []candidate{first}
 	}
-	return cands[:n]
+	picked := cands[:n]
+	sort.Slice(picked, func(i, j int) bool { return picked[i].order < picked[j].order })
+	return picked
 }
 
 // answerFromContext is the extractive answer to query from an R2R context: the best
-// sentences, each followed by its bracketed source id.
+// sentences, each cited with its bracketed source id.
 func answerFromContext(query, context string) string {
 	picked := extract(query, parseSources(context))
 	if len(picked) == 0 {
@@ -175,7 +177,8 @@ func answerFromContext(query, context string) string {
 	parts := make([]string, len(picked))
 	for i, c := range picked {
 		parts[i] = c.text
-		if c.id != "" {
+		// A run of sentences from one source cites it once, at the run's end.
+		if c.id != "" && (i+1 == len(picked) || picked[i+1].id != c.id) {
 			parts[i] += " [" + c.id + "]"
 		}
 	}

@@ -16,8 +16,8 @@
 //     each with one choice, ending with a finish_reason chunk and "data: [DONE]"). The reply
 //     is extractive: for R2R's RAG prompt (a user message with "### Query:" and
 //     "### Context:" blocks whose sources start with "Source ID [abc1234]:") it picks the
-//     context sentences that best match the query and cites each with its bracketed source
-//     id, which R2R turns into citations. When the request offers tools and the last message
+//     context sentences that best match the query and cites them with their bracketed source
+//     ids, which R2R turns into citations. When the request offers tools and the last message
 //     is the user's, it calls the search tool with the user's text as "query"; after a tool
 //     message it answers from the tool's result. Any other prompt gets a short extract of
 //     its own text. max_tokens (or max_completion_tokens) bounds the reply in words.

@@ -155,12 +155,19 @@ func (d *Double) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	body := http.MaxBytesReader(w, r.Body, d.opts.MaxBodyBytes)
 	err := json.NewDecoder(body).Decode(v)
 	var tooBig *http.MaxBytesError
+	var wrongType *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &tooBig):
 		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than this server's limit of %d bytes", tooBig.Limit), "")
 		return false
 	case errors.Is(err, io.EOF):
 		writeError(w, http.StatusBadRequest, "request body is empty; send a JSON object", "")
+		return false
+	case errors.As(err, &wrongType) && wrongType.Field != "":
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("'%s' has the wrong type: got a JSON %s", wrongType.Field, wrongType.Value), wrongType.Field)
+		return false
+	case errors.As(err, &wrongType):
+		writeError(w, http.StatusBadRequest, "request body must be a JSON object, got a JSON "+wrongType.Value, "")
 		return false
 	case err != nil:
 		writeError(w, http.StatusBadRequest, "request body is not valid JSON: "+err.Error(), "")
