@@ -83,7 +83,7 @@ func (c *Client) ListAPIKeys(ctx context.Context, userID string) ([]APIKeyInfo, 
 	return p.Items, nil
 }
 
-// DeleteAPIKey revokes one of userID's keys. R2R answers an unknown key with 400.
+// DeleteAPIKey revokes one of userID's keys; an unknown key gives 404 (ErrNotFound).
 func (c *Client) DeleteAPIKey(ctx context.Context, userID, keyID string) error {
 	const op = "delete API key"
 	if err := requireID(op, "user id", userID); err != nil {

@@ -289,6 +289,12 @@ func (c *call) handleCreateDocument() {
 	e := c.e
 	e.mu.Lock()
 	if old := e.st.docs[d.id]; old != nil && old.ownerID == d.ownerID {
+		if d.rawChunks == nil && old.status != "failed" {
+			// R2R stores the upload under the document id before it finds the duplicate, so
+			// the refused bytes replace what download returns; the chunks stay (conformance
+			// test TestLive/documents/duplicate_409_still_replaces_stored_file).
+			old.fileName, old.content = d.fileName, d.content
+		}
 		switch {
 		case old.status == "success" && d.rawChunks != nil:
 			e.mu.Unlock()
