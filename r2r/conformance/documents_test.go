@@ -642,3 +642,67 @@ func sameSet(a, b []string) bool {
 	slices.Sort(y)
 	return slices.Equal(slices.Compact(x), slices.Compact(y))
 }
+
+// ingestionOutcomes checks how R2R answers uploads it cannot or need not parse.
+func (s *suite) ingestionOutcomes(t *testing.T) {
+	ctx := t.Context()
+	derived := func(name string) string {
+		id := uuid.NewSHA1(uuid.NameSpaceDNS, []byte(name+"-"+s.adminID)).String()
+		s.cleanupDocument(id)
+		return id
+	}
+	t.Run("invalid_utf8_500_and_failed", func(t *testing.T) {
+		name := "conf-" + s.sfx + "-bad.txt"
+		id := derived(name)
+		_, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{FileName: name,
+			File: []byte("ok text \xff\xfe broken\n"), Metadata: map[string]any{"suite": s.sfx}})
+		const msg = "Error parsing document: 'utf-8' codec can't decode byte 0xff in position 8: invalid start byte"
+		e := wantStatus(t, err, http.StatusInternalServerError, nil)
+		if e.Message != msg || e.ErrorType != "R2RDocumentProcessingError" {
+			t.Errorf("error %q (%s), want %q (R2RDocumentProcessingError)", e.Message, e.ErrorType, msg)
+		}
+		d, err := s.admin.GetDocument(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.IngestionStatus != r2r.IngestionFailed || d.Metadata["failure"] != msg {
+			t.Errorf("status %q failure %v, want failed with the parse error", d.IngestionStatus, d.Metadata["failure"])
+		}
+		if len(d.CollectionIDs) != 0 {
+			t.Errorf("collection_ids %v: a document that failed to parse is in no collection", d.CollectionIDs)
+		}
+	})
+	t.Run("unsupported_type_415", func(t *testing.T) {
+		_, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{FileName: "conf-" + s.sfx + ".xyz", File: []byte("x")})
+		e := wantStatus(t, err, http.StatusUnsupportedMediaType, nil)
+		wantMessage(t, e, "'xyz' is not a valid DocumentType.")
+	})
+	t.Run("empty_file_succeeds_without_chunks", func(t *testing.T) {
+		name := "conf-" + s.sfx + "-empty.txt"
+		id := derived(name)
+		res, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{FileName: name, File: []byte{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.DocumentID != id {
+			t.Errorf("document_id %s, want %s", res.DocumentID, id)
+		}
+		s.waitIngested(t, id)
+		d, err := s.admin.GetDocument(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.SizeInBytes == nil || *d.SizeInBytes != 0 {
+			t.Errorf("size_in_bytes %v, want 0", d.SizeInBytes)
+		}
+		_, err = s.admin.ListDocumentChunks(ctx, id, r2r.ListParams{})
+		wantStatus(t, err, http.StatusNotFound, r2r.ErrNotFound)
+		dl, err := s.admin.DownloadDocument(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(dl.Body) != 0 || dl.FileName != name {
+			t.Errorf("download %q named %q", dl.Body, dl.FileName)
+		}
+	})
+}

@@ -90,6 +90,7 @@ func run(t *testing.T, tg *target) {
 	t.Run("api_keys", s.apiKeys)
 	t.Run("collections", s.collections)
 	t.Run("documents", s.documents)
+	t.Run("ingestion_outcomes", s.ingestionOutcomes)
 	t.Run("collection_documents", s.collectionDocuments)
 	t.Run("search", s.search)
 	t.Run("rag", s.rag)

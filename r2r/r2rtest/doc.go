@@ -34,9 +34,10 @@
 //     +00:00 or to no offset at all, since the exact form is not confirmed.
 //   - Parsing: text types must be valid UTF-8, otherwise ingestion fails the way R2R's text
 //     parsers do ("'utf-8' codec can't decode byte …"). Other types (pdf, docx, images…) are not
-//     really parsed: runs of printable text stand in for the extracted text. A document
-//     without any text fails ("no text content could be extracted"). Failures end in
-//     ingestion_status "failed" with metadata.failure; synchronously they answer 500
+//     really parsed: runs of printable text stand in for the extracted text. An empty or
+//     blank text file is ingested without chunks; any other document without text fails
+//     ("no text content could be extracted"). Failures end in ingestion_status "failed" with
+//     metadata.failure and no collection; synchronously they answer 500
 //     R2RDocumentProcessingError.
 //   - Chunking: paragraphs, then sentences, then spaces, at most Options.ChunkSize runes
 //     (ingestion_config.chunk_size overrides it per document); no overlap.

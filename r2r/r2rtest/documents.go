@@ -545,8 +545,11 @@ func (e *Emulator) processLocked(d *document, chunkSize int) error {
 	return nil
 }
 
+// failLocked marks a failed ingestion. R2R leaves a failed document in no collection
+// (conformance test TestLive/ingestion_outcomes/invalid_utf8_500_and_failed).
 func (e *Emulator) failLocked(d *document, err error) {
 	d.status = "failed"
+	d.collectionIDs = []string{}
 	d.metadata["failure"] = err.Error()
 	d.updatedAt = e.nowLocked()
 }
@@ -559,7 +562,9 @@ func (p *parseError) Error() string { return "Error parsing document: " + p.msg 
 //
 // Text types must be valid UTF-8 (R2R's text parsers decode strictly); other types (PDF,
 // Office, images...) cannot really be parsed here, so their printable text runs stand in for
-// the extracted text. A document with no text at all fails.
+// the extracted text. An empty or blank text file is ingested without chunks, as in R2R
+// (conformance test TestLive/ingestion_outcomes/empty_file_succeeds_without_chunks); any
+// other document without text fails.
 func parseDocument(d *document, chunkSize int) ([]string, error) {
 	if d.rawChunks != nil {
 		return d.rawChunks, nil
@@ -582,6 +587,9 @@ func parseDocument(d *document, chunkSize int) ([]string, error) {
 		text = printableRuns(d.content)
 	}
 	if strings.TrimSpace(text) == "" {
+		if textTypes[d.docType] {
+			return []string{}, nil
+		}
 		return nil, &parseError{"no text content could be extracted from the document"}
 	}
 	return chunkText(text, chunkSize), nil
