@@ -13,7 +13,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// documentTypes is R2R's DocumentType enum (r2r-api.md §2.2).
+// documentTypes is R2R's DocumentType enum; another extension answers 415 (conformance test
+// ingestion_outcomes/unsupported_type_415).
 var documentTypes = map[string]bool{}
 
 func init() {
@@ -27,7 +28,7 @@ func init() {
 var textTypes = map[string]bool{"txt": true, "md": true, "json": true, "csv": true, "tsv": true, "html": true,
 	"htm": true, "py": true, "js": true, "ts": true, "css": true, "rst": true, "org": true, "svg": true, "eml": true}
 
-// maxUploadByExt are R2R's code defaults in bytes (r2r-api.md §9).
+// maxUploadByExt are R2R's code defaults in bytes.
 var maxUploadByExt = map[string]int64{
 	"txt": 2_000_000, "md": 2_000_000, "tsv": 2_000_000, "csv": 5_000_000, "html": 5_000_000,
 	"doc": 10_000_000, "docx": 10_000_000, "ppt": 20_000_000, "pptx": 20_000_000, "xls": 10_000_000,
@@ -811,7 +812,7 @@ func (c *call) handleDeleteDocument() {
 
 // handleDeleteByFilter deletes the caller's chunks matching a filter, then every document
 // left without chunks. The body is the filter as a JSON object, a JSON string holding it, or
-// raw filter text (r2r-api.md §2.5).
+// raw filter text.
 func (c *call) handleDeleteByFilter() {
 	if !c.guard() {
 		return

@@ -10,7 +10,8 @@ import (
 	"time"
 )
 
-// Timestamp forms for Options.TimeFormat. r2r-api.md §0 leaves the exact form open.
+// Timestamp forms for Options.TimeFormat. R2R 3.6.6 sends TimeFormatZ (conformance test
+// documents/timestamps); the others exercise clients against proxies and other versions.
 const (
 	// TimeFormatZ is how pydantic v2 serialises TIMESTAMPTZ values: microseconds and a Z
 	// suffix, 2025-11-06T12:34:56.123456Z (the default).
