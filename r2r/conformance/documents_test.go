@@ -499,15 +499,21 @@ var knownStatuses = []string{r2r.IngestionPending, r2r.IngestionParsing, r2r.Ing
 	r2r.IngestionChunking, r2r.IngestionEmbedding, r2r.IngestionAugment, r2r.IngestionStoring,
 	r2r.IngestionEnriching, r2r.IngestionFailed, r2r.IngestionSuccess}
 
-// waitIngested polls a document until its ingestion ends, within the target's bound.
+// waitIngested polls a document of the superuser until its ingestion ends, within the
+// target's bound.
 func (s *suite) waitIngested(t *testing.T, id string) {
+	t.Helper()
+	s.waitIngestedAs(t, s.admin, id)
+}
+
+func (s *suite) waitIngestedAs(t *testing.T, c *r2r.Client, id string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), s.tg.ingestWait)
 	defer cancel()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		d, err := s.admin.GetDocument(ctx, id)
+		d, err := c.GetDocument(ctx, id)
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("document %s: not ingested within %v", id, s.tg.ingestWait)
@@ -677,6 +683,25 @@ func (s *suite) ingestionOutcomes(t *testing.T) {
 		e := wantStatus(t, err, http.StatusUnsupportedMediaType, nil)
 		wantMessage(t, e, "'xyz' is not a valid DocumentType.")
 	})
+	for _, mode := range []string{"hi-res", "fast", "custom"} {
+		t.Run("ingestion_mode_"+mode, func(t *testing.T) {
+			name := "conf-" + s.sfx + "-mode-" + mode + ".md"
+			id := derived(name)
+			_, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{FileName: name, IngestionMode: mode,
+				File: []byte("# Mode " + mode + "\n\nPelicans glide over the " + mode + " bay.\n")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.waitIngested(t, id)
+			p, err := s.admin.ListDocumentChunks(ctx, id, r2r.ListParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Items) == 0 || !strings.Contains(p.Items[len(p.Items)-1].Text, "glide over the "+mode+" bay") {
+				t.Errorf("chunks %+v", p.Items)
+			}
+		})
+	}
 	t.Run("empty_file_succeeds_without_chunks", func(t *testing.T) {
 		name := "conf-" + s.sfx + "-empty.txt"
 		id := derived(name)

@@ -119,6 +119,26 @@ func (s *suite) search(t *testing.T) {
 			}
 		}
 	})
+	// R2R puts the title in front of a hit's text when the chunk metadata has one (r2r-mcp's
+	// tools strip it again).
+	t.Run("hit_text_is_titled_chunk_text", func(t *testing.T) {
+		p, err := s.admin.ListDocumentChunks(t.Context(), s.docText, r2r.ListParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts := map[string]string{}
+		for _, c := range p.Items {
+			texts[c.ID] = c.Text
+		}
+		hits := s.searchDocs(t, s.admin, map[string]any{"document_id": map[string]any{"$eq": s.docText}}, 10)
+		hitsOnly(t, hits, s.docText)
+		for _, h := range hits {
+			want := "Document Title: conf-" + s.sfx + "-notes\n\nText: " + texts[h.ID]
+			if _, ok := texts[h.ID]; !ok || h.Text != want {
+				t.Errorf("hit %s text %q, want %q", h.ID, h.Text, want)
+			}
+		}
+	})
 	t.Run("filter_metadata_eq_reaches_all_collections", func(t *testing.T) {
 		hits := s.searchDocs(t, s.admin, map[string]any{"suite": map[string]any{"$eq": s.sfx}}, 50)
 		hitsOnly(t, hits, s.docText, s.docFile, s.docOther, s.docDerived)
@@ -393,5 +413,56 @@ func (s *suite) errorBodies(t *testing.T) {
 		if m := object(t, b); m["detail"] != "Not Found" {
 			t.Errorf("body %s, want {\"detail\":\"Not Found\"}", b)
 		}
+	})
+}
+
+// regularUserScope checks why r2r-mcp always puts its collection condition inside $and: for
+// a user who is not a superuser, R2R rewrites a top-level collection_ids condition into
+// "owned by the user OR in these collections", which lets the user's other documents in.
+func (s *suite) regularUserScope(t *testing.T) {
+	ctx := t.Context()
+	var coll, inColl, outside string
+	t.Run("setup", func(t *testing.T) {
+		c, err := s.user.CreateCollection(ctx, "conf-"+s.sfx+"-user", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.cleanupCollection(c.ID)
+		for _, d := range []struct {
+			id    *string
+			text  string
+			colls []string
+		}{
+			{&inColl, "Pelican scope notes inside " + s.sfx + ".", []string{c.ID}},
+			{&outside, "Pelican scope notes outside " + s.sfx + ".", nil},
+		} {
+			id := uuid.NewString()
+			s.top.Cleanup(func() {
+				ctx, cancel := cleanupCtx()
+				defer cancel()
+				_ = s.user.DeleteDocument(ctx, id)
+			})
+			if _, err := s.user.CreateDocument(ctx, r2r.DocumentCreate{RawText: d.text, ID: id,
+				Metadata: map[string]any{"suite": s.sfx}, CollectionIDs: d.colls}); err != nil {
+				t.Fatal(err)
+			}
+			s.waitIngestedAs(t, s.user, id)
+			*d.id = id
+		}
+		coll = c.ID
+	})
+	need(t, coll, inColl, outside)
+	t.Run("and_wrapped_scope_is_exact", func(t *testing.T) {
+		hitsOnly(t, s.searchDocs(t, s.user, scoped(coll, nil), 10), inColl)
+	})
+	t.Run("top_level_collection_filter_lets_own_documents_in", func(t *testing.T) {
+		hits := s.searchDocs(t, s.user, map[string]any{"collection_ids": map[string]any{"$overlap": []any{coll}}}, 10)
+		hitsOnly(t, hits, inColl, outside)
+		if !slices.ContainsFunc(hits, func(h r2r.ChunkSearchResult) bool { return h.DocumentID == outside }) {
+			t.Errorf("the top-level collection_ids filter kept only the collection; R2R's rewrite should let %s in", outside)
+		}
+	})
+	t.Run("superuser_top_level_filter_is_exact", func(t *testing.T) {
+		hitsOnly(t, s.searchDocs(t, s.admin, map[string]any{"collection_ids": map[string]any{"$overlap": []any{coll}}}, 10), inColl)
 	})
 }

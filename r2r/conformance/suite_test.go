@@ -93,6 +93,7 @@ func run(t *testing.T, tg *target) {
 	t.Run("ingestion_outcomes", s.ingestionOutcomes)
 	t.Run("collection_documents", s.collectionDocuments)
 	t.Run("search", s.search)
+	t.Run("regular_user_scope", s.regularUserScope)
 	t.Run("rag", s.rag)
 	t.Run("errors", s.errorBodies)
 	t.Run("delete", s.deletes)
