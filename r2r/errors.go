@@ -210,7 +210,8 @@ func newStatusError(call *Call, status int, h http.Header, body []byte) *Error {
 	}
 }
 
-// parseErrorBody extracts R2R's message from the four body shapes of r2r-api.md §5:
+// parseErrorBody extracts R2R's message from its four body shapes (conformance tests
+// errors/*):
 // {"message","error_type"}; {"detail": "..."}; {"detail": {"message","error_type"}};
 // the FastAPI 422 list {"detail": [{"loc","msg"}]}. Anything else: HTML (a proxy's error
 // page) gives the status text, other text is kept trimmed and capped, and an empty body

@@ -1,5 +1,6 @@
-// Package r2rtest is an in-memory emulator of the R2R v3 HTTP API (/work/shared/r2r-api.md),
-// used as a stand-in for a real R2R server in tests and by the runnable r2r-emulator command.
+// Package r2rtest is an in-memory emulator of the R2R 3.6.6 v3 HTTP API, used as a stand-in
+// for a real R2R server in tests and by the runnable r2r-emulator command. The conformance
+// suite (package r2r/conformance) runs the same checks against it and against a real R2R.
 //
 // The Emulator is an http.Handler; NewServer puts one behind a loopback listener for a test.
 // It keeps users, API keys, collections, documents and chunks in memory and speaks R2R's wire
@@ -29,14 +30,16 @@
 //   - Document ids: the 409 duplicate check sees only the caller's own documents, as in
 //     R2R; an id that belongs to another owner answers 500 UniqueViolationError
 //     ("documents_pkey"), the primary-key collision R2R's insert runs into, and the other
-//     owner's document stays untouched.
-//   - Timestamps: microseconds with a Z suffix by default; Options.TimeFormat switches to
-//     +00:00 or to no offset at all, since the exact form is not confirmed.
+//     owner's document stays untouched. A refused duplicate (409) still replaces the stored
+//     file that download returns, as R2R stores the upload before its duplicate check.
+//   - Timestamps: microseconds with a Z suffix by default, as R2R 3.6.6 sends them;
+//     Options.TimeFormat switches to +00:00 or to no offset at all.
 //   - Parsing: text types must be valid UTF-8, otherwise ingestion fails the way R2R's text
 //     parsers do ("'utf-8' codec can't decode byte …"). Other types (pdf, docx, images…) are not
-//     really parsed: runs of printable text stand in for the extracted text. A document
-//     without any text fails ("no text content could be extracted"). Failures end in
-//     ingestion_status "failed" with metadata.failure; synchronously they answer 500
+//     really parsed: runs of printable text stand in for the extracted text. An empty or
+//     blank text file is ingested without chunks; any other document without text fails
+//     ("no text content could be extracted"). Failures end in ingestion_status "failed" with
+//     metadata.failure and no collection; synchronously they answer 500
 //     R2RDocumentProcessingError.
 //   - Chunking: paragraphs, then sentences, then spaces, at most Options.ChunkSize runes
 //     (ingestion_config.chunk_size overrides it per document); no overlap.
@@ -51,11 +54,13 @@
 //     metadata value does not match instead of failing the whole query.
 //   - RAG: the answer is the first sentence of each of the top three chunks, each followed by
 //     its [shortid] citation; max_tokens(_to_sample) caps it in words. Streaming
-//     (rag_generation_config.stream) emits the SSE event sequence of r2r-api.md §4.3.
+//     (rag_generation_config.stream) emits R2R's SSE event sequence.
 //   - Rate limiting: like R2R, all guarded routes are checked, only POST/DELETE are logged,
 //     and a request is refused once more than RateLimit requests were logged in the last
 //     minute (so RateLimit+1 requests pass). Superusers are never limited.
 //
 // Not emulated: graph search (always []), web search, agents, conversations, per-user
-// quotas and limits_overrides, email verification, OAuth, the users admin routes, exports.
+// quotas and limits_overrides, email verification, OAuth, the users admin routes (but DELETE /v3/users/{id}), exports.
+// Like R2R, whose count is a window function over the page's query, a list page past the
+// end has total_entries 0.
 package r2rtest

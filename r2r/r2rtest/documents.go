@@ -13,7 +13,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// documentTypes is R2R's DocumentType enum (r2r-api.md §2.2).
+// documentTypes is R2R's DocumentType enum; another extension answers 415 (conformance test
+// ingestion_outcomes/unsupported_type_415).
 var documentTypes = map[string]bool{}
 
 func init() {
@@ -27,7 +28,7 @@ func init() {
 var textTypes = map[string]bool{"txt": true, "md": true, "json": true, "csv": true, "tsv": true, "html": true,
 	"htm": true, "py": true, "js": true, "ts": true, "css": true, "rst": true, "org": true, "svg": true, "eml": true}
 
-// maxUploadByExt are R2R's code defaults in bytes (r2r-api.md §9).
+// maxUploadByExt are R2R's code defaults in bytes.
 var maxUploadByExt = map[string]int64{
 	"txt": 2_000_000, "md": 2_000_000, "tsv": 2_000_000, "csv": 5_000_000, "html": 5_000_000,
 	"doc": 10_000_000, "docx": 10_000_000, "ppt": 20_000_000, "pptx": 20_000_000, "xls": 10_000_000,
@@ -289,6 +290,12 @@ func (c *call) handleCreateDocument() {
 	e := c.e
 	e.mu.Lock()
 	if old := e.st.docs[d.id]; old != nil && old.ownerID == d.ownerID {
+		if d.rawChunks == nil && old.status != "failed" {
+			// R2R stores the upload under the document id before it finds the duplicate, so
+			// the refused bytes replace what download returns; the chunks stay (conformance
+			// test TestLive/documents/duplicate_409_still_replaces_stored_file).
+			old.fileName, old.content = d.fileName, d.content
+		}
 		switch {
 		case old.status == "success" && d.rawChunks != nil:
 			e.mu.Unlock()
@@ -539,8 +546,11 @@ func (e *Emulator) processLocked(d *document, chunkSize int) error {
 	return nil
 }
 
+// failLocked marks a failed ingestion. R2R leaves a failed document in no collection
+// (conformance test TestLive/ingestion_outcomes/invalid_utf8_500_and_failed).
 func (e *Emulator) failLocked(d *document, err error) {
 	d.status = "failed"
+	d.collectionIDs = []string{}
 	d.metadata["failure"] = err.Error()
 	d.updatedAt = e.nowLocked()
 }
@@ -553,7 +563,9 @@ func (p *parseError) Error() string { return "Error parsing document: " + p.msg 
 //
 // Text types must be valid UTF-8 (R2R's text parsers decode strictly); other types (PDF,
 // Office, images...) cannot really be parsed here, so their printable text runs stand in for
-// the extracted text. A document with no text at all fails.
+// the extracted text. An empty or blank text file is ingested without chunks, as in R2R
+// (conformance test TestLive/ingestion_outcomes/empty_file_succeeds_without_chunks); any
+// other document without text fails.
 func parseDocument(d *document, chunkSize int) ([]string, error) {
 	if d.rawChunks != nil {
 		return d.rawChunks, nil
@@ -576,6 +588,9 @@ func parseDocument(d *document, chunkSize int) ([]string, error) {
 		text = printableRuns(d.content)
 	}
 	if strings.TrimSpace(text) == "" {
+		if textTypes[d.docType] {
+			return []string{}, nil
+		}
 		return nil, &parseError{"no text content could be extracted from the document"}
 	}
 	return chunkText(text, chunkSize), nil
@@ -797,7 +812,7 @@ func (c *call) handleDeleteDocument() {
 
 // handleDeleteByFilter deletes the caller's chunks matching a filter, then every document
 // left without chunks. The body is the filter as a JSON object, a JSON string holding it, or
-// raw filter text (r2r-api.md §2.5).
+// raw filter text.
 func (c *call) handleDeleteByFilter() {
 	if !c.guard() {
 		return

@@ -292,13 +292,13 @@ func TestIngestionStateMachine(t *testing.T) {
 		}
 	})
 	t.Run("asynchronous failure", func(t *testing.T) {
-		r := c.upload("empty.md", nil, nil)
+		r := c.upload("broken.md", []byte("ok \xff broken"), nil)
 		wantStatus(t, r, http.StatusAccepted)
 		id := r.results()["document_id"].(string)
 		s.StepIngestion() // parsing
-		s.StepIngestion() // embedding: parsing finished, and found no text
+		s.StepIngestion() // embedding: parsing finished, and failed to decode
 		d := c.get("/v3/documents/" + id).results()
-		if d["ingestion_status"] != "failed" || !strings.Contains(fmt.Sprint(d["metadata"]), "no text content") || s.Ingesting() != 0 {
+		if d["ingestion_status"] != "failed" || !strings.Contains(fmt.Sprint(d["metadata"]), "can't decode byte 0xff") || s.Ingesting() != 0 {
 			t.Fatalf("ingesting=%d %v", s.Ingesting(), d)
 		}
 	})

@@ -500,7 +500,8 @@ func (c *call) handleRAG() {
 	})
 }
 
-// streamRAG writes the SSE event sequence of r2r-api.md §4.3.
+// streamRAG writes R2R's SSE event sequence of a streamed RAG answer (search_results,
+// message deltas, citations, final_answer, done).
 func (c *call) streamRAG(answer string, res []map[string]any, cited []string, byShort map[string]map[string]any) {
 	c.w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	c.w.Header().Set("Cache-Control", "no-cache")
