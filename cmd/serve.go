@@ -52,6 +52,9 @@ type serveOptions struct {
 	TimeoutRAG       time.Duration
 	Timeout          time.Duration
 
+	// HTTP are the team-deployment flags (serve --http).
+	HTTP httpOptions
+
 	// Env is where credentials are looked up; tests replace the keyring and config dir.
 	Env authEnv
 
@@ -246,7 +249,8 @@ flag has an environment twin (named in its help); the flag wins over the variabl
 variable over the default, and an invalid value stops serve with an error naming it.`,
 		Example: `  claude mcp add r2r -- r2r-mcp serve
   r2r-mcp serve --read-only --log-file ~/.r2r-mcp.log --log-level debug
-  r2r-mcp serve --cache-size 256MiB --timeout-rag 30s --allow-dir ~/notes`,
+  r2r-mcp serve --cache-size 256MiB --timeout-rag 30s --allow-dir ~/notes
+  r2r-mcp serve --http 127.0.0.1:8080 --allowed-hosts mcp.example.com`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -258,6 +262,10 @@ variable over the default, and an invalid value stops serve with an error naming
 				getenv = func(string) string { return "" }
 			}
 			if err := applyEnv(cmd.Flags(), knobs, getenv); err != nil {
+				return err
+			}
+			httpEnv(cmd.Flags(), &opts.HTTP, getenv)
+			if err := opts.HTTP.check(cmd.Flags(), opts.ReadOnly); err != nil {
 				return err
 			}
 			if !cmd.Flags().Changed("allow-dir") {
@@ -281,6 +289,9 @@ variable over the default, and an invalid value stops serve with an error naming
 			if runF != nil {
 				return runF(ctx, cfg)
 			}
+			if opts.HTTP.Addr != "" {
+				return runHTTP(ctx, cfg, opts.HTTP, logger)
+			}
 			startCredentialRead(ctx, cfg.Credentials)
 			out := deps.IO.Out
 			if f, ok := out.(*os.File); ok && f == os.Stdout {
@@ -303,6 +314,7 @@ variable over the default, and an invalid value stops serve with an error naming
 	for _, k := range knobs {
 		f.Var(k.value, k.flag, k.usage+" (env "+k.env+")")
 	}
+	addHTTPFlags(f, &opts.HTTP)
 	return c
 }
 

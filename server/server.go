@@ -20,6 +20,7 @@ import (
 	"math"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -97,6 +98,12 @@ type Config struct {
 	// AllowDirs are further directories r2r_ingest_document may read files from, beside
 	// the project (--allow-dir).
 	AllowDirs []string
+
+	// Remote serves clients on other machines (serve --http): no local project, files only
+	// from AllowDirs (tools.ProjectOptions.Remote).
+	Remote bool
+	// R2RMiddleware wraps every R2R request outside retry and breaker (metrics).
+	R2RMiddleware []r2r.Middleware
 
 	// Resilience and caching (DESIGN §6). Zero values take the defaults; where "negative"
 	// is mentioned, a negative value switches the feature off.
@@ -304,6 +311,9 @@ type Server struct {
 	// cancelled remembers tool calls whose context ended before they answered, so their
 	// responses are not written (see cancel.go).
 	cancelled *cancelledCalls
+
+	cfg    Config
+	logger *slog.Logger
 }
 
 // Close releases the cache. The server must not be used afterwards.
@@ -338,7 +348,8 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		HTTPClient:  cfg.HTTPClient,
 		UserAgent:   Name + "/" + version,
 		Logger:      r2rLog,
-		Middleware:  r2r.Resilient(r2r.ResilienceOptions{URL: base, Retry: res.retry, Breaker: breaker, Logger: r2rLog}),
+		Middleware: append(slices.Clone(cfg.R2RMiddleware),
+			r2r.Resilient(r2r.ResilienceOptions{URL: base, Retry: res.retry, Breaker: breaker, Logger: r2rLog})...),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("R2R URL: %w", err)
@@ -365,6 +376,7 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		ExtraRoots: cfg.AllowDirs,
 		CacheFile:  cacheFile,
 		Logger:     logger.With("component", "project"),
+		Remote:     cfg.Remote,
 	})
 
 	settings := res.settings(breaker.Settings())
@@ -414,10 +426,21 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		deps.Cache = results
 	}
 
+	srv := &Server{Deps: deps, Breaker: breaker, Cache: results, cfg: cfg, logger: logger}
+	if err := srv.build(projects); err != nil {
+		return nil, err
+	}
+	return srv, nil
+}
+
+// build registers s.Deps's tools on a new MCP server; mw wrap every tool call outside the
+// argument validation.
+func (s *Server) build(projects *tools.ProjectResolver, mw ...mcpserver.ToolHandlerMiddleware) error {
+	cfg, deps, logger, version := s.cfg, s.Deps, s.logger, s.Deps.Status.Version
 	registry := tools.Filter(tools.Registry(deps), cfg.ReadOnly)
 	validator, err := newArgValidator(registry, logger.With("component", "validate"))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	roots := &rootsBridge{projects: projects, logger: logger.With("component", "roots")}
 
@@ -430,7 +453,7 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 			"roots", req.Params.Capabilities.Roots != nil)
 	})
 
-	s := mcpserver.NewMCPServer(Name, version,
+	opts := []mcpserver.ServerOption{
 		mcpserver.WithHooks(hooks),
 		mcpserver.WithTitle("R2R knowledge base"),
 		mcpserver.WithInstructions(instructions(cfg.ReadOnly)),
@@ -446,16 +469,21 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		// them with messages a model can act on, in place of WithInputSchemaValidation.
 		mcpserver.WithStrictInputSchemaDefault(),
 		mcpserver.WithLogger(logger.With("component", "mcp")),
-		mcpserver.WithToolHandlerMiddleware(validator.middleware),
-	)
-	roots.srv = s
+	}
+	for _, m := range mw {
+		opts = append(opts, mcpserver.WithToolHandlerMiddleware(m))
+	}
+	opts = append(opts, mcpserver.WithToolHandlerMiddleware(validator.middleware))
+	srv := mcpserver.NewMCPServer(Name, version, opts...)
+	roots.srv = srv
 	projects.SetRootsProvider(roots.request)
-	s.AddNotificationHandler(string(mcp.MethodNotificationRootsListChanged), func(ctx context.Context, _ mcp.JSONRPCNotification) {
+	srv.AddNotificationHandler(string(mcp.MethodNotificationRootsListChanged), func(ctx context.Context, _ mcp.JSONRPCNotification) {
 		roots.invalidate()
 	})
 
-	s.AddTools(tools.ServerTools(registry)...)
-	s.AddResources(tools.Resources(deps)...)
-	s.AddResourceTemplates(tools.ResourceTemplates(deps)...)
-	return &Server{MCP: s, Deps: deps, Tools: registry, Breaker: breaker, Cache: results, cancelled: cancelled}, nil
+	srv.AddTools(tools.ServerTools(registry)...)
+	srv.AddResources(tools.Resources(deps)...)
+	srv.AddResourceTemplates(tools.ResourceTemplates(deps)...)
+	s.MCP, s.Tools, s.cancelled = srv, registry, cancelled
+	return nil
 }

@@ -117,10 +117,15 @@ func ingestDocumentTool(d *Deps) Tool {
 		}
 
 		pr, err := d.Projects.Project(ctx)
-		if err != nil {
+		remote := d.Projects.Remote()
+		if err != nil && !remote {
 			return d.projectErrorResult(ctx, err), nil
 		}
 		roots := d.Projects.rootsOf(pr)
+		if remote && (len(roots) == 0 || !filepath.IsAbs(filePath)) {
+			return refusal(refuseOutside, "Not ingested: over HTTP, r2r-mcp reads only files on its own host, inside a directory "+
+				"its operator opened with --allow-dir, named by absolute path. Upload the file's directory there, or ingest from a local r2r-mcp."), nil
+		}
 		// Started in the home directory (or /) with no project around it, everything there
 		// (agents' own credential files included) would be "in the project": only the
 		// --allow-dir roots are open then (relative paths still start at the project root).

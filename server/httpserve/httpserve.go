@@ -1,0 +1,424 @@
+// Package httpserve serves r2r-mcp to a team over HTTP (serve --http): MCP over Streamable
+// HTTP at /mcp (stateless, both protocol eras), the REST gateway at /mcp/tools and
+// /mcp/invoke, /healthz, /readyz and /metrics.
+//
+// Every request to /mcp and the gateway carries its user's own R2R API key
+// (Authorization: Bearer or X-R2R-API-Key). The key is checked against R2R (users/me) once
+// and remembered by its SHA-256 for a short time; each key gets its own copy of the tools
+// (server.ForCredentials) whose R2R requests carry that key and whose cache and rate-limit
+// keys name the R2R user. In the explicitly chosen shared-key mode every request acts with
+// the server's own credential instead.
+package httpserve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/server"
+	"github.com/r2r-mcp/r2r-mcp/server/gateway"
+	"github.com/r2r-mcp/r2r-mcp/server/metrics"
+	"github.com/r2r-mcp/r2r-mcp/tools"
+)
+
+// Auth modes.
+const (
+	// AuthUser: each request carries its user's R2R API key (the default).
+	AuthUser = "user"
+	// AuthShared: every request acts with the server's own credential; meant for a
+	// read-only knowledge base behind a proxy that decides who may reach it.
+	AuthShared = "shared"
+)
+
+// CollectionHeader names the collection of a request's calls that pass no collection_id.
+const CollectionHeader = "X-R2R-Collection"
+
+// Options configure New. Zero values take the documented defaults.
+type Options struct {
+	// AuthMode is AuthUser or AuthShared; "" = AuthUser.
+	AuthMode string
+	// KeyTTL is how long a key R2R accepted is trusted before it is checked again;
+	// 0 = 60 s.
+	KeyTTL time.Duration
+	// MaxKeys bounds the keys (and their copies of the tools) remembered; 0 = 1000.
+	MaxKeys int
+	// AllowedHosts are the Host header values accepted (host names, with or without port;
+	// "*" = any); loopback names are always accepted. Requests with another Host get 403
+	// (DNS rebinding).
+	AllowedHosts []string
+	// AllowedOrigins are the Origin header values accepted from browsers ("*" = any).
+	// Requests without Origin (every non-browser client) are not affected.
+	AllowedOrigins []string
+	// Collection is the collection of calls without collection_id and without the
+	// X-R2R-Collection header; "" = searches cover every collection the user may read.
+	Collection string
+	// Logger receives the access log and errors; nil = discard. Keys are never logged.
+	Logger *slog.Logger
+	// Metrics records calls; nil = no /metrics.
+	Metrics *metrics.Metrics
+	// Cache wraps the result cache of every user's tools (Redis L2, metrics); nil = the
+	// server's cache as it is.
+	Cache tools.Cache
+	// Ready are further readiness checks (Redis) run by /readyz beside R2R's health.
+	Ready map[string]func(context.Context) error
+	// Now is the clock; nil = time.Now.
+	Now func() time.Time
+}
+
+// Handler is serve --http's http.Handler.
+type Handler struct {
+	base   *server.Server
+	opts   Options
+	log    *slog.Logger
+	users  *users
+	shared *user // AuthShared only
+	mux    *http.ServeMux
+}
+
+// New builds the handler around base, a server built by server.New with Remote set. It
+// does no network I/O.
+func New(base *server.Server, o Options) (*Handler, error) {
+	switch o.AuthMode {
+	case "":
+		o.AuthMode = AuthUser
+	case AuthUser, AuthShared:
+	default:
+		return nil, fmt.Errorf("auth mode %q: want %s or %s", o.AuthMode, AuthUser, AuthShared)
+	}
+	if o.KeyTTL <= 0 {
+		o.KeyTTL = 60 * time.Second
+	}
+	if o.MaxKeys <= 0 {
+		o.MaxKeys = 1000
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	h := &Handler{base: base, opts: o, log: o.Logger}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	check := base.Deps.HealthClient
+	h.users = &users{ttl: o.KeyTTL, max: o.MaxKeys, now: o.Now, m: map[[32]byte]*user{},
+		check: func(ctx context.Context, key string) (*r2r.User, error) {
+			me, err := check.WithCredentials(r2r.APIKey(key)).Me(ctx)
+			h.countAuth(err)
+			return me, err
+		},
+		build: func(key, id string) (*user, error) {
+			return h.newUser(userKey{key: key, id: id}, id, "the caller's R2R API key (user "+id+")")
+		},
+	}
+	if o.AuthMode == AuthShared {
+		u, err := h.newUser(base.Deps.Client.Credentials(), "", "the server's shared credential ("+base.Deps.Status.AuthSource+")")
+		if err != nil {
+			return nil, err
+		}
+		h.shared = u
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", h.serveUser(func(u *user, w http.ResponseWriter, r *http.Request) { u.mcp.ServeHTTP(w, r) }))
+	mux.HandleFunc("/mcp/", h.serveUser(func(u *user, w http.ResponseWriter, r *http.Request) { u.gateway.ServeHTTP(w, r) }))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { writeText(w, http.StatusOK, "ok\n") })
+	mux.HandleFunc("GET /readyz", h.readyz)
+	if o.Metrics != nil {
+		mux.Handle("GET /metrics", o.Metrics.Handler())
+	}
+	h.mux = mux
+	return h, nil
+}
+
+// newUser builds the tools of one credential and their two front doors.
+func (h *Handler) newUser(creds r2r.Credentials, id, source string) (*user, error) {
+	mw := []mcpserver.ToolHandlerMiddleware{}
+	if h.opts.Metrics != nil {
+		mw = append(mw, h.opts.Metrics.ToolMiddleware())
+	}
+	srv, err := h.base.ForCredentials(creds, server.UserOptions{Cache: h.opts.Cache, AuthSource: source,
+		Middleware: append(mw, collectionDefault(h.base.ToolDefs()))})
+	if err != nil {
+		return nil, err
+	}
+	st := mcpserver.NewStreamableHTTPServer(srv.MCP,
+		mcpserver.WithStateLess(true),
+		// Handler checks Host and Origin itself, against the configured allow-lists.
+		mcpserver.WithDisableLocalhostProtection(true),
+		mcpserver.WithStreamableHTTPLogger(h.log.With("component", "streamable-http")),
+	)
+	return &user{id: id, srv: srv, mcp: st, gateway: gateway.New(srv.MCP, srv.ToolDefs())}, nil
+}
+
+// ServeHTTP checks Host and Origin, logs the request and routes it.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := h.opts.Now()
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	defer func() {
+		h.log.Info("http", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+			"duration_ms", float64(h.opts.Now().Sub(start).Microseconds())/1000, "user", rec.user,
+			"remote", r.RemoteAddr, "bytes", rec.bytes)
+	}()
+	if msg := h.checkOrigin(r); msg != "" {
+		writeError(rec, http.StatusForbidden, "forbidden", msg)
+		return
+	}
+	h.mux.ServeHTTP(rec, r)
+}
+
+// serveUser authenticates a request and hands it to its user's handler f.
+func (h *Handler) serveUser(f func(*user, http.ResponseWriter, *http.Request)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		u := h.shared
+		if u == nil {
+			key, ok := apiKey(r)
+			if !ok {
+				unauthorized(w, "", "This endpoint needs your R2R API key: send Authorization: Bearer <key> or X-R2R-API-Key: <key>.")
+				return
+			}
+			var err error
+			u, err = h.users.get(r.Context(), key)
+			switch {
+			case errors.Is(err, errRejected):
+				unauthorized(w, `, error="invalid_token"`, "R2R rejected this API key. Create a new one in R2R and send it as Authorization: Bearer <key>.")
+				return
+			case err != nil:
+				h.log.Warn("cannot check an API key with R2R", "error", err)
+				w.Header().Set("Retry-After", "5")
+				writeError(w, http.StatusServiceUnavailable, "r2r_unreachable",
+					"R2R could not check the API key right now ("+r2rProblem(err)+"); try again shortly.")
+				return
+			}
+		}
+		if rec, ok := w.(*recorder); ok {
+			rec.user = u.id
+		}
+		if c := h.collectionOf(r); c != "" {
+			r = r.WithContext(withCollection(r.Context(), c))
+		}
+		f(u, w, r)
+	}
+}
+
+// collectionOf is the collection of a request's calls without collection_id.
+func (h *Handler) collectionOf(r *http.Request) string {
+	if c := strings.TrimSpace(r.Header.Get(CollectionHeader)); c != "" {
+		return c
+	}
+	return h.opts.Collection
+}
+
+// readyz reports whether R2R (and every further dependency) answers.
+func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	checks := map[string]func(context.Context) error{"r2r": h.base.Deps.HealthClient.Health}
+	maps.Copy(checks, h.opts.Ready)
+	var b strings.Builder
+	status := http.StatusOK
+	for _, name := range slices.Sorted(maps.Keys(checks)) {
+		if err := checks[name](ctx); err != nil {
+			status = http.StatusServiceUnavailable
+			fmt.Fprintf(&b, "%s: %s\n", name, r2rProblem(err))
+			continue
+		}
+		fmt.Fprintf(&b, "%s: ok\n", name)
+	}
+	writeText(w, status, b.String())
+}
+
+// checkOrigin applies the Host and Origin allow-lists; it returns why a request is refused,
+// or "".
+func (h *Handler) checkOrigin(r *http.Request) string {
+	if !hostAllowed(r.Host, h.opts.AllowedHosts) {
+		return fmt.Sprintf("Host %q is not allowed; the operator can add it with --allowed-hosts.", r.Host)
+	}
+	if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, r.Host, h.opts.AllowedOrigins) {
+		return fmt.Sprintf("Origin %q is not allowed; the operator can add it with --allowed-origins.", o)
+	}
+	return ""
+}
+
+func hostAllowed(hostport string, allowed []string) bool {
+	host := hostOnly(hostport)
+	if host == "localhost" || isLoopbackIP(host) {
+		return true
+	}
+	for _, a := range allowed {
+		if a == "*" || strings.EqualFold(hostOnly(a), host) {
+			return true
+		}
+	}
+	return false
+}
+
+func originAllowed(origin, host string, allowed []string) bool {
+	for _, a := range allowed {
+		if a == "*" || strings.EqualFold(strings.TrimRight(a, "/"), origin) {
+			return true
+		}
+	}
+	// A page served by this very host (same origin) may call it.
+	return strings.EqualFold(origin, "http://"+host) || strings.EqualFold(origin, "https://"+host)
+}
+
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return strings.ToLower(h)
+	}
+	return strings.ToLower(strings.Trim(hostport, "[]"))
+}
+
+func isLoopbackIP(host string) bool {
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// countAuth counts one key check by its result.
+func (h *Handler) countAuth(err error) {
+	if h.opts.Metrics == nil {
+		return
+	}
+	switch {
+	case err == nil:
+		h.opts.Metrics.AuthCheck("ok")
+	case errors.Is(err, r2r.ErrUnauthorized), errors.Is(err, r2r.ErrForbidden):
+		h.opts.Metrics.AuthCheck("rejected")
+	default:
+		h.opts.Metrics.AuthCheck("error")
+	}
+}
+
+// r2rProblem describes an error for a response; R2R's message is untrusted text.
+func r2rProblem(err error) string {
+	return tools.Sanitize(err.Error())
+}
+
+// collectionDefault fills in collection_id from the request's collection (header or
+// server default) for tools that take one, when the call names none. It runs before the
+// argument validation, which then checks the value like any other.
+func collectionDefault(defs []mcp.Tool) mcpserver.ToolHandlerMiddleware {
+	takes := map[string]bool{}
+	for _, d := range defs {
+		if _, ok := d.InputSchema.Properties["collection_id"]; ok {
+			takes[d.Name] = true
+		}
+	}
+	return func(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			c, ok := collectionFrom(ctx)
+			if !ok || !takes[req.Params.Name] {
+				return next(ctx, req)
+			}
+			args, isMap := req.Params.Arguments.(map[string]any)
+			if req.Params.Arguments != nil && !isMap {
+				return next(ctx, req) // not an object: the validation says so
+			}
+			if _, given := args["collection_id"]; given {
+				return next(ctx, req)
+			}
+			filled := make(map[string]any, len(args)+1)
+			maps.Copy(filled, args)
+			filled["collection_id"] = c
+			req.Params.Arguments = filled
+			return next(ctx, req)
+		}
+	}
+}
+
+type collectionKey struct{}
+
+func withCollection(ctx context.Context, c string) context.Context {
+	return context.WithValue(ctx, collectionKey{}, c)
+}
+
+func collectionFrom(ctx context.Context) (string, bool) {
+	c, ok := ctx.Value(collectionKey{}).(string)
+	return c, ok && c != ""
+}
+
+// unauthorized answers 401 with a WWW-Authenticate challenge.
+func unauthorized(w http.ResponseWriter, params, msg string) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="r2r-mcp"`+params)
+	writeError(w, http.StatusUnauthorized, "authentication", msg)
+}
+
+func writeError(w http.ResponseWriter, status int, typ, msg string) {
+	gateway.WriteError(w, status, gateway.Error{Type: typ, Code: gateway.CodeOf(status), Message: msg,
+		Retryable: status == http.StatusServiceUnavailable})
+}
+
+func writeText(w http.ResponseWriter, status int, s string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(s))
+}
+
+// recorder remembers a response's status and size for the access log.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+	user   string
+	wrote  bool
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += n
+	return n, err
+}
+
+// Flush passes streaming (SSE) responses through.
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// Serve answers HTTP on ln with h until ctx ends, then stops accepting, lets calls in
+// flight finish for up to 10 s and returns nil.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger) error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	<-done
+	if err != nil {
+		return fmt.Errorf("stopping the HTTP server: %w", err)
+	}
+	return nil
+}
