@@ -1,20 +1,20 @@
 // Package metrics holds the Prometheus metrics of serve --http: tool calls, R2R requests,
-// cache lookups, the circuit breaker, rate-limit refusals and calls in flight. Nothing here
-// runs unless New is called, which only the HTTP mode does: stdio builds no registry.
+// cache lookups, the circuit breaker, rate-limit refusals and calls in flight, served in
+// Prometheus's text format. The package has no init work; only the HTTP mode calls New.
 package metrics
 
 import (
 	"context"
 	"errors"
 	"net/http"
+	"runtime"
+	rtmetrics "runtime/metrics"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools"
@@ -22,85 +22,108 @@ import (
 
 // Metrics records what serve --http does. Its methods are safe for concurrent use.
 type Metrics struct {
-	reg          *prometheus.Registry
-	toolCalls    *prometheus.CounterVec
-	toolSeconds  *prometheus.HistogramVec
-	inFlight     prometheus.Gauge
-	rateLimited  *prometheus.CounterVec
-	r2rRequests  *prometheus.CounterVec
-	r2rSeconds   *prometheus.HistogramVec
-	cacheLookups *prometheus.CounterVec
-	redisErrors  *prometheus.CounterVec
-	authChecks   *prometheus.CounterVec
+	toolCalls    counterVec
+	toolSeconds  histogramVec
+	inFlight     atomic.Int64
+	rateLimited  counterVec
+	r2rRequests  counterVec
+	r2rSeconds   histogramVec
+	cacheLookups counterVec
+	redisErrors  counterVec
+	authChecks   counterVec
+	breaker      atomic.Pointer[func() r2r.BreakerState]
+	fams         []family
 }
 
 // Latency buckets from 0.5 ms (a cache hit) to 50 s (the longest tool deadline).
 var buckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 25, 50}
 
-// New builds the metrics in a registry of their own (with the Go and process
-// collectors).
+// New builds the metrics.
 func New() *Metrics {
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
-		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "r2r_mcp_tool_calls_total",
-			Help: "Tool calls by tool and outcome (ok, or the error type of an isError result)."}, []string{"tool", "outcome"}),
-		toolSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "r2r_mcp_tool_call_duration_seconds",
-			Help: "Duration of tool calls.", Buckets: buckets}, []string{"tool"}),
-		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Name: "r2r_mcp_tool_calls_in_flight",
-			Help: "Tool calls being answered now."}),
-		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "r2r_mcp_rate_limited_total",
-			Help: "Tool calls refused by a rate limit (r2r-mcp's own or R2R's 429)."}, []string{"tool"}),
-		r2rRequests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "r2r_mcp_r2r_requests_total",
-			Help: "Requests to R2R by route (operation) and HTTP status (0 = not answered)."}, []string{"route", "status"}),
-		r2rSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "r2r_mcp_r2r_request_duration_seconds",
-			Help: "Duration of requests to R2R, retries included.", Buckets: buckets}, []string{"route"}),
-		cacheLookups: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "r2r_mcp_cache_lookups_total",
-			Help: "Result cache lookups by layer (l1 memory, l2 redis) and result (hit, miss)."}, []string{"layer", "result"}),
-		redisErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "r2r_mcp_redis_errors_total",
-			Help: "Redis operations that failed and were answered without Redis, by operation."}, []string{"op"}),
-		authChecks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "r2r_mcp_auth_checks_total",
-			Help: "API key checks against R2R by result (ok, rejected, error)."}, []string{"result"}),
+		toolCalls: newCounterVec("r2r_mcp_tool_calls_total",
+			"Tool calls by tool and outcome (ok, or the error type of an isError result).", "tool", "outcome"),
+		toolSeconds: newHistogramVec("r2r_mcp_tool_call_duration_seconds", "Duration of tool calls.", buckets, "tool"),
+		rateLimited: newCounterVec("r2r_mcp_rate_limited_total",
+			"Tool calls refused by a rate limit (r2r-mcp's own or R2R's 429).", "tool"),
+		r2rRequests: newCounterVec("r2r_mcp_r2r_requests_total",
+			"Requests to R2R by route (operation) and HTTP status (0 = not answered).", "route", "status"),
+		r2rSeconds: newHistogramVec("r2r_mcp_r2r_request_duration_seconds",
+			"Duration of requests to R2R, retries included.", buckets, "route"),
+		cacheLookups: newCounterVec("r2r_mcp_cache_lookups_total",
+			"Result cache lookups by layer (l1 memory, l2 redis) and result (hit, miss).", "layer", "result"),
+		redisErrors: newCounterVec("r2r_mcp_redis_errors_total",
+			"Redis operations that failed and were answered without Redis, by operation.", "op"),
+		authChecks: newCounterVec("r2r_mcp_auth_checks_total",
+			"API key checks against R2R by result (ok, rejected, error).", "result"),
 	}
-	m.reg.MustRegister(m.toolCalls, m.toolSeconds, m.inFlight, m.rateLimited, m.r2rRequests, m.r2rSeconds,
-		m.cacheLookups, m.redisErrors, m.authChecks,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	inFlight := gaugeFunc{name: "r2r_mcp_tool_calls_in_flight", help: "Tool calls being answered now.",
+		read: func() []sample { return []sample{{value: float64(m.inFlight.Load())}} }}
+	breaker := gaugeFunc{name: "r2r_mcp_breaker_state",
+		help: "1 for the circuit breaker's current state (closed, open, half-open), 0 for the others.",
+		read: m.breakerSamples}
+	m.fams = []family{m.toolCalls, m.toolSeconds, inFlight, m.rateLimited, m.r2rRequests, m.r2rSeconds,
+		m.cacheLookups, m.redisErrors, m.authChecks, breaker, goroutines, heapBytes}
 	return m
 }
 
 // WatchBreaker reports the circuit breaker's state, read from breaker at each scrape.
-func (m *Metrics) WatchBreaker(breaker func() r2r.BreakerState) {
-	for _, state := range []string{"closed", "open", "half-open"} {
-		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "r2r_mcp_breaker_state",
-			Help:        "1 for the circuit breaker's current state (closed, open, half-open), 0 for the others.",
-			ConstLabels: prometheus.Labels{"state": state}},
-			func() float64 {
-				if breaker().State == state {
-					return 1
-				}
-				return 0
-			}))
+func (m *Metrics) WatchBreaker(breaker func() r2r.BreakerState) { m.breaker.Store(&breaker) }
+
+func (m *Metrics) breakerSamples() []sample {
+	f := m.breaker.Load()
+	if f == nil {
+		return nil
 	}
+	cur := (*f)().State
+	var out []sample
+	for _, state := range []string{"closed", "half-open", "open"} {
+		v := 0.0
+		if cur == state {
+			v = 1
+		}
+		out = append(out, sample{labels: `state="` + state + `"`, value: v})
+	}
+	return out
 }
+
+// Go runtime gauges, read at scrape time.
+var (
+	goroutines = gaugeFunc{name: "go_goroutines", help: "Number of goroutines that currently exist.",
+		read: func() []sample { return []sample{{value: float64(runtime.NumGoroutine())}} }}
+	heapBytes = gaugeFunc{name: "go_heap_objects_bytes", help: "Bytes of memory occupied by live and not yet swept heap objects.",
+		read: func() []sample {
+			s := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+			rtmetrics.Read(s)
+			if s[0].Value.Kind() != rtmetrics.KindUint64 {
+				return nil
+			}
+			return []sample{{value: float64(s[0].Value.Uint64())}}
+		}}
+)
 
 // Handler serves the metrics in Prometheus's text format.
 func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		_ = writeFamilies(w, m.fams)
+	})
 }
 
 // ToolMiddleware counts every tool call by outcome, times it and tracks calls in flight.
 func (m *Metrics) ToolMiddleware() mcpserver.ToolHandlerMiddleware {
 	return func(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			m.inFlight.Inc()
+			m.inFlight.Add(1)
 			start := time.Now()
 			res, err := next(ctx, req)
-			m.inFlight.Dec()
+			m.inFlight.Add(-1)
 			tool := req.Params.Name
-			m.toolSeconds.WithLabelValues(tool).Observe(time.Since(start).Seconds())
+			m.toolSeconds.with(tool).observe(time.Since(start).Seconds())
 			outcome := Outcome(res, err)
-			m.toolCalls.WithLabelValues(tool, outcome).Inc()
+			m.toolCalls.with(tool, outcome).inc()
 			if outcome == "rate_limited" {
-				m.rateLimited.WithLabelValues(tool).Inc()
+				m.rateLimited.with(tool).inc()
 			}
 			return res, err
 		}
@@ -144,8 +167,8 @@ func (m *Metrics) R2RMiddleware() r2r.Middleware {
 			case errors.As(err, &re):
 				status = re.StatusCode
 			}
-			m.r2rSeconds.WithLabelValues(call.Op).Observe(time.Since(start).Seconds())
-			m.r2rRequests.WithLabelValues(call.Op, strconv.Itoa(status)).Inc()
+			m.r2rSeconds.with(call.Op).observe(time.Since(start).Seconds())
+			m.r2rRequests.with(call.Op, strconv.Itoa(status)).inc()
 			return resp, err
 		}
 	}
@@ -157,14 +180,11 @@ func (m *Metrics) CacheLookup(layer string, hit bool) {
 	if hit {
 		result = "hit"
 	}
-	m.cacheLookups.WithLabelValues(layer, result).Inc()
+	m.cacheLookups.with(layer, result).inc()
 }
 
 // RedisError counts a failed Redis operation that was answered without Redis.
-func (m *Metrics) RedisError(op string) { m.redisErrors.WithLabelValues(op).Inc() }
+func (m *Metrics) RedisError(op string) { m.redisErrors.with(op).inc() }
 
 // AuthCheck counts an API key check against R2R: "ok", "rejected" or "error".
-func (m *Metrics) AuthCheck(result string) { m.authChecks.WithLabelValues(result).Inc() }
-
-// Registry returns the registry, for tests and further collectors.
-func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+func (m *Metrics) AuthCheck(result string) { m.authChecks.with(result).inc() }
