@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/r2r-mcp/r2r-mcp/cache/redisl2"
 	"github.com/r2r-mcp/r2r-mcp/server"
 	"github.com/r2r-mcp/r2r-mcp/server/httpserve"
 	"github.com/r2r-mcp/r2r-mcp/server/metrics"
@@ -25,6 +27,7 @@ type httpOptions struct {
 	AllowedHosts   []string
 	AllowedOrigins []string
 	Collection     string
+	RedisURL       string
 }
 
 // addHTTPFlags binds the --http flags to o.
@@ -34,6 +37,8 @@ func addHTTPFlags(f *pflag.FlagSet, o *httpOptions) {
 	f.DurationVar(&o.KeyTTL, "key-ttl", 60*time.Second, "with --http: how long an API key R2R accepted is trusted before it is checked again")
 	f.StringSliceVar(&o.AllowedHosts, "allowed-hosts", nil, `with --http: Host header values accepted besides loopback names, comma-separated ("*" = any) (env R2R_MCP_ALLOWED_HOSTS)`)
 	f.StringSliceVar(&o.AllowedOrigins, "allowed-origins", nil, `with --http: browser Origin values accepted, comma-separated ("*" = any)`)
+	f.StringVar(&o.RedisURL, "redis-url", "", "with --http: Redis shared by the replicas (L2 cache, generations, rate limits), e.g. redis://127.0.0.1:6379/0; "+
+		"a URL with a password belongs in R2R_MCP_REDIS_URL, not in argv")
 	f.StringVar(&o.Collection, "collection", "", "with --http: collection id of calls that name none (and send no X-R2R-Collection header); default: searches cover every collection the user may read")
 }
 
@@ -47,12 +52,15 @@ func httpEnv(fs *pflag.FlagSet, o *httpOptions, getenv func(string) string) {
 			o.AllowedHosts = strings.Split(v, ",")
 		}
 	}
+	if !fs.Changed("redis-url") {
+		o.RedisURL = strings.TrimSpace(getenv("R2R_MCP_REDIS_URL"))
+	}
 }
 
 // check validates the --http flags against the rest of serve's configuration.
 func (o *httpOptions) check(fs *pflag.FlagSet, readOnly bool) error {
 	if o.Addr == "" {
-		for _, name := range []string{"auth-mode", "key-ttl", "allowed-hosts", "allowed-origins", "collection"} {
+		for _, name := range []string{"auth-mode", "key-ttl", "allowed-hosts", "allowed-origins", "collection", "redis-url"} {
 			if fs.Changed(name) {
 				return fmt.Errorf("--%s applies only with --http", name)
 			}
@@ -70,6 +78,13 @@ func (o *httpOptions) check(fs *pflag.FlagSet, readOnly bool) error {
 		}
 	default:
 		return fmt.Errorf("--auth-mode %q: want user or shared", o.AuthMode)
+	}
+	if fs.Changed("redis-url") {
+		if u, err := url.Parse(o.RedisURL); err == nil && u.User != nil {
+			if _, has := u.User.Password(); has {
+				return errors.New("--redis-url holds a password, which would show in the process list: set R2R_MCP_REDIS_URL instead")
+			}
+		}
 	}
 	if o.KeyTTL < time.Second || o.KeyTTL > time.Hour {
 		return fmt.Errorf("--key-ttl %s: must be between 1s and 1h", o.KeyTTL)
@@ -96,6 +111,21 @@ func runHTTP(ctx context.Context, cfg server.Config, o httpOptions, logger *slog
 		Collection:     o.Collection,
 		Logger:         logger.With("component", "http"),
 		Metrics:        m,
+	}
+	if base.Cache != nil {
+		hopts.Cache = m.Cache(base.Cache)
+	}
+	if o.RedisURL != "" {
+		store, err := redisl2.Open(o.RedisURL, redisl2.Options{Observer: m, Logger: logger.With("component", "redis")})
+		if err != nil {
+			return fmt.Errorf("--redis-url: %w", err)
+		}
+		defer store.Close()
+		if base.Cache != nil {
+			hopts.Cache = store.Cache(base.Cache)
+		}
+		hopts.SharedLimits = store
+		hopts.Ready = map[string]func(context.Context) error{"redis": store.Ping}
 	}
 	h, err := httpserve.New(base, hopts)
 	if err != nil {

@@ -17,6 +17,8 @@ type UserOptions struct {
 	Middleware []mcpserver.ToolHandlerMiddleware
 	// AuthSource says where the credentials came from, for r2r_status and error advice.
 	AuthSource string
+	// SharedLimits holds the rate-limit buckets across replicas; nil = this process's.
+	SharedLimits tools.SharedLimiter
 }
 
 // ForCredentials returns a server whose tools act as creds. It shares s's R2R connections,
@@ -53,6 +55,7 @@ func (s *Server) ForCredentials(creds r2r.Credentials, o UserOptions) (*Server, 
 		IngestWait:        base.IngestWait,
 		PollInterval:      base.PollInterval,
 		RateLimits:        base.RateLimits,
+		SharedLimits:      o.SharedLimits,
 	}
 	if o.Cache != nil {
 		deps.Cache = o.Cache

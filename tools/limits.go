@@ -111,7 +111,7 @@ func (l *limiters) wrap(d *Deps, name string, h server.ToolHandlerFunc) server.T
 		return h
 	}
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		wait, ok := tl.admit(d.now())
+		wait, ok := d.admit(ctx, name, tl)
 		if !ok {
 			d.logger().DebugContext(ctx, "tool call refused by the rate limit", "tool", name, "retry_after", wait)
 			return rateLimitedResult(name, tl.cfg, wait), nil
@@ -141,4 +141,27 @@ func (d *Deps) rateLimitStats() map[string]map[string]any {
 		}
 	}
 	return out
+}
+
+// SharedLimiter is a rate limiter shared by several servers (replicas behind one load
+// balancer): every server draws from the same bucket per key.
+type SharedLimiter interface {
+	// Admit takes one call from key's bucket. err means the limiter could not decide;
+	// the server's own bucket then applies.
+	Admit(ctx context.Context, key string, rate float64, burst int) (wait time.Duration, ok bool, err error)
+}
+
+// admit takes a token for one call of tool name: from the shared limiter, under the
+// credential's identity, when there is one and it answers; else from the local bucket.
+func (d *Deps) admit(ctx context.Context, name string, tl *toolLimiter) (time.Duration, bool) {
+	if d.SharedLimits != nil {
+		wait, ok, err := d.SharedLimits.Admit(ctx, d.Client.Identity()+"\x00"+name, tl.cfg.Rate, tl.cfg.Burst)
+		if err == nil {
+			if !ok {
+				tl.rejected.Add(1)
+			}
+			return wait, ok
+		}
+	}
+	return tl.admit(d.now())
 }

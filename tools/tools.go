@@ -115,6 +115,9 @@ type Deps struct {
 	// (serve uses DefaultRateLimits). A call over the limit is answered at once with an
 	// isError result (code -32004) that says when to retry; it never waits.
 	RateLimits RateLimits
+	// SharedLimits, when set, holds the rate-limit buckets (keyed by credential identity
+	// and tool) instead of this process; its failures fall back to the local buckets.
+	SharedLimits SharedLimiter
 
 	initOnce sync.Once
 	limits   *limiters

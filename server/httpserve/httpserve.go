@@ -70,6 +70,9 @@ type Options struct {
 	// Cache wraps the result cache of every user's tools (Redis L2, metrics); nil = the
 	// server's cache as it is.
 	Cache tools.Cache
+	// SharedLimits holds the per-user rate-limit buckets across replicas (Redis); nil =
+	// each replica's own.
+	SharedLimits tools.SharedLimiter
 	// Ready are further readiness checks (Redis) run by /readyz beside R2R's health.
 	Ready map[string]func(context.Context) error
 	// Now is the clock; nil = time.Now.
@@ -145,7 +148,7 @@ func (h *Handler) newUser(creds r2r.Credentials, id, source string) (*user, erro
 	if h.opts.Metrics != nil {
 		mw = append(mw, h.opts.Metrics.ToolMiddleware())
 	}
-	srv, err := h.base.ForCredentials(creds, server.UserOptions{Cache: h.opts.Cache, AuthSource: source,
+	srv, err := h.base.ForCredentials(creds, server.UserOptions{Cache: h.opts.Cache, AuthSource: source, SharedLimits: h.opts.SharedLimits,
 		Middleware: append(mw, collectionDefault(h.base.ToolDefs()))})
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/r2r-mcp/r2r-mcp/cache/redisl2"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/server"
@@ -86,6 +87,13 @@ type replica struct {
 // newReplica builds a replica against tm's R2R; adjust tweaks the configuration.
 func newReplica(t testing.TB, tm *team, adjust func(*server.Config, *httpserve.Options)) *replica {
 	t.Helper()
+	return newRedisReplica(t, tm, "", adjust)
+}
+
+// newRedisReplica is newReplica sharing state through the Redis at redisURL ("" = none),
+// wired as serve --http --redis-url does.
+func newRedisReplica(t testing.TB, tm *team, redisURL string, adjust func(*server.Config, *httpserve.Options)) *replica {
+	t.Helper()
 	m := metrics.New()
 	cfg := server.Config{R2RURL: tm.Emu.URL, Remote: true, ConfigDir: t.TempDir(), WorkDir: t.TempDir(),
 		R2RMiddleware: []r2r.Middleware{m.R2RMiddleware()}, RateLimit: -1, RAGRateLimit: -1}
@@ -99,6 +107,16 @@ func newReplica(t testing.TB, tm *team, adjust func(*server.Config, *httpserve.O
 	}
 	t.Cleanup(base.Close)
 	m.WatchBreaker(base.Breaker.State)
+	opts.Cache = m.Cache(base.Cache)
+	if redisURL != "" {
+		store, err := redisl2.Open(redisURL, redisl2.Options{Observer: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = store.Close() })
+		opts.Cache, opts.SharedLimits = store.Cache(base.Cache), store
+		opts.Ready = map[string]func(context.Context) error{"redis": store.Ping}
+	}
 	h, err := httpserve.New(base, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools"
 )
@@ -188,3 +189,20 @@ func (m *Metrics) RedisError(op string) { m.redisErrors.with(op).inc() }
 
 // AuthCheck counts an API key check against R2R: "ok", "rejected" or "error".
 func (m *Metrics) AuthCheck(result string) { m.authChecks.with(result).inc() }
+
+// Cache counts the lookups of an in-process cache c (layer l1); a cache with a Redis layer
+// counts its own.
+func (m *Metrics) Cache(c tools.Cache) tools.Cache { return countedCache{Cache: c, m: m} }
+
+type countedCache struct {
+	tools.Cache
+	m *Metrics
+}
+
+func (c countedCache) GetOrLoad(ctx context.Context, kind cache.Kind, key string, load func(context.Context) ([]byte, error)) ([]byte, bool, error) {
+	v, hit, err := c.Cache.GetOrLoad(ctx, kind, key, load)
+	if err == nil || hit {
+		c.m.CacheLookup("l1", hit)
+	}
+	return v, hit, err
+}
