@@ -50,7 +50,21 @@ func (s *suite) collections(t *testing.T) {
 	need(t, s.collA, s.collB)
 	t.Run("create_duplicate_name_409", func(t *testing.T) {
 		_, err := s.admin.CreateCollection(ctx, s.collAName, "")
-		wantStatus(t, err, http.StatusConflict, r2r.ErrConflict)
+		e := wantStatus(t, err, http.StatusConflict, r2r.ErrConflict)
+		wantMessage(t, e, "Collection with this ID already exists")
+	})
+	t.Run("superuser_lists_others_collections", func(t *testing.T) {
+		me, err := s.user.Me(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := s.admin.ListCollections(ctx, r2r.ListParams{IDs: me.CollectionIDs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(p.Items, func(c r2r.Collection) string { return c.ID }); !sameSet(got, me.CollectionIDs) {
+			t.Errorf("superuser sees %v of the user's collections %v", got, me.CollectionIDs)
+		}
 	})
 	t.Run("get", func(t *testing.T) {
 		c, err := s.admin.GetCollection(ctx, s.collA)
@@ -116,6 +130,20 @@ func (s *suite) collections(t *testing.T) {
 	t.Run("get_other_users_403", func(t *testing.T) {
 		_, err := s.user.GetCollection(ctx, s.collA)
 		wantStatus(t, err, http.StatusForbidden, r2r.ErrForbidden)
+	})
+	t.Run("same_name_other_owner_allowed", func(t *testing.T) {
+		c, err := s.user.CreateCollection(ctx, s.collAName, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.cleanupCollection(c.ID)
+		if c.ID == s.collA {
+			t.Error("two owners' collections of one name share an id")
+		}
+		got, err := s.user.GetCollectionByName(ctx, s.collAName)
+		if err != nil || got.ID != c.ID {
+			t.Errorf("by name as its owner: %v %v", got, err)
+		}
 	})
 }
 

@@ -405,6 +405,38 @@ func (s *suite) errorBodies(t *testing.T) {
 			t.Errorf("%d hits; R2R turns an unknown operator on a metadata field into FALSE", len(hits))
 		}
 	})
+	t.Run("401_messages", func(t *testing.T) {
+		_, err := s.anon.Me(t.Context())
+		e := wantStatus(t, err, http.StatusUnauthorized, r2r.ErrUnauthorized)
+		wantMessage(t, e, "No credentials provided. Create an account at https://app.sciphi.ai and set your API key "+
+			"using `r2r configure key` OR change your base URL to a custom deployment.")
+		for _, cr := range []r2r.Credentials{r2r.Bearer("abc"), r2r.APIKey("key_abc.def"), r2r.APIKey("nodot")} {
+			_, err := s.client(t, cr).Me(t.Context())
+			e := wantStatus(t, err, http.StatusUnauthorized, r2r.ErrUnauthorized)
+			wantMessage(t, e, "Invalid token or API key")
+		}
+	})
+	// Out-of-range parameters are FastAPI validation errors, which the client flattens into
+	// "loc: msg".
+	t.Run("422_list_limit_above_1000", func(t *testing.T) {
+		_, err := s.admin.ListDocuments(t.Context(), r2r.ListParams{Limit: 1001})
+		e := wantStatus(t, err, http.StatusUnprocessableEntity, nil)
+		wantMessage(t, e, "query.limit: Input should be less than or equal to 1000")
+	})
+	t.Run("422_search_limit_above_1000", func(t *testing.T) {
+		_, err := s.admin.Search(t.Context(), r2r.SearchRequest{Query: query, SearchMode: r2r.SearchModeCustom,
+			SearchSettings: modeSettings(r2r.SearchModeBasic, nil, 1001)})
+		e := wantStatus(t, err, http.StatusUnprocessableEntity, nil)
+		wantMessage(t, e, "body.search_settings.limit: Input should be less than or equal to 1000")
+	})
+	t.Run("500_malformed_id_in_list_filter", func(t *testing.T) {
+		_, err := s.admin.ListDocuments(t.Context(), r2r.ListParams{IDs: []string{"nope"}})
+		e := wantStatus(t, err, http.StatusInternalServerError, nil)
+		wantMessage(t, e, "An error 'badly formed hexadecimal UUID string' occurred during get_documents")
+		if e.ErrorType != "ValueError" {
+			t.Errorf("error_type %q, want ValueError", e.ErrorType)
+		}
+	})
 	t.Run("404_unknown_route", func(t *testing.T) {
 		st, _, b := s.raw(t, http.MethodGet, "/v3/no-such-route", s.admin.Credentials(), "", nil)
 		if st != http.StatusNotFound {

@@ -115,7 +115,9 @@ func (c *call) handleCreateCollection() {
 	defer e.mu.Unlock()
 	for _, col := range e.st.collections {
 		if col.ownerID == c.user.id && col.name == name {
-			c.fail(http.StatusConflict, "Unique constraint violation: duplicate key value violates unique constraint \"unique_owner_collection_name\"")
+			// R2R's words, though it is the owner's name that collides (conformance test
+			// TestLive/collections/create_duplicate_name_409).
+			c.fail(http.StatusConflict, "Collection with this ID already exists")
 			return
 		}
 	}

@@ -23,7 +23,7 @@ func TestCollections(t *testing.T) {
 
 	t.Run("create errors", func(t *testing.T) {
 		wantR2RError(t, alice.postJSON("/v3/collections", map[string]any{"name": "Research"}), 409,
-			`Unique constraint violation: duplicate key value violates unique constraint "unique_owner_collection_name"`)
+			"Collection with this ID already exists")
 		wantStatus(t, bob.postJSON("/v3/collections", map[string]any{"name": "Research"}), 200) // names are per owner
 		wantValidation(t, alice.postJSON("/v3/collections", map[string]any{}), "body", "name")
 		wantValidation(t, alice.postJSON("/v3/collections", map[string]any{"name": 5}), "body", "name")
