@@ -95,6 +95,7 @@ func run(t *testing.T, tg *target) {
 	t.Run("search", s.search)
 	t.Run("regular_user_scope", s.regularUserScope)
 	t.Run("rag", s.rag)
+	t.Run("shapes", s.shapes)
 	t.Run("errors", s.errorBodies)
 	t.Run("delete", s.deletes)
 }
