@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -407,9 +408,11 @@ func (s *suite) apiKeys(t *testing.T) {
 			defer cancel()
 			_ = s.admin.DeleteAPIKey(ctx, s.adminID, k.KeyID)
 		})
-		pub, _, ok := strings.Cut(k.APIKey, ".")
-		if !ok || !strings.HasPrefix(k.APIKey, "key_") || pub != k.PublicKey {
-			t.Errorf("api_key %.8s… / public_key %q: want key_….secret with the public key before the dot", k.APIKey, k.PublicKey)
+		// key_ + 16 random bytes, a dot, 32 random bytes: URL-safe base64 with padding.
+		shape := regexp.MustCompile(`^key_[A-Za-z0-9_-]{22}==\.[A-Za-z0-9_-]{43}=$`)
+		pub, _, _ := strings.Cut(k.APIKey, ".")
+		if !shape.MatchString(k.APIKey) || pub != k.PublicKey {
+			t.Errorf("api_key %.8s… / public_key %q: want key_<22>==.<43>= with the public key before the dot", k.APIKey, k.PublicKey)
 		}
 		if !isUUID(k.KeyID) || k.Name != name {
 			t.Errorf("key_id %q name %q", k.KeyID, k.Name)
