@@ -45,9 +45,8 @@ func TestEmulator(t *testing.T) {
 func TestLive(t *testing.T) {
 	url := os.Getenv("R2R_CONFORMANCE_URL")
 	if url == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("R2R_CONFORMANCE_URL is not set: CI must run the conformance suite against a real R2R (make test-real)")
-		}
+		// Not a failure under CI=true either: make test runs without a real R2R, and
+		// make test-real, which CI runs too, brings one up (and fails when it cannot).
 		t.Skip("R2R_CONFORMANCE_URL is not set; set it with R2R_CONFORMANCE_EMAIL and R2R_CONFORMANCE_PASSWORD to run against a real R2R")
 	}
 	tg := &target{url: url, email: os.Getenv("R2R_CONFORMANCE_EMAIL"),
