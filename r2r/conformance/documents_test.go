@@ -111,6 +111,15 @@ func (s *suite) collections(t *testing.T) {
 			t.Errorf("ids filter: %v total %d", got, p.Total)
 		}
 	})
+	t.Run("list_newest_first", func(t *testing.T) {
+		p, err := s.admin.ListCollections(ctx, r2r.ListParams{IDs: []string{s.collA, s.collB}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(p.Items, func(c r2r.Collection) string { return c.ID }); !slices.Equal(got, []string{s.collB, s.collA}) {
+			t.Errorf("order %v, want the newer %s first", got, s.collB)
+		}
+	})
 	t.Run("list_excludes_others_collections", func(t *testing.T) {
 		p, err := s.user.ListCollections(ctx, r2r.ListParams{})
 		if err != nil {
@@ -334,6 +343,50 @@ func (s *suite) documents(t *testing.T) {
 		}
 		if !slices.Contains(d.CollectionIDs, s.collA) {
 			t.Errorf("collection_ids %v, want %s", d.CollectionIDs, s.collA)
+		}
+	})
+	t.Run("collection_ids_exact", func(t *testing.T) {
+		me, err := s.admin.Me(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			id   string
+			want []string
+		}{
+			{s.docText, []string{s.collA}},       // the form field alone
+			{s.docFile, []string{s.collA}},       // the form field and metadata.collection_ids
+			{s.docDerived, me.CollectionIDs[:1]}, // none: the owner's default collection
+		} {
+			d, err := s.admin.GetDocument(ctx, tc.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(d.CollectionIDs, tc.want) {
+				t.Errorf("document %s: collection_ids %v, want %v", tc.id, d.CollectionIDs, tc.want)
+			}
+		}
+	})
+	t.Run("metadata_exact", func(t *testing.T) {
+		for _, tc := range []struct {
+			id   string
+			want []string
+		}{
+			{s.docText, []string{"kind", "suite", "title", "version"}},
+			{s.docFile, []string{"collection_ids", "kind", "suite", "title", "version"}},
+		} {
+			d, err := s.admin.GetDocument(ctx, tc.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys := make([]string, 0, len(d.Metadata))
+			for k := range d.Metadata {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			if !slices.Equal(keys, tc.want) || d.Metadata["version"] != "v0" {
+				t.Errorf("document %s: metadata %v, want the keys %v and version v0", tc.id, d.Metadata, tc.want)
+			}
 		}
 	})
 	t.Run("get_untitled_file_document", func(t *testing.T) {
