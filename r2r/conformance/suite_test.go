@@ -102,9 +102,7 @@ func run(t *testing.T, tg *target) {
 
 func setup(t *testing.T, tg *target) *suite {
 	t.Helper()
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	s := &suite{tg: tg, sfx: hex.EncodeToString(b), top: t}
+	s := &suite{tg: tg, sfx: randomSuffix(), top: t}
 	s.anon = s.client(t, nil)
 	ctx := t.Context()
 	pair, err := s.anon.Login(ctx, tg.email, tg.password)
@@ -146,6 +144,13 @@ func setup(t *testing.T, tg *target) *suite {
 	}
 	s.user = s.client(t, r2r.Bearer(upair.AccessToken.Token))
 	return s
+}
+
+// randomSuffix makes names unique, so that runs against one server do not collide.
+func randomSuffix() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 func (s *suite) client(t *testing.T, cr r2r.Credentials) *r2r.Client {
