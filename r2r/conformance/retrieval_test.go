@@ -6,6 +6,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -256,6 +257,18 @@ func (s *suite) rag(t *testing.T) {
 		}
 		if res.GeneratedAnswer == "" {
 			t.Error("no generated_answer")
+		}
+	})
+	// r2r-mcp reports metadata.model as the model used. LiteLLM sends the name without its
+	// provider prefix, and the provider answers with its own name for the model.
+	t.Run("model_reported_without_provider_prefix", func(t *testing.T) {
+		res, err := s.admin.RAG(t.Context(), s.ragRequest(s.tg.ragModel, 64))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := res.Metadata["model"].(string)
+		if m == "" || strings.HasPrefix(m, "openai/") {
+			t.Errorf("metadata.model %q, want the provider's name of %s", m, s.tg.ragModel)
 		}
 	})
 	t.Run("envelope", func(t *testing.T) {
