@@ -418,7 +418,17 @@ func (s *suite) documents(t *testing.T) {
 		rfc := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$`)
 		for _, k := range []string{"created_at", "updated_at"} {
 			if v, _ := res[k].(string); !rfc.MatchString(v) {
-				t.Errorf("%s = %q, want RFC 3339 in UTC with Z", k, res[k])
+				t.Errorf("document %s = %q, want RFC 3339 in UTC with Z", k, res[k])
+			}
+		}
+		// The same form on collections and users.
+		for _, path := range []string{"/v3/collections/" + s.collA, "/v3/users/me"} {
+			_, _, body := s.raw(t, http.MethodGet, path, s.admin.Credentials(), "", nil)
+			res, _ := object(t, body)["results"].(map[string]any)
+			for _, k := range []string{"created_at", "updated_at"} {
+				if v, _ := res[k].(string); !rfc.MatchString(v) {
+					t.Errorf("%s: %s = %q, want RFC 3339 in UTC with Z", path, k, res[k])
+				}
 			}
 		}
 	})

@@ -248,6 +248,14 @@ func (s *suite) rag(t *testing.T) {
 			if !slices.Contains(inA, c.Payload.DocumentID) {
 				t.Errorf("citation %s cites document %s outside the scope", c.ID, c.Payload.DocumentID)
 			}
+			// The short id is the start of the cited chunk's id, and the answer marks it in
+			// brackets.
+			if len(c.ID) != 7 || !strings.HasPrefix(c.Payload.ID, c.ID) || !strings.Contains(res.GeneratedAnswer, "["+c.ID+"]") {
+				t.Errorf("citation %s of chunk %s in answer %q", c.ID, c.Payload.ID, res.GeneratedAnswer)
+			}
+			if c.Object != "citation" {
+				t.Errorf("citation object %q", c.Object)
+			}
 		}
 	})
 	t.Run("model_and_max_tokens", func(t *testing.T) {
