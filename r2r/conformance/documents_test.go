@@ -512,6 +512,23 @@ func (s *suite) documents(t *testing.T) {
 			t.Errorf("chunks %q do not hold the file's text", text.String())
 		}
 	})
+	t.Run("chunk_ids_are_deterministic", func(t *testing.T) {
+		// uuid5(DNS, uuid5(DNS, "<document id>-<chunk order>-0") + "_v0"): the same
+		// document id and text give the same chunk ids on every ingestion.
+		p, err := s.admin.ListDocumentChunks(ctx, s.docText, r2r.ListParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range p.Items {
+			inner := uuid.NewSHA1(uuid.NameSpaceDNS, []byte(fmt.Sprintf("%s-%d-0", s.docText, i))).String()
+			if want := uuid.NewSHA1(uuid.NameSpaceDNS, []byte(inner+"_v0")).String(); c.ID != want {
+				t.Errorf("chunk %d id %s, want %s", i, c.ID, want)
+			}
+			if c.Metadata["chunk_order"] != float64(i) {
+				t.Errorf("chunk %d chunk_order %v", i, c.Metadata["chunk_order"])
+			}
+		}
+	})
 	t.Run("chunks_pagination", func(t *testing.T) {
 		p, err := s.admin.ListDocumentChunks(ctx, s.docText, r2r.ListParams{Limit: 1})
 		if err != nil {
@@ -773,6 +790,66 @@ func (s *suite) ingestionOutcomes(t *testing.T) {
 		_, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{FileName: "conf-" + s.sfx + ".xyz", File: []byte("x")})
 		e := wantStatus(t, err, http.StatusUnsupportedMediaType, nil)
 		wantMessage(t, e, "'xyz' is not a valid DocumentType.")
+	})
+	// R2R's recursive splitter with chunk_size 1024 and chunk_overlap 512, sent explicitly so
+	// that the server's configuration does not matter: 30 lines of about 90 characters.
+	pelicanLines := func(blankEvery int) string {
+		var b strings.Builder
+		for i := range 30 {
+			fmt.Fprintf(&b, "Sentence number %02d talks about pelican colony %d and the tides of the bay near island %d.\n", i, i, i)
+			if blankEvery > 0 && i%blankEvery == blankEvery-1 {
+				b.WriteString("\n")
+			}
+		}
+		return b.String()
+	}
+	span := func(text string, from, to int) string {
+		start := strings.Index(text, fmt.Sprintf("Sentence number %02d", from))
+		end := strings.Index(text, fmt.Sprintf("island %d.\n", to)) + len(fmt.Sprintf("island %d.", to))
+		return text[start:end]
+	}
+	chunksOf := func(t *testing.T, name, text string) []string {
+		t.Helper()
+		id := derived(name)
+		if _, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{FileName: name, File: []byte(text),
+			IngestionConfig: map[string]any{"chunk_size": 1024, "chunk_overlap": 512}}); err != nil {
+			t.Fatal(err)
+		}
+		s.waitIngested(t, id)
+		p, err := s.admin.ListDocumentChunks(ctx, id, r2r.ListParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids(p.Items, func(c r2r.Chunk) string { return c.Text })
+	}
+	t.Run("chunks_overlap", func(t *testing.T) {
+		// Cut at line ends; each chunk starts 6 lines after the previous one and repeats
+		// what fits in 512 characters.
+		text := pelicanLines(0)
+		want := []string{span(text, 0, 10), span(text, 6, 16), span(text, 12, 22), span(text, 18, 28), span(text, 24, 29)}
+		if got := chunksOf(t, "conf-"+s.sfx+"-lines.txt", text); !slices.Equal(got, want) {
+			t.Errorf("chunks:\n%q\nwant:\n%q", got, want)
+		}
+	})
+	t.Run("chunks_split_at_blank_lines", func(t *testing.T) {
+		// Paragraphs that fit are never cut, and a whole paragraph is longer than the
+		// overlap, so nothing repeats.
+		text := pelicanLines(10)
+		want := []string{span(text, 0, 9), span(text, 10, 19), span(text, 20, 29)}
+		if got := chunksOf(t, "conf-"+s.sfx+"-paragraphs.txt", text); !slices.Equal(got, want) {
+			t.Errorf("chunks:\n%q\nwant:\n%q", got, want)
+		}
+	})
+	t.Run("chunk_overlap_above_size_fails", func(t *testing.T) {
+		name := "conf-" + s.sfx + "-overlap.txt"
+		id := derived(name)
+		_, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{FileName: name, File: []byte("Pelicans.\n"),
+			IngestionConfig: map[string]any{"chunk_size": 100, "chunk_overlap": 512}})
+		e := wantStatus(t, err, http.StatusInternalServerError, nil)
+		wantMessage(t, e, "Error parsing document: Got a larger chunk overlap (512) than chunk size (100), should be smaller.")
+		if d, err := s.admin.GetDocument(ctx, id); err != nil || d.IngestionStatus != r2r.IngestionFailed {
+			t.Errorf("document after the failure: %+v %v", d, err)
+		}
 	})
 	for _, mode := range []string{"hi-res", "fast", "custom"} {
 		t.Run("ingestion_mode_"+mode, func(t *testing.T) {

@@ -41,8 +41,11 @@
 //     ("no text content could be extracted"). Failures end in ingestion_status "failed" with
 //     metadata.failure and no collection; synchronously they answer 500
 //     R2RDocumentProcessingError.
-//   - Chunking: paragraphs, then sentences, then spaces, at most Options.ChunkSize runes
-//     (ingestion_config.chunk_size overrides it per document); no overlap.
+//   - Chunking: R2R's recursive splitter (blank lines, then lines, then spaces, then
+//     characters), at most Options.ChunkSize characters, consecutive chunks sharing up to
+//     Options.ChunkOverlap characters (1024 and 512 by default, as R2R ships; no overlap
+//     with another ChunkSize unless asked); ingestion_config.chunk_size and chunk_overlap
+//     override them per document.
 //   - Search: TF-IDF cosine similarity (0..1) stands in for embeddings. Semantic and hybrid
 //     search rank every chunk that passes the filters, like a vector search; full-text-only
 //     search returns only chunks sharing a term with the query.

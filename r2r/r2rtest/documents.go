@@ -328,9 +328,12 @@ func (c *call) handleCreateDocument() {
 		d.createdAt = old.createdAt
 	}
 	d.collectionIDs = e.ingestCollectionsLocked(c.user, d, in)
-	chunkSize := e.opts.ChunkSize
+	ch := e.chunkingLocked()
 	if n, ok := toFloat(in.config["chunk_size"]); ok && n >= 1 {
-		chunkSize = int(n)
+		ch.size = int(n)
+	}
+	if n, ok := toFloat(in.config["chunk_overlap"]); ok && n >= 0 {
+		ch.overlap = int(n)
 	}
 	delay := e.opts.IngestDelay
 	async := delay > 0 && in.orchestrate
@@ -341,7 +344,7 @@ func (c *call) handleCreateDocument() {
 	}
 	e.st.docs[d.id] = d
 	if async {
-		job := &ingestJob{d: d, gen: d.gen, chunkSize: chunkSize, poke: make(chan chan<- bool), gone: make(chan struct{})}
+		job := &ingestJob{d: d, gen: d.gen, chunking: ch, poke: make(chan chan<- bool), gone: make(chan struct{})}
 		e.jobs[job] = struct{}{}
 		e.wg.Add(1)
 		e.mu.Unlock()
@@ -354,7 +357,7 @@ func (c *call) handleCreateDocument() {
 			"message": msg, "task_id": newUUID(), "document_id": d.id}})
 		return
 	}
-	err := e.processLocked(d, chunkSize)
+	err := e.processLocked(d, ch)
 	e.mu.Unlock()
 	if err != nil {
 		c.writeJSON(http.StatusInternalServerError, map[string]any{"message": err.Error(), "error_type": "R2RDocumentProcessingError"})
@@ -418,9 +421,9 @@ var ingestSteps = []string{"parsing", "embedding", "storing"}
 
 // ingestJob is one background ingestion (an ingestAsync goroutine).
 type ingestJob struct {
-	d         *document
-	gen       int
-	chunkSize int
+	d        *document
+	gen      int
+	chunking chunking
 	// poke carries a StepIngestion request: the goroutine takes its next step at once and
 	// sends on the received channel (buffered) whether the document moved.
 	poke chan chan<- bool
@@ -505,14 +508,14 @@ func (e *Emulator) ingestStepLocked(j *ingestJob, i int) (moved, finished bool) 
 		return false, true // deleted or re-ingested meanwhile
 	}
 	if i >= len(ingestSteps) {
-		_ = e.processLocked(d, j.chunkSize)
+		_ = e.processLocked(d, j.chunking)
 		return true, true
 	}
 	d.status = ingestSteps[i]
 	d.updatedAt = e.nowLocked()
 	if ingestSteps[i] == "embedding" {
 		// Parsing finished: a document that cannot be parsed fails here.
-		if _, err := parseDocument(d, j.chunkSize); err != nil {
+		if _, err := parseDocument(d, j.chunking); err != nil {
 			e.failLocked(d, err)
 			return true, true
 		}
@@ -521,8 +524,8 @@ func (e *Emulator) ingestStepLocked(j *ingestJob, i int) (moved, finished bool) 
 }
 
 // processLocked parses, chunks and stores d, ending in success or failed.
-func (e *Emulator) processLocked(d *document, chunkSize int) error {
-	texts, err := parseDocument(d, chunkSize)
+func (e *Emulator) processLocked(d *document, ch chunking) error {
+	texts, err := parseDocument(d, ch)
 	if err != nil {
 		e.failLocked(d, err)
 		return err
@@ -566,7 +569,7 @@ func (p *parseError) Error() string { return "Error parsing document: " + p.msg 
 // the extracted text. An empty or blank text file is ingested without chunks, as in R2R
 // (conformance test TestLive/ingestion_outcomes/empty_file_succeeds_without_chunks); any
 // other document without text fails.
-func parseDocument(d *document, chunkSize int) ([]string, error) {
+func parseDocument(d *document, ch chunking) ([]string, error) {
 	if d.rawChunks != nil {
 		return d.rawChunks, nil
 	}
@@ -587,13 +590,18 @@ func parseDocument(d *document, chunkSize int) ([]string, error) {
 	default:
 		text = printableRuns(d.content)
 	}
-	if strings.TrimSpace(text) == "" {
-		if textTypes[d.docType] {
-			return []string{}, nil
-		}
+	if strings.TrimSpace(text) == "" && !textTypes[d.docType] {
 		return nil, &parseError{"no text content could be extracted from the document"}
 	}
-	return chunkText(text, chunkSize), nil
+	if err := ch.check(); err != nil {
+		return nil, err
+	}
+	return ch.split(text), nil
+}
+
+// chunkingLocked is the server's chunking configuration.
+func (e *Emulator) chunkingLocked() chunking {
+	return chunking{size: e.opts.ChunkSize, overlap: e.opts.ChunkOverlap}
 }
 
 func toFloat(v any) (float64, bool) {
