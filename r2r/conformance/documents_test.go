@@ -840,6 +840,24 @@ func (s *suite) ingestionOutcomes(t *testing.T) {
 			t.Errorf("chunks:\n%q\nwant:\n%q", got, want)
 		}
 	})
+	// R2R renders Markdown with Python-Markdown and keeps the text of the HTML; HTML files
+	// keep the text of their elements, without scripts, styles and comments.
+	for _, tc := range []struct{ name, file, src, want string }{
+		{"markdown_text", "doc.md", "# Title here\n\nIntro paragraph with **bold** and *italic* and `code` and a [link](http://x.y).\n\n" +
+			"## Section two\n\n- item one\n- item two\n\n1. first\n2. second\n\n```go\nfunc main() {}\n```\n\n> quoted text\n\n" +
+			"Last line &amp; entity <b>html</b>.\n",
+			"Title here\nIntro paragraph with bold and italic and code and a link.\nSection two\n\nitem one\n\nitem two\n\n\n" +
+				"first\n\nsecond\n\ngo\nfunc main() {}\n\nquoted text\n\nLast line & entity html."},
+		{"html_text", "page.html", "<html><head><title>T</title><style>p{color:red}</style><script>var x=1;</script></head>" +
+			"<body><h1>Head</h1>\n<p>Para &amp; <b>bold</b></p><!-- c --><ul><li>a</li><li>b</li></ul></body></html>",
+			"THead\nPara & boldab"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := chunksOf(t, "conf-"+s.sfx+"-"+tc.file, tc.src); !slices.Equal(got, []string{tc.want}) {
+				t.Errorf("chunks %q, want [%q]", got, tc.want)
+			}
+		})
+	}
 	t.Run("chunk_overlap_above_size_fails", func(t *testing.T) {
 		name := "conf-" + s.sfx + "-overlap.txt"
 		id := derived(name)

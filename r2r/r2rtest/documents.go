@@ -564,7 +564,8 @@ func (p *parseError) Error() string { return "Error parsing document: " + p.msg 
 
 // parseDocument turns a document's content into chunk texts.
 //
-// Text types must be valid UTF-8 (R2R's text parsers decode strictly); other types (PDF,
+// Text types must be valid UTF-8 (R2R's text parsers decode strictly); Markdown and HTML are
+// reduced to their text as R2R's parsers do (see markdownText); other types (PDF,
 // Office, images...) cannot really be parsed here, so their printable text runs stand in for
 // the extracted text. An empty or blank text file is ingested without chunks, as in R2R
 // (conformance test TestLive/ingestion_outcomes/empty_file_succeeds_without_chunks); any
@@ -589,6 +590,12 @@ func parseDocument(d *document, ch chunking) ([]string, error) {
 		return nil, &parseError{fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: invalid start byte", d.content[pos], pos)}
 	default:
 		text = printableRuns(d.content)
+	}
+	switch d.docType {
+	case "md":
+		text = markdownText(text)
+	case "html", "htm":
+		text = htmlText(text)
 	}
 	if strings.TrimSpace(text) == "" && !textTypes[d.docType] {
 		return nil, &parseError{"no text content could be extracted from the document"}
