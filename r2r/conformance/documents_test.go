@@ -841,20 +841,25 @@ func (s *suite) ingestionOutcomes(t *testing.T) {
 		}
 	})
 	// R2R renders Markdown with Python-Markdown and keeps the text of the HTML; HTML files
-	// keep the text of their elements, without scripts, styles and comments.
-	for _, tc := range []struct{ name, file, src, want string }{
+	// keep the text of their elements, without scripts, styles and comments; CSV rows are
+	// parsed, and so chunked, one by one.
+	for _, tc := range []struct {
+		name, file, src string
+		want            []string
+	}{
 		{"markdown_text", "doc.md", "# Title here\n\nIntro paragraph with **bold** and *italic* and `code` and a [link](http://x.y).\n\n" +
 			"## Section two\n\n- item one\n- item two\n\n1. first\n2. second\n\n```go\nfunc main() {}\n```\n\n> quoted text\n\n" +
 			"Last line &amp; entity <b>html</b>.\n",
-			"Title here\nIntro paragraph with bold and italic and code and a link.\nSection two\n\nitem one\n\nitem two\n\n\n" +
-				"first\n\nsecond\n\ngo\nfunc main() {}\n\nquoted text\n\nLast line & entity html."},
+			[]string{"Title here\nIntro paragraph with bold and italic and code and a link.\nSection two\n\nitem one\n\nitem two\n\n\n" +
+				"first\n\nsecond\n\ngo\nfunc main() {}\n\nquoted text\n\nLast line & entity html."}},
 		{"html_text", "page.html", "<html><head><title>T</title><style>p{color:red}</style><script>var x=1;</script></head>" +
 			"<body><h1>Head</h1>\n<p>Para &amp; <b>bold</b></p><!-- c --><ul><li>a</li><li>b</li></ul></body></html>",
-			"THead\nPara & boldab"},
+			[]string{"THead\nPara & boldab"}},
+		{"csv_rows", "table.csv", "name,kind\npelican,bird\n\"a, b\",x\n", []string{"name, kind", "pelican, bird", "a, b, x"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := chunksOf(t, "conf-"+s.sfx+"-"+tc.file, tc.src); !slices.Equal(got, []string{tc.want}) {
-				t.Errorf("chunks %q, want [%q]", got, tc.want)
+			if got := chunksOf(t, "conf-"+s.sfx+"-"+tc.file, tc.src); !slices.Equal(got, tc.want) {
+				t.Errorf("chunks %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package r2rtest
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -591,11 +592,15 @@ func parseDocument(d *document, ch chunking) ([]string, error) {
 	default:
 		text = printableRuns(d.content)
 	}
+	// What the parser yields; each item is chunked on its own.
+	items := []string{text}
 	switch d.docType {
 	case "md":
-		text = markdownText(text)
+		items[0] = markdownText(text)
 	case "html", "htm":
-		text = htmlText(text)
+		items[0] = htmlText(text)
+	case "csv", "tsv":
+		items = csvRows(text, d.docType == "tsv")
 	}
 	if strings.TrimSpace(text) == "" && !textTypes[d.docType] {
 		return nil, &parseError{"no text content could be extracted from the document"}
@@ -603,7 +608,30 @@ func parseDocument(d *document, ch chunking) ([]string, error) {
 	if err := ch.check(); err != nil {
 		return nil, err
 	}
-	return ch.split(text), nil
+	var chunks []string
+	for _, it := range items {
+		chunks = append(chunks, ch.split(it)...)
+	}
+	return chunks, nil
+}
+
+// csvRows is R2R's CSV and TSV parsing: every row on its own, its fields joined by ", "
+// (conformance test TestLive/ingestion_outcomes/csv_rows).
+func csvRows(text string, tabs bool) []string {
+	r := csv.NewReader(strings.NewReader(text))
+	r.FieldsPerRecord = -1
+	r.LazyQuotes = true
+	if tabs {
+		r.Comma = '\t'
+	}
+	var rows []string
+	for {
+		rec, err := r.Read()
+		if err != nil {
+			return rows
+		}
+		rows = append(rows, strings.Join(rec, ", "))
+	}
 }
 
 // chunkingLocked is the server's chunking configuration.
