@@ -855,6 +855,10 @@ func (s *suite) ingestionOutcomes(t *testing.T) {
 		{"html_text", "page.html", "<html><head><title>T</title><style>p{color:red}</style><script>var x=1;</script></head>" +
 			"<body><h1>Head</h1>\n<p>Para &amp; <b>bold</b></p><!-- c --><ul><li>a</li><li>b</li></ul></body></html>",
 			[]string{"THead\nPara & boldab"}},
+		{"json_text", "data.json", "{\"name\": \"pelican\", \"skip\": null, \"wingspan\": 2.0, \"big\": 1e20, \"small\": 0.00001, " +
+			"\"count\": 3, \"ok\": true, \"meta\": {\"gone\": null, \"kept\": false}, \"flock\": [{\"id\": 1, \"note\": null}, \"solo\", 4.5]}",
+			[]string{"name: pelican\nwingspan: 2.0\nbig: 1e+20\nsmall: 1e-05\ncount: 3\nok: True\nmeta:\n  kept: False\nflock:\n" +
+				"    id: 1\n    note: None\n    solo\n    4.5"}},
 		{"csv_rows", "table.csv", "name,kind\npelican,bird\n\"a, b\",x\n", []string{"name, kind", "pelican, bird", "a, b, x"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -863,6 +867,23 @@ func (s *suite) ingestionOutcomes(t *testing.T) {
 			}
 		})
 	}
+	t.Run("invalid_json_400_and_failed", func(t *testing.T) {
+		name := "conf-" + s.sfx + "-bad.json"
+		id := derived(name)
+		_, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{FileName: name, File: []byte(`{"a": 1,`)})
+		e := wantStatus(t, err, http.StatusBadRequest, nil)
+		const prefix = "Failed to parse JSON data, likely due to invalid JSON: "
+		if !strings.HasPrefix(e.Message, prefix) || e.ErrorType != "R2RException" {
+			t.Errorf("error %q (%s), want %q… (R2RException)", e.Message, e.ErrorType, prefix)
+		}
+		d, err := s.admin.GetDocument(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, _ := d.Metadata["failure"].(string); d.IngestionStatus != r2r.IngestionFailed || f != e.Message {
+			t.Errorf("status %q failure %q, want failed with the error's message", d.IngestionStatus, f)
+		}
+	})
 	t.Run("chunk_overlap_above_size_fails", func(t *testing.T) {
 		name := "conf-" + s.sfx + "-overlap.txt"
 		id := derived(name)

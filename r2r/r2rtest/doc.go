@@ -37,8 +37,9 @@
 //   - Parsing: text types must be valid UTF-8, otherwise ingestion fails the way R2R's text
 //     parsers do ("'utf-8' codec can't decode byte …"). Markdown is reduced to the text of
 //     its Python-Markdown rendering and HTML to its text, as R2R does; CSV and TSV rows are
-//     parsed (and chunked) one by one, fields joined by ", "; other text types are kept as
-//     they are (R2R restructures code, JSON and RST: not emulated). Other types (pdf, docx,
+//     parsed (and chunked) one by one, fields joined by ", "; JSON becomes R2R's indented
+//     "key: value" text (invalid JSON answers 400 and fails the document); other text types
+//     are kept as they are (R2R restructures code and RST files: not emulated). Other types (pdf, docx,
 //     images…) are not really parsed: runs of printable text stand in for the extracted text. An empty or
 //     blank text file is ingested without chunks; any other document without text fails
 //     ("no text content could be extracted"). Failures end in ingestion_status "failed" with

@@ -361,7 +361,11 @@ func (c *call) handleCreateDocument() {
 	err := e.processLocked(d, ch)
 	e.mu.Unlock()
 	if err != nil {
-		c.writeJSON(http.StatusInternalServerError, map[string]any{"message": err.Error(), "error_type": "R2RDocumentProcessingError"})
+		if je, ok := err.(*invalidJSONError); ok {
+			c.fail(http.StatusBadRequest, "%s", je.msg)
+		} else {
+			c.writeJSON(http.StatusInternalServerError, map[string]any{"message": err.Error(), "error_type": "R2RDocumentProcessingError"})
+		}
 		return
 	}
 	c.writeJSON(http.StatusAccepted, map[string]any{"results": map[string]any{
@@ -601,6 +605,12 @@ func parseDocument(d *document, ch chunking) ([]string, error) {
 		items[0] = htmlText(text)
 	case "csv", "tsv":
 		items = csvRows(text, d.docType == "tsv")
+	case "json":
+		t, err := jsonDocumentText(text)
+		if err != nil {
+			return nil, err
+		}
+		items[0] = t
 	}
 	if strings.TrimSpace(text) == "" && !textTypes[d.docType] {
 		return nil, &parseError{"no text content could be extracted from the document"}
