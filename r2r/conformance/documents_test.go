@@ -345,6 +345,19 @@ func (s *suite) documents(t *testing.T) {
 			t.Errorf("collection_ids %v, want %s", d.CollectionIDs, s.collA)
 		}
 	})
+	t.Run("collection_counts_and_sync_status", func(t *testing.T) {
+		c, err := s.admin.GetCollection(ctx, s.collA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Two documents are in it, but document_count is a counter that only the form field
+		// raises: the document that also named the collection in metadata.collection_ids was
+		// filed there before the count (see collection_documents/document_count_is_a_counter).
+		// Ingestion leaves the graph statuses pending.
+		if c.DocumentCount != 1 || c.UserCount != 1 || c.GraphSyncStatus != "pending" || c.GraphClusterStatus != "pending" {
+			t.Errorf("collection after ingestion: %+v, want document_count 1, 1 user, graph statuses pending", c)
+		}
+	})
 	t.Run("collection_ids_exact", func(t *testing.T) {
 		me, err := s.admin.Me(ctx)
 		if err != nil {
@@ -708,6 +721,55 @@ func (s *suite) collectionDocuments(t *testing.T) {
 			t.Errorf("the document itself must stay: %v", err)
 		}
 	})
+	t.Run("document_count_is_a_counter", func(t *testing.T) {
+		c, err := s.admin.CreateCollection(ctx, "conf-"+s.sfx+"-count", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.cleanupCollection(c.ID)
+		count := func(t *testing.T) int {
+			t.Helper()
+			got, err := s.admin.GetCollection(ctx, c.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got.DocumentCount
+		}
+		// Named only in metadata.collection_ids: filed there, plus in the default
+		// collection, without raising the count.
+		id := uuid.NewString()
+		s.cleanupDocument(id)
+		if _, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{RawText: "Pelican counter notes " + s.sfx + ".", ID: id,
+			Metadata: map[string]any{"collection_ids": []string{c.ID}}}); err != nil {
+			t.Fatal(err)
+		}
+		s.waitIngested(t, id)
+		me, err := s.admin.Me(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := s.admin.GetDocument(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(d.CollectionIDs, []string{c.ID, me.CollectionIDs[0]}) {
+			t.Errorf("collection_ids %v, want [%s %s]", d.CollectionIDs, c.ID, me.CollectionIDs[0])
+		}
+		p, err := s.admin.ListCollectionDocuments(ctx, c.ID, r2r.ListParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t); n != 0 || p.Total != 1 {
+			t.Errorf("document_count %d with %d documents listed, want 0 and 1", n, p.Total)
+		}
+		// Deleting the document lowers the count anyway.
+		if err := s.admin.DeleteDocument(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t); n != -1 {
+			t.Errorf("document_count %d after the deletion, want -1", n)
+		}
+	})
 	t.Run("remove_again_404", func(t *testing.T) {
 		err := s.admin.RemoveDocumentFromCollection(ctx, s.collB, s.docOther)
 		wantStatus(t, err, http.StatusNotFound, r2r.ErrNotFound)
@@ -882,6 +944,26 @@ func (s *suite) ingestionOutcomes(t *testing.T) {
 		}
 		if f, _ := d.Metadata["failure"].(string); d.IngestionStatus != r2r.IngestionFailed || f != e.Message {
 			t.Errorf("status %q failure %q, want failed with the error's message", d.IngestionStatus, f)
+		}
+	})
+	t.Run("unknown_collection_created", func(t *testing.T) {
+		// A collection_ids form value naming no collection creates it when ingestion ends,
+		// owned by the uploader but without members.
+		coll, id := uuid.NewString(), uuid.NewString()
+		s.cleanupCollection(coll)
+		s.cleanupDocument(id)
+		if _, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{RawText: "Pelican new collection notes.", ID: id,
+			CollectionIDs: []string{coll}}); err != nil {
+			t.Fatal(err)
+		}
+		s.waitIngested(t, id)
+		c, err := s.admin.GetCollection(ctx, coll)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Name != "My Collection" || c.Description == nil || *c.Description != "A collection started during N/A ingestion" ||
+			c.OwnerID == nil || *c.OwnerID != s.adminID || c.UserCount != 0 || c.DocumentCount != 1 {
+			t.Errorf("created %+v", c)
 		}
 	})
 	t.Run("chunk_overlap_above_size_fails", func(t *testing.T) {

@@ -328,7 +328,8 @@ func (c *call) handleCreateDocument() {
 		d.gen = old.gen + 1
 		d.createdAt = old.createdAt
 	}
-	d.collectionIDs = e.ingestCollectionsLocked(c.user, d, in)
+	d.collectionIDs = metadataCollections(d.metadata)
+	d.assignTo, d.skipAssign = e.ingestCollectionsLocked(c.user, in)
 	ch := e.chunkingLocked()
 	if n, ok := toFloat(in.config["chunk_size"]); ok && n >= 1 {
 		ch.size = int(n)
@@ -384,41 +385,71 @@ func titleOf(v any) *string {
 	}
 }
 
-// ingestCollectionsLocked decides the document's collections: the listed ids (unknown ones
-// are created as "Created for ingesting document …" and joined, as R2R's simple workflow
-// does; a listed collection the owner is not a member of aborts the assignment), or the
-// owner's first (default) collection.
-func (e *Emulator) ingestCollectionsLocked(u *user, d *document, in *ingestInput) []string {
-	if !in.hasCols {
-		if len(u.collectionIDs) > 0 {
-			return []string{u.collectionIDs[0]}
-		}
-		return []string{}
-	}
-	for _, id := range in.collectionIDs {
-		if e.st.collections[id] != nil && !u.memberOf(id) {
-			return []string{}
-		}
-	}
-	var out []string
-	for _, id := range in.collectionIDs {
-		if slices.Contains(out, id) {
-			continue
-		}
-		if e.st.collections[id] == nil {
-			name := "Created for ingesting document " + d.id
-			if d.title != nil && *d.title != "" {
-				name = "Created for ingesting document " + *d.title
+// metadataCollections is where R2R files a new document before its ingestion ends: the
+// UUIDs in metadata.collection_ids, or nowhere.
+func metadataCollections(md map[string]any) []string {
+	out := []string{}
+	list, _ := md["collection_ids"].([]any)
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			if u, err := uuid.Parse(s); err == nil && !slices.Contains(out, u.String()) {
+				out = append(out, u.String())
 			}
-			now := e.nowLocked()
-			desc := name
-			e.st.collections[id] = &collection{id: id, ownerID: u.id, name: name, description: &desc,
-				clusterStatus: "pending", syncStatus: "pending", createdAt: now, updatedAt: now}
-			u.collectionIDs = append(u.collectionIDs, id)
 		}
-		out = append(out, id)
 	}
 	return out
+}
+
+// ingestCollectionsLocked returns the collections the ingestion assigns the document to
+// when it succeeds: the collection_ids form values (none = the owner's default
+// collection). A listed collection the owner is not a member of means no assignment.
+func (e *Emulator) ingestCollectionsLocked(u *user, in *ingestInput) (assign []string, skip bool) {
+	for _, id := range in.collectionIDs {
+		if e.st.collections[id] != nil && !u.memberOf(id) {
+			return nil, true
+		}
+	}
+	for _, id := range in.collectionIDs {
+		if !slices.Contains(assign, id) {
+			assign = append(assign, id)
+		}
+	}
+	return assign, false
+}
+
+// assignCollectionsLocked is the end of R2R's simple ingestion workflow: the document joins
+// the form's collections (unknown ones are created as "My Collection" owned by, but without
+// as a member, the document's owner) or, without any, the owner's default collection, each raising that
+// collection's document_count. A collection the document is already in (from
+// metadata.collection_ids) stops the assignment there, uncounted (conformance tests
+// documents/collection_ids_exact and collection_documents/document_count_is_a_counter).
+func (e *Emulator) assignCollectionsLocked(d *document) {
+	if d.skipAssign {
+		return
+	}
+	ids := d.assignTo
+	if len(ids) == 0 {
+		ids = []string{uuid5(d.ownerID)}
+	}
+	for _, id := range ids {
+		col := e.st.collections[id]
+		if col == nil && len(d.assignTo) > 0 {
+			now := e.nowLocked()
+			title := ""
+			if d.title != nil {
+				title = *d.title
+			}
+			desc := "A collection started during " + title + " ingestion"
+			col = &collection{id: id, ownerID: d.ownerID, name: "My Collection", description: &desc,
+				clusterStatus: "pending", syncStatus: "pending", createdAt: now, updatedAt: now}
+			e.st.collections[id] = col // its owner does not become a member (user_count 0)
+		}
+		if col == nil || slices.Contains(d.collectionIDs, id) {
+			return
+		}
+		d.collectionIDs = append(d.collectionIDs, id)
+		col.docCount++
+	}
 }
 
 // ingestSteps are the states a document passes through after "pending".
@@ -546,19 +577,15 @@ func (e *Emulator) processLocked(d *document, ch chunking) error {
 	}
 	d.status = "success"
 	d.updatedAt = e.nowLocked()
-	for _, cid := range d.collectionIDs {
-		if col := e.st.collections[cid]; col != nil {
-			col.syncStatus, col.clusterStatus = "outdated", "outdated"
-		}
-	}
+	e.assignCollectionsLocked(d)
 	return nil
 }
 
-// failLocked marks a failed ingestion. R2R leaves a failed document in no collection
-// (conformance test TestLive/ingestion_outcomes/invalid_utf8_500_and_failed).
+// failLocked marks a failed ingestion. The document stays where its metadata put it: R2R
+// assigns collections only when ingestion succeeds (conformance test
+// TestLive/ingestion_outcomes/invalid_utf8_500_and_failed).
 func (e *Emulator) failLocked(d *document, err error) {
 	d.status = "failed"
-	d.collectionIDs = []string{}
 	d.metadata["failure"] = err.Error()
 	d.updatedAt = e.nowLocked()
 }
@@ -859,8 +886,19 @@ func (c *call) handleDeleteDocument() {
 		c.fail(http.StatusNotFound, "Document not found or insufficient permissions")
 		return
 	}
-	delete(e.st.docs, id)
+	e.deleteDocumentLocked(d)
 	c.ok(map[string]any{"success": true})
+}
+
+// deleteDocumentLocked removes a document; each of its collections' document_count drops
+// by one, whether or not the document was ever counted there.
+func (e *Emulator) deleteDocumentLocked(d *document) {
+	for _, cid := range d.collectionIDs {
+		if col := e.st.collections[cid]; col != nil {
+			col.docCount--
+		}
+	}
+	delete(e.st.docs, d.id)
 }
 
 // handleDeleteByFilter deletes the caller's chunks matching a filter, then every document
@@ -894,7 +932,7 @@ func (c *call) handleDeleteByFilter() {
 	e := c.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for id, d := range e.st.docs {
+	for _, d := range e.st.docs {
 		if len(d.chunks) == 0 {
 			continue
 		}
@@ -907,7 +945,7 @@ func (c *call) handleDeleteByFilter() {
 			}
 		}
 		if len(kept) == 0 {
-			delete(e.st.docs, id)
+			e.deleteDocumentLocked(d)
 			continue
 		}
 		d.chunks = kept

@@ -103,12 +103,9 @@ func (e *Emulator) seedFile(u *user, name string, content []byte, ch chunking, c
 	title := name[strings.LastIndex(name, "/")+1:]
 	d := &document{id: id, ownerID: u.id, docType: ext, metadata: map[string]any{"version": "v0"}, title: &title,
 		fileName: name, content: content, size: int64(len(content)), status: "parsing", createdAt: now, updatedAt: now}
+	d.collectionIDs = []string{}
 	if collectionID != "" {
-		d.collectionIDs = []string{collectionID}
-	} else if len(u.collectionIDs) > 0 {
-		d.collectionIDs = []string{u.collectionIDs[0]}
-	} else {
-		d.collectionIDs = []string{}
+		d.assignTo = []string{collectionID}
 	}
 	e.st.docs[id] = d
 	return e.processLocked(d, ch)
