@@ -848,6 +848,14 @@ func (s *suite) ingestionOutcomes(t *testing.T) {
 			t.Errorf("collection_ids %v: a document that failed to parse is in no collection", d.CollectionIDs)
 		}
 	})
+	t.Run("file_too_large_413", func(t *testing.T) {
+		// R2R's default limit for .txt is 2,000,000 bytes (r2r-mcp's ingest checks the same
+		// limits before uploading).
+		_, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{FileName: "conf-" + s.sfx + "-big.txt",
+			File: bytes.Repeat([]byte("a"), 2_000_001)})
+		e := wantStatus(t, err, http.StatusRequestEntityTooLarge, nil)
+		wantMessage(t, e, "File size exceeds maximum of 2000000 bytes for extension 'txt'.")
+	})
 	t.Run("unsupported_type_415", func(t *testing.T) {
 		_, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{FileName: "conf-" + s.sfx + ".xyz", File: []byte("x")})
 		e := wantStatus(t, err, http.StatusUnsupportedMediaType, nil)
