@@ -76,3 +76,17 @@ release-check:
 	@v=$$(sed -n 's/.*"version":"\([^"]*\)".*/\1/p' dist/metadata.json); \
 	out=$$(dist/r2r-mcp_linux_amd64_v1/r2r-mcp version); echo "$$out"; \
 	case "$$out" in "r2r-mcp $$v "*) ;; *) echo "release-check: binary does not report version $$v"; exit 1;; esac
+
+# The real R2R 3.6.6 (testdata/r2r-real): PyPI venv in a cache dir, Postgres + pgvector from a
+# wheel, our model double. See README "Testing against a real R2R".
+R2R_REAL_DIR := testdata/r2r-real
+.PHONY: r2r-real r2r-real-down test-real
+## r2r-real: start a real R2R in the background; the last line is R2R_API_URL=... R2R_EMAIL=... R2R_PASSWORD=...
+r2r-real:
+	@$(R2R_REAL_DIR)/up.sh
+## r2r-real-down: stop it and delete its data.
+r2r-real-down:
+	@$(R2R_REAL_DIR)/down.sh
+## test-real: conformance suite, end-to-end tests and R2R's JS SDK against the real R2R (started and stopped if not up).
+test-real:
+	@GO=$(GO) $(R2R_REAL_DIR)/test.sh

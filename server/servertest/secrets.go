@@ -30,7 +30,7 @@ type RecordingR2R struct {
 
 var (
 	jwtPattern    = regexp.MustCompile(`eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+`)
-	apiKeyPattern = regexp.MustCompile(`key_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+`)
+	apiKeyPattern = regexp.MustCompile(`key_[A-Za-z0-9_=-]+\.[A-Za-z0-9_=-]+`)
 )
 
 // NewRecordingR2R starts an emulator with opts on a loopback port; it stops when t ends.

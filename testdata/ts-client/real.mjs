@@ -1,0 +1,124 @@
+// End-to-end check of `r2r-mcp serve` against a real R2R with the official MCP TypeScript SDK:
+// ingest a Markdown file and a PDF from a project, monitor until success, find each by search
+// with its title, read the PDF's extracted text back, get a cited RAG answer, and list the
+// documents and collections.
+//
+// Run by server/e2ereal (TestRealTypeScriptClient) when a real R2R is up (make test-real):
+//   R2R_MCP_BIN=... R2R_MCP_PROJECT=... R2R_MCP_MD=docs/x.md R2R_MCP_MD_PHRASE=... \
+//   R2R_MCP_PDF=docs/y.pdf R2R_MCP_PDF_PHRASE=... R2R_MCP_QUESTION=... node real.mjs
+// The server inherits this process's environment (R2R_API_URL and credentials). Exits
+// non-zero with a message on stderr at the first failed step; prints "ok" last.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+function need(name) {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set`);
+  return v;
+}
+
+function check(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+
+function text(result) {
+  return (result.content ?? [])
+    .filter((c) => c.type === "text")
+    .map((c) => c.text)
+    .join("\n");
+}
+
+async function call(client, name, args) {
+  const result = await client.callTool({ name, arguments: args });
+  check(!result.isError, `${name} ${JSON.stringify(args)} failed: ${text(result)}`);
+  check(result.structuredContent !== undefined, `${name}: no structuredContent`);
+  return result;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ingest uploads a project file and polls r2r_monitor_task until R2R reports success.
+async function ingest(client, file) {
+  const res = await call(client, "r2r_ingest_document", { file_path: file });
+  const id = res.structuredContent.document_id;
+  check(typeof id === "string" && id.length === 36, `ingest ${file} returned no document_id: ${text(res)}`);
+  let status = "";
+  for (let i = 0; i < 600 && status !== "success"; i++) {
+    const m = await call(client, "r2r_monitor_task", { document_id: id });
+    status = m.structuredContent.ingestion_status;
+    check(status !== "failed", `ingestion of ${file} failed: ${text(m)}`);
+    if (status !== "success") await sleep(100);
+  }
+  check(status === "success", `ingestion of ${file} still ${status} after 60 s`);
+  console.log(`ingested ${file} as ${id}: success`);
+  return id;
+}
+
+// findByTitle searches for phrase and checks the document is among the hits, titled by its
+// project path, in both the structured value and the text.
+async function findByTitle(client, phrase, id, title) {
+  const res = await call(client, "r2r_search", { query: phrase, limit: 5 });
+  const hits = res.structuredContent.results ?? [];
+  const hit = hits.find((h) => h.document_id === id);
+  check(hit, `search ${JSON.stringify(phrase)} did not find ${id}: ${text(res)}`);
+  check(hit.title === title, `hit title is ${JSON.stringify(hit.title)}, want ${JSON.stringify(title)}`);
+  check(text(res).includes(title), `search text does not name ${title}: ${text(res)}`);
+  console.log(`search ${JSON.stringify(phrase)}: ${title} at rank ${hits.indexOf(hit) + 1} of ${hits.length}`);
+}
+
+async function main() {
+  const bin = need("R2R_MCP_BIN");
+  const project = need("R2R_MCP_PROJECT");
+  const md = need("R2R_MCP_MD");
+  const mdPhrase = need("R2R_MCP_MD_PHRASE");
+  const pdf = need("R2R_MCP_PDF");
+  const pdfPhrase = need("R2R_MCP_PDF_PHRASE");
+  const question = need("R2R_MCP_QUESTION");
+
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: ["serve"],
+    cwd: project,
+    env: { ...process.env },
+    stderr: "inherit",
+  });
+  const client = new Client({ name: "r2r-mcp-ts-real", version: "1.0.0" });
+  await client.connect(transport);
+  console.log(`initialized: ${client.getServerVersion()?.name}`);
+
+  const status = await call(client, "r2r_status", {});
+  check(/healthy|ok/i.test(text(status)), `r2r_status does not report R2R healthy: ${text(status)}`);
+
+  const mdID = await ingest(client, md);
+  const pdfID = await ingest(client, pdf);
+  await findByTitle(client, mdPhrase, mdID, md); // r2r-mcp titles a document by its project path
+  await findByTitle(client, pdfPhrase, pdfID, pdf);
+
+  const doc = await call(client, "r2r_get_document", { document_id: pdfID });
+  const body = text(doc);
+  check(body.includes(pdfPhrase), `r2r_get_document of the PDF lacks its text: ${body.slice(0, 400)}`);
+  check(!body.includes("%PDF"), "r2r_get_document returned the PDF's bytes, not its text");
+  console.log(`get_document: the PDF's extracted text (${body.length} chars)`);
+
+  const rag = await call(client, "r2r_rag_query", { question });
+  const answer = text(rag);
+  const sc = JSON.stringify(rag.structuredContent);
+  check(/\[[0-9a-f]{7,8}\]/.test(answer), `RAG answer has no [shortid] citation: ${answer}`);
+  check(sc.includes(mdID) || sc.includes(pdfID), `RAG sources name neither document: ${sc}`);
+  console.log(`rag: cited answer (${answer.length} chars)`);
+
+  const docs = await call(client, "r2r_list_documents", {});
+  const listed = JSON.stringify(docs.structuredContent);
+  check(listed.includes(mdID) && listed.includes(pdfID), `r2r_list_documents lacks a document: ${text(docs)}`);
+  const cols = await call(client, "r2r_list_collections", {});
+  check(text(cols).includes("claude-code-"), `r2r_list_collections lacks the project's collection: ${text(cols)}`);
+  console.log("list documents and collections: ok");
+
+  await client.close();
+  console.log("ok");
+}
+
+main().catch((err) => {
+  console.error(`ts-client real FAILED: ${err?.stack ?? err}`);
+  process.exit(1);
+});
