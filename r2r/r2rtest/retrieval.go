@@ -12,9 +12,19 @@ import (
 	"github.com/google/uuid"
 )
 
-// DefaultRAGModel is what RAG reports as the model when the request names none (R2R's
-// shipped [app] quality_llm).
-const DefaultRAGModel = "openai/gpt-5-2025-08-07"
+// DefaultRAGModel is what RAG reports as the model when the request names none: R2R's
+// shipped [app] quality_llm, openai/gpt-5-2025-08-07, as the provider reports it.
+const DefaultRAGModel = "gpt-5-2025-08-07"
+
+// reportedModel is the model a completion reports for a requested LiteLLM model name: the
+// provider gets, and answers with, the name without its "provider/" prefix (conformance
+// test TestLive/rag/model_reported_without_provider_prefix).
+func reportedModel(requested string) string {
+	if _, name, ok := strings.Cut(requested, "/"); ok && name != "" {
+		return name
+	}
+	return requested
+}
 
 // searchSettings are the effective settings the emulator honours.
 type searchSettings struct {
@@ -379,7 +389,7 @@ func parseGenConfig(v any) genConfig {
 		return g
 	}
 	if s, ok := m["model"].(string); ok && s != "" {
-		g.model = s
+		g.model = reportedModel(s)
 	}
 	for _, k := range []string{"max_tokens_to_sample", "max_tokens"} {
 		if f, ok := toFloat(m[k]); ok && f > 0 {

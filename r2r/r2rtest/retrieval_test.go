@@ -171,7 +171,7 @@ func TestRAG(t *testing.T) {
 	}
 	meta := res["metadata"].(map[string]any)
 	choice := meta["choices"].([]any)[0].(map[string]any)
-	if meta["model"] != "openai/gpt-4o-mini" || choice["finish_reason"] != "stop" {
+	if meta["model"] != "gpt-4o-mini" || choice["finish_reason"] != "stop" { // asked: openai/gpt-4o-mini
 		t.Fatalf("metadata %v", meta)
 	}
 	if _, hasContent := choice["message"].(map[string]any)["content"]; hasContent {
