@@ -38,7 +38,7 @@ type InvokeRequest struct {
 // InvokeResponse is POST /mcp/invoke's answer: the result's text, its structured value and,
 // for a failed call, the error.
 type InvokeResponse struct {
-	Tool       string `json:"tool"`
+	Tool       string `json:"tool,omitempty"`
 	Text       string `json:"text"`
 	Structured any    `json:"structured,omitempty"`
 	Error      *Error `json:"error,omitempty"`
