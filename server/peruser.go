@@ -67,9 +67,6 @@ func (s *Server) ForCredentials(creds r2r.Credentials, o UserOptions) (*Server, 
 	return u, nil
 }
 
-// Config returns the configuration s was built from.
-func (s *Server) Config() Config { return s.cfg }
-
 // ToolDefs returns the definitions of the tools s offers, in registry order.
 func (s *Server) ToolDefs() []mcp.Tool {
 	out := make([]mcp.Tool, len(s.Tools))

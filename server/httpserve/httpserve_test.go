@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/server"
 	"github.com/r2r-mcp/r2r-mcp/server/httpserve"
 )
@@ -207,5 +208,45 @@ func TestSameRegistryAsStdio(t *testing.T) {
 		if ro && slices.Contains(got, "r2r_ingest_document") {
 			t.Errorf("--read-only offers r2r_ingest_document")
 		}
+	}
+}
+
+// In shared-key mode every caller acts with the server's own credential and needs no key;
+// only the read-only tools are offered.
+func TestSharedKeyMode(t *testing.T) {
+	tm := newTeam(t)
+	rep := newReplica(t, tm, func(c *server.Config, o *httpserve.Options) {
+		c.Credentials, c.ReadOnly = r2r.APIKey(tm.Bob.Key), true
+		o.AuthMode = httpserve.AuthShared
+	})
+	c := mcpClient(t, rep.URL, nil)
+	text, res := callText(t, c, "r2r_search", map[string]any{"query": "payout queue worker"})
+	if res.IsError || !strings.Contains(text, tm.Bob.Secret) || strings.Contains(text, tm.Alice.Secret) {
+		t.Fatalf("shared search: %s", text)
+	}
+	tl, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tl.Tools {
+		if !*tool.Annotations.ReadOnlyHint {
+			t.Errorf("shared mode offers %s", tool.Name)
+		}
+	}
+}
+
+// An R2R that cannot check a key gets 503 (retry later), not 401, and nothing is
+// remembered: the key works once R2R is back.
+func TestKeyCheckWhileR2RIsDown(t *testing.T) {
+	tm := newTeam(t)
+	rep := newReplica(t, tm, nil)
+	tm.Emu.Down(true)
+	status, out, hdr := invoke(t, rep.URL, tm.Alice.Key, "r2r_status", nil)
+	if status != http.StatusServiceUnavailable || hdr.Get("Retry-After") == "" || out.Error == nil {
+		t.Fatalf("R2R down: %d %+v", status, out)
+	}
+	tm.Emu.Down(false)
+	if status, out, _ := invoke(t, rep.URL, tm.Alice.Key, "r2r_list_collections", nil); status != http.StatusOK {
+		t.Fatalf("R2R back: %d %+v", status, out)
 	}
 }
