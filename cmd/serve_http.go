@@ -124,7 +124,7 @@ func runHTTP(ctx context.Context, cfg server.Config, o httpOptions, logger *slog
 		if base.Cache != nil {
 			hopts.Cache = store.Cache(base.Cache)
 		}
-		hopts.SharedLimits = store
+		hopts.SharedLimits, hopts.History = store, store
 		hopts.Ready = map[string]func(context.Context) error{"redis": store.Ping}
 	}
 	h, err := httpserve.New(base, hopts)

@@ -19,6 +19,8 @@ type UserOptions struct {
 	AuthSource string
 	// SharedLimits holds the rate-limit buckets across replicas; nil = this process's.
 	SharedLimits tools.SharedLimiter
+	// History keeps the search history across replicas; nil = this process's memory.
+	History tools.HistoryStore
 }
 
 // ForCredentials returns a server whose tools act as creds. It shares s's R2R connections,
@@ -43,7 +45,7 @@ func (s *Server) ForCredentials(creds r2r.Credentials, o UserOptions) (*Server, 
 		HealthClient:      base.HealthClient.WithCredentials(creds),
 		Projects:          projects,
 		Cache:             base.Cache,
-		History:           tools.NewSearchHistory(0),
+		History:           tools.NewSharedSearchHistory(0, o.History),
 		Logger:            logger.With("component", "tools"),
 		Status:            status,
 		Now:               base.Now,

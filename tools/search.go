@@ -158,8 +158,8 @@ func searchTool(d *Deps) Tool {
 			}
 		}
 		o.Cached = cached
-		if s.Project != nil {
-			d.History.Add(s.Project.Root, SearchEntry{Time: d.now().UTC(), Query: query, Hits: o.Count,
+		if key, _ := d.historyKey(ctx, s.Project); key != "" {
+			d.History.Add(key, SearchEntry{Time: d.now().UTC(), Query: query, Hits: o.Count,
 				SearchMode: mode, CollectionID: s.ID})
 		}
 		return result(withCachedMarker(searchText(o, s), cached), fitSearch(o, MaxStructuredBytes)), nil

@@ -202,3 +202,27 @@ func TestSharedRateLimit(t *testing.T) {
 		t.Fatal("Admit without Redis reported no error (the caller must fall back)")
 	}
 }
+
+// A user's search history is shared by the replicas, newest first, bounded, and separate
+// from another user's; without Redis the caller gets an error (and uses its memory).
+func TestSharedHistory(t *testing.T) {
+	mr := miniredis.RunT(t)
+	a, b := newReplica(t, "redis://"+mr.Addr(), nil), newReplica(t, "redis://"+mr.Addr(), nil)
+	for i := range 5 {
+		if err := a.store.PushHistory("user:alice", []byte{'0' + byte(i)}, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = b.store.PushHistory("user:bob", []byte("b"), 3)
+	got, err := b.store.History("user:alice", 3)
+	if err != nil || len(got) != 3 || string(got[0]) != "4" || string(got[2]) != "2" {
+		t.Fatalf("alice's history through B: %q %v", got, err)
+	}
+	if got, _ := a.store.History("user:bob", 3); len(got) != 1 || string(got[0]) != "b" {
+		t.Fatalf("bob's history: %q", got)
+	}
+	mr.Close()
+	if _, err := a.store.History("user:alice", 3); err == nil {
+		t.Fatal("no error without Redis")
+	}
+}

@@ -73,6 +73,9 @@ type Options struct {
 	// SharedLimits holds the per-user rate-limit buckets across replicas (Redis); nil =
 	// each replica's own.
 	SharedLimits tools.SharedLimiter
+	// History keeps every user's search history across replicas (Redis); nil = each
+	// replica's memory.
+	History tools.HistoryStore
 	// Ready are further readiness checks (Redis) run by /readyz beside R2R's health.
 	Ready map[string]func(context.Context) error
 	// Now is the clock; nil = time.Now.
@@ -148,7 +151,7 @@ func (h *Handler) newUser(creds r2r.Credentials, id, source string) (*user, erro
 	if h.opts.Metrics != nil {
 		mw = append(mw, h.opts.Metrics.ToolMiddleware())
 	}
-	srv, err := h.base.ForCredentials(creds, server.UserOptions{Cache: h.opts.Cache, AuthSource: source, SharedLimits: h.opts.SharedLimits,
+	srv, err := h.base.ForCredentials(creds, server.UserOptions{Cache: h.opts.Cache, AuthSource: source, SharedLimits: h.opts.SharedLimits, History: h.opts.History,
 		Middleware: append(mw, collectionDefault(h.base.ToolDefs()))})
 	if err != nil {
 		return nil, err

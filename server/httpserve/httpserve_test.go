@@ -250,3 +250,36 @@ func TestKeyCheckWhileR2RIsDown(t *testing.T) {
 		t.Fatalf("R2R back: %d %+v", status, out)
 	}
 }
+
+// history reads the r2r://search/history resource.
+func history(t testing.TB, c *client.Client) string {
+	t.Helper()
+	req := mcp.ReadResourceRequest{}
+	req.Params.URI = "r2r://search/history"
+	res, err := c.ReadResource(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, ct := range res.Contents {
+		if tc, ok := ct.(mcp.TextResourceContents); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// Over HTTP the search history is each user's own.
+func TestSearchHistoryPerUser(t *testing.T) {
+	tm := newTeam(t)
+	rep := newReplica(t, tm, nil)
+	alice, bob := mcpClient(t, rep.URL, bearer(tm.Alice.Key)), mcpClient(t, rep.URL, bearer(tm.Bob.Key))
+	callText(t, alice, "r2r_search", map[string]any{"query": "alice asks about payouts"})
+	callText(t, bob, "r2r_search", map[string]any{"query": "bob asks about payouts"})
+	if h := history(t, alice); !strings.Contains(h, "alice asks") || strings.Contains(h, "bob asks") {
+		t.Errorf("alice's history: %s", h)
+	}
+	if h := history(t, bob); !strings.Contains(h, "bob asks") || strings.Contains(h, "alice asks") {
+		t.Errorf("bob's history: %s", h)
+	}
+}

@@ -103,6 +103,14 @@ func TestTwoReplicasOneRedis(t *testing.T) {
 		t.Fatalf("B does not see A's ingest at once: %s", text)
 	}
 
+	// Bob's search history is one across the replicas; Alice's holds none of it.
+	if h := history(t, bobA); !strings.Contains(h, "quokka migration") {
+		t.Errorf("bob's history through A lacks the searches made through B: %s", h)
+	}
+	if h := history(t, mcpClient(t, repB.URL, bearer(tm.Alice.Key))); strings.Contains(h, "quokka") {
+		t.Errorf("alice's history holds bob's search: %s", h)
+	}
+
 	// Many concurrent calls of both users through both replicas; Redis dies halfway.
 	clients := map[string][]*client.Client{
 		"alice": {mcpClient(t, repA.URL, bearer(tm.Alice.Key)), mcpClient(t, repB.URL, bearer(tm.Alice.Key))},

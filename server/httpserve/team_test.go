@@ -114,7 +114,7 @@ func newRedisReplica(t testing.TB, tm *team, redisURL string, adjust func(*serve
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = store.Close() })
-		opts.Cache, opts.SharedLimits = store.Cache(base.Cache), store
+		opts.Cache, opts.SharedLimits, opts.History = store.Cache(base.Cache), store, store
 		opts.Ready = map[string]func(context.Context) error{"redis": store.Ping}
 	}
 	h, err := httpserve.New(base, opts)
