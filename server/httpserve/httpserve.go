@@ -78,9 +78,19 @@ type Options struct {
 	History tools.HistoryStore
 	// Ready are further readiness checks (Redis) run by /readyz beside R2R's health.
 	Ready map[string]func(context.Context) error
+	// MaxInFlight bounds the requests to /mcp and the gateway answered at once; beyond it
+	// a request gets 429 (busy) at once. 0 = DefaultMaxInFlight.
+	MaxInFlight int
 	// Now is the clock; nil = time.Now.
 	Now func() time.Time
 }
+
+// DefaultMaxInFlight is Options.MaxInFlight's default.
+const DefaultMaxInFlight = 512
+
+// MaxBodyBytes bounds a request body: a JSON-RPC message or an invoke request. Files are
+// never uploaded over HTTP (ingest reads them on the server host), so messages are small.
+const MaxBodyBytes = 4 << 20
 
 // Handler is serve --http's http.Handler.
 type Handler struct {
@@ -90,6 +100,7 @@ type Handler struct {
 	users  *users
 	shared *user // AuthShared only
 	mux    *http.ServeMux
+	slots  chan struct{} // requests in flight
 }
 
 // New builds the handler around base, a server built by server.New with Remote set. It
@@ -111,7 +122,10 @@ func New(base *server.Server, o Options) (*Handler, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	h := &Handler{base: base, opts: o, log: o.Logger}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = DefaultMaxInFlight
+	}
+	h := &Handler{base: base, opts: o, log: o.Logger, slots: make(chan struct{}, o.MaxInFlight)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -184,6 +198,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serveUser authenticates a request and hands it to its user's handler f.
 func (h *Handler) serveUser(f func(*user, http.ResponseWriter, *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case h.slots <- struct{}{}:
+			defer func() { <-h.slots }()
+		default:
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusTooManyRequests, "busy",
+				fmt.Sprintf("r2r-mcp is answering %d requests already; try again in a second.", cap(h.slots)))
+			return
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		}
 		u := h.shared
 		if u == nil {
 			key, ok := apiKey(r)

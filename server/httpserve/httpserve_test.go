@@ -9,12 +9,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/server"
 	"github.com/r2r-mcp/r2r-mcp/server/httpserve"
 )
@@ -281,5 +283,44 @@ func TestSearchHistoryPerUser(t *testing.T) {
 	}
 	if h := history(t, bob); !strings.Contains(h, "bob asks") || strings.Contains(h, "alice asks") {
 		t.Errorf("bob's history: %s", h)
+	}
+}
+
+// Requests beyond MaxInFlight are refused at once with 429; bodies beyond MaxBodyBytes are
+// refused without being read whole.
+func TestBounds(t *testing.T) {
+	tm := newTeam(t)
+	tm.Emu.Configure(func(o *r2rtest.Options) { o.Latency = 300 * time.Millisecond })
+	rep := newReplica(t, tm, func(_ *server.Config, o *httpserve.Options) { o.MaxInFlight = 1 })
+	slow := make(chan int, 1)
+	go func() {
+		status, _, _ := invoke(t, rep.URL, tm.Alice.Key, "r2r_list_collections", nil)
+		slow <- status
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	var status int
+	for time.Now().Before(deadline) {
+		if status, _, _ = invoke(t, rep.URL, tm.Bob.Key, "r2r_status", nil); status == http.StatusTooManyRequests {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if status != http.StatusTooManyRequests {
+		t.Errorf("a second request while one is in flight: %d, want 429", status)
+	}
+	if s := <-slow; s != http.StatusOK {
+		t.Errorf("the request in flight: %d", s)
+	}
+
+	big := `{"tool":"r2r_search","arguments":{"query":"` + strings.Repeat("a", httpserve.MaxBodyBytes) + `"}}`
+	req, _ := http.NewRequest(http.MethodPost, rep.URL+"/mcp/invoke", strings.NewReader(big))
+	req.Header.Set("Authorization", "Bearer "+tm.Alice.Key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("a body over the bound: %d", resp.StatusCode)
 	}
 }
