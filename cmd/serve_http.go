@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -96,6 +97,17 @@ func (o *httpOptions) check(fs *pflag.FlagSet, readOnly bool) error {
 func runHTTP(ctx context.Context, cfg server.Config, o httpOptions, logger *slog.Logger) error {
 	m := metrics.New()
 	cfg.Remote = true
+	cfg.Settings = maps.Clone(cfg.Settings)
+	if cfg.Settings == nil {
+		cfg.Settings = map[string]string{}
+	}
+	cfg.Settings["http"], cfg.Settings["auth_mode"] = o.Addr, o.AuthMode
+	if o.RedisURL != "" {
+		cfg.Settings["redis"] = "configured"
+		if u, err := url.Parse(o.RedisURL); err == nil {
+			cfg.Settings["redis"] = u.Host // never the password
+		}
+	}
 	cfg.R2RMiddleware = append(cfg.R2RMiddleware, m.R2RMiddleware())
 	base, err := server.New(cfg, logger)
 	if err != nil {
@@ -138,6 +150,10 @@ func runHTTP(ctx context.Context, cfg server.Config, o httpOptions, logger *slog
 	logger.Info("r2r-mcp serving MCP over HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "version", cfg.Version,
 		"r2r_url", base.Deps.Client.BaseURL(), "auth_mode", o.AuthMode, "read_only", cfg.ReadOnly,
 		"tools", len(base.Tools))
+	if o.AuthMode == httpserve.AuthShared {
+		logger.Warn("--auth-mode shared: every caller reads with this server's credential and sends no key; " +
+			"let only the proxy reach this address")
+	}
 	return httpserve.Serve(ctx, ln, h, logger)
 }
 
