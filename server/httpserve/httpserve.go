@@ -130,7 +130,7 @@ func New(base *server.Server, o Options) (*Handler, error) {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	check := base.Deps.HealthClient
-	h.users = &users{ttl: o.KeyTTL, max: o.MaxKeys, now: o.Now, m: map[[32]byte]*user{},
+	h.users = &users{ttl: o.KeyTTL, max: o.MaxKeys, now: o.Now, m: map[[32]byte]*user{}, rejected: map[[32]byte]time.Time{},
 		check: func(ctx context.Context, key string) (*r2r.User, error) {
 			me, err := check.WithCredentials(r2r.APIKey(key)).Me(ctx)
 			h.countAuth(err)

@@ -147,6 +147,10 @@ func TestRejectedKeysReachNoTool(t *testing.T) {
 	if n := tm.Emu.Count(searchRoute); n != 0 {
 		t.Errorf("R2R saw %d searches from rejected callers", n)
 	}
+	// Each wrong key was checked once, although it was sent twice (MCP and gateway).
+	if n := tm.Emu.Count("GET /v3/users/me"); n != 2 {
+		t.Errorf("R2R checked the two wrong keys %d times", n)
+	}
 }
 
 // Requests whose Host or Origin is not allowed get 403 (DNS rebinding).

@@ -60,10 +60,15 @@ type users struct {
 	build func(key, id string) (*user, error)
 	now   func() time.Time
 
-	mu sync.Mutex
-	m  map[[sha256.Size]byte]*user
-	sf singleflight.Group
+	mu       sync.Mutex
+	m        map[[sha256.Size]byte]*user
+	rejected map[[sha256.Size]byte]time.Time // keys R2R refused, until when to refuse them unasked
+	sf       singleflight.Group
 }
+
+// rejectTTL is how long a key R2R refused is refused without asking R2R again, so a
+// client retrying with a bad key does not turn each retry into an R2R request.
+const rejectTTL = 10 * time.Second
 
 // get returns the user of key, checking it against R2R when it is new or its check is
 // older than ttl. errRejected means the key is not valid; other errors mean R2R could not
@@ -77,6 +82,10 @@ func (u *users) get(ctx context.Context, key string) (*user, error) {
 		e.used = now
 		u.mu.Unlock()
 		return e, nil
+	}
+	if until, ok := u.rejected[h]; ok && now.Before(until) {
+		u.mu.Unlock()
+		return nil, errRejected
 	}
 	u.mu.Unlock()
 	v, err, _ := u.sf.Do(string(h[:]), func() (any, error) {
@@ -112,10 +121,20 @@ func (u *users) get(ctx context.Context, key string) (*user, error) {
 	return v.(*user), nil
 }
 
+// forget drops h and remembers that R2R refused it.
 func (u *users) forget(h [sha256.Size]byte) {
 	u.mu.Lock()
+	defer u.mu.Unlock()
 	delete(u.m, h)
-	u.mu.Unlock()
+	now := u.now()
+	if len(u.rejected) >= u.max {
+		for k, until := range u.rejected {
+			if !now.Before(until) || len(u.rejected) >= u.max {
+				delete(u.rejected, k)
+			}
+		}
+	}
+	u.rejected[h] = now.Add(min(rejectTTL, u.ttl))
 }
 
 // evictLocked makes room for one more user: expired checks go first, then the least
