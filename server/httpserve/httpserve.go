@@ -16,13 +16,11 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
@@ -268,53 +266,6 @@ func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) {
 	writeText(w, status, b.String())
 }
 
-// checkOrigin applies the Host and Origin allow-lists; it returns why a request is refused,
-// or "".
-func (h *Handler) checkOrigin(r *http.Request) string {
-	if !hostAllowed(r.Host, h.opts.AllowedHosts) {
-		return fmt.Sprintf("Host %q is not allowed; the operator can add it with --allowed-hosts.", r.Host)
-	}
-	if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, r.Host, h.opts.AllowedOrigins) {
-		return fmt.Sprintf("Origin %q is not allowed; the operator can add it with --allowed-origins.", o)
-	}
-	return ""
-}
-
-func hostAllowed(hostport string, allowed []string) bool {
-	host := hostOnly(hostport)
-	if host == "localhost" || isLoopbackIP(host) {
-		return true
-	}
-	for _, a := range allowed {
-		if a == "*" || strings.EqualFold(hostOnly(a), host) {
-			return true
-		}
-	}
-	return false
-}
-
-func originAllowed(origin, host string, allowed []string) bool {
-	for _, a := range allowed {
-		if a == "*" || strings.EqualFold(strings.TrimRight(a, "/"), origin) {
-			return true
-		}
-	}
-	// A page served by this very host (same origin) may call it.
-	return strings.EqualFold(origin, "http://"+host) || strings.EqualFold(origin, "https://"+host)
-}
-
-func hostOnly(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return strings.ToLower(h)
-	}
-	return strings.ToLower(strings.Trim(hostport, "[]"))
-}
-
-func isLoopbackIP(host string) bool {
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // countAuth counts one key check by its result.
 func (h *Handler) countAuth(err error) {
 	if h.opts.Metrics == nil {
@@ -335,49 +286,6 @@ func r2rProblem(err error) string {
 	return tools.Sanitize(err.Error())
 }
 
-// collectionDefault fills in collection_id from the request's collection (header or
-// server default) for tools that take one, when the call names none. It runs before the
-// argument validation, which then checks the value like any other.
-func collectionDefault(defs []mcp.Tool) mcpserver.ToolHandlerMiddleware {
-	takes := map[string]bool{}
-	for _, d := range defs {
-		if _, ok := d.InputSchema.Properties["collection_id"]; ok {
-			takes[d.Name] = true
-		}
-	}
-	return func(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			c, ok := collectionFrom(ctx)
-			if !ok || !takes[req.Params.Name] {
-				return next(ctx, req)
-			}
-			args, isMap := req.Params.Arguments.(map[string]any)
-			if req.Params.Arguments != nil && !isMap {
-				return next(ctx, req) // not an object: the validation says so
-			}
-			if _, given := args["collection_id"]; given {
-				return next(ctx, req)
-			}
-			filled := make(map[string]any, len(args)+1)
-			maps.Copy(filled, args)
-			filled["collection_id"] = c
-			req.Params.Arguments = filled
-			return next(ctx, req)
-		}
-	}
-}
-
-type collectionKey struct{}
-
-func withCollection(ctx context.Context, c string) context.Context {
-	return context.WithValue(ctx, collectionKey{}, c)
-}
-
-func collectionFrom(ctx context.Context) (string, bool) {
-	c, ok := ctx.Value(collectionKey{}).(string)
-	return c, ok && c != ""
-}
-
 // unauthorized answers 401 with a WWW-Authenticate challenge.
 func unauthorized(w http.ResponseWriter, params, msg string) {
 	w.Header().Set("WWW-Authenticate", `Bearer realm="r2r-mcp"`+params)
@@ -393,64 +301,4 @@ func writeText(w http.ResponseWriter, status int, s string) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(s))
-}
-
-// recorder remembers a response's status and size for the access log.
-type recorder struct {
-	http.ResponseWriter
-	status int
-	bytes  int
-	user   string
-	wrote  bool
-}
-
-func (r *recorder) WriteHeader(code int) {
-	if !r.wrote {
-		r.status, r.wrote = code, true
-	}
-	r.ResponseWriter.WriteHeader(code)
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	r.wrote = true
-	n, err := r.ResponseWriter.Write(b)
-	r.bytes += n
-	return n, err
-}
-
-// Flush passes streaming (SSE) responses through.
-func (r *recorder) Flush() {
-	if f, ok := r.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
-
-// Serve answers HTTP on ln with h until ctx ends, then stops accepting, lets calls in
-// flight finish for up to 10 s and returns nil.
-func Serve(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger) error {
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	err := srv.Shutdown(sctx)
-	<-done
-	if err != nil {
-		return fmt.Errorf("stopping the HTTP server: %w", err)
-	}
-	return nil
 }
