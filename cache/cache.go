@@ -1,5 +1,5 @@
 // Package cache is r2r-mcp's in-process result cache: a byte-bounded ristretto cache of
-// serialised tool results with a TTL per kind of result, keys that bind R2R URL, credential
+// finished tool results with a TTL per kind of result, keys that bind R2R URL, credential
 // identity, tool, effective arguments and collection generation, per-collection invalidation,
 // request coalescing and stats.
 //
@@ -62,7 +62,7 @@ type Config struct {
 // Cache is a concurrency-safe result cache. Create it with New; the zero value is not usable,
 // but a nil *Cache is (as a disabled cache).
 type Cache struct {
-	rc       *ristretto.Cache[string, []byte]
+	rc       *ristretto.Cache[string, any]
 	maxBytes int64
 	ttl      map[Kind]time.Duration // read-only after New
 	gens     generations
@@ -76,6 +76,26 @@ type Cache struct {
 	stored, rejected               atomic.Uint64
 	evicted, expired               atomic.Uint64
 	waiting                        atomic.Int64 // callers blocked on a load (tests observe it)
+}
+
+// Sized is a cached value that knows its cost in bytes. []byte and string values cost their
+// length; any other value that is not Sized costs 1.
+type Sized interface {
+	CacheSize() int
+}
+
+// costOf is the number of bytes value counts against MaxBytes.
+func costOf(value any) int64 {
+	var n int
+	switch v := value.(type) {
+	case Sized:
+		n = v.CacheSize()
+	case []byte:
+		n = len(v)
+	case string:
+		n = len(v)
+	}
+	return max(int64(n), 1)
 }
 
 // Expected mean size of one cached result; only sizes ristretto's frequency sketch.
@@ -99,12 +119,12 @@ func New(cfg Config) (*Cache, error) {
 	// ristretto recommends ~10 counters per item the full cache holds.
 	counters := min(max(10*(cfg.MaxBytes/typicalValueBytes), 1000), 10_000_000)
 	c := &Cache{maxBytes: cfg.MaxBytes, ttl: ttl}
-	rc, err := ristretto.NewCache(&ristretto.Config[string, []byte]{
+	rc, err := ristretto.NewCache(&ristretto.Config[string, any]{
 		NumCounters: counters,
 		MaxCost:     cfg.MaxBytes,
 		BufferItems: 64,
 		Metrics:     true,
-		// Cost is exactly len(value); ristretto's per-item bookkeeping is not counted.
+		// Cost is costOf(value); ristretto's per-item bookkeeping is not counted.
 		IgnoreInternalCost: true,
 		KeyToHash:          keyToHash,
 		OnEvict:            c.onEvict,
@@ -118,7 +138,7 @@ func New(cfg Config) (*Cache, error) {
 
 // onEvict runs on ristretto's goroutines for entries removed to make room (no expiration
 // recorded on the victim) and for entries removed by the periodic TTL cleanup.
-func (c *Cache) onEvict(it *ristretto.Item[[]byte]) {
+func (c *Cache) onEvict(it *ristretto.Item[any]) {
 	if !it.Expiration.IsZero() && !time.Now().Before(it.Expiration) {
 		c.expired.Add(1)
 		return
@@ -134,9 +154,9 @@ func (c *Cache) TTL(kind Kind) time.Duration {
 	return c.ttl[kind]
 }
 
-// Get returns the value stored under key, if present and not expired. The returned slice is
-// shared with the cache and must not be modified.
-func (c *Cache) Get(key string) ([]byte, bool) {
+// Get returns the value stored under key, if present and not expired. The value is shared
+// with the cache and every other caller: it must not be modified.
+func (c *Cache) Get(key string) (any, bool) {
 	if c == nil {
 		return nil, false
 	}
@@ -155,7 +175,7 @@ func (c *Cache) Get(key string) ([]byte, bool) {
 }
 
 // peek is Get without counting a hit or miss.
-func (c *Cache) peek(key string) ([]byte, bool) {
+func (c *Cache) peek(key string) (any, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.closed {
@@ -164,12 +184,12 @@ func (c *Cache) peek(key string) ([]byte, bool) {
 	return c.rc.Get(key)
 }
 
-// Set stores value under key for the TTL of kind, at a cost of len(value) bytes, and waits
+// Set stores value under key for the TTL of kind, at a cost of costOf(value) bytes, and waits
 // until ristretto has applied it, so a Get right after Set sees it. It reports whether the
 // value is now stored: false when c is nil or closed, the kind is not cached, or the entry
 // was rejected (larger than MaxBytes, refused by the admission policy, or dropped under
 // contention). The cache keeps value; the caller must not modify it afterwards.
-func (c *Cache) Set(kind Kind, key string, value []byte) bool {
+func (c *Cache) Set(kind Kind, key string, value any) bool {
 	ttl := c.TTL(kind)
 	if ttl <= 0 {
 		return false
@@ -179,7 +199,7 @@ func (c *Cache) Set(kind Kind, key string, value []byte) bool {
 	if c.closed {
 		return false
 	}
-	cost := max(int64(len(value)), 1)
+	cost := costOf(value)
 	if cost > c.maxBytes || !c.rc.SetWithTTL(key, value, cost, ttl) {
 		c.rejected.Add(1)
 		return false
@@ -194,7 +214,7 @@ func (c *Cache) Set(kind Kind, key string, value []byte) bool {
 }
 
 type loaded struct {
-	value  []byte
+	value  any
 	cached bool
 }
 
@@ -205,7 +225,7 @@ type loaded struct {
 // only because its starter's context ended, the other waiters run it again. Errors are
 // returned, never stored. When c is nil or closed or kind is not cached, load is simply called.
 // A panic in load is returned as an error.
-func (c *Cache) GetOrLoad(ctx context.Context, kind Kind, key string, load func(context.Context) ([]byte, error)) (value []byte, cached bool, err error) {
+func (c *Cache) GetOrLoad(ctx context.Context, kind Kind, key string, load func(context.Context) (any, error)) (value any, cached bool, err error) {
 	if c.TTL(kind) <= 0 || c.isClosed() {
 		v, err := load(ctx)
 		return v, false, err
@@ -227,7 +247,7 @@ func (c *Cache) GetOrLoad(ctx context.Context, kind Kind, key string, load func(
 	return l.value, l.cached, nil
 }
 
-func (c *Cache) loadAndStore(ctx context.Context, kind Kind, key string, load func(context.Context) ([]byte, error)) (_ loaded, err error) {
+func (c *Cache) loadAndStore(ctx context.Context, kind Kind, key string, load func(context.Context) (any, error)) (_ loaded, err error) {
 	// A previous flight may have stored the value after this caller's miss.
 	if v, ok := c.peek(key); ok {
 		return loaded{value: v, cached: true}, nil

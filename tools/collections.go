@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -94,7 +95,8 @@ func listCollectionsTool(d *Deps) Tool {
 		if err != nil {
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{}), nil
 		}
-		o := ListCollectionsOutput{Collections: page.Items, Total: page.Total, Offset: offset, Limit: limit, Cached: cached}
+		// page may be shared with the cache: the project's collection is marked on a copy.
+		o := ListCollectionsOutput{Collections: slices.Clone(page.Items), Total: page.Total, Offset: offset, Limit: limit, Cached: cached}
 		if o.Collections == nil {
 			o.Collections = []CollectionSummary{}
 		}

@@ -116,7 +116,9 @@ func listDocumentsTool(d *Deps) Tool {
 			return result(o.Note, o), nil
 		}
 		args := map[string]any{"offset": offset, "limit": limit, "status_filter": filter}
+		base := o
 		o, cached, err := cachedLoad(ctx, d, cache.KindList, def.Name, args, s.ID, func(ctx context.Context) (ListDocumentsOutput, bool, error) {
+			o := base // a copy of its own: this load may outlive the call that started it
 			var seen []r2r.Document
 			if filter == "all" {
 				page, err := d.Client.ListCollectionDocuments(ctx, s.ID, r2r.ListParams{Offset: offset, Limit: limit})
@@ -514,8 +516,9 @@ func (d *Deps) readDocument(ctx context.Context, id string, offset, maxChars int
 	if err != nil {
 		return nil, r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id))
 	}
-	o.Cached = cached
-	return o, nil
+	c := *o // o may be shared with the cache
+	c.Cached = cached
+	return &c, nil
 }
 
 // loadDocument reads a document and one page of its reassembled text from R2R.

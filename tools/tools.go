@@ -47,8 +47,9 @@ type Cache interface {
 	// collection (see cache.Key).
 	Key(k cache.Key) (string, error)
 	// GetOrLoad returns the value under key, or runs load and stores its result for the
-	// TTL of kind; errors are returned, never stored. cached reports a hit.
-	GetOrLoad(ctx context.Context, kind cache.Kind, key string, load func(context.Context) ([]byte, error)) (value []byte, cached bool, err error)
+	// TTL of kind; errors are returned, never stored. cached reports a hit. Values are
+	// shared, never modified.
+	GetOrLoad(ctx context.Context, kind cache.Kind, key string, load func(context.Context) (any, error)) (value any, cached bool, err error)
 	// Bump makes every entry that depends on collection unreachable (a new generation);
 	// called after a write to that collection. Bump("") invalidates results that span
 	// collections (the collection list, documents).
@@ -119,6 +120,7 @@ type Deps struct {
 	initOnce sync.Once
 	limits   *limiters
 	ingests  *ingestTracker
+	titles   titleMemory
 }
 
 // Deadlines (DESIGN §6: every tool answers within 50 s; clients give up around 60 s).
@@ -146,6 +148,9 @@ func (d *Deps) tracker() *ingestTracker {
 	d.setup()
 	return d.ingests
 }
+
+// titleMemory returns the document titles remembered by id.
+func (d *Deps) titleMemory() *titleMemory { return &d.titles }
 
 func (d *Deps) now() time.Time {
 	if d.Now != nil {
