@@ -35,8 +35,9 @@ const (
 	KindDocument Kind = "document" // one document's metadata or content
 )
 
-// DefaultMaxBytes is the usual bound (64 MiB), the default of serve's --cache-size.
-const DefaultMaxBytes int64 = 64 << 20
+// DefaultMaxBytes is the usual bound (16 MiB), the default of serve's --cache-size: about
+// 2,500 ten-hit searches, and a serve process that stays under 48 MiB when it is full.
+const DefaultMaxBytes int64 = 16 << 20
 
 // DefaultTTL returns the default time-to-live per kind: search 300 s, rag 120 s, list 60 s,
 // document 60 s.
@@ -62,7 +63,9 @@ type Config struct {
 // Cache is a concurrency-safe result cache. Create it with New; the zero value is not usable,
 // but a nil *Cache is (as a disabled cache).
 type Cache struct {
-	rc       *ristretto.Cache[string, any]
+	rcConfig *ristretto.Config[string, any]
+	rcOnce   sync.Once
+	rc       atomic.Pointer[ristretto.Cache[string, any]] // nil until first use
 	maxBytes int64
 	ttl      map[Kind]time.Duration // read-only after New
 	gens     generations
@@ -119,7 +122,7 @@ func New(cfg Config) (*Cache, error) {
 	// ristretto recommends ~10 counters per item the full cache holds.
 	counters := min(max(10*(cfg.MaxBytes/typicalValueBytes), 1000), 10_000_000)
 	c := &Cache{maxBytes: cfg.MaxBytes, ttl: ttl}
-	rc, err := ristretto.NewCache(&ristretto.Config[string, any]{
+	c.rcConfig = &ristretto.Config[string, any]{
 		NumCounters: counters,
 		MaxCost:     cfg.MaxBytes,
 		BufferItems: 64,
@@ -128,12 +131,20 @@ func New(cfg Config) (*Cache, error) {
 		IgnoreInternalCost: true,
 		KeyToHash:          keyToHash,
 		OnEvict:            c.onEvict,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("cache: %w", err)
 	}
-	c.rc = rc
 	return c, nil
+}
+
+// store returns the ristretto cache, built on first use (its counters and goroutines are
+// not worth having before a result is cached); nil if it cannot be built, which the
+// configuration New checks rules out.
+func (c *Cache) store() *ristretto.Cache[string, any] {
+	c.rcOnce.Do(func() {
+		if rc, err := ristretto.NewCache(c.rcConfig); err == nil {
+			c.rc.Store(rc)
+		}
+	})
+	return c.rc.Load()
 }
 
 // onEvict runs on ristretto's goroutines for entries removed to make room (no expiration
@@ -165,7 +176,11 @@ func (c *Cache) Get(key string) (any, bool) {
 	if c.closed {
 		return nil, false
 	}
-	v, ok := c.rc.Get(key)
+	rc := c.store()
+	if rc == nil {
+		return nil, false
+	}
+	v, ok := rc.Get(key)
 	if ok {
 		c.hits.Add(1)
 	} else {
@@ -181,7 +196,11 @@ func (c *Cache) peek(key string) (any, bool) {
 	if c.closed {
 		return nil, false
 	}
-	return c.rc.Get(key)
+	rc := c.store()
+	if rc == nil {
+		return nil, false
+	}
+	return rc.Get(key)
 }
 
 // Set stores value under key for the TTL of kind, at a cost of costOf(value) bytes, and waits
@@ -200,12 +219,13 @@ func (c *Cache) Set(kind Kind, key string, value any) bool {
 		return false
 	}
 	cost := costOf(value)
-	if cost > c.maxBytes || !c.rc.SetWithTTL(key, value, cost, ttl) {
+	rc := c.store()
+	if rc == nil || cost > c.maxBytes || !rc.SetWithTTL(key, value, cost, ttl) {
 		c.rejected.Add(1)
 		return false
 	}
-	c.rc.Wait()
-	if _, ok := c.rc.GetTTL(key); !ok {
+	rc.Wait()
+	if _, ok := rc.GetTTL(key); !ok {
 		c.rejected.Add(1)
 		return false
 	}
@@ -327,7 +347,6 @@ func (c *Cache) Stats() Stats {
 	if c.closed {
 		return Stats{}
 	}
-	m := c.rc.Metrics
 	s := Stats{
 		Enabled:      true,
 		Hits:         c.hits.Load(),
@@ -338,12 +357,14 @@ func (c *Cache) Stats() Stats {
 		SetsRejected: c.rejected.Load(),
 		Evictions:    c.evicted.Load(),
 		Expirations:  c.expired.Load(),
-		CostBytes:    c.maxBytes - c.rc.RemainingCost(),
 		MaxBytes:     c.maxBytes,
 		TTLSeconds:   make(map[string]float64, len(c.ttl)),
 	}
-	if added, gone := m.KeysAdded(), m.KeysEvicted(); added > gone {
-		s.Entries = added - gone
+	if rc := c.rc.Load(); rc != nil {
+		s.CostBytes = c.maxBytes - rc.RemainingCost()
+		if added, gone := rc.Metrics.KeysAdded(), rc.Metrics.KeysEvicted(); added > gone {
+			s.Entries = added - gone
+		}
 	}
 	if n := s.Hits + s.Misses; n > 0 {
 		s.HitRatio = float64(s.Hits) / float64(n)
@@ -372,5 +393,7 @@ func (c *Cache) Close() {
 		return
 	}
 	c.closed = true
-	c.rc.Close()
+	if rc := c.rc.Load(); rc != nil {
+		rc.Close()
+	}
 }

@@ -232,7 +232,7 @@ func TestServeResilienceFlags(t *testing.T) {
 		wantErr string
 	}{
 		{name: "defaults", check: func(c server.Config) bool {
-			return c.CacheSize == 64<<20 && c.CacheTTLSearch == 300*time.Second && c.CacheTTLRAG == 120*time.Second &&
+			return c.CacheSize == 16<<20 && c.CacheTTLSearch == 300*time.Second && c.CacheTTLRAG == 120*time.Second &&
 				c.CacheTTLList == 60*time.Second && c.RetryMax == 3 && c.RetryWait == 200*time.Millisecond &&
 				c.BreakerFailures == 5 && c.BreakerCooldown == time.Minute && c.BreakerSuccesses == 2 &&
 				c.RateLimit == 10 && c.RateBurst == 20 && c.RAGRateLimit == 2 && c.RAGRateBurst == 5 &&

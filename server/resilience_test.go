@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
@@ -19,12 +20,12 @@ func TestConfigResilience(t *testing.T) {
 		check func(resilience) bool
 	}{
 		{name: "defaults", want: map[string]string{
-			"cache_size": "64MiB", "cache_ttl_search": "5m0s", "cache_ttl_rag": "2m0s", "cache_ttl_list": "1m0s",
+			"cache_size": "16MiB", "cache_ttl_search": "5m0s", "cache_ttl_rag": "2m0s", "cache_ttl_list": "1m0s",
 			"retry_max": "3", "retry_wait": "200ms", "breaker_failures": "5", "breaker_cooldown": "1m0s",
 			"breaker_successes": "2", "rate_limit": "10/s burst 20", "rag_rate_limit": "2/s burst 5",
 			"timeout_search": "20s", "timeout_rag": "45s", "timeout": "15s",
 		}, check: func(r resilience) bool {
-			return r.cacheSize == 64<<20 && r.limits.For("r2r_search") == tools.DefaultRateLimit &&
+			return r.cacheSize == cache.DefaultMaxBytes && r.limits.For("r2r_search") == tools.DefaultRateLimit &&
 				r.limits.For("r2r_rag_query") == tools.DefaultRAGRateLimit
 		}},
 		{name: "negative switches off", cfg: Config{CacheSize: -1, CacheTTLRAG: -1, RetryMax: -1, RateLimit: -1, RAGRateLimit: -1},

@@ -19,7 +19,9 @@ import (
 	"maps"
 	"math"
 	"net/http"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -101,7 +103,7 @@ type Config struct {
 	// Resilience and caching (DESIGN §6). Zero values take the defaults; where "negative"
 	// is mentioned, a negative value switches the feature off.
 
-	// CacheSize bounds the result cache in bytes; 0 = cache.DefaultMaxBytes (64 MiB),
+	// CacheSize bounds the result cache in bytes; 0 = cache.DefaultMaxBytes (16 MiB),
 	// negative = no cache.
 	CacheSize int64
 	// CacheTTLSearch, CacheTTLRAG and CacheTTLList are how long search results, RAG
@@ -281,6 +283,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	}
 	clientLog.Store(s.MCP)
 	defer s.Close()
+	limitMemory(s.Cache.Stats().MaxBytes)
 
 	logger.Info("r2r-mcp serving on stdio", "version", cfg.Version, "r2r_url", s.Deps.Client.BaseURL(),
 		"url_source", cfg.URLSource, "auth_source", cfg.AuthSource, "read_only", cfg.ReadOnly,
@@ -290,6 +293,22 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 		logger.Warn("credentials", "warning", cfg.AuthWarning)
 	}
 	return serveStdio(ctx, s.MCP, s.cancelled.watch(ctx, stdin), s.cancelled.filter(stdout), logger, cfg.ShutdownGrace)
+}
+
+// memoryHeadroom is what a serve process needs beside its result cache: the runtime, the
+// tool registry, requests in flight.
+const memoryHeadroom = 24 << 20
+
+// limitMemory sets the Go runtime's soft memory limit to the cache's bound plus
+// memoryHeadroom, unless GOMEMLIMIT says otherwise. Without it a full cache lets the heap
+// grow to twice its live size before a collection (GOGC=100); with it, the process stays
+// near what the cache is allowed (a larger transient need, a big R2R response, still
+// succeeds: the limit is soft).
+func limitMemory(cacheBytes int64) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set || cacheBytes <= 0 {
+		return
+	}
+	debug.SetMemoryLimit(cacheBytes + memoryHeadroom)
 }
 
 // Server is a configured MCP server and the dependencies its tools share.
@@ -415,10 +434,7 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	}
 
 	registry := tools.Filter(tools.Registry(deps), cfg.ReadOnly)
-	validator, err := newArgValidator(registry, logger.With("component", "validate"))
-	if err != nil {
-		return nil, err
-	}
+	validator := newArgValidator(registry, logger.With("component", "validate"))
 	roots := &rootsBridge{projects: projects, logger: logger.With("component", "roots")}
 
 	hooks := &mcpserver.Hooks{}

@@ -46,6 +46,17 @@ func newCachedValue[T any](v T) *cachedValue[T] {
 	return c
 }
 
+// rateLimited makes load take the call's rate-limit token first (see admitR2R).
+func rateLimited[T any](load func(context.Context) (T, bool, error)) func(context.Context) (T, bool, error) {
+	return func(ctx context.Context) (T, bool, error) {
+		if err := admitR2R(ctx); err != nil {
+			var zero T
+			return zero, false, err
+		}
+		return load(ctx)
+	}
+}
+
 // withCachedMarker marks the text of a result served from the cache.
 func withCachedMarker(text string, cached bool) string {
 	if cached {
@@ -76,6 +87,7 @@ func (*noStore) Error() string { return "tools: result not cacheable" }
 // searchable must not be served for minutes after it is.
 func cachedLoad[T any](ctx context.Context, d *Deps, kind cache.Kind, tool string, args map[string]any, collection string,
 	load func(context.Context) (T, bool, error)) (out T, cached bool, err error) {
+	load = rateLimited(load)
 	if d.Cache == nil {
 		out, _, err = load(ctx)
 		return out, false, err

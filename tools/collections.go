@@ -58,7 +58,7 @@ func listCollectionsTool(d *Deps) Tool {
 	)
 	def := newTool("r2r_list_collections", opts...)
 	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Cached: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil

@@ -84,7 +84,7 @@ func listDocumentsTool(d *Deps) Tool {
 	)
 	def := newTool("r2r_list_documents", opts...)
 	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil
@@ -473,7 +473,7 @@ func getDocumentTool(d *Deps) Tool {
 	)
 	def := newTool("r2r_get_document", opts...)
 	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil

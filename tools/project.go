@@ -477,7 +477,10 @@ func (p *ProjectResolver) lookup(ctx context.Context, c *r2r.Client, key string,
 	}
 	p.mu.Unlock()
 
-	coll, err := c.GetCollection(ctx, m.CollectionID)
+	// Concurrent first calls share one check.
+	coll, _, err := cache.Flight(ctx, &p.sf, "validate/"+key, func(ctx context.Context) (*r2r.Collection, error) {
+		return c.GetCollection(ctx, m.CollectionID)
+	})
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.validated[key] = true

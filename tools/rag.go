@@ -107,7 +107,7 @@ func ragQueryTool(d *Deps) Tool {
 	)
 	def := newTool("r2r_rag_query", opts...)
 	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil
@@ -213,7 +213,7 @@ func (d *Deps) runRAG(ctx context.Context, base RAGOutput, s *scope, q ragReques
 	var terr error
 	if q.includeSources {
 		o.Sources = ragSources(o.Answer, res)
-		terr = d.fillTitles(ctx, len(o.Sources), func(i int) string { return o.Sources[i].DocumentID },
+		terr = d.fillTitles(ctx, s.ID, len(o.Sources), func(i int) string { return o.Sources[i].DocumentID },
 			func(i int) *string { return &o.Sources[i].Title })
 		if terr != nil && ctx.Err() != nil {
 			return answer[RAGOutput]{}, false, ctx.Err()

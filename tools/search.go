@@ -89,7 +89,7 @@ func searchTool(d *Deps) Tool {
 	)
 	def := newTool("r2r_search", opts...)
 	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil
@@ -165,7 +165,7 @@ func (d *Deps) runSearch(ctx context.Context, base SearchOutput, s *scope, filte
 	for i, c := range chunks {
 		titles[i] = chunkTitle(c.Metadata)
 	}
-	terr := d.fillTitles(ctx, len(chunks), func(i int) string { return chunks[i].DocumentID },
+	terr := d.fillTitles(ctx, s.ID, len(chunks), func(i int) string { return chunks[i].DocumentID },
 		func(i int) *string { return &titles[i] })
 	if terr != nil && ctx.Err() != nil {
 		return answer[SearchOutput]{}, false, ctx.Err()

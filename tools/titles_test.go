@@ -31,6 +31,7 @@ func TestTitlesOfDocumentsIngestedElsewhere(t *testing.T) {
 			}
 			want := "payout-backlog.md"
 			if listFails {
+				e.r2r.ForceStatus("GET /v3/collections/{id}/documents", 503, 10)
 				e.r2r.ForceStatus("GET /v3/documents", 503, 10)
 				want = untitled
 			}

@@ -37,6 +37,9 @@ type Tool struct {
 	Handler  server.ToolHandlerFunc // mcp-go
 	Group    string                 // "search", "documents", "collections", "status"
 	ReadOnly bool                   // must equal Def.Annotations.ReadOnlyHint (checked by Check)
+	// Cached marks tools whose reads go through the result cache: their rate limit applies
+	// only to calls that miss and reach R2R.
+	Cached bool
 }
 
 // Cache is what the tools need from the result cache; *cache.Cache implements it (and a
@@ -188,7 +191,7 @@ func Registry(deps *Deps) []Tool {
 	deps.setup()
 	for i := range tools {
 		name := tools[i].Def.Name
-		tools[i].Handler = deps.limits.wrap(deps, name, guard(deps, name, tools[i].Handler))
+		tools[i].Handler = deps.limits.wrap(deps, name, tools[i].Cached, guard(deps, name, tools[i].Handler))
 	}
 	return tools
 }
