@@ -12,11 +12,16 @@ LDFLAGS   := -s -w -X github.com/r2r-mcp/r2r-mcp/cmd.version=$(VERSION) \
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/r2r-mcp .
 
-## test: everything CI checks — formatting, vet, unit and end-to-end tests with the race detector.
+## test: everything CI checks — formatting, vet, unit and end-to-end tests and each benchmark
+## once, with the race detector — then the tests that were skipped, and why. End-to-end tests
+## mostly wait on child processes, so more of them run at once than there are CPUs.
 test: fmt-check vet
-	$(GO) test -race -count=1 ./...
-	$(GO) test -run '^$$' -bench . -benchtime 1x ./... > /dev/null || { echo "benchmarks fail: run make bench"; exit 1; }
-	@$(MAKE) --no-print-directory test-keyring
+	@log=$$(mktemp); trap 'rm -f "$$log"' EXIT; \
+	$(GO) test -race -count=1 -parallel 8 -bench . -benchtime 1x -json ./... > "$$log" 2>&1; rc=$$?; \
+	awk -f .ci/test-summary.awk "$$log" || rc=1; exit $$rc
+	@out=$$(mktemp); trap 'rm -f "$$out"' EXIT; \
+	$(MAKE) --no-print-directory test-keyring > "$$out" 2>&1; rc=$$?; \
+	grep -v 'Failed to set fd limit' "$$out"; exit $$rc
 
 ## test-keyring: login/serve/logout against a real Secret Service (gnome-keyring in a private
 ## D-Bus session). Skipped with a note when those are not installed, except under CI=true.

@@ -311,7 +311,7 @@ variable over the default, and an invalid value stops serve with an error naming
 // stored credential is read, and a password or refresh-token credential logs in, on the
 // first tool call.
 func serveConfig(ctx context.Context, deps Deps, opts *serveOptions, logger *slog.Logger) (server.Config, error) {
-	dir, _, err := projectDir(opts.ProjectDir)
+	dir, _, err := projectDir(deps.Getenv, opts.ProjectDir)
 	if err != nil {
 		return server.Config{}, err
 	}

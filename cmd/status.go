@@ -212,7 +212,7 @@ func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 		StatusSetting{Name: "config_dir", Value: configDir, Source: dirSource},
 	)
 
-	dir, startSource, err := projectDir(o.ProjectDir)
+	dir, startSource, err := projectDir(deps.Getenv, o.ProjectDir)
 	if err != nil {
 		return nil, err
 	}

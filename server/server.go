@@ -5,7 +5,7 @@
 // the first tool call, so the server starts even when R2R is down or the credentials are
 // wrong, and the tools then say what is wrong and what to do.
 //
-// New wires the resilience of DESIGN §6: one circuit breaker for the R2R URL around
+// New wires the resilience: one circuit breaker for the R2R URL around
 // retries of idempotent calls (r2r.Resilient), the byte-bounded result cache, per-tool rate
 // limits and deadlines (in tools). A client's notifications/cancelled aborts the call's
 // R2R request, and the cancelled call gets no response (cancel.go).
@@ -100,7 +100,7 @@ type Config struct {
 	// the project (--allow-dir).
 	AllowDirs []string
 
-	// Resilience and caching (DESIGN §6). Zero values take the defaults; where "negative"
+	// Resilience and caching. Zero values take the defaults; where "negative"
 	// is mentioned, a negative value switches the feature off.
 
 	// CacheSize bounds the result cache in bytes; 0 = cache.DefaultMaxBytes (16 MiB),

@@ -36,7 +36,7 @@ func refuse(kind, format string, a ...any) *ConfineError {
 	return &ConfineError{Kind: kind, Msg: fmt.Sprintf(format, a...)}
 }
 
-// maxUploadBytes is R2R's default per-extension upload limit (r2r-api.md §9, decimal
+// maxUploadBytes is R2R's default per-extension upload limit (decimal
 // MB). Extensions R2R accepts but lists no limit for use otherMaxUploadBytes.
 var maxUploadBytes = map[string]int64{
 	"txt": 2e6, "md": 2e6, "tsv": 2e6,
@@ -53,7 +53,7 @@ var maxUploadBytes = map[string]int64{
 // largest per-type default.
 const otherMaxUploadBytes = 30e6
 
-// documentTypes are the extensions R2R ingests (r2r-api.md §2.2); others get 415.
+// documentTypes are the extensions R2R ingests; others get 415.
 var documentTypes = []string{"mp3", "csv", "eml", "msg", "p7s", "epub", "xls", "xlsx", "html", "htm",
 	"bmp", "heic", "jpeg", "png", "tiff", "jpg", "svg", "md", "org", "odt", "pdf", "txt", "json", "ppt",
 	"pptx", "rst", "rtf", "tsv", "gif", "doc", "docx", "py", "js", "ts", "css"}
@@ -107,7 +107,7 @@ type confinedFile struct {
 	Links uint64
 }
 
-// confineFile applies the rules of DESIGN §8 to a caller's path and reads the file.
+// confineFile applies the confinement rules to a caller's path and reads the file.
 // Relative paths are taken from the first root (the project root). Every failure is a
 // *ConfineError that names the rule and the way out.
 func confineFile(p string, roots []string) (*confinedFile, error) {

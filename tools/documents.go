@@ -302,7 +302,7 @@ func listDocumentsText(o ListDocumentsOutput, s *scope) string {
 }
 
 // ingestionOrder is the order R2R moves through ingestion states (simple flow: parsing →
-// augmenting → embedding → storing → success; r2r-api.md §2.2), with the progress each
+// augmenting → embedding → storing → success), with the progress each
 // state stands for.
 var ingestionOrder = []struct {
 	status   string
@@ -583,7 +583,7 @@ func isNotFound(err error) bool { return errors.Is(err, r2r.ErrNotFound) }
 const maxChunks = maxChunkPages * scanPage
 
 // readChunks reassembles a document's text (sanitized) from its chunks, in chunk order
-// (R2R lists them ordered by chunk_order, r2r-api.md §2.3). It stops reading once the text
+// (R2R lists them ordered by chunk_order). It stops reading once the text
 // is longer than need characters, so a page near the start of a long document does not
 // fetch every chunk: exact is then false and the text is only a prefix. Pages start small
 // (sized to need) and double. chunkCount is R2R's count of the document's chunks;

@@ -16,7 +16,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
-// Error codes of error results (DESIGN §5), in ErrorInfo.Code.
+// Error codes of error results, in ErrorInfo.Code.
 const (
 	CodeR2RAPI        = -32001 // R2R answered with an error, or could not be reached
 	CodeAuth          = -32002 // R2R rejected the credentials, or they could not be applied
@@ -35,7 +35,7 @@ const (
 const ErrorMetaKey = "r2r-mcp/error"
 
 // defaultRetryAfterSeconds is suggested after a 429 without Retry-After: R2R's limits are
-// per minute and it never sends the header (r2r-api.md §5).
+// per minute and it never sends the header.
 const defaultRetryAfterSeconds = 60
 
 // ErrorInfo is the structured data of an error result, sent in _meta[ErrorMetaKey]. The

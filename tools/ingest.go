@@ -37,8 +37,7 @@ func DocumentID(collectionID, userID, relPath string) string {
 }
 
 // reservedMetadata are metadata keys r2r-mcp sets itself. collection_ids is among them
-// because R2R at HEAD takes a document's collections from metadata.collection_ids
-// (r2r-api.md §2.1).
+// because R2R at HEAD takes a document's collections from metadata.collection_ids.
 var reservedMetadata = []string{"source_path", "project", "ingested_by", "collection_ids"}
 
 // IngestOutput is the structured result of r2r_ingest_document.
@@ -246,7 +245,7 @@ func ingestDocumentTool(d *Deps) Tool {
 }
 
 // documentMetadata merges the caller's metadata with what r2r-mcp sets. R2R derives the
-// document type from the title's extension (r2r-api.md §2.1), so a caller's title must keep
+// document type from the title's extension, so a caller's title must keep
 // the file's extension.
 func documentMetadata(user map[string]any, rel, ext, project string) (map[string]any, error) {
 	md := make(map[string]any, len(user)+4)
@@ -271,7 +270,7 @@ func documentMetadata(user map[string]any, rel, ext, project string) (map[string
 }
 
 // settleMembership makes sure a document this server uploaded ends up in the collection it
-// was uploaded to. R2R at HEAD ignores the form field collection_ids (r2r-api.md §2.1);
+// was uploaded to. R2R at HEAD ignores the form field collection_ids;
 // metadata.collection_ids is sent as well, so this is the fallback. The check waits until
 // R2R reports the ingestion successful: with background (hatchet) ingestion the document
 // appears later, and adding it to a collection while R2R's own workflow still assigns it

@@ -126,7 +126,7 @@ type Deps struct {
 	titles   titleMemory
 }
 
-// Deadlines (DESIGN §6: every tool answers within 50 s; clients give up around 60 s).
+// Deadlines: every tool answers within 50 s, since clients give up around 60 s.
 const (
 	DefaultCallTimeout   = 15 * time.Second
 	DefaultSearchTimeout = 20 * time.Second
