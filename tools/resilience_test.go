@@ -399,7 +399,8 @@ func TestConcurrentCallers(t *testing.T) {
 	e := newEnv(t, withCache(t),
 		withMiddleware(r2r.Resilient(r2r.ResilienceOptions{Breaker: b, Retry: r2r.RetryPolicy{InitialInterval: time.Millisecond}})...),
 		withDeps(func(d *Deps) {
-			d.RateLimits = DefaultRateLimits()
+			// Tight enough that 36 calls per tool exceed it however slowly they run.
+			d.RateLimits = RateLimits{Default: RateLimit{Rate: 2, Burst: 5}}
 			d.BreakerState = b.State
 		}))
 	e.write("a.md", ledgerDoc)
