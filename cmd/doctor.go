@@ -105,6 +105,7 @@ const (
 	checkInitialize  = "mcp_initialize"
 	checkToolsList   = "mcp_tools_list"
 	checkStatusCall  = "mcp_status_call"
+	checkDiscover    = "mcp_discover"
 )
 
 var checkTitles = map[string]string{
@@ -116,6 +117,7 @@ var checkTitles = map[string]string{
 	checkInitialize:  "MCP initialize",
 	checkToolsList:   "MCP tools/list",
 	checkStatusCall:  "MCP tools/call r2r_status",
+	checkDiscover:    "MCP server/discover (protocol 2026-07-28)",
 }
 
 // doctorCheck is one line of the report.
