@@ -25,11 +25,11 @@ function field(line, name,    re, v) {
 		printf "%s", out[key]
 		if (test == "") print "FAIL\t" pkg
 	} else if (action == "pass" && test == "") {
-		printf "ok  \t%s\t%ss\n", pkg, field2($0)
+		printf "ok  \t%s\t%.3fs\n", pkg, field2($0)
 	}
 	if (action == "pass" || action == "fail" || action == "skip") delete out[key]
 }
-function field2(line) { return match(line, /"Elapsed":[0-9.]+/) ? substr(line, RSTART + 10, RLENGTH - 10) : "?" }
+function field2(line) { return match(line, /"Elapsed":[0-9.]+/) ? substr(line, RSTART + 10, RLENGTH - 10) + 0 : 0 }
 END {
 	if (nskip > 0) {
 		print ""

@@ -15,8 +15,6 @@ import (
 	"golang.org/x/term"
 )
 
-func init() { register(func(d Deps) *cobra.Command { return newDoctorCmd(d, nil) }) }
-
 // defaultDoctorTimeout bounds the whole MCP phase of doctor (start serve, initialize,
 // tools/list, tools/call r2r_status).
 const defaultDoctorTimeout = 20 * time.Second

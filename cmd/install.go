@@ -15,8 +15,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(func(d Deps) *cobra.Command { return newInstallCmd(d, nil) }) }
-
 // mcpServerName is the key r2r-mcp is registered under in every client.
 const mcpServerName = "r2r"
 

@@ -14,8 +14,6 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/auth"
 )
 
-func init() { register(func(d Deps) *cobra.Command { return newLoginCmd(d, nil) }) }
-
 type loginOptions struct {
 	URL             string
 	Email           string

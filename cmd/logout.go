@@ -11,8 +11,6 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/auth"
 )
 
-func init() { register(func(d Deps) *cobra.Command { return newLogoutCmd(d, nil) }) }
-
 type logoutOptions struct {
 	URL string
 

@@ -22,8 +22,6 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
-func init() { register(func(d Deps) *cobra.Command { return newServeCmd(d, nil) }) }
-
 type serveOptions struct {
 	R2RURL     string
 	ReadOnly   bool

@@ -18,8 +18,6 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
-func init() { register(func(d Deps) *cobra.Command { return newStatusCmd(d, nil) }) }
-
 // defaultStatusTimeout bounds each live check of status (health, user, collection).
 const defaultStatusTimeout = 5 * time.Second
 
