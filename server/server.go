@@ -12,6 +12,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -335,35 +336,12 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	creds := cfg.Credentials
-	if creds == nil {
-		creds = r2r.Anonymous()
-	}
-	version := cfg.Version
-	if version == "" {
-		version = "dev"
-	}
 	base, err := r2r.NormalizeBaseURL(cfg.R2RURL)
 	if err != nil {
 		return nil, fmt.Errorf("R2R URL: %w", err)
 	}
 	res := cfg.resilience()
-	r2rLog := logger.With("component", "r2r")
-	// One breaker per server, and a server talks to one R2R: one breaker per R2R URL.
-	breaker := r2r.NewBreaker(base, res.breaker, r2rLog)
-	client, err := r2r.New(r2r.Options{
-		BaseURL:     base,
-		Credentials: creds,
-		HTTPClient:  cfg.HTTPClient,
-		UserAgent:   Name + "/" + version,
-		Logger:      r2rLog,
-		Middleware:  r2r.Resilient(r2r.ResilienceOptions{URL: base, Retry: res.retry, Breaker: breaker, Logger: r2rLog}),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("R2R URL: %w", err)
-	}
-	health, err := r2r.New(r2r.Options{BaseURL: base, Credentials: creds, HTTPClient: cfg.HTTPClient,
-		UserAgent: Name + "/" + version, Logger: r2rLog})
+	c, err := newClients(cfg, base, res, logger.With("component", "r2r"))
 	if err != nil {
 		return nil, fmt.Errorf("R2R URL: %w", err)
 	}
@@ -374,7 +352,6 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-
 	cacheFile := ""
 	if cfg.ConfigDir != "" {
 		cacheFile = filepath.Join(cfg.ConfigDir, "projects.json")
@@ -385,40 +362,68 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		CacheFile:  cacheFile,
 		Logger:     logger.With("component", "project"),
 	})
+	deps := newDeps(cfg, res, c, projects, logger)
+	if results != nil { // a nil *cache.Cache in the interface would be a non-nil Cache
+		deps.Cache = results
+	}
+	registry := tools.Filter(tools.Registry(deps), cfg.ReadOnly)
+	cancelled := newCancelledCalls(logger.With("component", "mcp"))
+	s := newMCPServer(cfg, registry, projects, cancelled, logger)
+	s.AddTools(tools.ServerTools(registry)...)
+	s.AddResources(tools.Resources(deps)...)
+	s.AddResourceTemplates(tools.ResourceTemplates(deps)...)
+	return &Server{MCP: s, Deps: deps, Tools: registry, Breaker: c.breaker, Cache: results, cancelled: cancelled}, nil
+}
 
-	settings := res.settings(breaker.Settings())
-	if len(cfg.AllowDirs) > 0 {
-		settings["allow_dirs"] = strings.Join(cfg.AllowDirs, string(filepath.ListSeparator))
-	}
-	maps.Copy(settings, cfg.Settings)
-	if cfg.LogFile != "" {
-		settings["log_file"] = cfg.LogFile
-	}
-	if cfg.LogLevel != "" {
-		settings["log_level"] = cfg.LogLevel
-	}
-	if cfg.WorkDir != "" {
-		settings["project_dir"] = cfg.WorkDir
-	}
-	if cfg.AuthWarning != "" {
-		settings["auth_warning"] = cfg.AuthWarning
-	}
+// clients are the R2R clients of one server: the tools' (retries inside one circuit
+// breaker) and r2r_status's health check (neither, so it reports R2R as it is now).
+type clients struct {
+	tools, health *r2r.Client
+	breaker       *r2r.Breaker
+}
 
+func newClients(cfg Config, base string, res resilience, logger *slog.Logger) (clients, error) {
+	creds := cfg.Credentials
+	if creds == nil {
+		creds = r2r.Anonymous()
+	}
+	agent := Name + "/" + cmp.Or(cfg.Version, "dev")
+	// One breaker per server, and a server talks to one R2R: one breaker per R2R URL.
+	c := clients{breaker: r2r.NewBreaker(base, res.breaker, logger)}
+	var err error
+	c.tools, err = r2r.New(r2r.Options{
+		BaseURL:     base,
+		Credentials: creds,
+		HTTPClient:  cfg.HTTPClient,
+		UserAgent:   agent,
+		Logger:      logger,
+		Middleware:  r2r.Resilient(r2r.ResilienceOptions{URL: base, Retry: res.retry, Breaker: c.breaker, Logger: logger}),
+	})
+	if err != nil {
+		return c, err
+	}
+	c.health, err = r2r.New(r2r.Options{BaseURL: base, Credentials: creds, HTTPClient: cfg.HTTPClient,
+		UserAgent: agent, Logger: logger})
+	return c, err
+}
+
+// newDeps gathers what the tools share.
+func newDeps(cfg Config, res resilience, c clients, projects *tools.ProjectResolver, logger *slog.Logger) *tools.Deps {
 	deps := &tools.Deps{
-		Client:       client,
+		Client:       c.tools,
 		Projects:     projects,
 		History:      tools.NewSearchHistory(0),
 		Logger:       logger.With("component", "tools"),
-		HealthClient: health,
-		BreakerState: breaker.State,
+		HealthClient: c.health,
+		BreakerState: c.breaker.State,
 		Status: tools.StatusInfo{
-			Version:     version,
+			Version:     cmp.Or(cfg.Version, "dev"),
 			Commit:      cfg.Commit,
 			AuthSource:  cfg.AuthSource,
 			AuthWarning: cfg.AuthWarning,
 			URLSource:   cfg.URLSource,
 			ReadOnly:    cfg.ReadOnly,
-			Config:      settings,
+			Config:      statusSettings(cfg, res, c.breaker.Settings()),
 		},
 		CallTimeout:   res.timeoutOther,
 		SearchTimeout: res.timeoutSearch,
@@ -429,24 +434,39 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		// Read lazily (auth.LazyCredentials): where they came from is known after first use.
 		deps.AuthState = func() (string, string) { return lc.Source(), lc.Warning() }
 	}
-	if results != nil { // a nil *cache.Cache in the interface would be a non-nil Cache
-		deps.Cache = results
-	}
+	return deps
+}
 
-	registry := tools.Filter(tools.Registry(deps), cfg.ReadOnly)
+// statusSettings are the effective settings r2r_status reports, with the breaker's b.
+func statusSettings(cfg Config, res resilience, b r2r.BreakerSettings) map[string]string {
+	settings := res.settings(b)
+	if len(cfg.AllowDirs) > 0 {
+		settings["allow_dirs"] = strings.Join(cfg.AllowDirs, string(filepath.ListSeparator))
+	}
+	maps.Copy(settings, cfg.Settings)
+	for k, v := range map[string]string{"log_file": cfg.LogFile, "log_level": cfg.LogLevel,
+		"project_dir": cfg.WorkDir, "auth_warning": cfg.AuthWarning} {
+		if v != "" {
+			settings[k] = v
+		}
+	}
+	return settings
+}
+
+// newMCPServer is the mcp-go server with r2r-mcp's options, hooks, argument validation
+// and roots bridge; the caller adds tools and resources.
+func newMCPServer(cfg Config, registry []tools.Tool, projects *tools.ProjectResolver, cancelled *cancelledCalls,
+	logger *slog.Logger) *mcpserver.MCPServer {
 	validator := newArgValidator(registry, logger.With("component", "validate"))
 	roots := &rootsBridge{projects: projects, logger: logger.With("component", "roots")}
-
 	hooks := &mcpserver.Hooks{}
-	cancelled := newCancelledCalls(logger.With("component", "mcp"))
 	hooks.AddAfterCallTool(cancelled.afterCallTool)
 	hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		logger.Info("client initialized", "client", req.Params.ClientInfo.Name,
 			"client_version", req.Params.ClientInfo.Version, "protocol", res.ProtocolVersion,
 			"roots", req.Params.Capabilities.Roots != nil)
 	})
-
-	s := mcpserver.NewMCPServer(Name, version,
+	s := mcpserver.NewMCPServer(Name, cmp.Or(cfg.Version, "dev"),
 		mcpserver.WithHooks(hooks),
 		mcpserver.WithTitle("R2R knowledge base"),
 		mcpserver.WithInstructions(instructions(cfg.ReadOnly)),
@@ -469,9 +489,5 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	s.AddNotificationHandler(string(mcp.MethodNotificationRootsListChanged), func(ctx context.Context, _ mcp.JSONRPCNotification) {
 		roots.invalidate()
 	})
-
-	s.AddTools(tools.ServerTools(registry)...)
-	s.AddResources(tools.Resources(deps)...)
-	s.AddResourceTemplates(tools.ResourceTemplates(deps)...)
-	return &Server{MCP: s, Deps: deps, Tools: registry, Breaker: breaker, Cache: results, cancelled: cancelled}, nil
+	return s
 }
