@@ -105,7 +105,7 @@ func ingestDocumentDef() mcp.Tool {
 			"Only regular files inside the project (no secrets such as .env or keys) are read. "+
 			"Returns immediately by default; ingestion happens asynchronously (poll r2r_monitor_task)."),
 		annotations(title, false, false, true, true),
-		mcp.WithRawOutputSchema(mustJSON(out)),
+		withOutputSchema(out),
 		mcp.WithString("file_path", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxPathChars),
 			mcp.Description("Path of the file to ingest: relative to the project root, or absolute inside it")),
 		mcp.WithString("collection_id", mcp.MaxLength(36),

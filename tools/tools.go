@@ -7,7 +7,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -361,7 +360,17 @@ func readTool(title, desc string, output map[string]any) []mcp.ToolOption {
 		mcp.WithToolTitle(title),
 		mcp.WithDescription(desc),
 		annotations(title, true, false, true, false),
-		mcp.WithRawOutputSchema(mustJSON(output)),
+		withOutputSchema(output),
+	}
+}
+
+// withOutputSchema sets a tool's output schema from an objectSchema. It is kept as a Go
+// value and encoded when a client lists the tools, not while the server starts.
+func withOutputSchema(schema map[string]any) mcp.ToolOption {
+	return func(t *mcp.Tool) {
+		props, _ := schema["properties"].(map[string]any)
+		required, _ := schema["required"].([]string)
+		t.OutputSchema = mcp.ToolOutputSchema{Type: "object", Properties: props, Required: required}
 	}
 }
 
@@ -401,12 +410,4 @@ func resultCap(text string, limit int, structured any) *mcp.CallToolResult {
 		Content:           []mcp.Content{mcp.NewTextContent(capText(text, limit))},
 		StructuredContent: structured,
 	}
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }
