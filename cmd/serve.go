@@ -16,10 +16,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
-	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/server"
-	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
 type serveOptions struct {
@@ -32,23 +30,9 @@ type serveOptions struct {
 	// R2R_MCP_ALLOW_DIRS).
 	AllowDirs []string
 
-	// Resilience and cache knobs, each a flag with an environment twin (serveKnobs).
-	CacheSize        int64 // bytes; 0 = no cache
-	CacheTTLSearch   time.Duration
-	CacheTTLRAG      time.Duration
-	CacheTTLList     time.Duration
-	RetryMax         int
-	RetryWait        time.Duration
-	BreakerFailures  int
-	BreakerCooldown  time.Duration
-	BreakerSuccesses int
-	RateLimit        float64 // calls/s per tool; 0 = no limit
-	RateBurst        int
-	RAGRateLimit     float64
-	RAGRateBurst     int
-	TimeoutSearch    time.Duration
-	TimeoutRAG       time.Duration
-	Timeout          time.Duration
+	// Options are the tunable settings; each is a flag with an environment twin
+	// (serveKnobs) bound straight onto its field.
+	server.Options
 
 	// Env is where credentials are looked up; tests replace the keyring and config dir.
 	Env authEnv
@@ -73,15 +57,7 @@ type serveKnob struct {
 
 // serveKnobs binds the resilience and cache flags to opts, with their defaults.
 func serveKnobs(opts *serveOptions) []serveKnob {
-	opts.CacheSize = cache.DefaultMaxBytes
-	ttl := cache.DefaultTTL()
-	opts.CacheTTLSearch, opts.CacheTTLRAG, opts.CacheTTLList = ttl[cache.KindSearch], ttl[cache.KindRAG], ttl[cache.KindList]
-	opts.RetryMax, opts.RetryWait = r2r.DefaultMaxRetries, r2r.DefaultInitialInterval
-	opts.BreakerFailures, opts.BreakerCooldown, opts.BreakerSuccesses =
-		r2r.DefaultBreakerFailures, r2r.DefaultBreakerCooldown, r2r.DefaultBreakerHalfOpenSuccesses
-	opts.RateLimit, opts.RateBurst = tools.DefaultRateLimit.Rate, tools.DefaultRateLimit.Burst
-	opts.RAGRateLimit, opts.RAGRateBurst = tools.DefaultRAGRateLimit.Rate, tools.DefaultRAGRateLimit.Burst
-	opts.TimeoutSearch, opts.TimeoutRAG, opts.Timeout = tools.DefaultSearchTimeout, tools.DefaultRAGTimeout, tools.DefaultCallTimeout
+	opts.Options = server.DefaultOptions()
 	day := 24 * time.Hour
 	return []serveKnob{
 		{"cache-size", "R2R_MCP_CACHE_SIZE", "memory for cached results, e.g. 64MiB, 512KiB, 1GB; 0 disables the cache", &bytesValue{&opts.CacheSize}},
@@ -353,22 +329,7 @@ func serveConfig(ctx context.Context, deps Deps, opts *serveOptions, logger *slo
 		HTTPClient:  opts.Env.HTTPClient,
 		AllowDirs:   allow,
 
-		CacheSize:        offIfZero(opts.CacheSize),
-		CacheTTLSearch:   offIfZero(opts.CacheTTLSearch),
-		CacheTTLRAG:      offIfZero(opts.CacheTTLRAG),
-		CacheTTLList:     offIfZero(opts.CacheTTLList),
-		RetryMax:         offIfZero(opts.RetryMax),
-		RetryWait:        opts.RetryWait,
-		BreakerFailures:  opts.BreakerFailures,
-		BreakerCooldown:  opts.BreakerCooldown,
-		BreakerSuccesses: opts.BreakerSuccesses,
-		RateLimit:        offIfZero(opts.RateLimit),
-		RateBurst:        opts.RateBurst,
-		RAGRateLimit:     offIfZero(opts.RAGRateLimit),
-		RAGRateBurst:     opts.RAGRateBurst,
-		SearchTimeout:    opts.TimeoutSearch,
-		RAGTimeout:       opts.TimeoutRAG,
-		CallTimeout:      opts.Timeout,
+		Options: opts.Options,
 	}, nil
 }
 
@@ -381,15 +342,6 @@ func startCredentialRead(ctx context.Context, c r2r.Credentials) {
 	if lc, ok := c.(*auth.LazyCredentials); ok {
 		go func() { _ = lc.Load(ctx) }()
 	}
-}
-
-// offIfZero maps a flag's 0 ("off") to server.Config's negative ("off"; there 0 means the
-// default).
-func offIfZero[T int | int64 | float64 | time.Duration](v T) T {
-	if v == 0 {
-		return -1
-	}
-	return v
 }
 
 // allowDirs checks the extra ingest roots: each must be an existing directory; they are

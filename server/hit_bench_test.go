@@ -22,7 +22,7 @@ func BenchmarkSearchHitInProcess(b *testing.B) {
 	if err := mkdirAll(filepath.Join(dir, ".git")); err != nil {
 		b.Fatal(err)
 	}
-	s, err := New(Config{R2RURL: emu.URL, WorkDir: dir, ConfigDir: b.TempDir()}, nil)
+	s, err := New(Config{R2RURL: emu.URL, WorkDir: dir, ConfigDir: b.TempDir(), Options: DefaultOptions()}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -101,43 +101,60 @@ type Config struct {
 	// the project (--allow-dir).
 	AllowDirs []string
 
-	// Resilience and caching. Zero values take the defaults; where "negative"
-	// is mentioned, a negative value switches the feature off.
+	// Options are the tunable settings (cache, retries, breaker, rate limits, deadlines).
+	Options Options
+}
 
-	// CacheSize bounds the result cache in bytes; 0 = cache.DefaultMaxBytes (16 MiB),
-	// negative = no cache.
+// Options are serve's tunable settings as effective values: DefaultOptions holds the
+// defaults; serve binds each flag and its environment twin straight onto a field, and
+// r2r_status reports them. A zero switches off what its field says it switches off.
+type Options struct {
+	// CacheSize bounds the result cache in bytes; 0 = no cache.
 	CacheSize int64
 	// CacheTTLSearch, CacheTTLRAG and CacheTTLList are how long search results, RAG
-	// answers, and listings and documents stay cached; 0 = 300 s, 120 s, 60 s; negative =
-	// that kind is not cached.
+	// answers, and listings and documents stay cached; 0 = that kind is not cached.
 	CacheTTLSearch time.Duration
 	CacheTTLRAG    time.Duration
 	CacheTTLList   time.Duration
 	// RetryMax is how often an idempotent R2R call is retried after a transport error,
-	// 429, 502, 503 or 504; 0 = r2r.DefaultMaxRetries (3), negative = never.
-	RetryMax int
-	// RetryWait is the first backoff wait (doubling, with jitter); 0 = 200 ms.
+	// 429, 502, 503 or 504; 0 = never. RetryWait is the first backoff wait (doubling, with
+	// jitter).
+	RetryMax  int
 	RetryWait time.Duration
 	// BreakerFailures failed calls in a row open the circuit breaker; it stays open for
-	// BreakerCooldown, then BreakerSuccesses successful probes close it. 0 = 5, 60 s, 2.
+	// BreakerCooldown, then BreakerSuccesses successful probes close it.
 	BreakerFailures  int
 	BreakerCooldown  time.Duration
 	BreakerSuccesses int
 	// RateLimit and RateBurst are every tool's token bucket (calls per second, burst);
-	// RAGRateLimit and RAGRateBurst r2r_rag_query's. 0 = 10/s burst 20 and 2/s burst 5;
-	// a negative rate = no limit.
+	// RAGRateLimit and RAGRateBurst r2r_rag_query's. A rate of 0 = no limit.
 	RateLimit    float64
 	RateBurst    int
 	RAGRateLimit float64
 	RAGRateBurst int
-	// SearchTimeout, RAGTimeout and CallTimeout bound calls of r2r_search, r2r_rag_query
-	// and every other tool; 0 = 20 s, 45 s, 15 s (tools.Default*Timeout).
-	SearchTimeout time.Duration
-	RAGTimeout    time.Duration
-	CallTimeout   time.Duration
+	// TimeoutSearch, TimeoutRAG and Timeout bound calls of r2r_search, r2r_rag_query and
+	// every other tool.
+	TimeoutSearch time.Duration
+	TimeoutRAG    time.Duration
+	Timeout       time.Duration
 }
 
-// resilience is Config's resilience and caching settings with the defaults applied.
+// DefaultOptions are the settings serve uses unless told otherwise.
+func DefaultOptions() Options {
+	ttl := cache.DefaultTTL()
+	return Options{
+		CacheSize:      cache.DefaultMaxBytes,
+		CacheTTLSearch: ttl[cache.KindSearch], CacheTTLRAG: ttl[cache.KindRAG], CacheTTLList: ttl[cache.KindList],
+		RetryMax: r2r.DefaultMaxRetries, RetryWait: r2r.DefaultInitialInterval,
+		BreakerFailures: r2r.DefaultBreakerFailures, BreakerCooldown: r2r.DefaultBreakerCooldown,
+		BreakerSuccesses: r2r.DefaultBreakerHalfOpenSuccesses,
+		RateLimit:        tools.DefaultRateLimit.Rate, RateBurst: tools.DefaultRateLimit.Burst,
+		RAGRateLimit: tools.DefaultRAGRateLimit.Rate, RAGRateBurst: tools.DefaultRAGRateLimit.Burst,
+		TimeoutSearch: tools.DefaultSearchTimeout, TimeoutRAG: tools.DefaultRAGTimeout, Timeout: tools.DefaultCallTimeout,
+	}
+}
+
+// resilience is Options in the shapes the r2r, cache and tools packages take.
 type resilience struct {
 	cacheSize                               int64 // 0 = off
 	ttlSearch, ttlRAG, ttlList              time.Duration
@@ -147,101 +164,64 @@ type resilience struct {
 	timeoutSearch, timeoutRAG, timeoutOther time.Duration
 }
 
-func (cfg Config) resilience() resilience {
-	dur := func(v, def time.Duration) time.Duration {
-		switch {
-		case v < 0:
-			return 0
-		case v == 0:
-			return def
-		}
-		return v
+func (o Options) resilience() resilience {
+	retries := o.RetryMax
+	if retries == 0 {
+		retries = -1 // r2r.RetryPolicy: 0 = its default, negative = none
 	}
-	ttl := cache.DefaultTTL()
-	r := resilience{
-		cacheSize:     cfg.CacheSize,
-		ttlSearch:     dur(cfg.CacheTTLSearch, ttl[cache.KindSearch]),
-		ttlRAG:        dur(cfg.CacheTTLRAG, ttl[cache.KindRAG]),
-		ttlList:       dur(cfg.CacheTTLList, ttl[cache.KindList]),
-		retry:         r2r.RetryPolicy{MaxRetries: cfg.RetryMax, InitialInterval: cfg.RetryWait},
-		timeoutSearch: dur(cfg.SearchTimeout, tools.DefaultSearchTimeout),
-		timeoutRAG:    dur(cfg.RAGTimeout, tools.DefaultRAGTimeout),
-		timeoutOther:  dur(cfg.CallTimeout, tools.DefaultCallTimeout),
-	}
-	switch {
-	case cfg.CacheSize == 0:
-		r.cacheSize = cache.DefaultMaxBytes
-	case cfg.CacheSize < 0:
-		r.cacheSize = 0
-	}
-	r.breaker = r2r.BreakerSettings{Cooldown: cfg.BreakerCooldown}
-	if cfg.BreakerFailures > 0 {
-		r.breaker.Failures = uint32(cfg.BreakerFailures)
-	}
-	if cfg.BreakerSuccesses > 0 {
-		r.breaker.HalfOpenSuccesses = uint32(cfg.BreakerSuccesses)
-	}
-	limit := func(rate float64, burst int, def tools.RateLimit) tools.RateLimit {
-		switch {
-		case rate < 0:
+	limit := func(rate float64, burst int) tools.RateLimit {
+		if rate <= 0 {
 			return tools.RateLimit{}
-		case rate == 0:
-			rate = def.Rate
 		}
-		if burst <= 0 {
-			burst = def.Burst
-		}
-		return tools.RateLimit{Rate: rate, Burst: burst}
+		return tools.RateLimit{Rate: rate, Burst: max(burst, 1)}
 	}
-	r.limits = tools.RateLimits{
-		Default: limit(cfg.RateLimit, cfg.RateBurst, tools.DefaultRateLimit),
-		PerTool: map[string]tools.RateLimit{"r2r_rag_query": limit(cfg.RAGRateLimit, cfg.RAGRateBurst, tools.DefaultRAGRateLimit)},
+	return resilience{
+		cacheSize: o.CacheSize,
+		ttlSearch: o.CacheTTLSearch, ttlRAG: o.CacheTTLRAG, ttlList: o.CacheTTLList,
+		retry: r2r.RetryPolicy{MaxRetries: retries, InitialInterval: o.RetryWait},
+		breaker: r2r.BreakerSettings{Failures: uint32(max(o.BreakerFailures, 0)), Cooldown: o.BreakerCooldown,
+			HalfOpenSuccesses: uint32(max(o.BreakerSuccesses, 0))},
+		limits: tools.RateLimits{
+			Default: limit(o.RateLimit, o.RateBurst),
+			PerTool: map[string]tools.RateLimit{"r2r_rag_query": limit(o.RAGRateLimit, o.RAGRateBurst)},
+		},
+		timeoutSearch: o.TimeoutSearch, timeoutRAG: o.TimeoutRAG, timeoutOther: o.Timeout,
 	}
-	return r
 }
 
-// settings describes r for r2r_status's config section; b holds the breaker's effective
-// settings.
-func (r resilience) settings(b r2r.BreakerSettings) map[string]string {
+// settings describes o for r2r_status's config section.
+func (o Options) settings() map[string]string {
 	d := func(v time.Duration) string {
 		if v == 0 {
 			return "off"
 		}
 		return v.String()
 	}
-	rate := func(l tools.RateLimit) string {
-		if l.Rate <= 0 {
+	rate := func(r float64, burst int) string {
+		if r <= 0 {
 			return "off"
 		}
-		return strconv.FormatFloat(l.Rate, 'f', -1, 64) + "/s burst " + strconv.Itoa(l.Burst)
+		return strconv.FormatFloat(r, 'f', -1, 64) + "/s burst " + strconv.Itoa(max(burst, 1))
 	}
 	size := "off"
-	if r.cacheSize > 0 {
-		size = FormatBytes(r.cacheSize)
-	}
-	retries := r.retry.MaxRetries
-	if retries == 0 {
-		retries = r2r.DefaultMaxRetries
-	}
-	wait := r.retry.InitialInterval
-	if wait <= 0 {
-		wait = r2r.DefaultInitialInterval
+	if o.CacheSize > 0 {
+		size = FormatBytes(o.CacheSize)
 	}
 	return map[string]string{
 		"cache_size":        size,
-		"cache_ttl_search":  d(r.ttlSearch),
-		"cache_ttl_rag":     d(r.ttlRAG),
-		"cache_ttl_list":    d(r.ttlList),
-		"retry_max":         strconv.Itoa(max(retries, 0)),
-		"retry_wait":        wait.String(),
-		"breaker_failures":  strconv.FormatUint(uint64(b.Failures), 10),
-		"breaker_cooldown":  b.Cooldown.String(),
-		"breaker_successes": strconv.FormatUint(uint64(b.HalfOpenSuccesses), 10),
-		"rate_limit":        rate(r.limits.Default),
-		"rag_rate_limit":    rate(r.limits.For("r2r_rag_query")),
-		"timeout_search":    r.timeoutSearch.String(),
-		"timeout_rag":       r.timeoutRAG.String(),
-		"timeout":           r.timeoutOther.String(),
+		"cache_ttl_search":  d(o.CacheTTLSearch),
+		"cache_ttl_rag":     d(o.CacheTTLRAG),
+		"cache_ttl_list":    d(o.CacheTTLList),
+		"retry_max":         strconv.Itoa(max(o.RetryMax, 0)),
+		"retry_wait":        o.RetryWait.String(),
+		"breaker_failures":  strconv.Itoa(o.BreakerFailures),
+		"breaker_cooldown":  o.BreakerCooldown.String(),
+		"breaker_successes": strconv.Itoa(o.BreakerSuccesses),
+		"rate_limit":        rate(o.RateLimit, o.RateBurst),
+		"rag_rate_limit":    rate(o.RAGRateLimit, o.RAGRateBurst),
+		"timeout_search":    o.TimeoutSearch.String(),
+		"timeout_rag":       o.TimeoutRAG.String(),
+		"timeout":           o.Timeout.String(),
 	}
 }
 
@@ -340,7 +320,7 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("R2R URL: %w", err)
 	}
-	res := cfg.resilience()
+	res := cfg.Options.resilience()
 	c, err := newClients(cfg, base, res, logger.With("component", "r2r"))
 	if err != nil {
 		return nil, fmt.Errorf("R2R URL: %w", err)
@@ -423,7 +403,7 @@ func newDeps(cfg Config, res resilience, c clients, projects *tools.ProjectResol
 			AuthWarning: cfg.AuthWarning,
 			URLSource:   cfg.URLSource,
 			ReadOnly:    cfg.ReadOnly,
-			Config:      statusSettings(cfg, res, c.breaker.Settings()),
+			Config:      statusSettings(cfg),
 		},
 		CallTimeout:   res.timeoutOther,
 		SearchTimeout: res.timeoutSearch,
@@ -437,9 +417,9 @@ func newDeps(cfg Config, res resilience, c clients, projects *tools.ProjectResol
 	return deps
 }
 
-// statusSettings are the effective settings r2r_status reports, with the breaker's b.
-func statusSettings(cfg Config, res resilience, b r2r.BreakerSettings) map[string]string {
-	settings := res.settings(b)
+// statusSettings are the effective settings r2r_status reports.
+func statusSettings(cfg Config) map[string]string {
+	settings := cfg.Options.settings()
 	if len(cfg.AllowDirs) > 0 {
 		settings["allow_dirs"] = strings.Join(cfg.AllowDirs, string(filepath.ListSeparator))
 	}
