@@ -14,15 +14,22 @@ import (
 const cachedMarker = "(cached) "
 
 // answer is a tool's finished result: its structured value and its text, both as a fresh
-// call returns them. Search and RAG cache answers whole, so a hit neither decodes nor
-// reshapes anything.
+// call returns them, and the structured value as served from the cache, already encoded.
+// Search and RAG cache answers whole, so a hit neither decodes, reshapes nor encodes its
+// structured content again.
 type answer[T sizer] struct {
-	Out  T      // structured value of a fresh call
-	Hit  T      // the same, as served from the cache (cached: true)
-	Text string // text without the cached marker
+	Out     T               // structured value of a fresh call
+	HitJSON json.RawMessage // the same with cached: true, encoded
+	Text    string          // text without the cached marker
 }
 
-func (a answer[T]) jsonSize() int { return len(a.Text) + a.Out.jsonSize() }
+// finish builds the answer of out (cached false) and hit (the same, cached true) with text.
+func finish[T sizer](out, hit T, text string) (answer[T], error) {
+	b, err := json.Marshal(hit)
+	return answer[T]{Out: out, HitJSON: b, Text: text}, err
+}
+
+func (a answer[T]) jsonSize() int { return len(a.Text) + a.Out.jsonSize() + len(a.HitJSON) }
 
 // sizer is a value that knows the length of its JSON encoding without encoding it.
 type sizer interface{ jsonSize() int }

@@ -221,7 +221,8 @@ func (d *Deps) runRAG(ctx context.Context, base RAGOutput, s *scope, q ragReques
 	}
 	hit := o
 	hit.Cached = true
-	return answer[RAGOutput]{Out: o, Hit: hit, Text: ragText(o, s, q.includeSources)}, terr == nil, nil
+	a, err := finish(o, hit, ragText(o, s, q.includeSources))
+	return a, terr == nil, err
 }
 
 // ragSources lists the retrieved chunks, cited ones first in the order the answer cites

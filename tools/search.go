@@ -175,7 +175,8 @@ func (d *Deps) runSearch(ctx context.Context, base SearchOutput, s *scope, filte
 	o.Count = len(o.Results)
 	hit := o
 	hit.Cached = true
-	return answer[SearchOutput]{Out: o, Hit: hit, Text: searchText(o, s)}, terr == nil, nil
+	a, err := finish(o, hit, searchText(o, s))
+	return a, terr == nil, err
 }
 
 // served is a finished answer as returned from a fresh call or from the cache.
@@ -183,7 +184,7 @@ func served[T sizer](a answer[T], cached bool) *mcp.CallToolResult {
 	if !cached {
 		return result(a.Text, a.Out)
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(cachedMarker + a.Text)}, StructuredContent: a.Hit}
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(cachedMarker + a.Text)}, StructuredContent: a.HitJSON}
 }
 
 // searchSettings sends every mode as explicit settings under search_mode "custom": R2R's
