@@ -71,7 +71,8 @@ const modelDefault = "r2r-default"
 // citationRE matches R2R's citation markers: [abc1234] — 7 or 8 alphanumerics.
 var citationRE = regexp.MustCompile(`\[([A-Za-z0-9]{7,8})\]`)
 
-func ragQueryTool(d *Deps) Tool {
+// ragQueryDef is r2r_rag_query's definition.
+func ragQueryDef() mcp.Tool {
 	out := objectSchema(map[string]any{
 		"answer": strProp("the generated answer; [abc1234] markers cite sources by id"),
 		"sources": arrayProp("chunks retrieved for the answer, cited ones first (empty when include_sources is false)", objectSchema(map[string]any{
@@ -105,52 +106,55 @@ func ragQueryTool(d *Deps) Tool {
 		mcp.WithBoolean("include_sources", mcp.DefaultBool(true),
 			mcp.Description("Include the source chunks with their document titles")),
 	)
-	def := newTool("r2r_rag_query", opts...)
+	return newTool("r2r_rag_query", opts...)
+}
+
+// bindRAG reads r2r_rag_query's arguments, defaults applied.
+func bindRAG(a Args) (q ragRequest, err error) {
+	if q.question, err = a.ReqString("question", maxQueryChars); err != nil {
+		return q, err
+	}
+	if q.collectionID, _, err = a.OptUUID("collection_id", collectionIDHint); err != nil {
+		return q, err
+	}
+	if q.model, _, err = a.OptString("model", maxModelChars); err != nil {
+		return q, err
+	}
+	q.model = strings.TrimSpace(q.model)
+	if q.maxTokens, err = a.Int("max_tokens", 1, maxRAGTokens, 500); err != nil {
+		return q, err
+	}
+	if q.temperature, err = a.Number("temperature", 0, 2, 0.7); err != nil {
+		return q, err
+	}
+	q.includeSources, err = a.Bool("include_sources", true)
+	return q, err
+}
+
+func ragQueryTool(d *Deps) Tool {
+	def := ragQueryDef()
 	parseArgs := argsParser(def)
 	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil
 		}
-		question, err := a.ReqString("question", maxQueryChars)
+		q, err := bindRAG(a)
 		if err != nil {
 			return invalidArgs(err), nil
 		}
-		collID, _, err := a.OptUUID("collection_id", collectionIDHint)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		model, _, err := a.OptString("model", maxModelChars)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		maxTokens, err := a.Int("max_tokens", 1, maxRAGTokens, 500)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		temperature, err := a.Number("temperature", 0, 2, 0.7)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		includeSources, err := a.Bool("include_sources", true)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-
-		s, errRes := d.resolveScope(ctx, collID, false)
+		s, errRes := d.resolveScope(ctx, q.collectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
-		base := RAGOutput{Sources: []RAGSource{}, Question: question, CollectionID: s.ID, CollectionName: s.Name}
+		base := RAGOutput{Sources: []RAGSource{}, Question: q.question, CollectionID: s.ID, CollectionName: s.Name}
 		if s.missing() {
 			base.ModelUsed = "none"
 			base.Note = s.missingNote()
 			return result(base.Note, base), nil
 		}
-		q := ragRequest{question: question, model: strings.TrimSpace(model), maxTokens: maxTokens,
-			temperature: temperature, includeSources: includeSources}
-		args := map[string]any{"question": question, "model": q.model, "max_tokens": maxTokens,
-			"temperature": temperature, "include_sources": includeSources}
+		args := map[string]any{"question": q.question, "model": q.model, "max_tokens": q.maxTokens,
+			"temperature": q.temperature, "include_sources": q.includeSources}
 		ans, cached, err := cachedLoad(ctx, d, cache.KindRAG, def.Name, args, s.ID, func(ctx context.Context) (answer[RAGOutput], bool, error) {
 			return d.runRAG(ctx, base, s, q)
 		})
@@ -165,17 +169,17 @@ func ragQueryTool(d *Deps) Tool {
 		}
 		res := served(ans, cached)
 		// The answer may legitimately be long when max_tokens is large: allow for it.
-		res.Content = []mcp.Content{mcp.NewTextContent(capText(withCachedMarker(ans.Text, cached), max(MaxTextBytes, 4*maxTokens+8<<10)))}
+		res.Content = []mcp.Content{mcp.NewTextContent(capText(withCachedMarker(ans.Text, cached), max(MaxTextBytes, 4*q.maxTokens+8<<10)))}
 		return res, nil
 	}}
 }
 
 // ragRequest is one r2r_rag_query call's effective arguments.
 type ragRequest struct {
-	question, model string
-	maxTokens       int
-	temperature     float64
-	includeSources  bool
+	question, collectionID, model string
+	maxTokens                     int
+	temperature                   float64
+	includeSources                bool
 }
 
 // runRAG asks R2R and builds the finished answer on a copy of base. The answer is complete

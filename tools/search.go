@@ -60,7 +60,8 @@ var searchHitSchema = objectSchema(map[string]any{
 	"snippet":     strProp("the part of the chunk that matched, on one line (r2r_get_document has the full text)"),
 }, "rank", "score", "title", "short_id", "document_id", "uri", "snippet")
 
-func searchTool(d *Deps) Tool {
+// searchDef is r2r_search's definition.
+func searchDef() mcp.Tool {
 	out := objectSchema(map[string]any{
 		"results":         arrayProp("matching chunks, best first", searchHitSchema),
 		"count":           intProp("number of results returned"),
@@ -87,38 +88,51 @@ func searchTool(d *Deps) Tool {
 			mcp.Description(`Additional R2R filters, e.g. {"document_type": {"$eq": "md"}} or {"title": {"$like": "%guide%"}}. `+
 				"Operators: $eq $ne $lt $lte $gt $gte $like $ilike $in $nin $overlap $contains $json_contains, combined with $and/$or lists")),
 	)
-	def := newTool("r2r_search", opts...)
+	return newTool("r2r_search", opts...)
+}
+
+// searchParams are one r2r_search call's effective arguments.
+type searchParams struct {
+	query, collectionID, mode string
+	limit                     int
+	filters                   map[string]any
+}
+
+// bindSearch reads r2r_search's arguments, defaults applied.
+func bindSearch(a Args) (p searchParams, err error) {
+	if p.query, err = a.ReqString("query", maxQueryChars); err != nil {
+		return p, err
+	}
+	if p.collectionID, _, err = a.OptUUID("collection_id", collectionIDHint); err != nil {
+		return p, err
+	}
+	if p.mode, err = a.Enum("search_mode", searchModes, r2r.SearchModeAdvanced); err != nil {
+		return p, err
+	}
+	if p.limit, err = a.Int("limit", 1, 100, 10); err != nil {
+		return p, err
+	}
+	if p.filters, _, err = a.Object("filters", maxFilterBytes); err != nil {
+		return p, err
+	}
+	p.filters, err = normalizeFilters(p.filters)
+	return p, err
+}
+
+func searchTool(d *Deps) Tool {
+	def := searchDef()
 	parseArgs := argsParser(def)
 	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil
 		}
-		query, err := a.ReqString("query", maxQueryChars)
+		p, err := bindSearch(a)
 		if err != nil {
 			return invalidArgs(err), nil
 		}
-		collID, _, err := a.OptUUID("collection_id", collectionIDHint)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		mode, err := a.Enum("search_mode", searchModes, r2r.SearchModeAdvanced)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		limit, err := a.Int("limit", 1, 100, 10)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		filters, _, err := a.Object("filters", maxFilterBytes)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		if filters, err = normalizeFilters(filters); err != nil {
-			return invalidArgs(err), nil
-		}
-
-		s, errRes := d.resolveScope(ctx, collID, false)
+		query, mode, limit, filters := p.query, p.mode, p.limit, p.filters
+		s, errRes := d.resolveScope(ctx, p.collectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
