@@ -14,11 +14,13 @@ build:
 
 ## test: everything CI checks — formatting, vet, unit and end-to-end tests and each benchmark
 ## once, with the race detector — then the tests that were skipped, and why. End-to-end tests
-## mostly wait on child processes, so more of them run at once than there are CPUs, and the
-## keyring test runs beside them.
+## mostly wait on child processes, so more of them run at once than there are CPUs; they
+## share one race build of r2r-mcp; the keyring test runs beside them.
 test: fmt-check vet
-	@kr=$$(mktemp); rc=$$(mktemp); trap 'rm -f "$$kr" "$$rc"' EXIT; \
+	@kr=$$(mktemp); rc=$$(mktemp); bin=$$(mktemp -d); trap 'rm -rf "$$kr" "$$rc" "$$bin"' EXIT; \
 	$(MAKE) --no-print-directory test-keyring > "$$kr" 2>&1 & krpid=$$!; \
+	$(GO) build -race -ldflags '-X github.com/r2r-mcp/r2r-mcp/cmd.version=e2e' -o "$$bin/r2r-mcp" . || exit 1; \
+	export R2R_MCP_E2E_BINARY="$$bin/r2r-mcp"; \
 	{ $(GO) test -race -count=1 -parallel 8 -bench . -benchtime 1x -json ./... 2>&1; echo $$? > "$$rc"; } | \
 	awk -f .ci/test-summary.awk; sum=$$?; \
 	wait $$krpid; krc=$$?; grep -v 'Failed to set fd limit' "$$kr"; \
