@@ -223,53 +223,13 @@ variable over the default, and an invalid value stops serve with an error naming
   r2r-mcp serve --cache-size 256MiB --timeout-rag 30s --allow-dir ~/notes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			getenv := deps.Getenv
-			if getenv == nil {
-				getenv = func(string) string { return "" }
-			}
-			if err := applyEnv(cmd.Flags(), knobs, getenv); err != nil {
-				return err
-			}
-			if !cmd.Flags().Changed("allow-dir") {
-				if v := getenv("R2R_MCP_ALLOW_DIRS"); v != "" {
-					opts.AllowDirs = filepath.SplitList(v)
-					opts.allowDirsFrom = "R2R_MCP_ALLOW_DIRS"
-				}
-			}
-			logger, closeLog, err := server.OpenLogger(opts.LogFile, opts.LogLevel, deps.IO.ErrOut)
-			if err != nil {
-				return err
-			}
-			defer closeLog()
-			cfg, err := serveConfig(ctx, deps, opts, logger)
-			if err != nil {
-				if opts.LogFile != "" { // stderr gets the error from Execute anyway
-					logger.Error("cannot start", "error", err)
-				}
-				return err
-			}
-			if runF != nil {
-				return runF(ctx, cfg)
-			}
-			startCredentialRead(ctx, cfg.Credentials)
-			out := deps.IO.Out
-			if f, ok := out.(*os.File); ok && f == os.Stdout {
-				// The protocol owns the real stdout. Anything else that writes to
-				// os.Stdout from here on (a stray print in a dependency) lands on stderr
-				// instead of corrupting the JSON-RPC stream.
-				os.Stdout = os.Stderr
-			}
-			return server.Run(ctx, cfg, deps.IO.In, out)
+			return runServe(cmd, deps, opts, knobs, runF)
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&opts.R2RURL, "r2r-url", "", "R2R base URL (default: $R2R_API_URL, $R2R_API_BASE, saved login, http://localhost:7272)")
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "offer only tools that do not change the knowledge base")
-	f.StringVar(&opts.ProjectDir, "project-dir", "", "directory used to infer the project when the client gives no roots (default: the working directory)")
+	f.StringVar(&opts.ProjectDir, "project-dir", "", "directory used to infer the project when the client gives no roots and CLAUDE_PROJECT_DIR is not set (default: the working directory)")
 	f.StringVar(&opts.LogFile, "log-file", "", "append logs to this file (created with mode 0600) instead of stderr")
 	f.StringVar(&opts.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringArrayVar(&opts.AllowDirs, "allow-dir", nil, "a further directory r2r_ingest_document may read files from; repeatable (env R2R_MCP_ALLOW_DIRS, "+
@@ -278,6 +238,52 @@ variable over the default, and an invalid value stops serve with an error naming
 		f.Var(k.value, k.flag, k.usage+" (env "+k.env+")")
 	}
 	return c
+}
+
+// runServe applies the environment twins of the flags not given, opens the log, resolves
+// the configuration and serves (or hands the configuration to runF, in tests).
+func runServe(cmd *cobra.Command, deps Deps, opts *serveOptions, knobs []serveKnob, runF func(context.Context, server.Config) error) error {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	getenv := deps.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	if err := applyEnv(cmd.Flags(), knobs, getenv); err != nil {
+		return err
+	}
+	if !cmd.Flags().Changed("allow-dir") {
+		if v := getenv("R2R_MCP_ALLOW_DIRS"); v != "" {
+			opts.AllowDirs = filepath.SplitList(v)
+			opts.allowDirsFrom = "R2R_MCP_ALLOW_DIRS"
+		}
+	}
+	logger, closeLog, err := server.OpenLogger(opts.LogFile, opts.LogLevel, deps.IO.ErrOut)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	cfg, err := serveConfig(ctx, deps, opts, logger)
+	if err != nil {
+		if opts.LogFile != "" { // stderr gets the error from Execute anyway
+			logger.Error("cannot start", "error", err)
+		}
+		return err
+	}
+	if runF != nil {
+		return runF(ctx, cfg)
+	}
+	startCredentialRead(ctx, cfg.Credentials)
+	out := deps.IO.Out
+	if f, ok := out.(*os.File); ok && f == os.Stdout {
+		// The protocol owns the real stdout. Anything else that writes to os.Stdout from
+		// here on (a stray print in a dependency) lands on stderr instead of corrupting
+		// the JSON-RPC stream.
+		os.Stdout = os.Stderr
+	}
+	return server.Run(ctx, cfg, deps.IO.In, out)
 }
 
 // serveConfig turns flags, environment and stored credentials into the server
