@@ -168,6 +168,12 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 		return breakerOpenResult(err, e, baseURL)
 	}
 
+	return errorResult(httpErrorInfo(ctx, e, baseURL, h))
+}
+
+// httpErrorInfo describes an error R2R answered (or a request that got no answer) by
+// status: the cause, R2R's own words, and the next step.
+func httpErrorInfo(ctx context.Context, e *r2r.Error, baseURL string, h errHints) ErrorInfo {
 	msg := strings.TrimSpace(e.Message)
 	r2rSays := ""
 	if msg != "" {
@@ -224,7 +230,7 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 		}
 		info.Message = fmt.Sprintf("R2R failed to %s (%d).%s %s", e.Op, e.StatusCode, r2rSays, next)
 	}
-	return errorResult(info)
+	return info
 }
 
 // authInfo says where the server's credentials came from, for advice on auth failures.
