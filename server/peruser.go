@@ -63,9 +63,7 @@ func (s *Server) ForCredentials(creds r2r.Credentials, o UserOptions) (*Server, 
 		deps.Cache = o.Cache
 	}
 	u := &Server{Deps: deps, Breaker: s.Breaker, Cache: s.Cache, cfg: s.cfg, logger: logger}
-	if err := u.build(projects, o.Middleware...); err != nil {
-		return nil, err
-	}
+	u.build(projects, o.Middleware...)
 	return u, nil
 }
 

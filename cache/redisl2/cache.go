@@ -3,6 +3,7 @@ package redisl2
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
@@ -52,10 +53,21 @@ func (c *Cache) Key(k cache.Key) (string, error) {
 	return string(buf), nil
 }
 
-// GetOrLoad looks in l1, then in Redis, then runs load and stores its result in both (for
-// the TTL of kind). Errors of load are returned and never stored; a Redis failure is only a
-// miss.
-func (c *Cache) GetOrLoad(ctx context.Context, kind cache.Kind, key string, load func(context.Context) ([]byte, error)) ([]byte, bool, error) {
+// GetOrLoad is l1's GetOrLoad: values that cannot be encoded stay in this process.
+func (c *Cache) GetOrLoad(ctx context.Context, kind cache.Kind, key string, load func(context.Context) (any, error)) (any, bool, error) {
+	v, hit, err := c.l1.GetOrLoad(ctx, kind, key, load)
+	if o := c.s.obs; o != nil && (err == nil || hit) {
+		o.CacheLookup("l1", hit)
+	}
+	return v, hit, err
+}
+
+// GetOrLoadShared looks in l1, then in Redis (decoding with decode), then runs load and
+// stores its result in both for the TTL of kind, in Redis as JSON. Errors of load are
+// returned and never stored; a Redis failure, or a value Redis holds that does not decode,
+// is only a miss (tools.SharedCache).
+func (c *Cache) GetOrLoadShared(ctx context.Context, kind cache.Kind, key string, load func(context.Context) (any, error),
+	decode func([]byte) (any, error)) (any, bool, error) {
 	ttl := c.l1.TTL(kind)
 	if ttl <= 0 {
 		v, err := load(ctx)
@@ -63,7 +75,7 @@ func (c *Cache) GetOrLoad(ctx context.Context, kind cache.Kind, key string, load
 	}
 	fromL2 := false
 	l2 := c.s.key("r", hexKey(key))
-	v, hit, err := c.l1.GetOrLoad(ctx, kind, key, func(ctx context.Context) ([]byte, error) {
+	v, hit, err := c.l1.GetOrLoad(ctx, kind, key, func(ctx context.Context) (any, error) {
 		var b []byte
 		gerr := c.s.do(ctx, "get", func(rctx context.Context) error {
 			var err error
@@ -71,21 +83,25 @@ func (c *Cache) GetOrLoad(ctx context.Context, kind cache.Kind, key string, load
 			return err
 		})
 		if gerr == nil {
-			fromL2 = true
-			return b, nil
+			if v, err := decode(b); err == nil {
+				fromL2 = true
+				return v, nil
+			}
 		}
 		v, err := load(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if gerr != ErrUnavailable {
-			_ = c.s.do(ctx, "set", func(rctx context.Context) error { return c.s.rdb.Set(rctx, l2, v, ttl).Err() })
+			if b, err := json.Marshal(v); err == nil {
+				_ = c.s.do(ctx, "set", func(rctx context.Context) error { return c.s.rdb.Set(rctx, l2, b, ttl).Err() })
+			}
 		}
 		return v, nil
 	})
-	if o := c.s.obs; o != nil {
+	if o := c.s.obs; o != nil && (err == nil || hit) {
 		o.CacheLookup("l1", hit)
-		if !hit && err == nil {
+		if !hit {
 			o.CacheLookup("l2", fromL2)
 		}
 	}

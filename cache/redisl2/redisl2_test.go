@@ -2,6 +2,7 @@ package redisl2_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -74,14 +75,20 @@ func get(t *testing.T, r replica, k cache.Key, value string) (string, bool, int)
 		t.Fatal(err)
 	}
 	loads := 0
-	v, hit, err := r.c.GetOrLoad(context.Background(), cache.KindSearch, id, func(context.Context) ([]byte, error) {
+	v, hit, err := r.c.GetOrLoadShared(context.Background(), cache.KindSearch, id, func(context.Context) (any, error) {
 		loads++
-		return []byte(value), nil
-	})
+		return value, nil
+	}, decodeString)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(v), hit, loads
+	return v.(string), hit, loads
+}
+
+func decodeString(b []byte) (any, error) {
+	var s string
+	err := json.Unmarshal(b, &s)
+	return s, err
 }
 
 func waitStored() { time.Sleep(10 * time.Millisecond) } // ristretto's Set is asynchronous
@@ -156,7 +163,7 @@ func TestErrorsAreNotShared(t *testing.T) {
 	a, b := newReplica(t, "redis://"+mr.Addr(), nil), newReplica(t, "redis://"+mr.Addr(), nil)
 	id, _ := a.c.Key(key)
 	boom := errors.New("boom")
-	if _, _, err := a.c.GetOrLoad(context.Background(), cache.KindSearch, id, func(context.Context) ([]byte, error) { return nil, boom }); !errors.Is(err, boom) {
+	if _, _, err := a.c.GetOrLoadShared(context.Background(), cache.KindSearch, id, func(context.Context) (any, error) { return nil, boom }, decodeString); !errors.Is(err, boom) {
 		t.Fatalf("err %v", err)
 	}
 	if v, hit, loads := get(t, b, key, "ok"); v != "ok" || hit || loads != 1 {

@@ -95,8 +95,10 @@ func newReplica(t testing.TB, tm *team, adjust func(*server.Config, *httpserve.O
 func newRedisReplica(t testing.TB, tm *team, redisURL string, adjust func(*server.Config, *httpserve.Options)) *replica {
 	t.Helper()
 	m := metrics.New()
+	opts0 := server.DefaultOptions()
+	opts0.RateLimit, opts0.RAGRateLimit = 0, 0 // off: the tests make many calls at once
 	cfg := server.Config{R2RURL: tm.Emu.URL, Remote: true, ConfigDir: t.TempDir(), WorkDir: t.TempDir(),
-		R2RMiddleware: []r2r.Middleware{m.R2RMiddleware()}, RateLimit: -1, RAGRateLimit: -1}
+		R2RMiddleware: []r2r.Middleware{m.R2RMiddleware()}, Options: opts0}
 	opts := httpserve.Options{Metrics: m}
 	if adjust != nil {
 		adjust(&cfg, &opts)

@@ -199,7 +199,7 @@ type countedCache struct {
 	m *Metrics
 }
 
-func (c countedCache) GetOrLoad(ctx context.Context, kind cache.Kind, key string, load func(context.Context) ([]byte, error)) ([]byte, bool, error) {
+func (c countedCache) GetOrLoad(ctx context.Context, kind cache.Kind, key string, load func(context.Context) (any, error)) (any, bool, error) {
 	v, hit, err := c.Cache.GetOrLoad(ctx, kind, key, load)
 	if err == nil || hit {
 		c.m.CacheLookup("l1", hit)
