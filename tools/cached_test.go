@@ -49,6 +49,7 @@ func TestCancelDuringTitleLookupCachesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.ok("r2r_list_collections", nil) // resolve the project's collection before counting
+	lookups.Store(0)                  // the listing counted the project's documents
 
 	for _, tc := range []struct{ tool, arg string }{{"r2r_search", "query"}, {"r2r_rag_query", "question"}} {
 		args := map[string]any{tc.arg: "payout queue backs up"}
