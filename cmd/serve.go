@@ -34,9 +34,6 @@ type serveOptions struct {
 	// (serveKnobs) bound straight onto its field.
 	server.Options
 
-	// HTTP are the team-deployment flags (serve --http).
-	HTTP httpOptions
-
 	// Env is where credentials are looked up; tests replace the keyring and config dir.
 	Env authEnv
 
@@ -260,7 +257,7 @@ func runServe(cmd *cobra.Command, deps Deps, opts *serveOptions, knobs []serveKn
 		return err
 	}
 	httpEnv(cmd.Flags(), &opts.HTTP, getenv)
-	if err := opts.HTTP.check(cmd.Flags(), opts.ReadOnly); err != nil {
+	if err := checkHTTP(&opts.HTTP, cmd.Flags(), opts.ReadOnly); err != nil {
 		return err
 	}
 	if !cmd.Flags().Changed("allow-dir") {
@@ -285,7 +282,7 @@ func runServe(cmd *cobra.Command, deps Deps, opts *serveOptions, knobs []serveKn
 		return runF(ctx, cfg)
 	}
 	if opts.HTTP.Addr != "" {
-		return runHTTP(ctx, cfg, opts.HTTP, logger)
+		return runHTTP(ctx, cfg, logger)
 	}
 	startCredentialRead(ctx, cfg.Credentials)
 	out := deps.IO.Out

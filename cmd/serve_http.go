@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -20,22 +19,12 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/server/metrics"
 )
 
-// httpOptions are serve's team-deployment flags (serve --http).
-type httpOptions struct {
-	Addr           string
-	AuthMode       string
-	KeyTTL         time.Duration
-	AllowedHosts   []string
-	AllowedOrigins []string
-	Collection     string
-	RedisURL       string
-}
-
-// addHTTPFlags binds the --http flags to o.
-func addHTTPFlags(f *pflag.FlagSet, o *httpOptions) {
-	f.StringVar(&o.Addr, "http", "", "serve MCP over Streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio, for a team (env R2R_MCP_HTTP)")
-	f.StringVar(&o.AuthMode, "auth-mode", httpserve.AuthUser, `with --http: "user" (each request carries its user's R2R API key) or "shared" (every request uses this server's own credential; needs --read-only)`)
-	f.DurationVar(&o.KeyTTL, "key-ttl", 60*time.Second, "with --http: how long an API key R2R accepted is trusted before it is checked again")
+// addHTTPFlags binds the --http flags to o (server.Options.HTTP), whose values are their
+// defaults.
+func addHTTPFlags(f *pflag.FlagSet, o *server.HTTPOptions) {
+	f.StringVar(&o.Addr, "http", o.Addr, "serve MCP over Streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio, for a team (env R2R_MCP_HTTP)")
+	f.StringVar(&o.AuthMode, "auth-mode", o.AuthMode, `with --http: "user" (each request carries its user's R2R API key) or "shared" (every request uses this server's own credential; needs --read-only)`)
+	f.DurationVar(&o.KeyTTL, "key-ttl", o.KeyTTL, "with --http: how long an API key R2R accepted is trusted before it is checked again")
 	f.StringSliceVar(&o.AllowedHosts, "allowed-hosts", nil, `with --http: Host header values accepted besides loopback names, comma-separated ("*" = any) (env R2R_MCP_ALLOWED_HOSTS)`)
 	f.StringSliceVar(&o.AllowedOrigins, "allowed-origins", nil, `with --http: browser Origin values accepted, comma-separated ("*" = any)`)
 	f.StringVar(&o.RedisURL, "redis-url", "", "with --http: Redis shared by the replicas (L2 cache, generations, rate limits), e.g. redis://127.0.0.1:6379/0; "+
@@ -44,7 +33,7 @@ func addHTTPFlags(f *pflag.FlagSet, o *httpOptions) {
 }
 
 // httpEnv fills the --http flags not given from their environment twins.
-func httpEnv(fs *pflag.FlagSet, o *httpOptions, getenv func(string) string) {
+func httpEnv(fs *pflag.FlagSet, o *server.HTTPOptions, getenv func(string) string) {
 	if !fs.Changed("http") {
 		o.Addr = strings.TrimSpace(getenv("R2R_MCP_HTTP"))
 	}
@@ -58,8 +47,8 @@ func httpEnv(fs *pflag.FlagSet, o *httpOptions, getenv func(string) string) {
 	}
 }
 
-// check validates the --http flags against the rest of serve's configuration.
-func (o *httpOptions) check(fs *pflag.FlagSet, readOnly bool) error {
+// checkHTTP validates the --http flags against the rest of serve's configuration.
+func checkHTTP(o *server.HTTPOptions, fs *pflag.FlagSet, readOnly bool) error {
 	if o.Addr == "" {
 		for _, name := range []string{"auth-mode", "key-ttl", "allowed-hosts", "allowed-origins", "collection", "redis-url"} {
 			if fs.Changed(name) {
@@ -72,8 +61,8 @@ func (o *httpOptions) check(fs *pflag.FlagSet, readOnly bool) error {
 		return fmt.Errorf("--http %q: want HOST:PORT, e.g. 127.0.0.1:8080", o.Addr)
 	}
 	switch o.AuthMode {
-	case httpserve.AuthUser:
-	case httpserve.AuthShared:
+	case server.AuthModeUser:
+	case server.AuthModeShared:
 		if !readOnly {
 			return errors.New("--auth-mode shared serves every caller with this server's one credential, so it needs --read-only")
 		}
@@ -93,21 +82,11 @@ func (o *httpOptions) check(fs *pflag.FlagSet, readOnly bool) error {
 	return nil
 }
 
-// runHTTP serves cfg over HTTP on o.Addr until ctx ends.
-func runHTTP(ctx context.Context, cfg server.Config, o httpOptions, logger *slog.Logger) error {
+// runHTTP serves cfg over HTTP on cfg.Options.HTTP.Addr until ctx ends.
+func runHTTP(ctx context.Context, cfg server.Config, logger *slog.Logger) error {
+	o := cfg.Options.HTTP
 	m := metrics.New()
 	cfg.Remote = true
-	cfg.Settings = maps.Clone(cfg.Settings)
-	if cfg.Settings == nil {
-		cfg.Settings = map[string]string{}
-	}
-	cfg.Settings["http"], cfg.Settings["auth_mode"] = o.Addr, o.AuthMode
-	if o.RedisURL != "" {
-		cfg.Settings["redis"] = "configured"
-		if u, err := url.Parse(o.RedisURL); err == nil {
-			cfg.Settings["redis"] = u.Host // never the password
-		}
-	}
 	cfg.R2RMiddleware = append(cfg.R2RMiddleware, m.R2RMiddleware())
 	base, err := server.New(cfg, logger)
 	if err != nil {
@@ -150,7 +129,7 @@ func runHTTP(ctx context.Context, cfg server.Config, o httpOptions, logger *slog
 	logger.Info("r2r-mcp serving MCP over HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "version", cfg.Version,
 		"r2r_url", base.Deps.Client.BaseURL(), "auth_mode", o.AuthMode, "read_only", cfg.ReadOnly,
 		"tools", len(base.Tools))
-	if o.AuthMode == httpserve.AuthShared {
+	if o.AuthMode == server.AuthModeShared {
 		logger.Warn("--auth-mode shared: every caller reads with this server's credential and sends no key; " +
 			"let only the proxy reach this address")
 	}

@@ -144,6 +144,9 @@ type Options struct {
 	TimeoutSearch time.Duration
 	TimeoutRAG    time.Duration
 	Timeout       time.Duration
+
+	// HTTP are the settings of serve --http.
+	HTTP HTTPOptions
 }
 
 // DefaultOptions are the settings serve uses unless told otherwise.
@@ -158,6 +161,7 @@ func DefaultOptions() Options {
 		RateLimit:        tools.DefaultRateLimit.Rate, RateBurst: tools.DefaultRateLimit.Burst,
 		RAGRateLimit: tools.DefaultRAGRateLimit.Rate, RAGRateBurst: tools.DefaultRAGRateLimit.Burst,
 		TimeoutSearch: tools.DefaultSearchTimeout, TimeoutRAG: tools.DefaultRAGTimeout, Timeout: tools.DefaultCallTimeout,
+		HTTP: DefaultHTTPOptions(),
 	}
 }
 
@@ -214,7 +218,7 @@ func (o Options) settings() map[string]string {
 	if o.CacheSize > 0 {
 		size = FormatBytes(o.CacheSize)
 	}
-	return map[string]string{
+	settings := map[string]string{
 		"cache_size":        size,
 		"cache_ttl_search":  d(o.CacheTTLSearch),
 		"cache_ttl_rag":     d(o.CacheTTLRAG),
@@ -230,6 +234,8 @@ func (o Options) settings() map[string]string {
 		"timeout_rag":       o.TimeoutRAG.String(),
 		"timeout":           o.Timeout.String(),
 	}
+	maps.Copy(settings, o.HTTP.settings())
+	return settings
 }
 
 // FormatBytes formats a byte count with binary units as --cache-size accepts it:

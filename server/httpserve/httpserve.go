@@ -33,10 +33,10 @@ import (
 // Auth modes.
 const (
 	// AuthUser: each request carries its user's R2R API key (the default).
-	AuthUser = "user"
+	AuthUser = server.AuthModeUser
 	// AuthShared: every request acts with the server's own credential; meant for a
 	// read-only knowledge base behind a proxy that decides who may reach it.
-	AuthShared = "shared"
+	AuthShared = server.AuthModeShared
 )
 
 // CollectionHeader names the collection of a request's calls that pass no collection_id.
