@@ -159,6 +159,9 @@ func searchTool(d *Deps) Tool {
 			d.History.Add(s.Project.Root, SearchEntry{Time: d.now().UTC(), Query: query, Hits: ans.Out.Count,
 				SearchMode: mode, CollectionID: s.ID})
 		}
+		for _, h := range ans.Out.Results {
+			d.shown.remember(h.DocumentID)
+		}
 		return served(ans, cached), nil
 	}}
 }
