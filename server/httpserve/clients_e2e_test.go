@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +94,25 @@ func TestClaudeCodeOverHTTP(t *testing.T) {
 		if got := strings.Contains(line, "Connected") && !strings.Contains(line, "Failed"); got != tc.connected {
 			t.Errorf("key accepted %v: claude mcp list says %q", tc.connected, line)
 		}
+	}
+
+	// The README's way to keep the key out of the configuration: a project .mcp.json whose
+	// header Claude Code expands from the environment.
+	proj := t.TempDir()
+	mcpJSON := `{"mcpServers": {"r2r": {"type": "http", "url": "` + rep.URL + `/mcp",
+		"headers": {"Authorization": "Bearer ${R2R_TEST_KEY}"}}}}`
+	if err := os.WriteFile(filepath.Join(proj, ".mcp.json"), []byte(mcpJSON), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	environ := servertest.Env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"R2R_TEST_KEY="+tm.Bob.Key)
+	// Approve the project's server as the trust dialog would (claude mcp list does not ask).
+	approval := `{"projects": {` + strconv.Quote(proj) + `: {"enabledMcpjsonServers": ["r2r"], "hasTrustDialogAccepted": true}}}`
+	if err := os.WriteFile(filepath.Join(servertest.EnvValue(environ, "HOME"), ".claude.json"), []byte(approval), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := run(t, proj, environ, claude, "mcp", "list")
+	if !strings.Contains(out, "Connected") {
+		t.Errorf(".mcp.json with ${R2R_TEST_KEY}: claude mcp list says\n%s", out)
 	}
 }
