@@ -224,7 +224,7 @@ func TestRunInProcess(t *testing.T) {
 	c.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	c.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	res, _ = c.recv(t)["result"].(map[string]any)
-	if tl, _ := res["tools"].([]any); len(tl) != 8 {
+	if tl, _ := res["tools"].([]any); len(tl) != 11 {
 		t.Errorf("tools/list returned %d tools", len(tl))
 	}
 	c.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":{}}}`)

@@ -116,9 +116,13 @@ type Deps struct {
 	// isError result (code -32004) that says when to retry; it never waits.
 	RateLimits RateLimits
 
+	// SyncStateDir keeps r2r_sync's lock and hash cache files; "" = kbsync.StateDir().
+	SyncStateDir string
+
 	initOnce sync.Once
 	limits   *limiters
 	ingests  *ingestTracker
+	syncs    *syncJobs
 }
 
 // Deadlines (DESIGN §6: every tool answers within 50 s; clients give up around 60 s).
@@ -138,6 +142,7 @@ func (d *Deps) setup() {
 	d.initOnce.Do(func() {
 		d.limits = newLimiters(d.RateLimits)
 		d.ingests = newIngestTracker()
+		d.syncs = newSyncJobs()
 	})
 }
 
@@ -175,6 +180,9 @@ func Registry(deps *Deps) []Tool {
 		monitorTaskTool(deps),
 		listCollectionsTool(deps),
 		getDocumentTool(deps),
+		deleteDocumentTool(deps),
+		syncTool(deps),
+		syncStatusTool(deps),
 		statusTool(deps),
 	}
 	if err := Check(tools); err != nil {
