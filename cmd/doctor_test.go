@@ -532,6 +532,8 @@ func TestDoctorKeyringVerdict(t *testing.T) {
 		{"locked, R2R not asked", locked, auth.SourceNone, false, false, statusWarn, "r2r-mcp login would then need the keyring unlocked, or --insecure-storage"},
 		{"hung, login needed", hung, auth.SourceNone, false, true, statusFail, "r2r-mcp login fails until the keyring is unlocked"},
 		{"hung", hung, auth.SourceEnvAPIKey, false, false, statusWarn, "did not answer within 20ms"},
+		// A bad URL stops resolution before any credential source is known.
+		{"unavailable, configuration invalid", unavailable, "", false, false, statusWarn, "whether it is needed is known once the configuration is fixed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

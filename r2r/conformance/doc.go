@@ -15,6 +15,10 @@
 //	R2R_CONFORMANCE_PASSWORD=change_me_immediately \
 //	go test -run TestLive -v ./r2r/conformance/
 //
+// TestEmulatorNoAuth and TestLiveNoAuth check an R2R with authentication off (anonymous
+// requests act as the default superuser; credentials sent must still be valid); the live
+// one runs when R2R_CONFORMANCE_NOAUTH_URL names such a server.
+//
 // R2R_CONFORMANCE_RAG_MODEL names the model sent with the RAG check that sets one (default
 // openai/fixture-chat, the model double's name in testdata's R2R config). Every run uses
 // fresh names and removes what it created.

@@ -50,7 +50,21 @@ func (s *suite) collections(t *testing.T) {
 	need(t, s.collA, s.collB)
 	t.Run("create_duplicate_name_409", func(t *testing.T) {
 		_, err := s.admin.CreateCollection(ctx, s.collAName, "")
-		wantStatus(t, err, http.StatusConflict, r2r.ErrConflict)
+		e := wantStatus(t, err, http.StatusConflict, r2r.ErrConflict)
+		wantMessage(t, e, "Collection with this ID already exists")
+	})
+	t.Run("superuser_lists_others_collections", func(t *testing.T) {
+		me, err := s.user.Me(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := s.admin.ListCollections(ctx, r2r.ListParams{IDs: me.CollectionIDs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(p.Items, func(c r2r.Collection) string { return c.ID }); !sameSet(got, me.CollectionIDs) {
+			t.Errorf("superuser sees %v of the user's collections %v", got, me.CollectionIDs)
+		}
 	})
 	t.Run("get", func(t *testing.T) {
 		c, err := s.admin.GetCollection(ctx, s.collA)
@@ -97,6 +111,15 @@ func (s *suite) collections(t *testing.T) {
 			t.Errorf("ids filter: %v total %d", got, p.Total)
 		}
 	})
+	t.Run("list_newest_first", func(t *testing.T) {
+		p, err := s.admin.ListCollections(ctx, r2r.ListParams{IDs: []string{s.collA, s.collB}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(p.Items, func(c r2r.Collection) string { return c.ID }); !slices.Equal(got, []string{s.collB, s.collA}) {
+			t.Errorf("order %v, want the newer %s first", got, s.collB)
+		}
+	})
 	t.Run("list_excludes_others_collections", func(t *testing.T) {
 		p, err := s.user.ListCollections(ctx, r2r.ListParams{})
 		if err != nil {
@@ -116,6 +139,20 @@ func (s *suite) collections(t *testing.T) {
 	t.Run("get_other_users_403", func(t *testing.T) {
 		_, err := s.user.GetCollection(ctx, s.collA)
 		wantStatus(t, err, http.StatusForbidden, r2r.ErrForbidden)
+	})
+	t.Run("same_name_other_owner_allowed", func(t *testing.T) {
+		c, err := s.user.CreateCollection(ctx, s.collAName, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.cleanupCollection(c.ID)
+		if c.ID == s.collA {
+			t.Error("two owners' collections of one name share an id")
+		}
+		got, err := s.user.GetCollectionByName(ctx, s.collAName)
+		if err != nil || got.ID != c.ID {
+			t.Errorf("by name as its owner: %v %v", got, err)
+		}
 	})
 }
 
@@ -308,6 +345,50 @@ func (s *suite) documents(t *testing.T) {
 			t.Errorf("collection_ids %v, want %s", d.CollectionIDs, s.collA)
 		}
 	})
+	t.Run("collection_ids_exact", func(t *testing.T) {
+		me, err := s.admin.Me(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			id   string
+			want []string
+		}{
+			{s.docText, []string{s.collA}},       // the form field alone
+			{s.docFile, []string{s.collA}},       // the form field and metadata.collection_ids
+			{s.docDerived, me.CollectionIDs[:1]}, // none: the owner's default collection
+		} {
+			d, err := s.admin.GetDocument(ctx, tc.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(d.CollectionIDs, tc.want) {
+				t.Errorf("document %s: collection_ids %v, want %v", tc.id, d.CollectionIDs, tc.want)
+			}
+		}
+	})
+	t.Run("metadata_exact", func(t *testing.T) {
+		for _, tc := range []struct {
+			id   string
+			want []string
+		}{
+			{s.docText, []string{"kind", "suite", "title", "version"}},
+			{s.docFile, []string{"collection_ids", "kind", "suite", "title", "version"}},
+		} {
+			d, err := s.admin.GetDocument(ctx, tc.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys := make([]string, 0, len(d.Metadata))
+			for k := range d.Metadata {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			if !slices.Equal(keys, tc.want) || d.Metadata["version"] != "v0" {
+				t.Errorf("document %s: metadata %v, want the keys %v and version v0", tc.id, d.Metadata, tc.want)
+			}
+		}
+	})
 	t.Run("get_untitled_file_document", func(t *testing.T) {
 		d, err := s.admin.GetDocument(ctx, s.docDerived)
 		if err != nil {
@@ -337,7 +418,17 @@ func (s *suite) documents(t *testing.T) {
 		rfc := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$`)
 		for _, k := range []string{"created_at", "updated_at"} {
 			if v, _ := res[k].(string); !rfc.MatchString(v) {
-				t.Errorf("%s = %q, want RFC 3339 in UTC with Z", k, res[k])
+				t.Errorf("document %s = %q, want RFC 3339 in UTC with Z", k, res[k])
+			}
+		}
+		// The same form on collections and users.
+		for _, path := range []string{"/v3/collections/" + s.collA, "/v3/users/me"} {
+			_, _, body := s.raw(t, http.MethodGet, path, s.admin.Credentials(), "", nil)
+			res, _ := object(t, body)["results"].(map[string]any)
+			for _, k := range []string{"created_at", "updated_at"} {
+				if v, _ := res[k].(string); !rfc.MatchString(v) {
+					t.Errorf("%s: %s = %q, want RFC 3339 in UTC with Z", path, k, res[k])
+				}
 			}
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -247,6 +248,14 @@ func (s *suite) rag(t *testing.T) {
 			if !slices.Contains(inA, c.Payload.DocumentID) {
 				t.Errorf("citation %s cites document %s outside the scope", c.ID, c.Payload.DocumentID)
 			}
+			// The short id is the start of the cited chunk's id, and the answer marks it in
+			// brackets.
+			if len(c.ID) != 7 || !strings.HasPrefix(c.Payload.ID, c.ID) || !strings.Contains(res.GeneratedAnswer, "["+c.ID+"]") {
+				t.Errorf("citation %s of chunk %s in answer %q", c.ID, c.Payload.ID, res.GeneratedAnswer)
+			}
+			if c.Object != "citation" {
+				t.Errorf("citation object %q", c.Object)
+			}
 		}
 	})
 	t.Run("model_and_max_tokens", func(t *testing.T) {
@@ -256,6 +265,18 @@ func (s *suite) rag(t *testing.T) {
 		}
 		if res.GeneratedAnswer == "" {
 			t.Error("no generated_answer")
+		}
+	})
+	// r2r-mcp reports metadata.model as the model used. LiteLLM sends the name without its
+	// provider prefix, and the provider answers with its own name for the model.
+	t.Run("model_reported_without_provider_prefix", func(t *testing.T) {
+		res, err := s.admin.RAG(t.Context(), s.ragRequest(s.tg.ragModel, 64))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := res.Metadata["model"].(string)
+		if m == "" || strings.HasPrefix(m, "openai/") {
+			t.Errorf("metadata.model %q, want the provider's name of %s", m, s.tg.ragModel)
 		}
 	})
 	t.Run("envelope", func(t *testing.T) {
@@ -403,6 +424,40 @@ func (s *suite) errorBodies(t *testing.T) {
 		}}, 10)
 		if len(hits) != 0 {
 			t.Errorf("%d hits; R2R turns an unknown operator on a metadata field into FALSE", len(hits))
+		}
+	})
+	t.Run("401_messages", func(t *testing.T) {
+		_, err := s.anon.Me(t.Context())
+		e := wantStatus(t, err, http.StatusUnauthorized, r2r.ErrUnauthorized)
+		// R2R goes on "Create an account at https://app.sciphi.ai and set your API key using
+		// `r2r configure key` OR change your base URL to a custom deployment."; the client drops
+		// that hosted-service advice (r2r.withoutHostedAdvice).
+		wantMessage(t, e, "No credentials provided.")
+		for _, cr := range []r2r.Credentials{r2r.Bearer("abc"), r2r.APIKey("key_abc.def"), r2r.APIKey("nodot")} {
+			_, err := s.client(t, cr).Me(t.Context())
+			e := wantStatus(t, err, http.StatusUnauthorized, r2r.ErrUnauthorized)
+			wantMessage(t, e, "Invalid token or API key")
+		}
+	})
+	// Out-of-range parameters are FastAPI validation errors, which the client flattens into
+	// "loc: msg".
+	t.Run("422_list_limit_above_1000", func(t *testing.T) {
+		_, err := s.admin.ListDocuments(t.Context(), r2r.ListParams{Limit: 1001})
+		e := wantStatus(t, err, http.StatusUnprocessableEntity, nil)
+		wantMessage(t, e, "query.limit: Input should be less than or equal to 1000")
+	})
+	t.Run("422_search_limit_above_1000", func(t *testing.T) {
+		_, err := s.admin.Search(t.Context(), r2r.SearchRequest{Query: query, SearchMode: r2r.SearchModeCustom,
+			SearchSettings: modeSettings(r2r.SearchModeBasic, nil, 1001)})
+		e := wantStatus(t, err, http.StatusUnprocessableEntity, nil)
+		wantMessage(t, e, "body.search_settings.limit: Input should be less than or equal to 1000")
+	})
+	t.Run("500_malformed_id_in_list_filter", func(t *testing.T) {
+		_, err := s.admin.ListDocuments(t.Context(), r2r.ListParams{IDs: []string{"nope"}})
+		e := wantStatus(t, err, http.StatusInternalServerError, nil)
+		wantMessage(t, e, "An error 'badly formed hexadecimal UUID string' occurred during get_documents")
+		if e.ErrorType != "ValueError" {
+			t.Errorf("error_type %q, want ValueError", e.ErrorType)
 		}
 	})
 	t.Run("404_unknown_route", func(t *testing.T) {

@@ -423,8 +423,10 @@ func (c *call) handleCreateAPIKey() {
 		c.fail(http.StatusNotFound, "User not found")
 		return
 	}
-	pub := "key_" + b64.EncodeToString(randomBytes(16))
-	raw := b64.EncodeToString(randomBytes(32))
+	// URL-safe base64 with padding in both parts, as R2R mints them (conformance test
+	// TestLive/api_keys/create).
+	pub := "key_" + base64.URLEncoding.EncodeToString(randomBytes(16))
+	raw := base64.URLEncoding.EncodeToString(randomBytes(32))
 	k := &apiKey{
 		keyID:       newUUID(),
 		publicKey:   pub,

@@ -115,6 +115,8 @@ func (c *call) handleCreateCollection() {
 	defer e.mu.Unlock()
 	for _, col := range e.st.collections {
 		if col.ownerID == c.user.id && col.name == name {
+			// R2R's words, though it is the owner's name that collides (conformance test
+			// TestLive/collections/create_duplicate_name_409).
 			c.fail(http.StatusConflict, "Collection with this ID already exists")
 			return
 		}

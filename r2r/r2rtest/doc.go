@@ -43,7 +43,8 @@
 //     R2RDocumentProcessingError.
 //   - Chunking: paragraphs, then sentences, then spaces, at most Options.ChunkSize runes
 //     (ingestion_config.chunk_size overrides it per document); no overlap.
-//   - Search: TF-IDF cosine similarity (0..1) stands in for embeddings. Semantic and hybrid
+//   - Search: BM25 with a boost for query terms in the document's title, squashed into 0..1,
+//     stands in for embeddings. Semantic and hybrid
 //     search rank every chunk that passes the filters, like a vector search; full-text-only
 //     search returns only chunks sharing a term with the query.
 //   - Filters: R2R's filter language over chunks, re-implemented from
@@ -52,7 +53,8 @@
 //     emulated for the common cases (unknown chunk column created_at/updated_at/status/type,
 //     invalid UUID parameters). Unlike Postgres, a failed ::numeric or ::boolean cast of a
 //     metadata value does not match instead of failing the whole query.
-//   - RAG: the answer is the first sentence of each of the top three chunks, each followed by
+//   - RAG: the answer is extractive: the (at most three) prose sentences of the top three
+//     chunks sharing the most query terms, in rank order, each run from one chunk followed by
 //     its [shortid] citation; max_tokens(_to_sample) caps it in words. Streaming
 //     (rag_generation_config.stream) emits R2R's SSE event sequence.
 //   - Rate limiting: like R2R, all guarded routes are checked, only POST/DELETE are logged,
