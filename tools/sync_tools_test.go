@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
@@ -184,5 +187,75 @@ func TestSyncToolRefusedWhileAnotherProcessSyncs(t *testing.T) {
 	}
 	if e.r2r.Count("POST /v3/documents") != 0 {
 		t.Fatal("uploaded while locked")
+	}
+}
+
+// TestSyncStatusWaitSendsProgress: r2r_sync_status with wait_seconds and a progress token
+// sends progress notifications until the job is done.
+func TestSyncStatusWaitSendsProgress(t *testing.T) {
+	e := newEnv(t, withSyncState(t), withEmulator(r2rtest.Options{IngestDelay: time.Hour}))
+	for i := range 6 {
+		e.write(fmt.Sprintf("%d.md", i), fmt.Sprintf("note %d", i))
+	}
+	c := e.mcpClient()
+	var mu sync.Mutex
+	var progress []float64
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method != string(mcp.MethodNotificationProgress) {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if p, ok := n.Params.AdditionalFields["progress"].(float64); ok {
+			progress = append(progress, p)
+		}
+	})
+	ctx := context.Background()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "r2r_sync"
+	req.Params.Arguments = map[string]any{}
+	res, err := c.CallTool(ctx, req)
+	if err != nil || res.IsError {
+		t.Fatalf("%v %s", err, text(res))
+	}
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				e.r2r.StepIngestion()
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}()
+	defer close(stop)
+	req.Params.Name = "r2r_sync_status"
+	req.Params.Arguments = map[string]any{"wait_seconds": 10}
+	req.Params.Meta = &mcp.Meta{ProgressToken: "sync-1"}
+	var st SyncStatusOutput
+	for st.State == "" || st.State == jobRunning {
+		res, err = c.CallTool(ctx, req)
+		if err != nil || res.IsError {
+			t.Fatalf("%v %s", err, text(res))
+		}
+		structured(t, res, &st)
+	}
+	if st.State != jobDone || st.Result.Uploaded != 6 {
+		t.Fatalf("status %+v", st)
+	}
+	var got []float64
+	for range 400 {
+		mu.Lock()
+		got = append(got[:0], progress...)
+		mu.Unlock()
+		if len(got) > 0 && got[len(got)-1] == 1 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if len(got) < 2 || got[len(got)-1] != 1 {
+		t.Fatalf("progress notifications = %v", got)
 	}
 }
