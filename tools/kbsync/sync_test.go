@@ -217,3 +217,28 @@ func TestLockIsExclusive(t *testing.T) {
 	}
 	unlock2()
 }
+
+// TestSyncSubdirectoryPrunesOnlyThere: syncing a subdirectory with prune leaves the
+// documents of files elsewhere in the project alone.
+func TestSyncSubdirectoryPrunesOnlyThere(t *testing.T) {
+	f := newFixture(t, r2rtest.Options{})
+	f.write("docs/a.md", "a")
+	f.write("src/b.go", "package b")
+	ctx := context.Background()
+	s := f.syncer(true)
+	plan, _ := s.Plan(ctx)
+	if sum := s.Run(ctx, plan, nil); len(sum.Uploaded) != 2 {
+		t.Fatalf("%+v", sum)
+	}
+	f.remove("docs/a.md")
+	f.write("docs/c.md", "c")
+	s = f.syncer(true)
+	s.Opts.Dir = filepath.Join(f.root, "docs")
+	plan, err := s.Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Upload) != 1 || plan.Upload[0].Path != "docs/c.md" || len(plan.Delete) != 1 || plan.Delete[0].Path != "docs/a.md" {
+		t.Fatalf("plan %+v", plan)
+	}
+}
