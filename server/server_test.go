@@ -106,8 +106,10 @@ func TestInstructions(t *testing.T) {
 			t.Errorf("instructions lack %q", w)
 		}
 	}
-	if strings.Contains(ro, "r2r_ingest_document") || !strings.Contains(rw, "r2r_ingest_document") {
-		t.Errorf("read-only instructions must drop the ingest tool, and only they")
+	for _, w := range []string{"r2r_ingest_document", "r2r_sync", "r2r_delete_document"} {
+		if strings.Contains(ro, w) || !strings.Contains(rw, w) {
+			t.Errorf("read-only instructions must drop the write tool %s, and only they", w)
+		}
 	}
 	if len(rw) > 1500 {
 		t.Errorf("instructions are %d bytes; keep them short", len(rw))
