@@ -65,8 +65,8 @@ func NewSyncer(c SyncConfig) (s *kbsync.Syncer, stateDir, key string, err error)
 	s = &kbsync.Syncer{
 		Opts: kbsync.Options{Root: c.Root, Dir: c.Dir, Globs: globs, Prune: c.Prune, Concurrency: c.Concurrency,
 			Files: ProjectFiles(c.Root), Hashes: kbsync.OpenHashCache(filepath.Join(stateDir, key+".hashes.json"))},
-		Writer: &kbsync.Writer{API: c.API, Scope: c.Scope, Mode: c.Mode, Poll: c.Poll, OnWrite: c.OnWrite,
-			WaitOutRateLimits: true},
+		Writer: &kbsync.Writer{API: kbsync.WaitOutRateLimits(c.API, 0), Scope: c.Scope, Mode: c.Mode, Poll: c.Poll,
+			OnWrite: c.OnWrite},
 	}
 	return s, stateDir, key, nil
 }

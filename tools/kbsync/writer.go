@@ -8,8 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cenkalti/backoff/v4"
-
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
@@ -76,11 +74,6 @@ type Writer struct {
 	OnWrite func()
 	// OnStatus, when set, is called with each ingestion status seen while waiting.
 	OnStatus func(documentID, status string)
-	// WaitOutRateLimits sends a write R2R's rate limit refused (429) again after a wait:
-	// RateLimitWait at first (0 = 5 s), doubling up to a minute, for at most 15 minutes.
-	// Without it the 429 is returned at once (a tool call cannot wait that long).
-	WaitOutRateLimits bool
-	RateLimitWait     time.Duration
 }
 
 // Put makes the scope hold exactly one successful document for f: the one of f's current
@@ -168,7 +161,7 @@ func (w *Writer) Put(ctx context.Context, f File, old []Version) (Outcome, error
 
 // Delete deletes one document; one already gone counts as deleted.
 func (w *Writer) Delete(ctx context.Context, id string) error {
-	err := w.limited(ctx, func() error { return w.API.DeleteDocument(ctx, id) })
+	err := w.API.DeleteDocument(ctx, id)
 	if err == nil || errors.Is(err, r2r.ErrNotFound) {
 		w.wrote()
 		return nil
@@ -212,33 +205,8 @@ func (w *Writer) create(ctx context.Context, f File, id, sha string) error {
 	} else {
 		in.FileName, in.File = path.Base(f.Path), f.Data
 	}
-	return w.limited(ctx, func() error {
-		_, err := w.API.CreateDocument(ctx, in)
-		return err
-	})
-}
-
-// limited runs a write, again after a wait each time R2R's rate limit refuses it. R2R
-// counts writes per user per minute (non-superusers only) and rejects them before doing
-// anything, so the refused write can be sent again; a sync of many files then goes at
-// R2R's pace instead of failing.
-func (w *Writer) limited(ctx context.Context, write func() error) error {
-	if !w.WaitOutRateLimits {
-		return write()
-	}
-	first := w.RateLimitWait
-	if first <= 0 {
-		first = 5 * time.Second
-	}
-	b := backoff.NewExponentialBackOff(backoff.WithInitialInterval(first), backoff.WithMaxInterval(time.Minute),
-		backoff.WithMaxElapsedTime(15*time.Minute), backoff.WithRandomizationFactor(0.2))
-	return backoff.Retry(func() error {
-		err := write()
-		if err != nil && !errors.Is(err, r2r.ErrRateLimited) {
-			return backoff.Permanent(err)
-		}
-		return err
-	}, backoff.WithContext(b, ctx))
+	_, err := w.API.CreateDocument(ctx, in)
+	return err
 }
 
 // wait polls document id until R2R reports success or failure, Wait passes or ctx ends;

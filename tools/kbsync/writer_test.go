@@ -205,7 +205,8 @@ func TestManifestKeepsOnlyThisScope(t *testing.T) {
 	}
 }
 
-// TestPutWaitsOutRateLimits: writes R2R refuses with 429 are sent again after a wait.
+// TestPutWaitsOutRateLimits: through WaitOutRateLimits, calls R2R refuses with 429 are
+// sent again after a wait; without it the 429 is returned.
 func TestPutWaitsOutRateLimits(t *testing.T) {
 	f := newFixture(t, r2rtest.Options{})
 	w := f.writer()
@@ -214,14 +215,19 @@ func TestPutWaitsOutRateLimits(t *testing.T) {
 	if _, err := w.Put(ctx, File{Path: "a.md", Data: []byte("v1")}, nil); !errors.Is(err, r2r.ErrRateLimited) {
 		t.Fatalf("without WaitOutRateLimits: %v", err)
 	}
-	w.WaitOutRateLimits, w.RateLimitWait = true, time.Millisecond
+	w.API = WaitOutRateLimits(f.client, time.Millisecond)
 	f.r2r.ResetCounts()
 	f.r2r.ForceStatus("POST /v3/documents", 429, 2)
+	f.r2r.ForceStatus("GET /v3/documents/{id}", 429, 1)
 	o, err := w.Put(ctx, File{Path: "a.md", Data: []byte("v1")}, nil)
 	if err != nil || o.Action != Uploaded || f.r2r.Count("POST /v3/documents") != 3 {
 		t.Fatalf("%+v %v, %d POSTs", o, err, f.r2r.Count("POST /v3/documents"))
 	}
-	old, _ := Versions(ctx, f.client, f.scope, "a.md")
+	f.r2r.ForceStatus("GET /v3/collections/{id}/documents", 429, 1)
+	old, err := Versions(ctx, w.API, f.scope, "a.md")
+	if err != nil {
+		t.Fatal(err)
+	}
 	f.r2r.ForceStatus("DELETE /v3/documents/{id}", 429, 1)
 	o, err = w.Put(ctx, File{Path: "a.md", Data: []byte("v2")}, old)
 	if err != nil || o.Action != Replaced || len(o.Deleted) != 1 {
