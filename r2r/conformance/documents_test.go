@@ -345,6 +345,19 @@ func (s *suite) documents(t *testing.T) {
 			t.Errorf("collection_ids %v, want %s", d.CollectionIDs, s.collA)
 		}
 	})
+	t.Run("collection_counts_and_sync_status", func(t *testing.T) {
+		c, err := s.admin.GetCollection(ctx, s.collA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Two documents are in it, but document_count is a counter that only the form field
+		// raises: the document that also named the collection in metadata.collection_ids was
+		// filed there before the count (see collection_documents/document_count_is_a_counter).
+		// Ingestion leaves the graph statuses pending.
+		if c.DocumentCount != 1 || c.UserCount != 1 || c.GraphSyncStatus != "pending" || c.GraphClusterStatus != "pending" {
+			t.Errorf("collection after ingestion: %+v, want document_count 1, 1 user, graph statuses pending", c)
+		}
+	})
 	t.Run("collection_ids_exact", func(t *testing.T) {
 		me, err := s.admin.Me(ctx)
 		if err != nil {
@@ -510,6 +523,23 @@ func (s *suite) documents(t *testing.T) {
 		}
 		if !strings.Contains(text.String(), "Juvenile pelicans leave the nesting islands last.") {
 			t.Errorf("chunks %q do not hold the file's text", text.String())
+		}
+	})
+	t.Run("chunk_ids_are_deterministic", func(t *testing.T) {
+		// uuid5(DNS, uuid5(DNS, "<document id>-<chunk order>-0") + "_v0"): the same
+		// document id and text give the same chunk ids on every ingestion.
+		p, err := s.admin.ListDocumentChunks(ctx, s.docText, r2r.ListParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range p.Items {
+			inner := uuid.NewSHA1(uuid.NameSpaceDNS, []byte(fmt.Sprintf("%s-%d-0", s.docText, i))).String()
+			if want := uuid.NewSHA1(uuid.NameSpaceDNS, []byte(inner+"_v0")).String(); c.ID != want {
+				t.Errorf("chunk %d id %s, want %s", i, c.ID, want)
+			}
+			if c.Metadata["chunk_order"] != float64(i) {
+				t.Errorf("chunk %d chunk_order %v", i, c.Metadata["chunk_order"])
+			}
 		}
 	})
 	t.Run("chunks_pagination", func(t *testing.T) {
@@ -691,6 +721,55 @@ func (s *suite) collectionDocuments(t *testing.T) {
 			t.Errorf("the document itself must stay: %v", err)
 		}
 	})
+	t.Run("document_count_is_a_counter", func(t *testing.T) {
+		c, err := s.admin.CreateCollection(ctx, "conf-"+s.sfx+"-count", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.cleanupCollection(c.ID)
+		count := func(t *testing.T) int {
+			t.Helper()
+			got, err := s.admin.GetCollection(ctx, c.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got.DocumentCount
+		}
+		// Named only in metadata.collection_ids: filed there, plus in the default
+		// collection, without raising the count.
+		id := uuid.NewString()
+		s.cleanupDocument(id)
+		if _, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{RawText: "Pelican counter notes " + s.sfx + ".", ID: id,
+			Metadata: map[string]any{"collection_ids": []string{c.ID}}}); err != nil {
+			t.Fatal(err)
+		}
+		s.waitIngested(t, id)
+		me, err := s.admin.Me(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := s.admin.GetDocument(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(d.CollectionIDs, []string{c.ID, me.CollectionIDs[0]}) {
+			t.Errorf("collection_ids %v, want [%s %s]", d.CollectionIDs, c.ID, me.CollectionIDs[0])
+		}
+		p, err := s.admin.ListCollectionDocuments(ctx, c.ID, r2r.ListParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t); n != 0 || p.Total != 1 {
+			t.Errorf("document_count %d with %d documents listed, want 0 and 1", n, p.Total)
+		}
+		// Deleting the document lowers the count anyway.
+		if err := s.admin.DeleteDocument(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t); n != -1 {
+			t.Errorf("document_count %d after the deletion, want -1", n)
+		}
+	})
 	t.Run("remove_again_404", func(t *testing.T) {
 		err := s.admin.RemoveDocumentFromCollection(ctx, s.collB, s.docOther)
 		wantStatus(t, err, http.StatusNotFound, r2r.ErrNotFound)
@@ -769,10 +848,142 @@ func (s *suite) ingestionOutcomes(t *testing.T) {
 			t.Errorf("collection_ids %v: a document that failed to parse is in no collection", d.CollectionIDs)
 		}
 	})
+	t.Run("file_too_large_413", func(t *testing.T) {
+		// R2R's default limit for .txt is 2,000,000 bytes (r2r-mcp's ingest checks the same
+		// limits before uploading).
+		_, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{FileName: "conf-" + s.sfx + "-big.txt",
+			File: bytes.Repeat([]byte("a"), 2_000_001)})
+		e := wantStatus(t, err, http.StatusRequestEntityTooLarge, nil)
+		wantMessage(t, e, "File size exceeds maximum of 2000000 bytes for extension 'txt'.")
+	})
 	t.Run("unsupported_type_415", func(t *testing.T) {
 		_, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{FileName: "conf-" + s.sfx + ".xyz", File: []byte("x")})
 		e := wantStatus(t, err, http.StatusUnsupportedMediaType, nil)
 		wantMessage(t, e, "'xyz' is not a valid DocumentType.")
+	})
+	// R2R's recursive splitter with chunk_size 1024 and chunk_overlap 512, sent explicitly so
+	// that the server's configuration does not matter: 30 lines of about 90 characters.
+	pelicanLines := func(blankEvery int) string {
+		var b strings.Builder
+		for i := range 30 {
+			fmt.Fprintf(&b, "Sentence number %02d talks about pelican colony %d and the tides of the bay near island %d.\n", i, i, i)
+			if blankEvery > 0 && i%blankEvery == blankEvery-1 {
+				b.WriteString("\n")
+			}
+		}
+		return b.String()
+	}
+	span := func(text string, from, to int) string {
+		start := strings.Index(text, fmt.Sprintf("Sentence number %02d", from))
+		end := strings.Index(text, fmt.Sprintf("island %d.\n", to)) + len(fmt.Sprintf("island %d.", to))
+		return text[start:end]
+	}
+	chunksOf := func(t *testing.T, name, text string) []string {
+		t.Helper()
+		id := derived(name)
+		if _, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{FileName: name, File: []byte(text),
+			IngestionConfig: map[string]any{"chunk_size": 1024, "chunk_overlap": 512}}); err != nil {
+			t.Fatal(err)
+		}
+		s.waitIngested(t, id)
+		p, err := s.admin.ListDocumentChunks(ctx, id, r2r.ListParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids(p.Items, func(c r2r.Chunk) string { return c.Text })
+	}
+	t.Run("chunks_overlap", func(t *testing.T) {
+		// Cut at line ends; each chunk starts 6 lines after the previous one and repeats
+		// what fits in 512 characters.
+		text := pelicanLines(0)
+		want := []string{span(text, 0, 10), span(text, 6, 16), span(text, 12, 22), span(text, 18, 28), span(text, 24, 29)}
+		if got := chunksOf(t, "conf-"+s.sfx+"-lines.txt", text); !slices.Equal(got, want) {
+			t.Errorf("chunks:\n%q\nwant:\n%q", got, want)
+		}
+	})
+	t.Run("chunks_split_at_blank_lines", func(t *testing.T) {
+		// Paragraphs that fit are never cut, and a whole paragraph is longer than the
+		// overlap, so nothing repeats.
+		text := pelicanLines(10)
+		want := []string{span(text, 0, 9), span(text, 10, 19), span(text, 20, 29)}
+		if got := chunksOf(t, "conf-"+s.sfx+"-paragraphs.txt", text); !slices.Equal(got, want) {
+			t.Errorf("chunks:\n%q\nwant:\n%q", got, want)
+		}
+	})
+	// R2R renders Markdown with Python-Markdown and keeps the text of the HTML; HTML files
+	// keep the text of their elements, without scripts, styles and comments; CSV rows are
+	// parsed, and so chunked, one by one.
+	for _, tc := range []struct {
+		name, file, src string
+		want            []string
+	}{
+		{"markdown_text", "doc.md", "# Title here\n\nIntro paragraph with **bold** and *italic* and `code` and a [link](http://x.y).\n\n" +
+			"## Section two\n\n- item one\n- item two\n\n1. first\n2. second\n\n```go\nfunc main() {}\n```\n\n> quoted text\n\n" +
+			"Last line &amp; entity <b>html</b>.\n",
+			[]string{"Title here\nIntro paragraph with bold and italic and code and a link.\nSection two\n\nitem one\n\nitem two\n\n\n" +
+				"first\n\nsecond\n\ngo\nfunc main() {}\n\nquoted text\n\nLast line & entity html."}},
+		{"html_text", "page.html", "<html><head><title>T</title><style>p{color:red}</style><script>var x=1;</script></head>" +
+			"<body><h1>Head</h1>\n<p>Para &amp; <b>bold</b></p><!-- c --><ul><li>a</li><li>b</li></ul></body></html>",
+			[]string{"THead\nPara & boldab"}},
+		{"json_text", "data.json", "{\"name\": \"pelican\", \"skip\": null, \"wingspan\": 2.0, \"big\": 1e20, \"small\": 0.00001, " +
+			"\"count\": 3, \"ok\": true, \"meta\": {\"gone\": null, \"kept\": false}, \"flock\": [{\"id\": 1, \"note\": null}, \"solo\", 4.5]}",
+			[]string{"name: pelican\nwingspan: 2.0\nbig: 1e+20\nsmall: 1e-05\ncount: 3\nok: True\nmeta:\n  kept: False\nflock:\n" +
+				"    id: 1\n    note: None\n    solo\n    4.5"}},
+		{"csv_rows", "table.csv", "name,kind\npelican,bird\n\"a, b\",x\n", []string{"name, kind", "pelican, bird", "a, b, x"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := chunksOf(t, "conf-"+s.sfx+"-"+tc.file, tc.src); !slices.Equal(got, tc.want) {
+				t.Errorf("chunks %q, want %q", got, tc.want)
+			}
+		})
+	}
+	t.Run("invalid_json_400_and_failed", func(t *testing.T) {
+		name := "conf-" + s.sfx + "-bad.json"
+		id := derived(name)
+		_, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{FileName: name, File: []byte(`{"a": 1,`)})
+		e := wantStatus(t, err, http.StatusBadRequest, nil)
+		const prefix = "Failed to parse JSON data, likely due to invalid JSON: "
+		if !strings.HasPrefix(e.Message, prefix) || e.ErrorType != "R2RException" {
+			t.Errorf("error %q (%s), want %q… (R2RException)", e.Message, e.ErrorType, prefix)
+		}
+		d, err := s.admin.GetDocument(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, _ := d.Metadata["failure"].(string); d.IngestionStatus != r2r.IngestionFailed || f != e.Message {
+			t.Errorf("status %q failure %q, want failed with the error's message", d.IngestionStatus, f)
+		}
+	})
+	t.Run("unknown_collection_created", func(t *testing.T) {
+		// A collection_ids form value naming no collection creates it when ingestion ends,
+		// owned by the uploader but without members.
+		coll, id := uuid.NewString(), uuid.NewString()
+		s.cleanupCollection(coll)
+		s.cleanupDocument(id)
+		if _, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{RawText: "Pelican new collection notes.", ID: id,
+			CollectionIDs: []string{coll}}); err != nil {
+			t.Fatal(err)
+		}
+		s.waitIngested(t, id)
+		c, err := s.admin.GetCollection(ctx, coll)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Name != "My Collection" || c.Description == nil || *c.Description != "A collection started during N/A ingestion" ||
+			c.OwnerID == nil || *c.OwnerID != s.adminID || c.UserCount != 0 || c.DocumentCount != 1 {
+			t.Errorf("created %+v", c)
+		}
+	})
+	t.Run("chunk_overlap_above_size_fails", func(t *testing.T) {
+		name := "conf-" + s.sfx + "-overlap.txt"
+		id := derived(name)
+		_, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{FileName: name, File: []byte("Pelicans.\n"),
+			IngestionConfig: map[string]any{"chunk_size": 100, "chunk_overlap": 512}})
+		e := wantStatus(t, err, http.StatusInternalServerError, nil)
+		wantMessage(t, e, "Error parsing document: Got a larger chunk overlap (512) than chunk size (100), should be smaller.")
+		if d, err := s.admin.GetDocument(ctx, id); err != nil || d.IngestionStatus != r2r.IngestionFailed {
+			t.Errorf("document after the failure: %+v %v", d, err)
+		}
 	})
 	for _, mode := range []string{"hi-res", "fast", "custom"} {
 		t.Run("ingestion_mode_"+mode, func(t *testing.T) {

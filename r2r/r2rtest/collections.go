@@ -316,6 +316,7 @@ func (c *call) handleAddDocumentToCollection() {
 		return
 	}
 	d.collectionIDs = append(d.collectionIDs, id)
+	col.docCount++
 	col.syncStatus, col.clusterStatus = "outdated", "outdated"
 	c.ok(map[string]any{"message": "Document assigned to collection successfully"})
 }
@@ -344,5 +345,8 @@ func (c *call) handleRemoveDocumentFromCollection() {
 		return
 	}
 	d.collectionIDs = slices.DeleteFunc(d.collectionIDs, func(s string) bool { return s == id })
+	if col := e.st.collections[id]; col != nil {
+		col.docCount--
+	}
 	c.ok(map[string]any{"success": true})
 }

@@ -35,14 +35,21 @@
 //   - Timestamps: microseconds with a Z suffix by default, as R2R 3.6.6 sends them;
 //     Options.TimeFormat switches to +00:00 or to no offset at all.
 //   - Parsing: text types must be valid UTF-8, otherwise ingestion fails the way R2R's text
-//     parsers do ("'utf-8' codec can't decode byte …"). Other types (pdf, docx, images…) are not
-//     really parsed: runs of printable text stand in for the extracted text. An empty or
+//     parsers do ("'utf-8' codec can't decode byte …"). Markdown is reduced to the text of
+//     its Python-Markdown rendering and HTML to its text, as R2R does; CSV and TSV rows are
+//     parsed (and chunked) one by one, fields joined by ", "; JSON becomes R2R's indented
+//     "key: value" text (invalid JSON answers 400 and fails the document); other text types
+//     are kept as they are (R2R restructures code and RST files: not emulated). Other types (pdf, docx,
+//     images…) are not really parsed: runs of printable text stand in for the extracted text. An empty or
 //     blank text file is ingested without chunks; any other document without text fails
 //     ("no text content could be extracted"). Failures end in ingestion_status "failed" with
-//     metadata.failure and no collection; synchronously they answer 500
+//     metadata.failure in the collections its metadata named; synchronously they answer 500
 //     R2RDocumentProcessingError.
-//   - Chunking: paragraphs, then sentences, then spaces, at most Options.ChunkSize runes
-//     (ingestion_config.chunk_size overrides it per document); no overlap.
+//   - Chunking: R2R's recursive splitter (blank lines, then lines, then spaces, then
+//     characters), at most Options.ChunkSize characters, consecutive chunks sharing up to
+//     Options.ChunkOverlap characters (1024 and 512 by default, as R2R ships; no overlap
+//     with another ChunkSize unless asked); ingestion_config.chunk_size and chunk_overlap
+//     override them per document.
 //   - Search: BM25 with a boost for query terms in the document's title, squashed into 0..1,
 //     stands in for embeddings. Semantic and hybrid
 //     search rank every chunk that passes the filters, like a vector search; full-text-only

@@ -17,94 +17,6 @@ func timerC(d time.Duration) <-chan time.Time {
 	return time.After(d)
 }
 
-// chunkText splits text into chunks of at most size runes, preferring paragraph breaks, then
-// sentence ends, then spaces. Chunks do not overlap (R2R's default overlap is not emulated).
-func chunkText(text string, size int) []string {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	var pieces []string
-	for _, para := range splitParagraphs(text) {
-		if utf8.RuneCountInString(para) <= size {
-			pieces = append(pieces, para)
-			continue
-		}
-		for _, sent := range splitSentences(para) {
-			pieces = append(pieces, hardSplit(sent, size)...)
-		}
-	}
-	var chunks []string
-	var cur strings.Builder
-	curLen := 0
-	for _, p := range pieces {
-		n := utf8.RuneCountInString(p)
-		sep := "\n\n"
-		if curLen > 0 && curLen+len(sep)+n > size {
-			chunks = append(chunks, cur.String())
-			cur.Reset()
-			curLen = 0
-		}
-		if curLen > 0 {
-			cur.WriteString(sep)
-			curLen += len(sep)
-		}
-		cur.WriteString(p)
-		curLen += n
-	}
-	if curLen > 0 {
-		chunks = append(chunks, cur.String())
-	}
-	return chunks
-}
-
-func splitParagraphs(text string) []string {
-	var out []string
-	for _, p := range strings.Split(text, "\n\n") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// splitSentences cuts after '.', '!' or '?' followed by whitespace.
-func splitSentences(p string) []string {
-	var out []string
-	start := 0
-	rs := []rune(p)
-	for i := 0; i < len(rs)-1; i++ {
-		if (rs[i] == '.' || rs[i] == '!' || rs[i] == '?') && unicode.IsSpace(rs[i+1]) {
-			if s := strings.TrimSpace(string(rs[start : i+1])); s != "" {
-				out = append(out, s)
-			}
-			start = i + 1
-		}
-	}
-	if s := strings.TrimSpace(string(rs[start:])); s != "" {
-		out = append(out, s)
-	}
-	return out
-}
-
-// hardSplit cuts s into pieces of at most size runes, at the last space when there is one.
-func hardSplit(s string, size int) []string {
-	rs := []rune(s)
-	var out []string
-	for len(rs) > size {
-		cut := size
-		for i := size; i > size/2; i-- {
-			if unicode.IsSpace(rs[i]) {
-				cut = i
-				break
-			}
-		}
-		out = append(out, strings.TrimSpace(string(rs[:cut])))
-		rs = []rune(strings.TrimLeftFunc(string(rs[cut:]), unicode.IsSpace))
-	}
-	if len(rs) > 0 {
-		out = append(out, string(rs))
-	}
-	return out
-}
-
 // printableRuns extracts runs of at least four printable characters from binary content,
 // standing in for a real PDF/Office/image parser.
 func printableRuns(b []byte) string {
@@ -248,4 +160,34 @@ func (s *scorer) score(ch *chunk, docTitle string) float64 {
 		return 0
 	}
 	return raw / (raw + scoreHalf)
+}
+
+// splitSentences cuts after '.', '!' or '?' followed by whitespace.
+func splitSentences(p string) []string {
+	var out []string
+	start := 0
+	rs := []rune(p)
+	for i := 0; i < len(rs)-1; i++ {
+		if (rs[i] == '.' || rs[i] == '!' || rs[i] == '?') && unicode.IsSpace(rs[i+1]) {
+			if s := strings.TrimSpace(string(rs[start : i+1])); s != "" {
+				out = append(out, s)
+			}
+			start = i + 1
+		}
+	}
+	if s := strings.TrimSpace(string(rs[start:])); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// splitParagraphs cuts text at blank lines, dropping empty paragraphs.
+func splitParagraphs(text string) []string {
+	var out []string
+	for _, p := range strings.Split(text, "\n\n") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
