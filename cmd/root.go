@@ -63,6 +63,7 @@ Run "r2r-mcp login" once, then add "r2r-mcp serve" to your MCP client:
 		SilenceErrors: true,
 		Version:       deps.Build.Version,
 	}
+	root.AddCommand(newSyncCmd(deps, nil))
 	root.SetIn(deps.IO.In)
 	root.SetOut(deps.IO.Out)
 	root.SetErr(deps.IO.ErrOut)

@@ -18,8 +18,6 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
-func init() { register(func(d Deps) *cobra.Command { return newSyncCmd(d, nil) }) }
-
 type syncOptions struct {
 	Dir         string
 	URL         string
