@@ -40,7 +40,7 @@ func deleteDocumentTool(d *Deps) Tool {
 		mcp.WithDescription("Delete one document (and its chunks) from the current project's collection in R2R. "+
 			"Documents outside that collection are refused. Use r2r_list_documents or r2r_search to find the id."),
 		annotations(title, false, true, true, false),
-		mcp.WithRawOutputSchema(mustJSON(out)),
+		withOutputSchema(out),
 		mcp.WithString("document_id", mcp.Required(), mcp.MinLength(36), mcp.MaxLength(36),
 			mcp.Description("Document ID (UUID) to delete, e.g. from r2r_list_documents")),
 	)

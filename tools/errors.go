@@ -16,7 +16,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
-// Error codes of error results (DESIGN §5), in ErrorInfo.Code.
+// Error codes of error results, in ErrorInfo.Code.
 const (
 	CodeR2RAPI        = -32001 // R2R answered with an error, or could not be reached
 	CodeAuth          = -32002 // R2R rejected the credentials, or they could not be applied
@@ -35,7 +35,7 @@ const (
 const ErrorMetaKey = "r2r-mcp/error"
 
 // defaultRetryAfterSeconds is suggested after a 429 without Retry-After: R2R's limits are
-// per minute and it never sends the header (r2r-api.md §5).
+// per minute and it never sends the header.
 const defaultRetryAfterSeconds = 60
 
 // ErrorInfo is the structured data of an error result, sent in _meta[ErrorMetaKey]. The
@@ -168,6 +168,12 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 		return breakerOpenResult(err, e, baseURL)
 	}
 
+	return errorResult(httpErrorInfo(ctx, e, baseURL, h))
+}
+
+// httpErrorInfo describes an error R2R answered (or a request that got no answer) by
+// status: the cause, R2R's own words, and the next step.
+func httpErrorInfo(ctx context.Context, e *r2r.Error, baseURL string, h errHints) ErrorInfo {
 	msg := strings.TrimSpace(e.Message)
 	r2rSays := ""
 	if msg != "" {
@@ -224,7 +230,7 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 		}
 		info.Message = fmt.Sprintf("R2R failed to %s (%d).%s %s", e.Op, e.StatusCode, r2rSays, next)
 	}
-	return errorResult(info)
+	return info
 }
 
 // authInfo says where the server's credentials came from, for advice on auth failures.

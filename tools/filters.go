@@ -14,7 +14,7 @@ const (
 	maxFieldName   = 256
 )
 
-// filterOps are the comparison operators R2R's filter language knows (r2r-api.md §4.2).
+// filterOps are the comparison operators R2R's filter language knows.
 var filterOps = []string{"$eq", "$ne", "$lt", "$lte", "$gt", "$gte", "$like", "$ilike",
 	"$in", "$nin", "$overlap", "$contains", "$json_contains"}
 
@@ -249,7 +249,7 @@ func sortedKeys(m map[string]any) []string {
 
 // scopeFilters restricts a search to one collection. The condition is always wrapped in
 // $and, even without caller filters: R2R rewrites a top-level collection_ids key for
-// non-superusers into "mine OR in these collections" (r2r-api.md §4.1), which would leak
+// non-superusers into "mine OR in these collections", which would leak
 // the caller's documents from other collections into project-scoped results.
 func scopeFilters(collectionID string, caller map[string]any) map[string]any {
 	parts := []any{map[string]any{"collection_ids": map[string]any{"$overlap": []any{collectionID}}}}

@@ -23,8 +23,7 @@ const maxPathChars = 4096
 var ingestionModes = []string{"hi-res", "fast", "custom"}
 
 // reservedMetadata are metadata keys r2r-mcp sets itself. collection_ids is among them
-// because R2R at HEAD takes a document's collections from metadata.collection_ids
-// (r2r-api.md §2.1).
+// because R2R at HEAD takes a document's collections from metadata.collection_ids.
 var reservedMetadata = []string{kbsync.MetaSourcePath, kbsync.MetaContentSHA, kbsync.MetaSource, kbsync.MetaProject,
 	kbsync.MetaIngestedBy, kbsync.MetaSourceRoot, "collection_ids"}
 
@@ -49,6 +48,35 @@ type IngestOutput struct {
 }
 
 func ingestDocumentTool(d *Deps) Tool {
+	def := ingestDocumentDef()
+	parseArgs := argsParser(def)
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := parseArgs(req)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		var in ingestArgs
+		if in.filePath, err = a.ReqString("file_path", maxPathChars); err != nil {
+			return invalidArgs(err), nil
+		}
+		if in.collectionID, _, err = a.OptUUID("collection_id", collectionIDHint); err != nil {
+			return invalidArgs(err), nil
+		}
+		if in.metadata, _, err = a.Object("metadata", maxMetadataBytes); err != nil {
+			return invalidArgs(err), nil
+		}
+		if in.mode, err = a.Enum("ingestion_mode", ingestionModes, "fast"); err != nil {
+			return invalidArgs(err), nil
+		}
+		if in.async, err = a.Bool("run_async", true); err != nil {
+			return invalidArgs(err), nil
+		}
+		return d.ingest(ctx, req, in), nil
+	}}
+}
+
+// ingestDocumentDef is r2r_ingest_document's definition.
+func ingestDocumentDef() mcp.Tool {
 	const title = "Ingest a project file"
 	out := objectSchema(map[string]any{
 		"document_id":           strProp("id of the document in R2R (deterministic: same collection + R2R user + path + content → same id)"),
@@ -68,7 +96,7 @@ func ingestDocumentTool(d *Deps) Tool {
 		"collection_created":    boolProp("true when the project's collection was created by this call"),
 		"message":               strProp("what happened and what to do next"),
 	}, "document_id", "status", "file_name", "collection_id")
-	def := newTool("r2r_ingest_document",
+	return newTool("r2r_ingest_document",
 		mcp.WithToolTitle(title),
 		mcp.WithDescription("Upload a document to R2R for indexing. Supports markdown, text, PDF, and more; source code, "+
 			"YAML, TOML, Makefiles and other text files are sent as text titled with their path. "+
@@ -76,7 +104,7 @@ func ingestDocumentTool(d *Deps) Tool {
 			"A file whose content changed replaces its older document once the new one is ingested; unchanged content sends nothing. "+
 			"Returns immediately by default; ingestion happens asynchronously (poll r2r_monitor_task)."),
 		annotations(title, false, false, true, true),
-		mcp.WithRawOutputSchema(mustJSON(out)),
+		withOutputSchema(out),
 		mcp.WithString("file_path", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxPathChars),
 			mcp.Description("Path of the file to ingest: relative to the project root, or absolute inside it")),
 		mcp.WithString("collection_id", mcp.MaxLength(36),
@@ -88,106 +116,107 @@ func ingestDocumentTool(d *Deps) Tool {
 		mcp.WithBoolean("run_async", mcp.DefaultBool(true),
 			mcp.Description("Return right away and let R2R ingest in the background (recommended); false waits up to about 40 s for the result")),
 	)
-	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(req)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		filePath, err := a.ReqString("file_path", maxPathChars)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		collID, _, err := a.OptUUID("collection_id", collectionIDHint)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		userMD, _, err := a.Object("metadata", maxMetadataBytes)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		mode, err := a.Enum("ingestion_mode", ingestionModes, "fast")
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		async, err := a.Bool("run_async", true)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
+}
 
-		pr, err := d.Projects.Project(ctx)
-		if err != nil {
-			return d.projectErrorResult(ctx, err), nil
-		}
-		roots := d.Projects.rootsOf(pr)
-		// Started in the home directory (or /) with no project around it, everything there
-		// (agents' own credential files included) would be "in the project": only the
-		// --allow-dir roots are open then (relative paths still start at the project root).
-		homeRoot := len(roots) > 0 && tooWide(roots[0])
-		if homeRoot {
-			if !filepath.IsAbs(filePath) {
-				filePath = filepath.Join(roots[0], filePath)
-			}
-			roots = roots[1:]
-		}
-		f, err := confineFile(filePath, roots)
-		if err != nil {
-			var ce *ConfineError
-			if errors.As(err, &ce) && homeRoot && ce.Kind == refuseOutside {
-				return refusal(refuseOutside, fmt.Sprintf("Not ingested: the project root is %s, your home directory or "+
-					"the file-system root, so r2r-mcp does not ingest from it. Start your MCP client in a project "+
-					"directory (or pass --project-dir), or allow one directory with --allow-dir.", pr.Root)), nil
-			}
-			if errors.As(err, &ce) {
-				return refusal(ce.Kind, "Not ingested: "+ce.Msg), nil
-			}
-			return refusal(refuseMissing, "Not ingested: "+err.Error()), nil
-		}
-		rel, idPath, root := f.Rel, f.Rel, ""
-		if !f.InProject {
-			// A file from an extra root: named by the root's base name, never by the local
-			// absolute path (user name, home layout), which would end up in shared metadata.
-			// Its id also depends on the root's real path, so it cannot collide with a
-			// project file (or another root's) that has the same displayed name.
-			rel = path.Join(filepath.Base(f.Root), f.Rel)
-			root = "extra:" + uuid.NewSHA1(kbsync.DocumentNamespace, []byte(f.Root)).String()[:8]
-			idPath = root + "/" + f.Rel
-		}
-		if f.Links > 1 {
-			d.logger().Warn("the file has several hard links; its content may also be reachable outside the project",
-				"file", rel, "links", f.Links)
-		}
-		md, err := documentMetadata(userMD, f.Ext, f.AsText)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		// The document id depends on who uploads (see kbsync.VersionID); asked before the
-		// collection may be created, so a failure leaves nothing behind.
-		userID, err := d.Projects.UserID(ctx, d.Client)
-		if err != nil {
-			return d.projectErrorResult(ctx, err), nil
-		}
+// ingestArgs are one r2r_ingest_document call's arguments.
+type ingestArgs struct {
+	filePath, collectionID, mode string
+	metadata                     map[string]any
+	async                        bool
+}
 
-		s, errRes := d.resolveScopeOf(ctx, &pr, collID, true)
-		if errRes != nil {
-			return errRes, nil
+// upload is a confined file on its way to R2R.
+type upload struct {
+	file   *confinedFile
+	rel    string // the name it is shown and titled by
+	idPath string // the path its document id is derived from
+	root   string // kbsync.MetaSourceRoot: "" for project files, "extra:<id>" for an extra root's
+}
+
+// ingest reads the file within the project's rules, resolves the collection (creating the
+// project's on first use) and writes the file as the current version of its document.
+func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestArgs) *mcp.CallToolResult {
+	pr, err := d.Projects.Project(ctx)
+	if err != nil {
+		return d.projectErrorResult(ctx, err)
+	}
+	up, res := d.readUpload(pr, in.filePath)
+	if res != nil {
+		return res
+	}
+	md, err := documentMetadata(in.metadata, up.file.Ext, up.file.AsText)
+	if err != nil {
+		return invalidArgs(err)
+	}
+	// The document id depends on who uploads (see kbsync.VersionID); asked before the
+	// collection may be created, so a failure leaves nothing behind.
+	userID, err := d.Projects.UserID(ctx, d.Client)
+	if err != nil {
+		return d.projectErrorResult(ctx, err)
+	}
+	s, errRes := d.resolveScopeOf(ctx, &pr, in.collectionID, true)
+	if errRes != nil {
+		return errRes
+	}
+	if s, errRes = d.verifyWriteScope(ctx, s); errRes != nil {
+		return errRes
+	}
+	if s.Created {
+		d.bumpAfterWrite("") // the collection list changed
+	}
+	file := kbsync.File{Path: up.rel, IDPath: up.idPath, Data: up.file.Data, AsText: up.file.AsText, Metadata: md}
+	o, errRes := d.putFile(ctx, req, s, kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name, Root: up.root},
+		file, in.mode, in.async)
+	if errRes != nil {
+		return errRes
+	}
+	o.FileName, o.SizeBytes, o.CollectionNew = path.Base(up.file.Rel), int64(len(up.file.Data)), s.Created
+	o.Message = ingestMessage(o, s)
+	return result(o.Message, o)
+}
+
+// readUpload applies the confinement rules to path for project pr and reads the file; the
+// result is the refusal when it may not be read.
+func (d *Deps) readUpload(pr Project, filePath string) (*upload, *mcp.CallToolResult) {
+	roots := d.Projects.rootsOf(pr)
+	// Started in the home directory (or /) with no project around it, everything there
+	// (agents' own credential files included) would be "in the project": only the
+	// --allow-dir roots are open then (relative paths still start at the project root).
+	homeRoot := len(roots) > 0 && tooWide(roots[0])
+	if homeRoot {
+		if !filepath.IsAbs(filePath) {
+			filePath = filepath.Join(roots[0], filePath)
 		}
-		if s, errRes = d.verifyWriteScope(ctx, s); errRes != nil {
-			return errRes, nil
+		roots = roots[1:]
+	}
+	f, err := confineFile(filePath, roots)
+	if err != nil {
+		var ce *ConfineError
+		if errors.As(err, &ce) && homeRoot && ce.Kind == refuseOutside {
+			return nil, refusal(refuseOutside, fmt.Sprintf("Not ingested: the project root is %s, your home directory or "+
+				"the file-system root, so r2r-mcp does not ingest from it. Start your MCP client in a project "+
+				"directory (or pass --project-dir), or allow one directory with --allow-dir.", pr.Root))
 		}
-		if s.Created {
-			d.bumpAfterWrite("") // the collection list changed
+		if errors.As(err, &ce) {
+			return nil, refusal(ce.Kind, "Not ingested: "+ce.Msg)
 		}
-		file := kbsync.File{Path: rel, IDPath: idPath, Data: f.Data, AsText: f.AsText, Metadata: md}
-		o, errRes := d.putFile(ctx, req, s, kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name, Root: root},
-			file, mode, async)
-		if errRes != nil {
-			return errRes, nil
-		}
-		o.FileName, o.SizeBytes, o.CollectionNew = path.Base(f.Rel), int64(len(f.Data)), s.Created
-		o.Message = ingestMessage(o, s)
-		return result(o.Message, o), nil
-	}}
+		return nil, refusal(refuseMissing, "Not ingested: "+err.Error())
+	}
+	up := &upload{file: f, rel: f.Rel, idPath: f.Rel}
+	if !f.InProject {
+		// A file from an extra root: named by the root's base name, never by the local
+		// absolute path (user name, home layout), which would end up in shared metadata.
+		// Its id also depends on the root's real path, so it cannot collide with a
+		// project file (or another root's) that has the same displayed name.
+		up.rel = path.Join(filepath.Base(f.Root), f.Rel)
+		up.root = "extra:" + uuid.NewSHA1(kbsync.DocumentNamespace, []byte(f.Root)).String()[:8]
+		up.idPath = up.root + "/" + f.Rel
+	}
+	if f.Links > 1 {
+		d.logger().Warn("the file has several hard links; its content may also be reachable outside the project",
+			"file", up.rel, "links", f.Links)
+	}
+	return up, nil
 }
 
 // putFile writes one file as the current version of its document (kbsync.Writer.Put):
@@ -288,7 +317,7 @@ func documentMetadata(user map[string]any, ext string, asText bool) (map[string]
 }
 
 // settleMembership makes sure a document this server uploaded ends up in the collection it
-// was uploaded to. R2R at HEAD ignores the form field collection_ids (r2r-api.md §2.1);
+// was uploaded to. R2R at HEAD ignores the form field collection_ids;
 // metadata.collection_ids is sent as well, so this is the fallback. The check waits until
 // R2R reports the ingestion successful: with background (hatchet) ingestion the document
 // appears later, and adding it to a collection while R2R's own workflow still assigns it

@@ -71,7 +71,7 @@ func syncTool(d *Deps) Tool {
 			"(tracked and untracked, not ignored) and .r2r-mcp.json include/exclude; secrets and binaries are refused. "+
 			"Returns at once with a job id and the plan; follow progress with r2r_sync_status."),
 		annotations(title, false, true, true, true),
-		mcp.WithRawOutputSchema(mustJSON(out)),
+		withOutputSchema(out),
 		mcp.WithBoolean("prune", mcp.DefaultBool(false),
 			mcp.Description("Also delete the documents r2r-mcp wrote for files no longer in the project (after a complete scan)")),
 		mcp.WithBoolean("dry_run", mcp.DefaultBool(false),
