@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -107,7 +108,7 @@ func (v *bytesValue) Type() string { return "bytes" }
 func (v *bytesValue) Set(s string) error {
 	n, err := humanize.ParseBytes(s)
 	if err != nil {
-		return fmt.Errorf("want a size such as 64MiB, 512KB or 0 (%v)", err)
+		return errors.New("want a size such as 64MiB, 512KB or 0")
 	}
 	if n > math.MaxInt64 {
 		return fmt.Errorf("%s is too large", s)

@@ -299,6 +299,9 @@ func TestServeResilienceFlags(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || ran {
 					t.Fatalf("err = %v (ran %v), want an error naming %s", err, ran, tt.wantErr)
 				}
+				if strings.Contains(err.Error(), "strconv") || strings.Contains(err.Error(), "parsing \"") {
+					t.Fatalf("err = %v: the parser's internals leak into the message", err)
+				}
 				return
 			}
 			if err != nil {

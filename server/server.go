@@ -266,8 +266,14 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	defer s.Close()
 	limitMemory(s.Cache.Stats().MaxBytes)
 
+	authSource := cfg.AuthSource
+	if s.Deps.AuthState != nil {
+		// The stored credential is read in the background and may already be known: never
+		// log "not read yet" after the read's own log line.
+		authSource, _ = s.Deps.AuthState()
+	}
 	logger.Info("r2r-mcp serving on stdio", "version", cfg.Version, "r2r_url", s.Deps.Client.BaseURL(),
-		"url_source", cfg.URLSource, "auth_source", cfg.AuthSource, "read_only", cfg.ReadOnly,
+		"url_source", cfg.URLSource, "auth_source", authSource, "read_only", cfg.ReadOnly,
 		"tools", len(s.Tools), "cache_bytes", s.Cache.Stats().MaxBytes,
 		"breaker_failures", s.Breaker.Settings().Failures, "breaker_cooldown", s.Breaker.Settings().Cooldown)
 	if cfg.AuthWarning != "" {

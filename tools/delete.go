@@ -41,8 +41,8 @@ func deleteDocumentTool(d *Deps) Tool {
 			"Documents outside that collection are refused. Use r2r_list_documents or r2r_search to find the id."),
 		annotations(title, false, true, true, false),
 		withOutputSchema(out),
-		mcp.WithString("document_id", mcp.Required(), mcp.MinLength(36), mcp.MaxLength(36),
-			mcp.Description("Document ID (UUID) to delete, e.g. from r2r_list_documents")),
+		mcp.WithString("document_id", mcp.Required(), mcp.MinLength(minShortID), mcp.MaxLength(36),
+			mcp.Description("Document ID (UUID) to delete, e.g. from r2r_list_documents, or the short id (a unique prefix of at least 7 hex digits) such a result showed")),
 	)
 	parseArgs := argsParser(def)
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -50,7 +50,7 @@ func deleteDocumentTool(d *Deps) Tool {
 		if err != nil {
 			return invalidArgs(err), nil
 		}
-		id, err := a.UUID("document_id", documentIDHint)
+		id, err := d.documentIDArg(a, "document_id")
 		if err != nil {
 			return invalidArgs(err), nil
 		}

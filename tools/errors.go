@@ -278,11 +278,13 @@ func unauthorizedText(a authInfo, r2rSays string) string {
 		msg = "R2R rejected the credentials from R2R_EMAIL/R2R_PASSWORD (401)." + r2rSays + " Fix them in your MCP " +
 			"client's configuration, or remove them and run `r2r-mcp login`."
 	case a.source == "" || a.source == auth.SourceNone:
-		msg = "R2R requires authentication (401)." + r2rSays + " Run `r2r-mcp login` (or set R2R_API_KEY in your " +
-			"MCP client's configuration), then restart the MCP server."
+		msg = "R2R requires authentication (401)." + r2rSays + " Run `r2r-mcp login` in a terminal, then call " +
+			"again: the server reads the stored credential after a 401. (R2R_API_KEY set in your MCP client's " +
+			"configuration takes effect when the client restarts the server.)"
 	default:
-		msg = fmt.Sprintf("R2R rejected the stored credential (from %s) (401).%s Run `r2r-mcp login` to log in again, "+
-			"then restart the MCP server (it reads the stored credential once).", storedSource(a.source), r2rSays)
+		msg = fmt.Sprintf("R2R rejected the stored credential (from %s) (401).%s Run `r2r-mcp login` in a terminal "+
+			"to log in again, then call again: the server reads the stored credential again after a 401.",
+			storedSource(a.source), r2rSays)
 	}
 	return msg + warningText(a)
 }
@@ -321,14 +323,14 @@ func credentialResult(ctx context.Context, err error, baseURL string) *mcp.CallT
 		info.Retryable = true
 		next = "Unlock the system keyring (answer its prompt) and call again."
 	case errors.Is(cause, auth.ErrKeyringUnavailable):
-		next = "Start or unlock the system keyring and restart the MCP server, or set R2R_API_KEY in your MCP " +
+		next = "Start or unlock the system keyring and call again (a failed read is retried), or set R2R_API_KEY in your MCP " +
 			"client's configuration."
 	case a.source == auth.SourceEnvAPIKey:
 		next = "Fix R2R_API_KEY in your MCP client's configuration, or remove it and run `r2r-mcp login`."
 	case a.source == auth.SourceEnvPassword:
 		next = "Fix R2R_EMAIL/R2R_PASSWORD in your MCP client's configuration, or remove them and run `r2r-mcp login`."
 	default:
-		next = "Run `r2r-mcp login`, then restart the MCP server."
+		next = "Run `r2r-mcp login` in a terminal, then call again."
 	}
 	info.Message = fmt.Sprintf("r2r-mcp could not authenticate to R2R at %s: %s. %s `r2r-mcp doctor` shows where "+
 		"the credentials come from.%s", baseURL, strings.TrimRight(cause.Error(), "."), next, warningText(a))

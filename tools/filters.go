@@ -139,6 +139,14 @@ func (c *filterChecker) condition(v any, path string, depth int) (any, error) {
 		return nil, fmt.Errorf("mixes operators and field names at %s; use one or the other", path)
 	}
 	if fields > 0 || len(m) == 0 {
+		// An operator written without its $ ({"document_type": {"eq": "md"}}) would be read
+		// as a nested metadata key and silently match nothing.
+		for _, k := range sortedKeys(m) {
+			if op := "$" + strings.ToLower(k); slices.Contains(filterOps, op) || slices.Contains(logicalOps, op) || opAliases[op] != "" {
+				return nil, fmt.Errorf("uses %q at %s, which R2R would read as a metadata field and match nothing; "+
+					"operators start with $: write {%q: …}", k, path, op)
+			}
+		}
 		// {"metadata": {"title": …}} addresses a nested metadata key.
 		return c.object(m, path, depth)
 	}
@@ -236,6 +244,33 @@ func checkFieldName(k, path string) error {
 
 func unknownOp(op, path string) error {
 	return fmt.Errorf("uses unknown operator %s at %s; allowed operators: %s", op, path, allowedOpsText())
+}
+
+// filterFields lists the field names a filter tests (outside $and/$or), sorted, for advice
+// when it matched nothing.
+func filterFields(f map[string]any) []string {
+	var out []string
+	var walk func(m map[string]any)
+	walk = func(m map[string]any) {
+		for k, v := range m {
+			if slices.Contains(logicalOps, k) {
+				if list, ok := v.([]any); ok {
+					for _, e := range list {
+						if sub, ok := e.(map[string]any); ok {
+							walk(sub)
+						}
+					}
+				}
+				continue
+			}
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	walk(f)
+	slices.Sort(out)
+	return out
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -167,6 +167,9 @@ func ragQueryTool(d *Deps) Tool {
 				return res, nil
 			}
 		}
+		for _, src := range ans.Out.Sources {
+			d.shown.remember(src.DocumentID)
+		}
 		res := served(ans, cached)
 		// The answer may legitimately be long when max_tokens is large: allow for it.
 		res.Content = []mcp.Content{mcp.NewTextContent(capText(withCachedMarker(ans.Text, cached), max(MaxTextBytes, 4*q.maxTokens+8<<10)))}

@@ -48,6 +48,8 @@ type SearchOutput struct {
 	CollectionID   string      `json:"collection_id,omitempty"`
 	CollectionName string      `json:"collection_name,omitempty"`
 	Note           string      `json:"note,omitempty"`
+
+	filterFields []string // fields the caller's filters test, for the advice when nothing matched
 }
 
 var searchHitSchema = objectSchema(map[string]any{
@@ -137,7 +139,7 @@ func searchTool(d *Deps) Tool {
 			return errRes, nil
 		}
 		base := SearchOutput{Results: []SearchHit{}, Query: query, SearchMode: mode, Limit: limit,
-			CollectionID: s.ID, CollectionName: s.Name}
+			CollectionID: s.ID, CollectionName: s.Name, filterFields: filterFields(filters)}
 		if s.missing() {
 			base.Note = s.missingNote()
 			return result(base.Note, base), nil
@@ -158,6 +160,9 @@ func searchTool(d *Deps) Tool {
 		if s.Project != nil {
 			d.History.Add(s.Project.Root, SearchEntry{Time: d.now().UTC(), Query: query, Hits: ans.Out.Count,
 				SearchMode: mode, CollectionID: s.ID})
+		}
+		for _, h := range ans.Out.Results {
+			d.shown.remember(h.DocumentID)
 		}
 		return served(ans, cached), nil
 	}}
@@ -297,11 +302,25 @@ func chunkTitle(md map[string]any) string {
 	return untitled
 }
 
+// knownFilterFields are fields a filter can test on every document r2r-mcp ingested: R2R's
+// own chunk columns and the metadata r2r-mcp writes.
+var knownFilterFields = []string{"document_id", "document_type", "title", "source_path", "project", "ingested_by"}
+
 func searchText(o SearchOutput, s *scope) string {
 	var b strings.Builder
 	if o.Count == 0 {
 		fmt.Fprintf(&b, "No results for %s in %s (%s search).", quoteForText(o.Query, 200), s.label(), o.SearchMode)
-		b.WriteString(" Try other words, search_mode \"advanced\", fewer filters, or check r2r_list_documents for what is ingested.")
+		if len(o.filterFields) > 0 {
+			fmt.Fprintf(&b, " The filters (on %s) may be why: R2R does not check field names, so a misspelled field "+
+				"matches nothing. Fields every document r2r-mcp ingests has: %s. Try the search without filters to compare.",
+				quoteForText(strings.Join(o.filterFields, ", "), 200), strings.Join(knownFilterFields, ", "))
+			return b.String()
+		}
+		b.WriteString(" Try other words")
+		if o.SearchMode != "advanced" {
+			b.WriteString(`, search_mode "advanced" (adds full-text matching)`)
+		}
+		b.WriteString(", or check r2r_list_documents for what is ingested.")
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%s for %s in %s (%s search):\n", plural(o.Count, "result"), quoteForText(o.Query, 200), s.label(), o.SearchMode)

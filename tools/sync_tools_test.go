@@ -116,7 +116,9 @@ func TestDeleteDocument(t *testing.T) {
 		t.Fatal("a document outside the project was deleted")
 	}
 
-	res := e.ok("r2r_delete_document", map[string]any{"document_id": ing.DocumentID})
+	// The short id a listing showed names the document too.
+	e.ok("r2r_list_documents", map[string]any{})
+	res := e.ok("r2r_delete_document", map[string]any{"document_id": ing.DocumentID[:8]})
 	var del DeleteOutput
 	structured(t, res, &del)
 	if !del.Deleted || del.Title != "a.md" || del.SourcePath != "a.md" || !strings.Contains(text(res), ing.DocumentID) {

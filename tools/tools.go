@@ -126,6 +126,7 @@ type Deps struct {
 	limits   *limiters
 	ingests  *ingestTracker
 	titles   titleMemory
+	shown    shownIDs // document ids shown to the model, for short-id lookups
 	syncs    *syncJobs
 }
 
