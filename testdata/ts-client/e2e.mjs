@@ -17,6 +17,9 @@ const EXPECTED_TOOLS = [
   "r2r_list_collections",
   "r2r_get_document",
   "r2r_status",
+  "r2r_delete_document",
+  "r2r_sync",
+  "r2r_sync_status",
 ];
 
 function need(name) {
