@@ -11,6 +11,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
 // Argument limits shared by schemas and handlers.
@@ -304,7 +305,8 @@ func chunkTitle(md map[string]any) string {
 
 // knownFilterFields are fields a filter can test on every document r2r-mcp ingested: R2R's
 // own chunk columns and the metadata r2r-mcp writes.
-var knownFilterFields = []string{"document_id", "document_type", "title", "source_path", "project", "ingested_by"}
+var knownFilterFields = []string{"document_id", "document_type", "title",
+	kbsync.MetaSourcePath, kbsync.MetaContentSHA, kbsync.MetaSource, kbsync.MetaProject}
 
 func searchText(o SearchOutput, s *scope) string {
 	var b strings.Builder
