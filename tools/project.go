@@ -442,8 +442,9 @@ func (p *ProjectResolver) Roots(ctx context.Context) ([]string, error) {
 func (p *ProjectResolver) Remote() bool { return p.opts.Remote }
 
 // errRemoteProject is Project's answer on a remote server.
-var errRemoteProject = &projectError{msg: "This r2r-mcp serves clients over HTTP, so it has no local project: " +
-	"pass collection_id (or the X-R2R-Collection header); r2r_list_collections shows the ids."}
+var errRemoteProject = &projectError{msg: "This r2r-mcp serves clients over HTTP, so it has no local project. " +
+	"Tools that take collection_id need it (or the X-R2R-Collection header; r2r_list_collections shows the ids); " +
+	"to keep a directory in step, run r2r-mcp sync DIR where the files are."}
 
 // rootsOf is Roots for a project already resolved.
 func (p *ProjectResolver) rootsOf(pr Project) []string {
