@@ -3,6 +3,7 @@ package redisl2
 import (
 	"context"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -12,7 +13,11 @@ import (
 // arrival time (TAT, milliseconds) of the next call. A call is admitted when now is not
 // earlier than TAT - burst*interval; then TAT moves on by one interval. Refused calls change
 // nothing and learn how long to wait.
-var gcra = redis.NewScript(`
+//
+// Built on first use: serve over stdio links this package but must not pay for it.
+var gcra = sync.OnceValue(func() *redis.Script { return redis.NewScript(gcraScript) })
+
+const gcraScript = `
 local interval = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
@@ -25,7 +30,7 @@ end
 local new_tat = tat + interval
 redis.call('SET', KEYS[1], new_tat, 'PX', math.ceil(new_tat - now) + 1)
 return {1, 0}
-`)
+`
 
 // Admit takes one call from the shared bucket key (rate calls per second, bursts of
 // burst): every replica draws from the same bucket. It returns how long to wait when the
@@ -40,7 +45,7 @@ func (s *Store) Admit(ctx context.Context, key string, rate float64, burst int) 
 	var res []int64
 	err = s.do(ctx, "rate_limit", func(ctx context.Context) error {
 		var err error
-		res, err = gcra.Run(ctx, s.rdb, []string{s.key("rl", hexKey(key))}, interval, max(burst, 1), now).Int64Slice()
+		res, err = gcra().Run(ctx, s.rdb, []string{s.key("rl", hexKey(key))}, interval, max(burst, 1), now).Int64Slice()
 		return err
 	})
 	if err != nil {
