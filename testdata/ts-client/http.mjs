@@ -8,23 +8,7 @@
 // Exits non-zero with a message on stderr at the first failed step.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-
-function need(name) {
-  const v = process.env[name];
-  if (!v) throw new Error(`${name} is not set`);
-  return v;
-}
-
-function check(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
-
-function text(result) {
-  return (result.content ?? [])
-    .filter((c) => c.type === "text")
-    .map((c) => c.text)
-    .join("\n");
-}
+import { check, need, text } from "./lib.mjs";
 
 async function connect(url, key) {
   const client = new Client({ name: "r2r-mcp-http-check", version: "0.0.0" });
