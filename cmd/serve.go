@@ -51,6 +51,8 @@ type serveOptions struct {
 	TimeoutSearch    time.Duration
 	TimeoutRAG       time.Duration
 	Timeout          time.Duration
+	MaxInflight      int // tools/call and resources/read requests served at once
+	MaxRequestBytes  int64
 
 	// Env is where credentials are looked up; tests replace the keyring and config dir.
 	Env authEnv
@@ -84,6 +86,7 @@ func serveKnobs(opts *serveOptions) []serveKnob {
 	opts.RateLimit, opts.RateBurst = tools.DefaultRateLimit.Rate, tools.DefaultRateLimit.Burst
 	opts.RAGRateLimit, opts.RAGRateBurst = tools.DefaultRAGRateLimit.Rate, tools.DefaultRAGRateLimit.Burst
 	opts.TimeoutSearch, opts.TimeoutRAG, opts.Timeout = tools.DefaultSearchTimeout, tools.DefaultRAGTimeout, tools.DefaultCallTimeout
+	opts.MaxInflight, opts.MaxRequestBytes = server.DefaultMaxInflight, server.DefaultMaxRequestBytes
 	day := 24 * time.Hour
 	return []serveKnob{
 		{"cache-size", "R2R_MCP_CACHE_SIZE", "memory for cached results, e.g. 64MiB, 512KiB, 1GB; 0 disables the cache", &bytesValue{&opts.CacheSize}},
@@ -102,6 +105,8 @@ func serveKnobs(opts *serveOptions) []serveKnob {
 		{"timeout-search", "R2R_MCP_TIMEOUT_SEARCH", "deadline of r2r_search (at most 50s)", &durationValue{&opts.TimeoutSearch, time.Millisecond, maxToolTimeout}},
 		{"timeout-rag", "R2R_MCP_TIMEOUT_RAG", "deadline of r2r_rag_query (at most 50s)", &durationValue{&opts.TimeoutRAG, time.Millisecond, maxToolTimeout}},
 		{"timeout", "R2R_MCP_TIMEOUT", "deadline of every other tool (at most 50s; r2r_ingest_document with run_async=false has 45s)", &durationValue{&opts.Timeout, time.Millisecond, maxToolTimeout}},
+		{"max-inflight", "R2R_MCP_MAX_INFLIGHT", "tool calls and resource reads served at once; one more is answered \"busy, retry in 1 s\" at once", &intValue{&opts.MaxInflight, 1, 10000}},
+		{"max-request-bytes", "R2R_MCP_MAX_REQUEST_BYTES", "largest JSON-RPC message read from the client, e.g. 4MiB; a larger one gets an error and is skipped", &bytesValue{&opts.MaxRequestBytes}},
 	}
 }
 
@@ -371,6 +376,8 @@ func serveConfig(ctx context.Context, deps Deps, opts *serveOptions, logger *slo
 		SearchTimeout:    opts.TimeoutSearch,
 		RAGTimeout:       opts.TimeoutRAG,
 		CallTimeout:      opts.Timeout,
+		MaxInflight:      opts.MaxInflight,
+		MaxRequestBytes:  int(opts.MaxRequestBytes),
 	}, nil
 }
 

@@ -93,6 +93,12 @@ type Config struct {
 	// ShutdownGrace bounds the wait for in-flight calls after stdin closes or ctx is
 	// cancelled; 0 = 500 ms.
 	ShutdownGrace time.Duration
+	// MaxInflight bounds the tools/call and resources/read requests served at once; one
+	// more is answered "busy" (-32004) at once. 0 = DefaultMaxInflight (64).
+	MaxInflight int
+	// MaxRequestBytes bounds one JSON-RPC message from the client; a larger one gets an
+	// error and is skipped. 0 = DefaultMaxRequestBytes (4 MiB).
+	MaxRequestBytes int
 
 	// AllowDirs are further directories r2r_ingest_document may read files from, beside
 	// the project (--allow-dir).
@@ -289,7 +295,8 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	if cfg.AuthWarning != "" {
 		logger.Warn("credentials", "warning", cfg.AuthWarning)
 	}
-	return serveStdio(ctx, s.MCP, s.cancelled.watch(ctx, stdin), s.cancelled.filter(stdout), logger, cfg.ShutdownGrace)
+	return serveStdio(ctx, s.MCP, s.cancelled.watch(ctx, stdin), s.cancelled.filter(stdout), logger, cfg.ShutdownGrace,
+		stdioLimits{maxInflight: cfg.MaxInflight, maxRequestBytes: cfg.MaxRequestBytes})
 }
 
 // Server is a configured MCP server and the dependencies its tools share.

@@ -131,6 +131,12 @@ func ingestDocumentTool(d *Deps) Tool {
 			}
 			roots = roots[1:]
 		}
+		// Concurrent ingests share a memory budget for the files they read (uploadbudget.go).
+		releaseUpload, err := uploadBudget.reserve(ctx, uploadReservation(filePath, roots))
+		if err != nil {
+			return uploadBusyResult(), nil
+		}
+		defer releaseUpload()
 		f, err := confineFile(filePath, roots)
 		if err != nil {
 			var ce *ConfineError
@@ -196,6 +202,7 @@ func ingestDocumentTool(d *Deps) Tool {
 			CollectionIDs: []string{s.ID},
 			IngestionMode: mode,
 		})
+		releaseUpload() // the file's bytes and the request body are no longer needed
 		switch {
 		case errors.Is(err, r2r.ErrConflict):
 			// Nothing was written. The earlier upload may still be in progress: then the
