@@ -159,10 +159,6 @@ func ingestDocumentTool(d *Deps) Tool {
 			rel = path.Join(filepath.Base(f.Root), f.Rel)
 			idPath = "extra:" + uuid.NewSHA1(documentNamespace, []byte(f.Root)).String()[:8] + "/" + f.Rel
 		}
-		if f.Links > 1 {
-			d.logger().Warn("the file has several hard links; its content may also be reachable outside the project",
-				"file", rel, "links", f.Links)
-		}
 		md, err := documentMetadata(userMD, rel, f.Ext, pr.Name)
 		if err != nil {
 			return invalidArgs(err), nil
