@@ -100,4 +100,3 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
-

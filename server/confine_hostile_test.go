@@ -101,8 +101,8 @@ func TestConfinementHostile(t *testing.T) {
 		"local.settings.json":               `{"Values":{"K":"` + secretMarker + `"}}`,
 	}
 	content := map[string]string{
-		"docs/aws.md": "# notes\naws_access_key_id = AKIA" + strings.Repeat("Z7Q2", 4) + "\n" + secretMarker,
-		"docs/pem.md": "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat("MIIEvQIBADANBgkqhkiG9w0B", 4) + "\n" + secretMarker,
+		"docs/aws.md":  "# notes\naws_access_key_id = AKIA" + strings.Repeat("Z7Q2", 4) + "\n" + secretMarker,
+		"docs/pem.md":  "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat("MIIEvQIBADANBgkqhkiG9w0B", 4) + "\n" + secretMarker,
 		"docs/sa.json": strings.Replace(sa, "-----BEGIN PRIVATE KEY-----\\n", "-----BEGIN PRIVATE KEY-----\\nMIIE", 1),
 	}
 	for rel, body := range named {

@@ -19,7 +19,7 @@ func TestByteBudgetReserve(t *testing.T) {
 		t.Fatal("a reservation beyond the budget did not wait for room")
 	}
 	r1()
-	r1() // twice is harmless
+	r1()                                              // twice is harmless
 	big, err := b.reserve(context.Background(), 1000) // more than the budget: all of it
 	if err != nil {
 		t.Fatal(err)
