@@ -204,9 +204,9 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 	case err == nil:
 		o.Health.OK, o.Health.Status = true, "ok"
 	case errors.As(err, &re) && re.StatusCode != 0:
-		o.Health.Status, o.Health.Error = "error", err.Error()
+		o.Health.Status, o.Health.Error = "error", errText(err)
 	default:
-		o.Health.Status, o.Health.Error = "unreachable", err.Error()
+		o.Health.Status, o.Health.Error = "unreachable", errText(err)
 	}
 
 	// The credential is read before the collection lookup, which needs it.
@@ -215,7 +215,7 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 
 	pr, err := d.Projects.Project(ctx)
 	if err != nil {
-		o.Project.Error = err.Error()
+		o.Project.Error = errText(err)
 		return o
 	}
 	o.Project = StatusProject{Name: pr.Name, Path: pr.Root, CollectionName: pr.CollectionName,
@@ -234,7 +234,7 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 	defer cancel()
 	pc, err := d.Projects.Collection(pctx, d.Client, false)
 	if err != nil {
-		o.Project.Error = err.Error()
+		o.Project.Error = errText(err)
 		return o
 	}
 	o.Project.CollectionID, o.Project.CollectionExists = pc.ID, pc.Exists()
