@@ -350,11 +350,13 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("R2R URL: %w", err)
 	}
+	// The health client bypasses the breaker; its successful checks end an open one.
 	health, err := r2r.New(r2r.Options{BaseURL: base, Credentials: creds, HTTPClient: cfg.HTTPClient,
-		UserAgent: Name + "/" + version, Logger: r2rLog})
+		UserAgent: Name + "/" + version, Logger: r2rLog, Middleware: []r2r.Middleware{breaker.HealthProbe()}})
 	if err != nil {
 		return nil, fmt.Errorf("R2R URL: %w", err)
 	}
+	breaker.SetProbe(health.Health)
 	results, err := cache.New(cache.Config{MaxBytes: res.cacheSize, TTL: map[cache.Kind]time.Duration{
 		cache.KindSearch: res.ttlSearch, cache.KindRAG: res.ttlRAG,
 		cache.KindList: res.ttlList, cache.KindDocument: res.ttlList,

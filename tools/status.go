@@ -178,10 +178,6 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 		Config:    d.Status.Config,
 		Versions:  versions(d.Status),
 	}
-	if d.BreakerState != nil {
-		st := d.BreakerState() // one snapshot for both forms
-		o.Breaker, o.BreakerState = st.String(), breakerState(st)
-	}
 	if d.Cache != nil {
 		st := d.Cache.Stats()
 		o.Cache = &st
@@ -199,6 +195,12 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 	err := hc.Health(hctx)
 	o.Health.LatencyMS = time.Since(start).Milliseconds()
 	cancel()
+	// After the health check, which ends an open breaker when it succeeds: a status never
+	// shows R2R healthy and calls paused together.
+	if d.BreakerState != nil {
+		st := d.BreakerState() // one snapshot for both forms
+		o.Breaker, o.BreakerState = st.String(), breakerState(st)
+	}
 	var re *r2r.Error
 	switch {
 	case err == nil:
