@@ -8,9 +8,9 @@ import (
 )
 
 // DefaultBodyBudget is how many bytes of R2R response bodies all calls of the process
-// together may be reading at once (80 MiB): room for one answer of the largest size
-// (DefaultMaxResponseBytes) beside many small ones.
-const DefaultBodyBudget = 80 << 20
+// together may be reading at once (64 MiB): one answer of the largest size
+// (DefaultMaxResponseBytes), or many smaller ones.
+const DefaultBodyBudget = 64<<20 + 1
 
 // BodyBudget is a byte budget shared by concurrent reads of response bodies, so that the
 // per-body cap does not multiply with the number of calls in flight. A read takes budget

@@ -377,6 +377,9 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	})
 
 	settings := res.settings(breaker.Settings())
+	lim := stdioLimits{maxInflight: cfg.MaxInflight, maxRequestBytes: cfg.MaxRequestBytes}.withDefaults()
+	settings["max_inflight"] = strconv.Itoa(lim.maxInflight)
+	settings["max_request_bytes"] = FormatBytes(int64(lim.maxRequestBytes))
 	if len(cfg.AllowDirs) > 0 {
 		settings["allow_dirs"] = strings.Join(cfg.AllowDirs, string(filepath.ListSeparator))
 	}
