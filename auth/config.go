@@ -75,6 +75,11 @@ func urlProblem(s string, rejected error) string {
 	if s == "" {
 		return "is empty"
 	}
+	// "127.0.0.1:7380" does not even parse ("first path segment in URL cannot contain colon")
+	// and "localhost:7380" parses with the scheme "localhost": both lack the scheme.
+	if !strings.Contains(s, "://") {
+		return "must start with http:// or https:// (for example http://127.0.0.1:7272)"
+	}
 	u, err := url.Parse(s)
 	switch {
 	case err != nil:

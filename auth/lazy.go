@@ -73,16 +73,19 @@ func ResolveLazy(ctx context.Context, opts Options) (Resolved, error) {
 //     answer an unlock prompt); a later call joins it or, once it is over, finds its
 //     result. A read that failed is not remembered: the next call reads again.
 //   - Finding nothing is a result, not a failure: the credential becomes r2r.Anonymous()
-//     (R2R may run without authentication), as with Resolve. A later `r2r-mcp login`
-//     takes effect when the process restarts.
+//     (R2R may run without authentication), as with Resolve.
+//   - When R2R rejects the loaded credential (a 401) and it cannot renew itself, the store
+//     is read once more: a `r2r-mcp login` done while serve runs takes effect at that call,
+//     without a restart. Concurrent 401s share one re-read.
 //
 // Identity is "keyring:" + a fingerprint of the URL until the read succeeds, then the
 // loaded credential's own identity. Identities key cached results (cache.Key,
 // tools' project mappings), so the change merely makes entries cached under the first
 // identity miss. r2r.Client reads Identity once, when it is built, and keeps the
 // pre-load value; that is sound because a LazyCredentials loads at most one credential
-// in its lifetime, so within one process the pre-load identity stands for exactly one
-// user. Across processes it names "whoever is logged in to this URL on this machine",
+// in its lifetime, or — after a 401 — the one a later login stored for the same URL on the
+// same machine, so within one process the pre-load identity stands for "whoever is logged
+// in here". Across processes it names "whoever is logged in to this URL on this machine",
 // which is how the on-disk project mappings are keyed; they are checked against R2R
 // once per process, so a different login only costs a lookup.
 //
@@ -104,6 +107,7 @@ type LazyCredentials struct {
 	loaded bool
 	creds  r2r.Credentials
 	info   Resolved // Source, Kind, Email, UserID, KeyID, Warnings, KeyringRead and KeyringErr of the read
+	swaps  uint32   // how many times a re-read after a 401 replaced creds
 }
 
 // Apply reads the stored credential if that has not happened yet, then applies it.
@@ -184,41 +188,110 @@ func (l *LazyCredentials) Snapshot() Resolved {
 	return res
 }
 
-// Generation is the loaded credential's renewal generation plus one, or 0 before the read
-// (r2r.GenerationRefresher).
+// Generation is 0 before the read; after it, the number of re-reads that replaced the
+// credential in the high 32 bits and the loaded credential's renewal generation plus one in
+// the low ones (r2r.GenerationRefresher).
 func (l *LazyCredentials) Generation() uint64 {
 	l.mu.Lock()
-	c, loaded := l.creds, l.loaded
+	c, loaded, swaps := l.creds, l.loaded, l.swaps
 	l.mu.Unlock()
 	if !loaded {
 		return 0
 	}
+	inner := uint64(1)
 	if g, ok := c.(r2r.GenerationRefresher); ok {
-		return g.Generation() + 1
+		inner = g.Generation() + 1
 	}
-	return 1
+	return uint64(swaps)<<32 | inner&(1<<32-1)
 }
 
-// RefreshFrom renews the loaded credential after R2R rejected it (r2r.GenerationRefresher).
-// gen 0 means the caller's request started before the read; the credential it was sent
-// with is the current one.
+// RefreshFrom renews the loaded credential after R2R rejected it (r2r.GenerationRefresher),
+// or, when it cannot be renewed, reads the store again for a newer login. gen 0 means the
+// caller's request started before the read; a gen from before a re-read replaced the
+// credential means the caller should simply retry with the new one.
 func (l *LazyCredentials) RefreshFrom(ctx context.Context, gen uint64) error {
 	l.mu.Lock()
-	c, loaded, source := l.creds, l.loaded, l.info.Source
+	c, loaded, swaps := l.creds, l.loaded, l.swaps
 	l.mu.Unlock()
 	if !loaded {
 		return l.Load(ctx)
 	}
-	if g, ok := c.(r2r.GenerationRefresher); ok && gen > 0 {
-		return g.RefreshFrom(ctx, gen-1)
+	if gen > 0 && uint32(gen>>32) != swaps {
+		return nil
 	}
-	if r, ok := c.(r2r.Refresher); ok {
-		return r.Refresh(ctx)
+	var err error
+	switch r := c.(type) {
+	case r2r.GenerationRefresher:
+		if gen > 0 {
+			err = r.RefreshFrom(ctx, gen&(1<<32-1)-1)
+		} else {
+			err = r.RefreshFrom(ctx, r.Generation())
+		}
+	case r2r.Refresher:
+		err = r.Refresh(ctx)
+	default:
+		err = errNotRenewable
 	}
-	if source == SourceNone {
-		return errors.New("no R2R credential is stored for " + l.base.URL + "; run `r2r-mcp login`, then restart the MCP server")
+	if err == nil {
+		return nil
 	}
-	return errors.New("the stored R2R API key (from " + source + ") cannot be renewed; run `r2r-mcp login`, then restart the MCP server")
+	if replaced, rerr := l.reread(ctx, swaps); rerr != nil || replaced {
+		return rerr
+	}
+	return l.renewalError(err)
+}
+
+// errNotRenewable marks a loaded credential with no way to renew itself (an API key, none).
+var errNotRenewable = errors.New("not renewable")
+
+// renewalError says what to do when neither renewal nor a re-read helped.
+func (l *LazyCredentials) renewalError(err error) error {
+	l.mu.Lock()
+	source := l.info.Source
+	l.mu.Unlock()
+	switch {
+	case source == SourceNone:
+		return errors.New("no R2R credential is stored for " + l.base.URL + "; run `r2r-mcp login` (the next call uses it)")
+	case errors.Is(err, errNotRenewable):
+		return errors.New("the stored R2R API key (from " + source + ") cannot be renewed; run `r2r-mcp login` (the next call uses the new key)")
+	}
+	return err
+}
+
+// reread reads the store once more after R2R rejected the loaded credential, and replaces
+// it when the store now holds a different one (a login since). swaps is the count the
+// caller saw; if another re-read replaced the credential meanwhile, that one is used.
+// Concurrent callers share one read.
+func (l *LazyCredentials) reread(ctx context.Context, swaps uint32) (bool, error) {
+	ch := l.flights.DoChan("reread", func() (any, error) {
+		c, info, err := l.readStored(context.WithoutCancel(ctx))
+		if err != nil {
+			return false, err
+		}
+		info.Warning = warningText(info.Warnings)
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.swaps != swaps {
+			return true, nil
+		}
+		if c.Identity() == l.creds.Identity() {
+			return false, nil
+		}
+		l.creds, l.info = c, info
+		l.swaps++
+		l.log.LogAttrs(ctx, slog.LevelInfo, "a newer stored R2R credential replaced the rejected one",
+			slog.String("source", info.Source), slog.String("kind", info.Kind))
+		return true, nil
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return false, r.Err
+		}
+		return r.Val.(bool), nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
 }
 
 // Refresh renews the loaded credential (r2r.Refresher).

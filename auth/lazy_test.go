@@ -375,6 +375,70 @@ func TestLazyCredentialsWithR2R(t *testing.T) {
 	})
 }
 
+// TestLazyCredentialsPickUpANewLogin: serve is running with a stored API key that gets
+// revoked; the user runs `r2r-mcp login` in a terminal (a new key in the keyring). The next
+// call, rejected with 401, re-reads the store once and succeeds, without a restart; many
+// concurrent rejected calls share that one re-read.
+func TestLazyCredentialsPickUpANewLogin(t *testing.T) {
+	ctx := context.Background()
+	srv, c := newEmulator(t)
+	srv.CreateUser("dev@example.com", "pw", false)
+	first, err := PasswordLogin(ctx, c, "dev@example.com", "pw", "first", "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kr := newMapKeyring()
+	seedKeyring(t, kr, srv.URL, first.Secret)
+	opts := lazyOptions(t, kr, nil)
+	opts.URLFlag = srv.URL
+	l, res := mustLazy(t, opts)
+	client, err := r2r.New(r2r.Options{BaseURL: res.URL, Credentials: res.Credentials})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Me(ctx); err != nil {
+		t.Fatalf("Me with the first key: %v", err)
+	}
+
+	// Revoked, and nothing new stored yet: the 401 stands, and the advice needs no restart.
+	if _, err := Revoke(ctx, c, first.Secret); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Me(ctx); !errors.Is(err, r2r.ErrUnauthorized) {
+		t.Fatalf("Me with a revoked key: %v, want 401", err)
+	}
+	if err := l.Refresh(ctx); err == nil || !strings.Contains(err.Error(), "the next call uses the new key") ||
+		strings.Contains(err.Error(), "restart") {
+		t.Errorf("Refresh with nothing newer stored: %v", err)
+	}
+
+	second, err := PasswordLogin(ctx, c, "dev@example.com", "pw", "second", "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedKeyring(t, kr, srv.URL, second.Secret)
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for range 20 {
+		wg.Go(func() {
+			if _, err := client.Me(ctx); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("Me after a new login: %v", err)
+	}
+	if got, want := l.Identity(), r2r.APIKey(second.Secret.Secret).Identity(); got != want {
+		t.Errorf("identity %q, want the new key's %q", got, want)
+	}
+	if l.Snapshot().KeyID != second.Secret.KeyID {
+		t.Errorf("snapshot key id %q, want the new key's", l.Snapshot().KeyID)
+	}
+}
+
 // TestLazyCredentialsWithSystemKeyringMock goes through SystemKeyring (go-keyring's mock),
 // as serve does.
 func TestLazyCredentialsWithSystemKeyringMock(t *testing.T) {

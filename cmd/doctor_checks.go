@@ -271,6 +271,9 @@ func (d *doctor) settleKeyring(c *doctorCheck) {
 	}
 	c.Status, c.OK = statusWarn, true
 	switch src := d.res.Source; {
+	case src == "":
+		// Resolution stopped at the configuration (a bad URL), before any credential was looked for.
+		c.Detail += "\nwhether it is needed is known once the configuration is fixed"
 	case src == auth.SourceNone && d.anonymous:
 		c.Detail += "\nnot needed now: R2R has auth off"
 	case src == auth.SourceNone && noKeyring:

@@ -83,8 +83,8 @@ The entry runs this binary by its absolute path with the argument "serve". It ho
 secrets and no environment: serve finds the credentials "r2r-mcp login" stored.
 
   claude-desktop  Claude Desktop's claude_desktop_config.json (user scope only)
-  claude-code     runs "claude mcp add r2r --scope ... -- <this binary> serve"; prints that
-                  command instead when claude is not on PATH
+  claude-code     runs "claude mcp add r2r --scope ... -- <this binary> serve"; when claude
+                  is not on PATH, prints that command and fails: nothing was installed
   cursor          ~/.cursor/mcp.json (user) or .cursor/mcp.json in the project (project)
   vscode          mcp.json in VS Code's default user profile (user) or .vscode/mcp.json in
                   the project (project)
@@ -464,9 +464,12 @@ func (o *installOptions) installClaudeCode(exe string) error {
 	}
 	claude, err := o.Env.LookPath("claude")
 	if err != nil {
-		fmt.Fprintln(errOut, "Claude Code's claude command is not on PATH. Once Claude Code is installed, run:")
+		// Nothing was installed: say so with a failing exit, and keep the command on stdout
+		// for whoever installs Claude Code later.
 		fmt.Fprintln(out, display)
-		return nil
+		return errors.New("Claude Code's claude command is not on PATH, so nothing was installed. " +
+			"Install Claude Code (npm install -g @anthropic-ai/claude-code), then run r2r-mcp install claude-code again, " +
+			"or run the command above")
 	}
 	dir, err := o.projectRoot()
 	if err != nil {

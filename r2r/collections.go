@@ -85,3 +85,13 @@ func (c *Client) ListCollectionDocuments(ctx context.Context, collectionID strin
 	return page[Document](ctx, c, &Call{Op: op, Method: http.MethodGet,
 		Path: pathf("/collections/%s/documents", collectionID), Query: listQuery(p, false), Idempotent: true})
 }
+
+// DeleteCollection deletes a collection (its documents stay); 404 when it does not exist,
+// 403 when the caller does not own it.
+func (c *Client) DeleteCollection(ctx context.Context, id string) error {
+	const op = "delete collection"
+	if err := requireID(op, "collection id", id); err != nil {
+		return err
+	}
+	return c.results(ctx, &Call{Op: op, Method: http.MethodDelete, Path: pathf("/collections/%s", id)}, nil)
+}

@@ -27,7 +27,8 @@ func (c *Client) CreateDocument(ctx context.Context, in DocumentCreate) (*Ingest
 		Body: body, ContentType: ctype})
 }
 
-// encodeDocumentCreate builds the multipart body of r2r-api.md §2.1.
+// encodeDocumentCreate builds the multipart body of POST /v3/documents (conformance tests
+// documents/create_*).
 func encodeDocumentCreate(in DocumentCreate) ([]byte, string, error) {
 	isFile := in.File != nil || in.FileName != ""
 	switch {

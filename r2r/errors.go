@@ -199,6 +199,7 @@ func isContextErr(err error) bool {
 // (already capped) body.
 func newStatusError(call *Call, status int, h http.Header, body []byte) *Error {
 	msg, typ := parseErrorBody(status, h.Get("Content-Type"), body)
+	msg = withoutHostedAdvice(msg)
 	return &Error{
 		Op:         call.Op,
 		Method:     call.Method,
@@ -210,7 +211,35 @@ func newStatusError(call *Call, status int, h http.Header, body []byte) *Error {
 	}
 }
 
-// parseErrorBody extracts R2R's message from the four body shapes of r2r-api.md §5:
+// withoutHostedAdvice drops the sentences of an R2R message that advise its hosted service
+// (R2R 3.6.6's 401 says "No credentials provided. Create an account at https://app.sciphi.ai
+// and set your API key using `r2r configure key` OR change your base URL to a custom
+// deployment."): wrong for a self-hosted R2R, and r2r-mcp gives its own next step.
+func withoutHostedAdvice(msg string) string {
+	if !strings.Contains(msg, "sciphi.ai") && !strings.Contains(msg, "r2r configure key") {
+		return msg
+	}
+	var kept []string
+	for rest := msg; rest != ""; {
+		i := strings.Index(rest, ". ")
+		sentence := rest
+		if i >= 0 {
+			sentence, rest = rest[:i+1], rest[i+2:]
+		} else {
+			rest = ""
+		}
+		if !strings.Contains(sentence, "sciphi.ai") && !strings.Contains(sentence, "r2r configure key") {
+			kept = append(kept, sentence)
+		}
+	}
+	if len(kept) == 0 {
+		return "No usable credentials."
+	}
+	return strings.Join(kept, " ")
+}
+
+// parseErrorBody extracts R2R's message from its four body shapes (conformance tests
+// errors/*):
 // {"message","error_type"}; {"detail": "..."}; {"detail": {"message","error_type"}};
 // the FastAPI 422 list {"detail": [{"loc","msg"}]}. Anything else: HTML (a proxy's error
 // page) gives the status text, other text is kept trimmed and capped, and an empty body

@@ -40,6 +40,9 @@ func TestErrorBodyShapes(t *testing.T) {
 		retryable  bool
 		notInError string
 	}{
+		{name: "401 without the hosted-service advice", status: 401, ctype: "application/json",
+			body:    `{"message":"No credentials provided. Create an account at https://app.sciphi.ai and set your API key using ` + "`r2r configure key`" + ` OR change your base URL to a custom deployment.","error_type":"R2RException"}`,
+			wantMsg: "No credentials provided.", wantType: "R2RException", sentinel: ErrUnauthorized, notInError: "sciphi"},
 		{name: "R2RException message", status: 404, ctype: "application/json",
 			body:    `{"message":"Document not found.","error_type":"R2RException"}`,
 			wantMsg: "Document not found.", wantType: "R2RException", sentinel: ErrNotFound},

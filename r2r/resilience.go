@@ -13,7 +13,7 @@ import (
 // while R2R is considered down. Its RetryAfter says when the breaker lets a probe through.
 var ErrCircuitOpen = errors.New("r2r: circuit breaker open")
 
-// Retry defaults (DESIGN.md §6).
+// Retry defaults.
 const (
 	DefaultMaxRetries          = 3
 	DefaultInitialInterval     = 200 * time.Millisecond

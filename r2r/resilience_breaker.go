@@ -14,7 +14,7 @@ import (
 	"github.com/sony/gobreaker/v2"
 )
 
-// Breaker defaults (DESIGN.md §6).
+// Breaker defaults.
 const (
 	DefaultBreakerFailures          = 5
 	DefaultBreakerCooldown          = 60 * time.Second

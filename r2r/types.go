@@ -68,7 +68,8 @@ type APIKeyInfo struct {
 	UpdatedAt   Time   `json:"updated_at"`
 }
 
-// Ingestion statuses of a document (r2r-api.md §2.2).
+// Ingestion statuses of a document (conformance test documents/ingestion_reaches_success
+// accepts only these).
 const (
 	IngestionPending   = "pending"
 	IngestionParsing   = "parsing"
@@ -110,7 +111,8 @@ type DocumentCreate struct {
 	File []byte
 	// RawText is sent as the form field `raw_text` instead of a file.
 	RawText string
-	// ID fixes the document id; empty lets R2R derive it (r2r-api.md §2.6).
+	// ID fixes the document id; empty lets R2R derive it from the file name (or the raw
+	// text) and the owner (conformance test documents/create_file_derived_id).
 	ID string
 	// Metadata is sent as a JSON-encoded string field.
 	Metadata map[string]any
@@ -162,7 +164,8 @@ type Collection struct {
 	DocumentCount      int     `json:"document_count"`
 }
 
-// Search modes (r2r-api.md §4.1).
+// Search modes. r2r-mcp sends every search as SearchModeCustom with explicit settings
+// (conformance tests search/mode_*).
 const (
 	SearchModeBasic    = "basic"
 	SearchModeAdvanced = "advanced"
@@ -171,7 +174,7 @@ const (
 
 // SearchSettings holds R2R search settings. Every field is optional and only set fields are
 // sent, because for basic/advanced modes R2R lets present fields override the mode's
-// defaults (r2r-api.md §4.1).
+// defaults.
 type SearchSettings struct {
 	UseSemanticSearch *bool           `json:"use_semantic_search,omitempty"`
 	UseFulltextSearch *bool           `json:"use_fulltext_search,omitempty"`
@@ -275,10 +278,11 @@ type Span struct {
 	End   int `json:"end"`
 }
 
-// Time is a timestamp as R2R sends it, decoded leniently because the exact format is not
-// pinned down (r2r-api.md §0, §11): RFC 3339 with "Z" or a numeric offset (+00:00, +0000
-// or +00), or ISO 8601 without an offset, which is taken as UTC; fractional seconds are
-// optional and a space may stand for the "T". JSON null and "" decode to the zero Time.
+// Time is a timestamp as R2R sends it. R2R 3.6.6 sends RFC 3339 in UTC with microseconds
+// and "Z" (conformance test documents/timestamps); proxies and other versions may differ, so
+// decoding is lenient: RFC 3339 with "Z" or a numeric offset (+00:00, +0000 or +00), or ISO
+// 8601 without an offset, which is taken as UTC; fractional seconds are optional and a
+// space may stand for the "T". JSON null and "" decode to the zero Time.
 // It encodes as RFC 3339 with nanoseconds, or null when zero.
 //
 // Every timestamp field of the wire types is a Time; it embeds time.Time, so its methods

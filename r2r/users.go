@@ -16,8 +16,9 @@ func (c *Client) Health(ctx context.Context) error {
 }
 
 // Login exchanges email and password for a token pair (form fields username/password).
-// Unknown emails give 404 and wrong passwords 401 (r2r-api.md §1.4). No credentials are
-// sent and a 401 never triggers a refresh.
+// Unknown emails give 404 and wrong passwords 401 (conformance tests
+// auth/login_unknown_email_404 and auth/login_wrong_password_401). No credentials are sent
+// and a 401 never triggers a refresh.
 func (c *Client) Login(ctx context.Context, email, password string) (*TokenPair, error) {
 	form := url.Values{"username": {email}, "password": {password}}
 	return result[TokenPair](ctx, c, &Call{Op: "login", Method: http.MethodPost, Path: "/v3/users/login",
@@ -83,7 +84,7 @@ func (c *Client) ListAPIKeys(ctx context.Context, userID string) ([]APIKeyInfo, 
 	return p.Items, nil
 }
 
-// DeleteAPIKey revokes one of userID's keys. R2R answers an unknown key with 400.
+// DeleteAPIKey revokes one of userID's keys; an unknown key gives 404 (ErrNotFound).
 func (c *Client) DeleteAPIKey(ctx context.Context, userID, keyID string) error {
 	const op = "delete API key"
 	if err := requireID(op, "user id", userID); err != nil {

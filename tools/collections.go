@@ -107,9 +107,33 @@ func listCollectionsTool(d *Deps) Tool {
 		}
 		for i := range o.Collections {
 			o.Collections[i].CurrentProject = projID != "" && o.Collections[i].CollectionID == projID
+			if o.Collections[i].CurrentProject {
+				o.Collections[i].DocumentCount = d.projectDocumentCount(ctx, projID, o.Collections[i].DocumentCount)
+			}
 		}
 		return result(withCachedMarker(listCollectionsText(o, projID), cached), o), nil
 	}}
+}
+
+// projectDocumentCount is how many documents the project's collection holds. R2R 3.6.6's
+// document_count leaves out documents placed by metadata.collection_ids, which is how r2r-mcp
+// files its uploads so that pending and failed ones are listed with the project
+// (r2r/conformance: documents/collection_counts_and_sync_status), so the count comes from
+// the collection's document listing instead: one request, cached like a listing. On failure
+// R2R's own count (reported) stands.
+func (d *Deps) projectDocumentCount(ctx context.Context, collectionID string, reported int) int {
+	n, _, err := cachedLoad(ctx, d, cache.KindList, "r2r_list_collections/project_count",
+		map[string]any{"collection_id": collectionID}, collectionID, func(ctx context.Context) (int, bool, error) {
+			page, err := d.Client.ListCollectionDocuments(ctx, collectionID, r2r.ListParams{Limit: 1})
+			if err != nil {
+				return 0, false, err
+			}
+			return page.Total, true, nil
+		})
+	if err != nil {
+		return reported
+	}
+	return n
 }
 
 // collectionsPage is the cached part of r2r_list_collections.

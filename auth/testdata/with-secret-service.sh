@@ -23,8 +23,13 @@ for tool in dbus-run-session dbus-send gnome-keyring-daemon; do
 done
 data=$(mktemp -d "${TMPDIR:-/tmp}/r2r-mcp-keyring.XXXXXX")
 trap 'rm -rf "$data"' EXIT INT TERM
+# dbus-daemon's own stderr goes to a log shown only on failure: as root it warns on every run
+# that it cannot raise its file limit ("Failed to set fd limit"), which is noise here.
+daemon=$(command -v dbus-daemon)
+printf '#!/bin/sh\nexec %s "$@" 2>>%s/dbus-daemon.log\n' "$daemon" "$data" >"$data/dbus-daemon"
+chmod +x "$data/dbus-daemon"
 status=0
-XDG_DATA_HOME=$data dbus-run-session -- sh -c '
+XDG_DATA_HOME=$data dbus-run-session --dbus-daemon="$data/dbus-daemon" -- sh -c '
 	eval "$(printf "%s" "r2r-mcp-test" | gnome-keyring-daemon --unlock --components=secrets)"
 	export GNOME_KEYRING_CONTROL
 	# The daemon claims its bus name a moment after it returns; a request before that would
@@ -42,4 +47,8 @@ XDG_DATA_HOME=$data dbus-run-session -- sh -c '
 	done
 	"$@"
 ' with-secret-service "$@" || status=$?
+if [ "$status" -ne 0 ] && [ -s "$data/dbus-daemon.log" ]; then
+	echo "with-secret-service.sh: dbus-daemon said:" >&2
+	cat "$data/dbus-daemon.log" >&2
+fi
 exit "$status"

@@ -303,7 +303,7 @@ func TestAPIKeys(t *testing.T) {
 		if r.results()["success"] != true {
 			t.Fatalf("%s", r.raw)
 		}
-		wantR2RError(t, dev.del("/v3/users/"+devID+"/api-keys/"+keyID), 400, "API key not found or could not be deleted")
+		wantR2RError(t, dev.del("/v3/users/"+devID+"/api-keys/"+keyID), 404, "API key not found")
 		wantR2RError(t, newTC(t, s).withKey(key).get("/v3/users/me"), 401, "Invalid token or API key")
 	})
 	t.Run("superuser manages any user's keys", func(t *testing.T) {

@@ -181,6 +181,36 @@ func TestSeededProjectDocs(t *testing.T) {
 	}
 }
 
+// TestREADMEQuestion is the README's try-it question against the seeded corpus: the payout
+// queue runbook ranks first, and the RAG answer quotes it (not the Kafka-vs-SQS ADR), with its
+// citation.
+func TestREADMEQuestion(t *testing.T) {
+	s := NewServer(t, Options{})
+	if err := s.Seed(AdminEmail, filepath.Join("..", "..", "testdata", "docs")); err != nil {
+		t.Fatal(err)
+	}
+	c := newTC(t, s)
+	const question = "What do we do when the payout queue backs up?"
+	runbook := uuid5("runbooks_payout-queue-backlog.md-" + uuid5(AdminEmail))
+	hits := searchHits(t, c.postJSON("/v3/retrieval/search", map[string]any{"query": question}))
+	if len(hits) == 0 || hits[0]["document_id"] != runbook {
+		t.Fatalf("first hit %v, want the payout queue runbook %s", hits[0]["metadata"], runbook)
+	}
+	r := c.postJSON("/v3/retrieval/rag", map[string]any{"query": question})
+	wantStatus(t, r, 200)
+	res := r.results()
+	answer := res["generated_answer"].(string)
+	cits := res["citations"].([]any)
+	if len(cits) == 0 {
+		t.Fatalf("answer %q cites nothing", answer)
+	}
+	first := cits[0].(map[string]any)["payload"].(map[string]any)
+	if first["document_id"] != runbook || strings.Contains(answer, "SQS") || !strings.Contains(strings.ToLower(answer), "payout") {
+		t.Fatalf("answer %q, first citation from %v: want the runbook's own sentences", answer, first["document_id"])
+	}
+	t.Logf("answer: %s", answer)
+}
+
 func TestRunnableEmulatorSeedsIntoNamedCollection(t *testing.T) {
 	dir := writeDocs(t, map[string]string{
 		"a.md": "# Payout backlog\n\nDrain the payout queue before paging the bank.",

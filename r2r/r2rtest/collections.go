@@ -115,6 +115,8 @@ func (c *call) handleCreateCollection() {
 	defer e.mu.Unlock()
 	for _, col := range e.st.collections {
 		if col.ownerID == c.user.id && col.name == name {
+			// R2R's words, though it is the owner's name that collides (conformance test
+			// TestLive/collections/create_duplicate_name_409).
 			c.fail(http.StatusConflict, "Collection with this ID already exists")
 			return
 		}
@@ -314,6 +316,7 @@ func (c *call) handleAddDocumentToCollection() {
 		return
 	}
 	d.collectionIDs = append(d.collectionIDs, id)
+	col.docCount++
 	col.syncStatus, col.clusterStatus = "outdated", "outdated"
 	c.ok(map[string]any{"message": "Document assigned to collection successfully"})
 }
@@ -342,5 +345,8 @@ func (c *call) handleRemoveDocumentFromCollection() {
 		return
 	}
 	d.collectionIDs = slices.DeleteFunc(d.collectionIDs, func(s string) bool { return s == id })
+	if col := e.st.collections[id]; col != nil {
+		col.docCount--
+	}
 	c.ok(map[string]any{"success": true})
 }

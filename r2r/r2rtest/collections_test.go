@@ -23,7 +23,7 @@ func TestCollections(t *testing.T) {
 
 	t.Run("create errors", func(t *testing.T) {
 		wantR2RError(t, alice.postJSON("/v3/collections", map[string]any{"name": "Research"}), 409,
-			"Collection with this ID already exists") // what R2R 3.6.6 answers (testdata/r2r-js against make r2r-real)
+			"Collection with this ID already exists")
 		wantStatus(t, bob.postJSON("/v3/collections", map[string]any{"name": "Research"}), 200) // names are per owner
 		wantValidation(t, alice.postJSON("/v3/collections", map[string]any{}), "body", "name")
 		wantValidation(t, alice.postJSON("/v3/collections", map[string]any{"name": 5}), "body", "name")

@@ -1,6 +1,7 @@
 package r2rtest
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,7 +14,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// documentTypes is R2R's DocumentType enum (r2r-api.md §2.2).
+// documentTypes is R2R's DocumentType enum; another extension answers 415 (conformance test
+// ingestion_outcomes/unsupported_type_415).
 var documentTypes = map[string]bool{}
 
 func init() {
@@ -27,7 +29,7 @@ func init() {
 var textTypes = map[string]bool{"txt": true, "md": true, "json": true, "csv": true, "tsv": true, "html": true,
 	"htm": true, "py": true, "js": true, "ts": true, "css": true, "rst": true, "org": true, "svg": true, "eml": true}
 
-// maxUploadByExt are R2R's code defaults in bytes (r2r-api.md §9).
+// maxUploadByExt are R2R's code defaults in bytes.
 var maxUploadByExt = map[string]int64{
 	"txt": 2_000_000, "md": 2_000_000, "tsv": 2_000_000, "csv": 5_000_000, "html": 5_000_000,
 	"doc": 10_000_000, "docx": 10_000_000, "ppt": 20_000_000, "pptx": 20_000_000, "xls": 10_000_000,
@@ -289,6 +291,12 @@ func (c *call) handleCreateDocument() {
 	e := c.e
 	e.mu.Lock()
 	if old := e.st.docs[d.id]; old != nil && old.ownerID == d.ownerID {
+		if d.rawChunks == nil && old.status != "failed" {
+			// R2R stores the upload under the document id before it finds the duplicate, so
+			// the refused bytes replace what download returns; the chunks stay (conformance
+			// test TestLive/documents/duplicate_409_still_replaces_stored_file).
+			old.fileName, old.content = d.fileName, d.content
+		}
 		switch {
 		case old.status == "success" && d.rawChunks != nil:
 			e.mu.Unlock()
@@ -320,10 +328,14 @@ func (c *call) handleCreateDocument() {
 		d.gen = old.gen + 1
 		d.createdAt = old.createdAt
 	}
-	d.collectionIDs = e.ingestCollectionsLocked(c.user, d, in)
-	chunkSize := e.opts.ChunkSize
+	d.collectionIDs = metadataCollections(d.metadata)
+	d.assignTo, d.skipAssign = e.ingestCollectionsLocked(c.user, in)
+	ch := e.chunkingLocked()
 	if n, ok := toFloat(in.config["chunk_size"]); ok && n >= 1 {
-		chunkSize = int(n)
+		ch.size = int(n)
+	}
+	if n, ok := toFloat(in.config["chunk_overlap"]); ok && n >= 0 {
+		ch.overlap = int(n)
 	}
 	delay := e.opts.IngestDelay
 	async := delay > 0 && in.orchestrate
@@ -334,7 +346,7 @@ func (c *call) handleCreateDocument() {
 	}
 	e.st.docs[d.id] = d
 	if async {
-		job := &ingestJob{d: d, gen: d.gen, chunkSize: chunkSize, poke: make(chan chan<- bool), gone: make(chan struct{})}
+		job := &ingestJob{d: d, gen: d.gen, chunking: ch, poke: make(chan chan<- bool), gone: make(chan struct{})}
 		e.jobs[job] = struct{}{}
 		e.wg.Add(1)
 		e.mu.Unlock()
@@ -347,10 +359,14 @@ func (c *call) handleCreateDocument() {
 			"message": msg, "task_id": newUUID(), "document_id": d.id}})
 		return
 	}
-	err := e.processLocked(d, chunkSize)
+	err := e.processLocked(d, ch)
 	e.mu.Unlock()
 	if err != nil {
-		c.writeJSON(http.StatusInternalServerError, map[string]any{"message": err.Error(), "error_type": "R2RDocumentProcessingError"})
+		if je, ok := err.(*invalidJSONError); ok {
+			c.fail(http.StatusBadRequest, "%s", je.msg)
+		} else {
+			c.writeJSON(http.StatusInternalServerError, map[string]any{"message": err.Error(), "error_type": "R2RDocumentProcessingError"})
+		}
 		return
 	}
 	c.writeJSON(http.StatusAccepted, map[string]any{"results": map[string]any{
@@ -369,41 +385,71 @@ func titleOf(v any) *string {
 	}
 }
 
-// ingestCollectionsLocked decides the document's collections: the listed ids (unknown ones
-// are created as "Created for ingesting document …" and joined, as R2R's simple workflow
-// does; a listed collection the owner is not a member of aborts the assignment), or the
-// owner's first (default) collection.
-func (e *Emulator) ingestCollectionsLocked(u *user, d *document, in *ingestInput) []string {
-	if !in.hasCols {
-		if len(u.collectionIDs) > 0 {
-			return []string{u.collectionIDs[0]}
-		}
-		return []string{}
-	}
-	for _, id := range in.collectionIDs {
-		if e.st.collections[id] != nil && !u.memberOf(id) {
-			return []string{}
-		}
-	}
-	var out []string
-	for _, id := range in.collectionIDs {
-		if slices.Contains(out, id) {
-			continue
-		}
-		if e.st.collections[id] == nil {
-			name := "Created for ingesting document " + d.id
-			if d.title != nil && *d.title != "" {
-				name = "Created for ingesting document " + *d.title
+// metadataCollections is where R2R files a new document before its ingestion ends: the
+// UUIDs in metadata.collection_ids, or nowhere.
+func metadataCollections(md map[string]any) []string {
+	out := []string{}
+	list, _ := md["collection_ids"].([]any)
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			if u, err := uuid.Parse(s); err == nil && !slices.Contains(out, u.String()) {
+				out = append(out, u.String())
 			}
-			now := e.nowLocked()
-			desc := name
-			e.st.collections[id] = &collection{id: id, ownerID: u.id, name: name, description: &desc,
-				clusterStatus: "pending", syncStatus: "pending", createdAt: now, updatedAt: now}
-			u.collectionIDs = append(u.collectionIDs, id)
 		}
-		out = append(out, id)
 	}
 	return out
+}
+
+// ingestCollectionsLocked returns the collections the ingestion assigns the document to
+// when it succeeds: the collection_ids form values (none = the owner's default
+// collection). A listed collection the owner is not a member of means no assignment.
+func (e *Emulator) ingestCollectionsLocked(u *user, in *ingestInput) (assign []string, skip bool) {
+	for _, id := range in.collectionIDs {
+		if e.st.collections[id] != nil && !u.memberOf(id) {
+			return nil, true
+		}
+	}
+	for _, id := range in.collectionIDs {
+		if !slices.Contains(assign, id) {
+			assign = append(assign, id)
+		}
+	}
+	return assign, false
+}
+
+// assignCollectionsLocked is the end of R2R's simple ingestion workflow: the document joins
+// the form's collections (unknown ones are created as "My Collection" owned by, but without
+// as a member, the document's owner) or, without any, the owner's default collection, each raising that
+// collection's document_count. A collection the document is already in (from
+// metadata.collection_ids) stops the assignment there, uncounted (conformance tests
+// documents/collection_ids_exact and collection_documents/document_count_is_a_counter).
+func (e *Emulator) assignCollectionsLocked(d *document) {
+	if d.skipAssign {
+		return
+	}
+	ids := d.assignTo
+	if len(ids) == 0 {
+		ids = []string{uuid5(d.ownerID)}
+	}
+	for _, id := range ids {
+		col := e.st.collections[id]
+		if col == nil && len(d.assignTo) > 0 {
+			now := e.nowLocked()
+			title := ""
+			if d.title != nil {
+				title = *d.title
+			}
+			desc := "A collection started during " + title + " ingestion"
+			col = &collection{id: id, ownerID: d.ownerID, name: "My Collection", description: &desc,
+				clusterStatus: "pending", syncStatus: "pending", createdAt: now, updatedAt: now}
+			e.st.collections[id] = col // its owner does not become a member (user_count 0)
+		}
+		if col == nil || slices.Contains(d.collectionIDs, id) {
+			return
+		}
+		d.collectionIDs = append(d.collectionIDs, id)
+		col.docCount++
+	}
 }
 
 // ingestSteps are the states a document passes through after "pending".
@@ -411,9 +457,9 @@ var ingestSteps = []string{"parsing", "embedding", "storing"}
 
 // ingestJob is one background ingestion (an ingestAsync goroutine).
 type ingestJob struct {
-	d         *document
-	gen       int
-	chunkSize int
+	d        *document
+	gen      int
+	chunking chunking
 	// poke carries a StepIngestion request: the goroutine takes its next step at once and
 	// sends on the received channel (buffered) whether the document moved.
 	poke chan chan<- bool
@@ -498,14 +544,14 @@ func (e *Emulator) ingestStepLocked(j *ingestJob, i int) (moved, finished bool) 
 		return false, true // deleted or re-ingested meanwhile
 	}
 	if i >= len(ingestSteps) {
-		_ = e.processLocked(d, j.chunkSize)
+		_ = e.processLocked(d, j.chunking)
 		return true, true
 	}
 	d.status = ingestSteps[i]
 	d.updatedAt = e.nowLocked()
 	if ingestSteps[i] == "embedding" {
 		// Parsing finished: a document that cannot be parsed fails here.
-		if _, err := parseDocument(d, j.chunkSize); err != nil {
+		if _, err := parseDocument(d, j.chunking); err != nil {
 			e.failLocked(d, err)
 			return true, true
 		}
@@ -514,8 +560,8 @@ func (e *Emulator) ingestStepLocked(j *ingestJob, i int) (moved, finished bool) 
 }
 
 // processLocked parses, chunks and stores d, ending in success or failed.
-func (e *Emulator) processLocked(d *document, chunkSize int) error {
-	texts, err := parseDocument(d, chunkSize)
+func (e *Emulator) processLocked(d *document, ch chunking) error {
+	texts, err := parseDocument(d, ch)
 	if err != nil {
 		e.failLocked(d, err)
 		return err
@@ -531,14 +577,13 @@ func (e *Emulator) processLocked(d *document, chunkSize int) error {
 	}
 	d.status = "success"
 	d.updatedAt = e.nowLocked()
-	for _, cid := range d.collectionIDs {
-		if col := e.st.collections[cid]; col != nil {
-			col.syncStatus, col.clusterStatus = "outdated", "outdated"
-		}
-	}
+	e.assignCollectionsLocked(d)
 	return nil
 }
 
+// failLocked marks a failed ingestion. The document stays where its metadata put it: R2R
+// assigns collections only when ingestion succeeds (conformance test
+// TestLive/ingestion_outcomes/invalid_utf8_500_and_failed).
 func (e *Emulator) failLocked(d *document, err error) {
 	d.status = "failed"
 	d.metadata["failure"] = err.Error()
@@ -551,10 +596,13 @@ func (p *parseError) Error() string { return "Error parsing document: " + p.msg 
 
 // parseDocument turns a document's content into chunk texts.
 //
-// Text types must be valid UTF-8 (R2R's text parsers decode strictly); other types (PDF,
+// Text types must be valid UTF-8 (R2R's text parsers decode strictly); Markdown and HTML are
+// reduced to their text as R2R's parsers do (see markdownText); other types (PDF,
 // Office, images...) cannot really be parsed here, so their printable text runs stand in for
-// the extracted text. A document with no text at all fails.
-func parseDocument(d *document, chunkSize int) ([]string, error) {
+// the extracted text. An empty or blank text file is ingested without chunks, as in R2R
+// (conformance test TestLive/ingestion_outcomes/empty_file_succeeds_without_chunks); any
+// other document without text fails.
+func parseDocument(d *document, ch chunking) ([]string, error) {
 	if d.rawChunks != nil {
 		return d.rawChunks, nil
 	}
@@ -575,10 +623,57 @@ func parseDocument(d *document, chunkSize int) ([]string, error) {
 	default:
 		text = printableRuns(d.content)
 	}
-	if strings.TrimSpace(text) == "" {
+	// What the parser yields; each item is chunked on its own.
+	items := []string{text}
+	switch d.docType {
+	case "md":
+		items[0] = markdownText(text)
+	case "html", "htm":
+		items[0] = htmlText(text)
+	case "csv", "tsv":
+		items = csvRows(text, d.docType == "tsv")
+	case "json":
+		t, err := jsonDocumentText(text)
+		if err != nil {
+			return nil, err
+		}
+		items[0] = t
+	}
+	if strings.TrimSpace(text) == "" && !textTypes[d.docType] {
 		return nil, &parseError{"no text content could be extracted from the document"}
 	}
-	return chunkText(text, chunkSize), nil
+	if err := ch.check(); err != nil {
+		return nil, err
+	}
+	var chunks []string
+	for _, it := range items {
+		chunks = append(chunks, ch.split(it)...)
+	}
+	return chunks, nil
+}
+
+// csvRows is R2R's CSV and TSV parsing: every row on its own, its fields joined by ", "
+// (conformance test TestLive/ingestion_outcomes/csv_rows).
+func csvRows(text string, tabs bool) []string {
+	r := csv.NewReader(strings.NewReader(text))
+	r.FieldsPerRecord = -1
+	r.LazyQuotes = true
+	if tabs {
+		r.Comma = '\t'
+	}
+	var rows []string
+	for {
+		rec, err := r.Read()
+		if err != nil {
+			return rows
+		}
+		rows = append(rows, strings.Join(rec, ", "))
+	}
+}
+
+// chunkingLocked is the server's chunking configuration.
+func (e *Emulator) chunkingLocked() chunking {
+	return chunking{size: e.opts.ChunkSize, overlap: e.opts.ChunkOverlap}
 }
 
 func toFloat(v any) (float64, bool) {
@@ -791,13 +886,24 @@ func (c *call) handleDeleteDocument() {
 		c.fail(http.StatusNotFound, "Document not found or insufficient permissions")
 		return
 	}
-	delete(e.st.docs, id)
+	e.deleteDocumentLocked(d)
 	c.ok(map[string]any{"success": true})
+}
+
+// deleteDocumentLocked removes a document; each of its collections' document_count drops
+// by one, whether or not the document was ever counted there.
+func (e *Emulator) deleteDocumentLocked(d *document) {
+	for _, cid := range d.collectionIDs {
+		if col := e.st.collections[cid]; col != nil {
+			col.docCount--
+		}
+	}
+	delete(e.st.docs, d.id)
 }
 
 // handleDeleteByFilter deletes the caller's chunks matching a filter, then every document
 // left without chunks. The body is the filter as a JSON object, a JSON string holding it, or
-// raw filter text (r2r-api.md §2.5).
+// raw filter text.
 func (c *call) handleDeleteByFilter() {
 	if !c.guard() {
 		return
@@ -826,7 +932,7 @@ func (c *call) handleDeleteByFilter() {
 	e := c.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for id, d := range e.st.docs {
+	for _, d := range e.st.docs {
 		if len(d.chunks) == 0 {
 			continue
 		}
@@ -839,7 +945,7 @@ func (c *call) handleDeleteByFilter() {
 			}
 		}
 		if len(kept) == 0 {
-			delete(e.st.docs, id)
+			e.deleteDocumentLocked(d)
 			continue
 		}
 		d.chunks = kept

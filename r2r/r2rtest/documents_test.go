@@ -105,11 +105,13 @@ func TestCreateDocument(t *testing.T) {
 			t.Fatalf("collection_ids %s", got)
 		}
 		created := c.get("/v3/collections/" + unknown).results()
-		if created["name"] != "Created for ingesting document in-col.txt" || created["document_count"] != float64(1) {
+		if created["name"] != "My Collection" || created["description"] != "A collection started during in-col.txt ingestion" ||
+			created["document_count"] != float64(1) || created["user_count"] != float64(0) {
 			t.Fatalf("auto-created %v", created)
 		}
-		if c.get("/v3/collections/" + col).results()["graph_sync_status"] != "outdated" {
-			t.Fatal("graph status not outdated after ingestion")
+		// Ingestion leaves the graph statuses alone; only the collection routes mark them.
+		if got := c.get("/v3/collections/" + col).results(); got["graph_sync_status"] != "pending" || got["document_count"] != float64(1) {
+			t.Fatalf("target after ingestion %v", got)
 		}
 	})
 
@@ -292,13 +294,13 @@ func TestIngestionStateMachine(t *testing.T) {
 		}
 	})
 	t.Run("asynchronous failure", func(t *testing.T) {
-		r := c.upload("empty.md", nil, nil)
+		r := c.upload("broken.md", []byte("ok \xff broken"), nil)
 		wantStatus(t, r, http.StatusAccepted)
 		id := r.results()["document_id"].(string)
 		s.StepIngestion() // parsing
-		s.StepIngestion() // embedding: parsing finished, and found no text
+		s.StepIngestion() // embedding: parsing finished, and failed to decode
 		d := c.get("/v3/documents/" + id).results()
-		if d["ingestion_status"] != "failed" || !strings.Contains(fmt.Sprint(d["metadata"]), "no text content") || s.Ingesting() != 0 {
+		if d["ingestion_status"] != "failed" || !strings.Contains(fmt.Sprint(d["metadata"]), "can't decode byte 0xff") || s.Ingesting() != 0 {
 			t.Fatalf("ingesting=%d %v", s.Ingesting(), d)
 		}
 	})

@@ -38,8 +38,14 @@ type Options struct {
 	// Logger receives one line per request (method, path, status, duration; never bodies or
 	// headers); nil = none. It must be safe for concurrent use.
 	Logger io.Writer
-	// ChunkSize is the target chunk length in characters (default 1024).
+	// ChunkSize is the maximum chunk length in characters (default 1024).
 	ChunkSize int
+	// ChunkOverlap is how many characters of a chunk's end the next chunk may repeat.
+	// Zero means R2R's shipped 512 with the default ChunkSize, and none with another
+	// ChunkSize (R2R would refuse an overlap above the size); negative = none.
+	// ingestion_config.chunk_size and chunk_overlap override both per document, and an
+	// overlap larger than the size fails ingestion as in R2R.
+	ChunkOverlap int
 	// TimeFormat is how timestamps are written: TimeFormatZ (default, also for "" and
 	// unknown values), TimeFormatOffset or TimeFormatNaive.
 	TimeFormat string
@@ -146,9 +152,13 @@ func normalise(o Options) Options {
 	if o.RefreshTTL <= 0 {
 		o.RefreshTTL = 7 * 24 * time.Hour
 	}
+	if o.ChunkOverlap == 0 && o.ChunkSize <= 0 {
+		o.ChunkOverlap = 512
+	}
 	if o.ChunkSize <= 0 {
 		o.ChunkSize = 1024
 	}
+	o.ChunkOverlap = max(o.ChunkOverlap, 0)
 	if _, ok := timeLayouts[o.TimeFormat]; !ok {
 		o.TimeFormat = TimeFormatZ
 	}

@@ -13,8 +13,9 @@ import (
 	"github.com/google/uuid"
 )
 
-// This file re-implements R2R's filter language (py/core/providers/database/filters.py,
-// r2r-api.md §4.2) over in-memory chunks, including its SQL NULL semantics and its quirks.
+// This file re-implements R2R's filter language (py/core/providers/database/filters.py in
+// R2R) over in-memory chunks, including its SQL NULL semantics and its quirks; conformance
+// tests search/filter_* and errors/500_* compare it with the real server.
 
 // tri is SQL three-valued logic.
 type tri int8
@@ -637,7 +638,7 @@ func pgBool(s string) (bool, bool) {
 }
 
 // jsonbExistsAny is Postgres' ?| operator: string values, string array elements or object
-// keys. Numbers never match (the quirk noted in r2r-api.md §4.2).
+// keys. Numbers never match, as in Postgres.
 func jsonbExistsAny(v any, strs []string) bool {
 	switch x := v.(type) {
 	case string:

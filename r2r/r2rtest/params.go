@@ -18,6 +18,7 @@ var routeTable = []routeDef{
 	{"POST /v3/users/logout", (*call).handleLogout},
 	{"GET /v3/users/me", (*call).handleMe},
 	{"POST /v3/users", (*call).handleRegister},
+	{"DELETE /v3/users/{id}", (*call).handleDeleteUser},
 	{"POST /v3/users/{id}/api-keys", (*call).handleCreateAPIKey},
 	{"GET /v3/users/{id}/api-keys", (*call).handleListAPIKeys},
 	{"DELETE /v3/users/{id}/api-keys/{key_id}", (*call).handleDeleteAPIKey},

@@ -1,8 +1,10 @@
 package r2rtest
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -10,9 +12,19 @@ import (
 	"github.com/google/uuid"
 )
 
-// DefaultRAGModel is what RAG reports as the model when the request names none (R2R's
-// shipped [app] quality_llm).
-const DefaultRAGModel = "openai/gpt-5-2025-08-07"
+// DefaultRAGModel is what RAG reports as the model when the request names none: R2R's
+// shipped [app] quality_llm, openai/gpt-5-2025-08-07, as the provider reports it.
+const DefaultRAGModel = "gpt-5-2025-08-07"
+
+// reportedModel is the model a completion reports for a requested LiteLLM model name: the
+// provider gets, and answers with, the name without its "provider/" prefix (conformance
+// test TestLive/rag/model_reported_without_provider_prefix).
+func reportedModel(requested string) string {
+	if _, name, ok := strings.Cut(requested, "/"); ok && name != "" {
+		return name
+	}
+	return requested
+}
 
 // searchSettings are the effective settings the emulator honours.
 type searchSettings struct {
@@ -276,7 +288,11 @@ func (e *Emulator) searchLocked(u *user, query string, s searchSettings) ([]map[
 	sc := newScorer(query, corpus)
 	kept := hits[:0]
 	for _, h := range hits {
-		h.score = sc.score(h.chunk)
+		title := ""
+		if h.doc.title != nil {
+			title = *h.doc.title
+		}
+		h.score = sc.score(h.chunk, title)
 		if !hybrid && !s.semantic && h.score == 0 {
 			continue // full-text search only returns matching chunks
 		}
@@ -373,7 +389,7 @@ func parseGenConfig(v any) genConfig {
 		return g
 	}
 	if s, ok := m["model"].(string); ok && s != "" {
-		g.model = s
+		g.model = reportedModel(s)
 	}
 	for _, k := range []string{"max_tokens_to_sample", "max_tokens"} {
 		if f, ok := toFloat(m[k]); ok && f > 0 {
@@ -384,27 +400,67 @@ func parseGenConfig(v any) genConfig {
 	return g
 }
 
-// composeAnswer builds a deterministic answer: the first sentence of each of the top three
-// chunks, each followed by its [shortid] citation, capped at maxWords words.
-func composeAnswer(chunks []map[string]any, maxWords int) (string, []string, bool) {
+// composeAnswer builds a deterministic extractive answer: from the top three chunks, the
+// (at most three) sentences that share the most query terms, weighted by rarity, in rank
+// order, each run from one chunk followed by that chunk's [shortid] citation, capped at
+// maxWords words. A chunk
+// whose sentences share no query term contributes its first sentence only when nothing else
+// matched.
+func composeAnswer(query string, chunks []map[string]any, maxWords int) (string, []string, bool) {
 	if len(chunks) == 0 {
 		return "I could not find any relevant information in the provided context to answer this question.", nil, false
 	}
-	var parts, cited []string
-	words := 0
-	truncated := false
-	for i, ch := range chunks {
-		if i == 3 {
+	type sentence struct {
+		text   string
+		sid    string
+		rank   int // chunk rank, then position in the chunk
+		pos    int
+		weight float64
+	}
+	top := chunks[:min(3, len(chunks))]
+	var corpus []*chunk
+	for _, ch := range top {
+		corpus = append(corpus, newChunk("", chunkBody(ch["text"].(string)), 0, nil))
+	}
+	sc := newScorer(query, corpus)
+	var cands []sentence
+	for i, ch := range top {
+		for j, sent := range proseSentences(chunkBody(ch["text"].(string))) {
+			w := 0.0
+			terms := map[string]bool{}
+			for _, t := range tokenize(sent) {
+				terms[t] = true
+			}
+			for _, t := range sc.query {
+				if terms[t] {
+					w += sc.idf(t)
+				}
+			}
+			cands = append(cands, sentence{text: sent, sid: ch["id"].(string)[:7], rank: i, pos: j, weight: w})
+		}
+	}
+	best := slices.Clone(cands)
+	slices.SortStableFunc(best, func(a, b sentence) int { return cmp.Compare(b.weight, a.weight) })
+	var picked []sentence
+	for _, c := range best {
+		if len(picked) == 3 || c.weight == 0 {
 			break
 		}
-		id := ch["id"].(string)
-		sid := id[:7]
-		text := ch["text"].(string)
-		if k := strings.Index(text, "\n\nText: "); strings.HasPrefix(text, "Document Title: ") && k >= 0 {
-			text = text[k+len("\n\nText: "):]
+		picked = append(picked, c)
+	}
+	if len(picked) == 0 && len(cands) > 0 {
+		picked = cands[:1]
+	}
+	slices.SortStableFunc(picked, func(a, b sentence) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.pos, b.pos))
+	})
+	var parts, cited []string
+	words, truncated := 0, false
+	for i, p := range picked {
+		fields := strings.Fields(p.text)
+		if len(fields) > 60 {
+			fields = fields[:60]
 		}
-		sent := firstSentence(text)
-		fields := strings.Fields(sent)
 		if maxWords > 0 && words+len(fields) > maxWords {
 			fields = fields[:max(0, maxWords-words)]
 			truncated = true
@@ -413,8 +469,14 @@ func composeAnswer(chunks []map[string]any, maxWords int) (string, []string, boo
 			break
 		}
 		words += len(fields)
-		parts = append(parts, strings.Join(fields, " ")+" ["+sid+"]")
-		cited = append(cited, sid)
+		parts = append(parts, strings.Join(fields, " "))
+		// A run of sentences from one chunk is cited once, after its last sentence.
+		if i+1 == len(picked) || picked[i+1].sid != p.sid || truncated {
+			parts[len(parts)-1] += " [" + p.sid + "]"
+			if !slices.Contains(cited, p.sid) {
+				cited = append(cited, p.sid)
+			}
+		}
 		if truncated {
 			break
 		}
@@ -422,13 +484,40 @@ func composeAnswer(chunks []map[string]any, maxWords int) (string, []string, boo
 	return strings.Join(parts, " "), cited, truncated
 }
 
-func firstSentence(text string) string {
-	text = strings.Join(strings.Fields(text), " ")
-	if s := splitSentences(text); len(s) > 0 {
-		text = s[0]
+// proseSentences are the sentences of a chunk's prose, as an answer may quote them: without
+// Markdown headings, fenced code and list or quote markers.
+func proseSentences(text string) []string {
+	var out []string
+	fenced := false
+	for _, para := range splitParagraphs(text) {
+		var lines []string
+		for _, l := range strings.Split(para, "\n") {
+			l = strings.TrimSpace(l)
+			if strings.HasPrefix(l, "```") {
+				fenced = !fenced
+				continue
+			}
+			if fenced || l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, "|") {
+				continue
+			}
+			l = strings.TrimLeft(l, "-*> ")
+			if i := strings.Index(l, ". "); i > 0 && i <= 3 && strings.Trim(l[:i], "0123456789") == "" {
+				l = l[i+2:]
+			}
+			lines = append(lines, l)
+		}
+		if len(lines) > 0 {
+			out = append(out, splitSentences(strings.Join(strings.Fields(strings.Join(lines, " ")), " "))...)
+		}
 	}
-	if f := strings.Fields(text); len(f) > 60 {
-		text = strings.Join(f[:60], " ")
+	return out
+}
+
+// chunkBody strips the "Document Title: …\n\nText: " header R2R puts before a chunk's text
+// when metadata is included.
+func chunkBody(text string) string {
+	if k := strings.Index(text, "\n\nText: "); strings.HasPrefix(text, "Document Title: ") && k >= 0 {
+		return text[k+len("\n\nText: "):]
 	}
 	return text
 }
@@ -450,7 +539,7 @@ func (c *call) handleRAG() {
 		c.searchError("rag_app", err)
 		return
 	}
-	answer, cited, truncated := composeAnswer(res, g.maxTokens)
+	answer, cited, truncated := composeAnswer(b.query, res, g.maxTokens)
 	byShort := map[string]map[string]any{}
 	for _, r := range res {
 		id := r["id"].(string)
@@ -500,7 +589,8 @@ func (c *call) handleRAG() {
 	})
 }
 
-// streamRAG writes the SSE event sequence of r2r-api.md §4.3.
+// streamRAG writes R2R's SSE event sequence of a streamed RAG answer (search_results,
+// message deltas, citations, final_answer, done).
 func (c *call) streamRAG(answer string, res []map[string]any, cited []string, byShort map[string]map[string]any) {
 	c.w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	c.w.Header().Set("Cache-Control", "no-cache")

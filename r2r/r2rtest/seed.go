@@ -22,7 +22,7 @@ func (e *Emulator) Seed(ownerEmail, dir string) error {
 func (e *Emulator) SeedInto(ownerEmail, dir, collection string) error {
 	e.mu.Lock()
 	u := e.st.byEmail[strings.ToLower(ownerEmail)]
-	chunkSize := e.opts.ChunkSize
+	ch := e.chunkingLocked()
 	var target string
 	if u != nil && collection != "" {
 		target = e.ownedCollectionLocked(u, collection)
@@ -54,7 +54,7 @@ func (e *Emulator) SeedInto(ownerEmail, dir, collection string) error {
 		if err != nil {
 			return err
 		}
-		if err := e.seedFile(u, rel, content, chunkSize, target); err != nil {
+		if err := e.seedFile(u, rel, content, ch, target); err != nil {
 			errs = append(errs, fmt.Errorf("seed %s: %w", rel, err))
 		}
 		return nil
@@ -81,7 +81,7 @@ func (e *Emulator) ownedCollectionLocked(u *user, name string) string {
 	return col.id
 }
 
-func (e *Emulator) seedFile(u *user, name string, content []byte, chunkSize int, collectionID string) error {
+func (e *Emulator) seedFile(u *user, name string, content []byte, ch chunking, collectionID string) error {
 	ext := strings.ToLower(name[strings.LastIndex(name, ".")+1:])
 	if !documentTypes[ext] {
 		return fmt.Errorf("'%s' is not a valid DocumentType", ext)
@@ -103,13 +103,10 @@ func (e *Emulator) seedFile(u *user, name string, content []byte, chunkSize int,
 	title := name[strings.LastIndex(name, "/")+1:]
 	d := &document{id: id, ownerID: u.id, docType: ext, metadata: map[string]any{"version": "v0"}, title: &title,
 		fileName: name, content: content, size: int64(len(content)), status: "parsing", createdAt: now, updatedAt: now}
+	d.collectionIDs = []string{}
 	if collectionID != "" {
-		d.collectionIDs = []string{collectionID}
-	} else if len(u.collectionIDs) > 0 {
-		d.collectionIDs = []string{u.collectionIDs[0]}
-	} else {
-		d.collectionIDs = []string{}
+		d.assignTo = []string{collectionID}
 	}
 	e.st.docs[id] = d
-	return e.processLocked(d, chunkSize)
+	return e.processLocked(d, ch)
 }

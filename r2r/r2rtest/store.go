@@ -55,6 +55,11 @@ type collection struct {
 	syncStatus    string
 	createdAt     time.Time
 	updatedAt     time.Time
+	// docCount is R2R's document_count: a counter that only the assignments of the
+	// ingestion workflow and of the collection routes raise, and every removal and document
+	// deletion lowers, so it drifts from the real membership and can go below zero
+	// (conformance test TestLive/collection_documents/document_count_is_a_counter).
+	docCount int
 }
 
 type document struct {
@@ -70,9 +75,13 @@ type document struct {
 	status        string
 	createdAt     time.Time
 	updatedAt     time.Time
-	chunks        []*chunk // stored when ingestion reaches "storing"
-	rawChunks     []string // for the chunks ingestion path
-	gen           int      // bumped on every (re)ingestion so stale background steps stop
+	// assignTo are the collection_ids form values, assigned when ingestion succeeds; none
+	// means the owner's default collection. skipAssign: no assignment at all.
+	assignTo   []string
+	skipAssign bool
+	chunks     []*chunk // stored when ingestion reaches "storing"
+	rawChunks  []string // for the chunks ingestion path
+	gen        int      // bumped on every (re)ingestion so stale background steps stop
 }
 
 type chunk struct {
@@ -212,11 +221,7 @@ func (e *Emulator) collectionJSONLocked(col *collection, zeroCounts bool) map[st
 				users++
 			}
 		}
-		for _, d := range e.st.docs {
-			if slices.Contains(d.collectionIDs, col.id) {
-				docs++
-			}
-		}
+		docs = col.docCount
 	}
 	return map[string]any{
 		"id":                   col.id,

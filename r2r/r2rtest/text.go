@@ -17,94 +17,6 @@ func timerC(d time.Duration) <-chan time.Time {
 	return time.After(d)
 }
 
-// chunkText splits text into chunks of at most size runes, preferring paragraph breaks, then
-// sentence ends, then spaces. Chunks do not overlap (R2R's default overlap is not emulated).
-func chunkText(text string, size int) []string {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	var pieces []string
-	for _, para := range splitParagraphs(text) {
-		if utf8.RuneCountInString(para) <= size {
-			pieces = append(pieces, para)
-			continue
-		}
-		for _, sent := range splitSentences(para) {
-			pieces = append(pieces, hardSplit(sent, size)...)
-		}
-	}
-	var chunks []string
-	var cur strings.Builder
-	curLen := 0
-	for _, p := range pieces {
-		n := utf8.RuneCountInString(p)
-		sep := "\n\n"
-		if curLen > 0 && curLen+len(sep)+n > size {
-			chunks = append(chunks, cur.String())
-			cur.Reset()
-			curLen = 0
-		}
-		if curLen > 0 {
-			cur.WriteString(sep)
-			curLen += len(sep)
-		}
-		cur.WriteString(p)
-		curLen += n
-	}
-	if curLen > 0 {
-		chunks = append(chunks, cur.String())
-	}
-	return chunks
-}
-
-func splitParagraphs(text string) []string {
-	var out []string
-	for _, p := range strings.Split(text, "\n\n") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// splitSentences cuts after '.', '!' or '?' followed by whitespace.
-func splitSentences(p string) []string {
-	var out []string
-	start := 0
-	rs := []rune(p)
-	for i := 0; i < len(rs)-1; i++ {
-		if (rs[i] == '.' || rs[i] == '!' || rs[i] == '?') && unicode.IsSpace(rs[i+1]) {
-			if s := strings.TrimSpace(string(rs[start : i+1])); s != "" {
-				out = append(out, s)
-			}
-			start = i + 1
-		}
-	}
-	if s := strings.TrimSpace(string(rs[start:])); s != "" {
-		out = append(out, s)
-	}
-	return out
-}
-
-// hardSplit cuts s into pieces of at most size runes, at the last space when there is one.
-func hardSplit(s string, size int) []string {
-	rs := []rune(s)
-	var out []string
-	for len(rs) > size {
-		cut := size
-		for i := size; i > size/2; i-- {
-			if unicode.IsSpace(rs[i]) {
-				cut = i
-				break
-			}
-		}
-		out = append(out, strings.TrimSpace(string(rs[:cut])))
-		rs = []rune(strings.TrimLeftFunc(string(rs[cut:]), unicode.IsSpace))
-	}
-	if len(rs) > 0 {
-		out = append(out, string(rs))
-	}
-	return out
-}
-
 // printableRuns extracts runs of at least four printable characters from binary content,
 // standing in for a real PDF/Office/image parser.
 func printableRuns(b []byte) string {
@@ -133,7 +45,8 @@ var stopwords = map[string]bool{}
 
 func init() {
 	for _, w := range strings.Fields(`a an and are as at be but by for from has have how i if in into is it its
-of on or that the their then there these this to was were what when where which who why will with you your`) {
+of on or that the their then there these this to was were what when where which who why will with you your
+do does did doing done we us our up can could should would shall may might so than too very just also get got`) {
 		stopwords[w] = true
 	}
 }
@@ -176,53 +89,105 @@ func newChunk(id, text string, order int, meta map[string]any) *chunk {
 	return &chunk{id: id, text: text, order: order, metadata: meta, terms: tf, length: len(toks)}
 }
 
-// scorer computes TF-IDF cosine similarity between a query and chunks, a deterministic
-// stand-in for embedding similarity: 1 for identical term distributions, 0 for no shared terms.
+// scorer ranks chunks for a query with Okapi BM25 (k1 1.2, b 0.75) plus a boost for query
+// terms in the document's title (e.g. payout-queue-backlog.md):
+// a deterministic stand-in for R2R's embedding similarity that puts the runbook named for a
+// question first. Scores are squashed into [0, 1) with s/(s+scoreHalf), 0 for no shared term.
 type scorer struct {
-	df    map[string]int
-	n     float64
-	query map[string]float64
-	qnorm float64
+	df     map[string]int
+	n      float64
+	avgLen float64
+	query  []string // distinct query terms
 }
 
+const (
+	bm25K1     = 1.2
+	bm25B      = 0.75
+	titleBoost = 1.5 // times the term's idf, once per query term found in the title
+	scoreHalf  = 6.0 // the raw score that maps to 0.5
+)
+
 func newScorer(query string, corpus []*chunk) *scorer {
-	s := &scorer{df: map[string]int{}, n: float64(len(corpus)), query: map[string]float64{}}
+	s := &scorer{df: map[string]int{}, n: float64(len(corpus))}
+	total := 0
 	for _, ch := range corpus {
+		total += ch.length
 		for t := range ch.terms {
 			s.df[t]++
 		}
 	}
+	if len(corpus) > 0 {
+		s.avgLen = float64(total) / float64(len(corpus))
+	}
+	seen := map[string]bool{}
 	for _, t := range tokenize(query) {
-		s.query[t]++
+		if !seen[t] {
+			seen[t] = true
+			s.query = append(s.query, t)
+		}
 	}
-	for t, f := range s.query {
-		w := f * s.idf(t)
-		s.qnorm += w * w
-	}
-	s.qnorm = math.Sqrt(s.qnorm)
 	return s
 }
 
+// idf is BM25's, kept positive for terms in most chunks.
 func (s *scorer) idf(t string) float64 {
-	return math.Log(1 + (s.n+1)/(float64(s.df[t])+1))
+	df := float64(s.df[t])
+	return math.Log(1 + (s.n-df+0.5)/(df+0.5))
 }
 
-// score returns the cosine similarity in [0, 1].
-func (s *scorer) score(ch *chunk) float64 {
-	if s.qnorm == 0 || ch.length == 0 {
+// score returns the relevance in [0, 1) of a chunk of a document titled docTitle ("" for
+// none).
+func (s *scorer) score(ch *chunk, docTitle string) float64 {
+	if len(s.query) == 0 || ch.length == 0 {
 		return 0
 	}
-	var dot, cnorm float64
-	for t, f := range ch.terms {
+	title := map[string]bool{}
+	for _, w := range tokenize(docTitle) {
+		title[w] = true
+	}
+	norm := 1 - bm25B + bm25B*float64(ch.length)/math.Max(s.avgLen, 1)
+	var raw float64
+	for _, t := range s.query {
 		idf := s.idf(t)
-		w := f * idf
-		cnorm += w * w
-		if q, ok := s.query[t]; ok {
-			dot += w * q * idf
+		if f := ch.terms[t]; f > 0 {
+			raw += idf * f * (bm25K1 + 1) / (f + bm25K1*norm)
+		}
+		if title[t] {
+			raw += titleBoost * idf
 		}
 	}
-	if dot == 0 {
+	if raw == 0 {
 		return 0
 	}
-	return math.Min(1, dot/(s.qnorm*math.Sqrt(cnorm)))
+	return raw / (raw + scoreHalf)
+}
+
+// splitSentences cuts after '.', '!' or '?' followed by whitespace.
+func splitSentences(p string) []string {
+	var out []string
+	start := 0
+	rs := []rune(p)
+	for i := 0; i < len(rs)-1; i++ {
+		if (rs[i] == '.' || rs[i] == '!' || rs[i] == '?') && unicode.IsSpace(rs[i+1]) {
+			if s := strings.TrimSpace(string(rs[start : i+1])); s != "" {
+				out = append(out, s)
+			}
+			start = i + 1
+		}
+	}
+	if s := strings.TrimSpace(string(rs[start:])); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// splitParagraphs cuts text at blank lines, dropping empty paragraphs.
+func splitParagraphs(text string) []string {
+	var out []string
+	for _, p := range strings.Split(text, "\n\n") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
-# test.sh — the real-R2R suite (`make test-real`): bring up the real R2R unless it is already
-# up, run the conformance suite, the end-to-end tests and R2R's own JS SDK against it, then
-# stop it again if this script started it. Exit status: non-zero when anything failed or R2R
-# did not come up.
+# test.sh — the real-R2R suite (`make test-real`): bring up the real R2R (authentication on)
+# and a second one with authentication off unless they are already up, run the conformance
+# suite, the end-to-end tests and R2R's own JS SDK against them, then stop what this script
+# started. Exit status: non-zero when anything failed or an R2R did not come up.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 RUN=${R2R_REAL_RUN:-${TMPDIR:-/tmp}/r2r-mcp-real-$(id -u)}
 GO=${GO:-go}
 
-started=""
-if ! { [ -f "$RUN/env" ] && curl -fsS --max-time 2 "$(sed -n 's/^R2R_API_URL=\([^ ]*\).*/\1/p' "$RUN/env")/v3/health" >/dev/null 2>&1; }; then
-	started=1
-fi
-line=$("$HERE/up.sh" | tail -n 1)
-[ -n "$started" ] && trap '"$HERE/down.sh"' EXIT
+NOAUTH_RUN=$RUN-authoff
+up() { # up RUNDIR AUTH: start unless up; prints the env line; records what it started
+	local run=$1
+	if ! { [ -f "$run/env" ] && curl -fsS --max-time 2 "$(sed -n 's/^R2R_API_URL=\([^ ]*\).*/\1/p' "$run/env")/v3/health" >/dev/null 2>&1; }; then
+		echo "$run" >>"$started"
+	fi
+	R2R_REAL_RUN=$run R2R_REAL_AUTH=$2 "$HERE/up.sh" | tail -n 1
+}
+started=$(mktemp)
+trap 'while read -r run; do R2R_REAL_RUN=$run "$HERE/down.sh"; done <"$started"; rm -f "$started"' EXIT
+line=$(up "$RUN" on)
+noauth=$(up "$NOAUTH_RUN" off)
 value() { printf '%s\n' "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+export R2R_CONFORMANCE_NOAUTH_URL
+R2R_CONFORMANCE_NOAUTH_URL=$(printf '%s\n' "$noauth" | tr ' ' '\n' | sed -n "s/^R2R_API_URL=//p")
 export R2R_CONFORMANCE_URL R2R_CONFORMANCE_EMAIL R2R_CONFORMANCE_PASSWORD
 R2R_CONFORMANCE_URL=$(value R2R_API_URL)
 R2R_CONFORMANCE_EMAIL=$(value R2R_EMAIL)
@@ -26,7 +34,7 @@ export NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost
 cd "$ROOT"
 log=$(mktemp)
 status=0
-echo "test-real: conformance suite and end-to-end tests against $R2R_CONFORMANCE_URL" >&2
+echo "test-real: conformance suite and end-to-end tests against $R2R_CONFORMANCE_URL (and $R2R_CONFORMANCE_NOAUTH_URL, authentication off)" >&2
 $GO test -race -count=1 -v ./r2r/conformance/ ./server/e2ereal/ >"$log" 2>&1 || status=1
 grep -E '^(--- FAIL|FAIL|ok|panic)|^\s+--- FAIL' "$log" || true
 if [ "$status" -ne 0 ]; then
