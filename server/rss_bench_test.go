@@ -214,3 +214,43 @@ func smallUploads(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// BenchmarkOverloadHungR2R measures, on the built binary, what issue 11 asks of a server
+// with 500 calls sent against a hung R2R: how long a ping takes to be answered (ping-ms)
+// and how long the process takes to exit once stdin closes (exit-ms), with the calls
+// beyond --max-inflight answered "busy" at once.
+//
+//	go test ./server -run '^$' -bench OverloadHungR2R -benchtime 3x
+func BenchmarkOverloadHungR2R(b *testing.B) {
+	hung := r2rtest.NewHangingServer(b)
+	servertest.Build(b)
+	dir := b.TempDir()
+	var pingTotal, exitTotal time.Duration
+	for b.Loop() {
+		p := servertest.Start(b, dir, servertest.Env(b, hung), "serve", "--rate-limit", "0", "--retry-max", "0",
+			"--timeout-search", "50s")
+		c := servertest.NewRawConn(p)
+		c.Send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"overload","version":"0"}}}`)
+		c.Next(10 * time.Second)
+		c.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		for i := range 500 {
+			c.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"r2r_search","arguments":{"query":"q%d"}}}`, 100+i, i))
+		}
+		for range 500 - 64 {
+			c.Next(time.Minute) // the busy answers
+		}
+		start := time.Now()
+		c.Send(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
+		if m := c.Next(time.Minute); m["id"] != "ping" {
+			b.Fatalf("answer after the ping: %v", m)
+		}
+		pingTotal += time.Since(start)
+		go c.Drain() // the answers of the calls cut short by the exit
+		start = time.Now()
+		p.Stdin.Close()
+		p.Wait(time.Minute)
+		exitTotal += time.Since(start)
+	}
+	b.ReportMetric(float64(pingTotal.Microseconds())/1000/float64(b.N), "ping-ms")
+	b.ReportMetric(float64(exitTotal.Microseconds())/1000/float64(b.N), "exit-ms")
+}
