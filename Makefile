@@ -12,11 +12,19 @@ LDFLAGS   := -s -w -X github.com/r2r-mcp/r2r-mcp/cmd.version=$(VERSION) \
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/r2r-mcp .
 
-## test: everything CI checks — formatting, vet, unit and end-to-end tests with the race detector.
+## test: everything CI checks — formatting, vet, unit and end-to-end tests and each benchmark
+## once, with the race detector — then the tests that were skipped, and why. End-to-end tests
+## mostly wait on child processes, so more of them run at once than there are CPUs; they
+## share one race build of r2r-mcp; the keyring test runs beside them.
 test: fmt-check vet
-	$(GO) test -race -count=1 ./...
-	$(GO) test -run '^$$' -bench . -benchtime 1x ./... > /dev/null || { echo "benchmarks fail: run make bench"; exit 1; }
-	@$(MAKE) --no-print-directory test-keyring
+	@kr=$$(mktemp); rc=$$(mktemp); bin=$$(mktemp -d); trap 'rm -rf "$$kr" "$$rc" "$$bin"' EXIT; \
+	$(MAKE) --no-print-directory test-keyring > "$$kr" 2>&1 & krpid=$$!; \
+	$(GO) build -race -ldflags '-X github.com/r2r-mcp/r2r-mcp/cmd.version=e2e' -o "$$bin/r2r-mcp" . || exit 1; \
+	export R2R_MCP_E2E_BINARY="$$bin/r2r-mcp"; \
+	{ $(GO) test -race -count=1 -parallel 8 -bench . -benchtime 1x -json ./... 2>&1; echo $$? > "$$rc"; } | \
+	awk -f .ci/test-summary.awk; sum=$$?; \
+	wait $$krpid; krc=$$?; grep -v 'Failed to set fd limit' "$$kr"; \
+	[ "$$(cat "$$rc")" = 0 ] && [ $$sum = 0 ] && [ $$krc = 0 ]
 
 ## test-keyring: login/serve/logout against a real Secret Service (gnome-keyring in a private
 ## D-Bus session). Skipped with a note when those are not installed, except under CI=true.

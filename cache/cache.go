@@ -1,5 +1,5 @@
 // Package cache is r2r-mcp's in-process result cache: a byte-bounded ristretto cache of
-// serialised tool results with a TTL per kind of result, keys that bind R2R URL, credential
+// finished tool results with a TTL per kind of result, keys that bind R2R URL, credential
 // identity, tool, effective arguments and collection generation, per-collection invalidation,
 // request coalescing and stats.
 //
@@ -35,8 +35,9 @@ const (
 	KindDocument Kind = "document" // one document's metadata or content
 )
 
-// DefaultMaxBytes is the usual bound (64 MiB), the default of serve's --cache-size.
-const DefaultMaxBytes int64 = 64 << 20
+// DefaultMaxBytes is the usual bound (16 MiB), the default of serve's --cache-size: about
+// 2,500 ten-hit searches, and a serve process that stays under 48 MiB when it is full.
+const DefaultMaxBytes int64 = 16 << 20
 
 // DefaultTTL returns the default time-to-live per kind: search 300 s, rag 120 s, list 60 s,
 // document 60 s.
@@ -62,7 +63,9 @@ type Config struct {
 // Cache is a concurrency-safe result cache. Create it with New; the zero value is not usable,
 // but a nil *Cache is (as a disabled cache).
 type Cache struct {
-	rc       *ristretto.Cache[string, []byte]
+	rcConfig *ristretto.Config[string, any]
+	rcOnce   sync.Once
+	rc       atomic.Pointer[ristretto.Cache[string, any]] // nil until first use
 	maxBytes int64
 	ttl      map[Kind]time.Duration // read-only after New
 	gens     generations
@@ -76,6 +79,26 @@ type Cache struct {
 	stored, rejected               atomic.Uint64
 	evicted, expired               atomic.Uint64
 	waiting                        atomic.Int64 // callers blocked on a load (tests observe it)
+}
+
+// Sized is a cached value that knows its cost in bytes. []byte and string values cost their
+// length; any other value that is not Sized costs 1.
+type Sized interface {
+	CacheSize() int
+}
+
+// costOf is the number of bytes value counts against MaxBytes.
+func costOf(value any) int64 {
+	var n int
+	switch v := value.(type) {
+	case Sized:
+		n = v.CacheSize()
+	case []byte:
+		n = len(v)
+	case string:
+		n = len(v)
+	}
+	return max(int64(n), 1)
 }
 
 // Expected mean size of one cached result; only sizes ristretto's frequency sketch.
@@ -99,26 +122,34 @@ func New(cfg Config) (*Cache, error) {
 	// ristretto recommends ~10 counters per item the full cache holds.
 	counters := min(max(10*(cfg.MaxBytes/typicalValueBytes), 1000), 10_000_000)
 	c := &Cache{maxBytes: cfg.MaxBytes, ttl: ttl}
-	rc, err := ristretto.NewCache(&ristretto.Config[string, []byte]{
+	c.rcConfig = &ristretto.Config[string, any]{
 		NumCounters: counters,
 		MaxCost:     cfg.MaxBytes,
 		BufferItems: 64,
 		Metrics:     true,
-		// Cost is exactly len(value); ristretto's per-item bookkeeping is not counted.
+		// Cost is costOf(value); ristretto's per-item bookkeeping is not counted.
 		IgnoreInternalCost: true,
 		KeyToHash:          keyToHash,
 		OnEvict:            c.onEvict,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("cache: %w", err)
 	}
-	c.rc = rc
 	return c, nil
+}
+
+// store returns the ristretto cache, built on first use (its counters and goroutines are
+// not worth having before a result is cached); nil if it cannot be built, which the
+// configuration New checks rules out.
+func (c *Cache) store() *ristretto.Cache[string, any] {
+	c.rcOnce.Do(func() {
+		if rc, err := ristretto.NewCache(c.rcConfig); err == nil {
+			c.rc.Store(rc)
+		}
+	})
+	return c.rc.Load()
 }
 
 // onEvict runs on ristretto's goroutines for entries removed to make room (no expiration
 // recorded on the victim) and for entries removed by the periodic TTL cleanup.
-func (c *Cache) onEvict(it *ristretto.Item[[]byte]) {
+func (c *Cache) onEvict(it *ristretto.Item[any]) {
 	if !it.Expiration.IsZero() && !time.Now().Before(it.Expiration) {
 		c.expired.Add(1)
 		return
@@ -134,9 +165,9 @@ func (c *Cache) TTL(kind Kind) time.Duration {
 	return c.ttl[kind]
 }
 
-// Get returns the value stored under key, if present and not expired. The returned slice is
-// shared with the cache and must not be modified.
-func (c *Cache) Get(key string) ([]byte, bool) {
+// Get returns the value stored under key, if present and not expired. The value is shared
+// with the cache and every other caller: it must not be modified.
+func (c *Cache) Get(key string) (any, bool) {
 	if c == nil {
 		return nil, false
 	}
@@ -145,7 +176,11 @@ func (c *Cache) Get(key string) ([]byte, bool) {
 	if c.closed {
 		return nil, false
 	}
-	v, ok := c.rc.Get(key)
+	rc := c.store()
+	if rc == nil {
+		return nil, false
+	}
+	v, ok := rc.Get(key)
 	if ok {
 		c.hits.Add(1)
 	} else {
@@ -155,21 +190,25 @@ func (c *Cache) Get(key string) ([]byte, bool) {
 }
 
 // peek is Get without counting a hit or miss.
-func (c *Cache) peek(key string) ([]byte, bool) {
+func (c *Cache) peek(key string) (any, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.closed {
 		return nil, false
 	}
-	return c.rc.Get(key)
+	rc := c.store()
+	if rc == nil {
+		return nil, false
+	}
+	return rc.Get(key)
 }
 
-// Set stores value under key for the TTL of kind, at a cost of len(value) bytes, and waits
+// Set stores value under key for the TTL of kind, at a cost of costOf(value) bytes, and waits
 // until ristretto has applied it, so a Get right after Set sees it. It reports whether the
 // value is now stored: false when c is nil or closed, the kind is not cached, or the entry
 // was rejected (larger than MaxBytes, refused by the admission policy, or dropped under
 // contention). The cache keeps value; the caller must not modify it afterwards.
-func (c *Cache) Set(kind Kind, key string, value []byte) bool {
+func (c *Cache) Set(kind Kind, key string, value any) bool {
 	ttl := c.TTL(kind)
 	if ttl <= 0 {
 		return false
@@ -179,13 +218,14 @@ func (c *Cache) Set(kind Kind, key string, value []byte) bool {
 	if c.closed {
 		return false
 	}
-	cost := max(int64(len(value)), 1)
-	if cost > c.maxBytes || !c.rc.SetWithTTL(key, value, cost, ttl) {
+	cost := costOf(value)
+	rc := c.store()
+	if rc == nil || cost > c.maxBytes || !rc.SetWithTTL(key, value, cost, ttl) {
 		c.rejected.Add(1)
 		return false
 	}
-	c.rc.Wait()
-	if _, ok := c.rc.GetTTL(key); !ok {
+	rc.Wait()
+	if _, ok := rc.GetTTL(key); !ok {
 		c.rejected.Add(1)
 		return false
 	}
@@ -194,7 +234,7 @@ func (c *Cache) Set(kind Kind, key string, value []byte) bool {
 }
 
 type loaded struct {
-	value  []byte
+	value  any
 	cached bool
 }
 
@@ -205,7 +245,7 @@ type loaded struct {
 // only because its starter's context ended, the other waiters run it again. Errors are
 // returned, never stored. When c is nil or closed or kind is not cached, load is simply called.
 // A panic in load is returned as an error.
-func (c *Cache) GetOrLoad(ctx context.Context, kind Kind, key string, load func(context.Context) ([]byte, error)) (value []byte, cached bool, err error) {
+func (c *Cache) GetOrLoad(ctx context.Context, kind Kind, key string, load func(context.Context) (any, error)) (value any, cached bool, err error) {
 	if c.TTL(kind) <= 0 || c.isClosed() {
 		v, err := load(ctx)
 		return v, false, err
@@ -227,7 +267,7 @@ func (c *Cache) GetOrLoad(ctx context.Context, kind Kind, key string, load func(
 	return l.value, l.cached, nil
 }
 
-func (c *Cache) loadAndStore(ctx context.Context, kind Kind, key string, load func(context.Context) ([]byte, error)) (_ loaded, err error) {
+func (c *Cache) loadAndStore(ctx context.Context, kind Kind, key string, load func(context.Context) (any, error)) (_ loaded, err error) {
 	// A previous flight may have stored the value after this caller's miss.
 	if v, ok := c.peek(key); ok {
 		return loaded{value: v, cached: true}, nil
@@ -307,7 +347,6 @@ func (c *Cache) Stats() Stats {
 	if c.closed {
 		return Stats{}
 	}
-	m := c.rc.Metrics
 	s := Stats{
 		Enabled:      true,
 		Hits:         c.hits.Load(),
@@ -318,12 +357,14 @@ func (c *Cache) Stats() Stats {
 		SetsRejected: c.rejected.Load(),
 		Evictions:    c.evicted.Load(),
 		Expirations:  c.expired.Load(),
-		CostBytes:    c.maxBytes - c.rc.RemainingCost(),
 		MaxBytes:     c.maxBytes,
 		TTLSeconds:   make(map[string]float64, len(c.ttl)),
 	}
-	if added, gone := m.KeysAdded(), m.KeysEvicted(); added > gone {
-		s.Entries = added - gone
+	if rc := c.rc.Load(); rc != nil {
+		s.CostBytes = c.maxBytes - rc.RemainingCost()
+		if added, gone := rc.Metrics.KeysAdded(), rc.Metrics.KeysEvicted(); added > gone {
+			s.Entries = added - gone
+		}
 	}
 	if n := s.Hits + s.Misses; n > 0 {
 		s.HitRatio = float64(s.Hits) / float64(n)
@@ -352,5 +393,7 @@ func (c *Cache) Close() {
 		return
 	}
 	c.closed = true
-	c.rc.Close()
+	if rc := c.rc.Load(); rc != nil {
+		rc.Close()
+	}
 }

@@ -100,7 +100,7 @@ func TestSetGet(t *testing.T) {
 			t.Fatalf("%s: Set of a %d-byte value into an empty cache was not stored", kind, len(val))
 		}
 		got, ok := c.Get(key)
-		if !ok || !bytes.Equal(got, val) {
+		if !ok || !bytes.Equal(got.([]byte), val) {
 			t.Fatalf("%s: Get right after Set = %q, %v; want %q, true", kind, got, ok, val)
 		}
 	}
@@ -156,11 +156,11 @@ func TestDisabledKinds(t *testing.T) {
 			}
 			var loads int
 			for range 2 {
-				v, cached, err := c.GetOrLoad(t.Context(), kind, key, func(context.Context) ([]byte, error) {
+				v, cached, err := c.GetOrLoad(t.Context(), kind, key, func(context.Context) (any, error) {
 					loads++
 					return []byte("fresh"), nil
 				})
-				if err != nil || cached || string(v) != "fresh" {
+				if err != nil || cached || str(v) != "fresh" {
 					t.Fatalf("GetOrLoad = %q, %v, %v; want fresh, false, nil", v, cached, err)
 				}
 			}
@@ -175,13 +175,13 @@ func TestGetOrLoadCachesResult(t *testing.T) {
 	c := newTestCache(t, Config{MaxBytes: 1 << 20})
 	key := testKey(t, c, "r2r_search", map[string]any{"query": "q"})
 	var loads atomic.Int32
-	load := func(context.Context) ([]byte, error) {
+	load := func(context.Context) (any, error) {
 		loads.Add(1)
 		return []byte(`{"results":[]}`), nil
 	}
 	for i, wantCached := range []bool{false, true, true} {
 		v, cached, err := c.GetOrLoad(t.Context(), KindSearch, key, load)
-		if err != nil || cached != wantCached || string(v) != `{"results":[]}` {
+		if err != nil || cached != wantCached || str(v) != `{"results":[]}` {
 			t.Fatalf("call %d: GetOrLoad = %q, %v, %v; want value, cached=%v, nil", i, v, cached, err, wantCached)
 		}
 	}
@@ -200,7 +200,7 @@ func TestErrorsNotCached(t *testing.T) {
 	}{{nil, boom}, {[]byte("partial"), boom}, {[]byte("ok"), nil}}
 	var calls int
 	for i, want := range results {
-		v, cached, err := c.GetOrLoad(t.Context(), KindSearch, key, func(context.Context) ([]byte, error) {
+		v, cached, err := c.GetOrLoad(t.Context(), KindSearch, key, func(context.Context) (any, error) {
 			calls++
 			return results[i].val, results[i].err
 		})
@@ -219,7 +219,7 @@ func TestErrorsNotCached(t *testing.T) {
 	if calls != len(results) {
 		t.Errorf("load calls = %d, want %d (errors must not be cached)", calls, len(results))
 	}
-	if got, ok := c.Get(key); !ok || string(got) != "ok" {
+	if got, ok := c.Get(key); !ok || str(got) != "ok" {
 		t.Errorf("after a successful load Get = %q, %v; want ok, true", got, ok)
 	}
 	if s := c.Stats(); s.Sets != 1 {
@@ -230,7 +230,7 @@ func TestErrorsNotCached(t *testing.T) {
 func TestGetOrLoadPanic(t *testing.T) {
 	c := newTestCache(t, Config{MaxBytes: 1 << 20})
 	key := testKey(t, c, "t", nil)
-	_, _, err := c.GetOrLoad(t.Context(), KindList, key, func(context.Context) ([]byte, error) {
+	_, _, err := c.GetOrLoad(t.Context(), KindList, key, func(context.Context) (any, error) {
 		panic("kaput")
 	})
 	if err == nil || !strings.Contains(err.Error(), "kaput") {
@@ -247,7 +247,7 @@ func TestGetOrLoadCoalesces(t *testing.T) {
 	const callers = 16
 	release := make(chan struct{})
 	var loads atomic.Int32
-	load := func(ctx context.Context) ([]byte, error) {
+	load := func(ctx context.Context) (any, error) {
 		loads.Add(1)
 		select {
 		case <-release:
@@ -257,7 +257,7 @@ func TestGetOrLoadCoalesces(t *testing.T) {
 		}
 	}
 	type res struct {
-		v      []byte
+		v      any
 		cached bool
 		err    error
 	}
@@ -272,7 +272,7 @@ func TestGetOrLoadCoalesces(t *testing.T) {
 	close(release)
 	for range callers {
 		r := <-out
-		if r.err != nil || r.cached || string(r.v) != "answer" {
+		if r.err != nil || r.cached || str(r.v) != "answer" {
 			t.Errorf("GetOrLoad = %q, %v, %v; want answer, false, nil", r.v, r.cached, r.err)
 		}
 	}
@@ -299,7 +299,7 @@ func TestGetOrLoadCancellation(t *testing.T) {
 			key := testKey(t, c, "r2r_search", nil)
 			release := make(chan struct{})
 			var loads atomic.Int32
-			load := func(ctx context.Context) ([]byte, error) {
+			load := func(ctx context.Context) (any, error) {
 				if loads.Add(1) > 1 {
 					return []byte("second"), nil
 				}
@@ -311,7 +311,7 @@ func TestGetOrLoadCancellation(t *testing.T) {
 				}
 			}
 			type res struct {
-				v   []byte
+				v   any
 				err error
 			}
 			leadCtx, cancelLead := context.WithCancel(t.Context())
@@ -335,7 +335,7 @@ func TestGetOrLoadCancellation(t *testing.T) {
 				if r := <-lead; !errors.Is(r.err, context.Canceled) {
 					t.Errorf("cancelled starter: err = %v, want context.Canceled", r.err)
 				}
-				if r := <-follow; r.err != nil || string(r.v) != "second" {
+				if r := <-follow; r.err != nil || str(r.v) != "second" {
 					t.Errorf("follower = %q, %v; want second, nil (it must reload, not inherit the cancellation)", r.v, r.err)
 				}
 				if n := loads.Load(); n != 2 {
@@ -348,10 +348,10 @@ func TestGetOrLoadCancellation(t *testing.T) {
 				t.Errorf("cancelled follower: err = %v, want context.Canceled", r.err)
 			}
 			close(release)
-			if r := <-lead; r.err != nil || string(r.v) != "first" {
+			if r := <-lead; r.err != nil || str(r.v) != "first" {
 				t.Errorf("starter = %q, %v; want first, nil", r.v, r.err)
 			}
-			if v, ok := c.Get(key); !ok || string(v) != "first" {
+			if v, ok := c.Get(key); !ok || str(v) != "first" {
 				t.Errorf("Get after the load = %q, %v; want first, true", v, ok)
 			}
 		})
@@ -414,11 +414,11 @@ func TestNilCache(t *testing.T) {
 	}
 	var loads int
 	for range 2 {
-		v, cached, err := c.GetOrLoad(t.Context(), KindSearch, key, func(context.Context) ([]byte, error) {
+		v, cached, err := c.GetOrLoad(t.Context(), KindSearch, key, func(context.Context) (any, error) {
 			loads++
 			return []byte("v"), nil
 		})
-		if err != nil || cached || string(v) != "v" {
+		if err != nil || cached || str(v) != "v" {
 			t.Fatalf("GetOrLoad = %q, %v, %v", v, cached, err)
 		}
 	}
@@ -453,8 +453,8 @@ func TestClosedCache(t *testing.T) {
 	if c.Set(KindList, key, []byte("v")) {
 		t.Error("closed cache stored a value")
 	}
-	v, cached, err := c.GetOrLoad(t.Context(), KindList, key, func(context.Context) ([]byte, error) { return []byte("fresh"), nil })
-	if err != nil || cached || string(v) != "fresh" {
+	v, cached, err := c.GetOrLoad(t.Context(), KindList, key, func(context.Context) (any, error) { return []byte("fresh"), nil })
+	if err != nil || cached || str(v) != "fresh" {
 		t.Errorf("GetOrLoad on closed cache = %q, %v, %v; want fresh, false, nil", v, cached, err)
 	}
 	if s := c.Stats(); s.Enabled {
@@ -477,7 +477,7 @@ func TestConcurrentUseAndClose(t *testing.T) {
 				case 1:
 					c.Get(key)
 				case 2:
-					_, _, err := c.GetOrLoad(t.Context(), KindRAG, key, func(context.Context) ([]byte, error) { return []byte("v"), nil })
+					_, _, err := c.GetOrLoad(t.Context(), KindRAG, key, func(context.Context) (any, error) { return []byte("v"), nil })
 					if err != nil {
 						t.Error(err)
 					}
@@ -537,4 +537,10 @@ func TestStats(t *testing.T) {
 			t.Errorf("Stats JSON lacks %q: %s", f, raw)
 		}
 	}
+}
+
+// str shows a cached test value as a string.
+func str(v any) string {
+	b, _ := v.([]byte)
+	return string(b)
 }

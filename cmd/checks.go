@@ -20,9 +20,22 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
-// projectDir is the directory the project is inferred from: flag (--project-dir) when
+// ClaudeProjectDirEnv is set by Claude Code, for the servers it starts, to the project the
+// user opened.
+const ClaudeProjectDirEnv = "CLAUDE_PROJECT_DIR"
+
+// projectDir is the directory the project is inferred from when the client offers no MCP
+// roots: $CLAUDE_PROJECT_DIR when it names a directory, else flag (--project-dir) when
 // given, else the working directory; absolute. source names where it came from.
-func projectDir(flag string) (dir, source string, err error) {
+func projectDir(getenv func(string) string, flag string) (dir, source string, err error) {
+	if env := getenv(ClaudeProjectDirEnv); env != "" {
+		if fi, err := os.Stat(env); err == nil && fi.IsDir() {
+			if abs, err := filepath.Abs(env); err == nil {
+				env = abs
+			}
+			return env, "env " + ClaudeProjectDirEnv, nil
+		}
+	}
 	dir, source = flag, "--project-dir"
 	if dir == "" {
 		wd, err := os.Getwd()

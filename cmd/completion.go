@@ -7,8 +7,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(func(d Deps) *cobra.Command { return newCompletionCmd(d, nil) }) }
-
 type completionOptions struct {
 	Shell          string
 	NoDescriptions bool

@@ -15,8 +15,6 @@ import (
 	"golang.org/x/term"
 )
 
-func init() { register(func(d Deps) *cobra.Command { return newDoctorCmd(d, nil) }) }
-
 // defaultDoctorTimeout bounds the whole MCP phase of doctor (start serve, initialize,
 // tools/list, tools/call r2r_status).
 const defaultDoctorTimeout = 20 * time.Second
@@ -105,6 +103,7 @@ const (
 	checkInitialize  = "mcp_initialize"
 	checkToolsList   = "mcp_tools_list"
 	checkStatusCall  = "mcp_status_call"
+	checkDiscover    = "mcp_discover"
 )
 
 var checkTitles = map[string]string{
@@ -116,6 +115,7 @@ var checkTitles = map[string]string{
 	checkInitialize:  "MCP initialize",
 	checkToolsList:   "MCP tools/list",
 	checkStatusCall:  "MCP tools/call r2r_status",
+	checkDiscover:    "MCP server/discover (protocol 2026-07-28)",
 }
 
 // doctorCheck is one line of the report.

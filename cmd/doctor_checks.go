@@ -127,7 +127,7 @@ func (d *doctor) checkConfig(ctx context.Context) doctorCheck {
 	}
 	d.cfg.ConfigDir = dir
 
-	pdir, _, err := projectDir(o.ProjectDir)
+	pdir, _, err := projectDir(deps.Getenv, o.ProjectDir)
 	if err != nil {
 		fix := "Run doctor from the project directory, or pass --project-dir."
 		if o.ProjectDir != "" {

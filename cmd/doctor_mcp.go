@@ -117,12 +117,13 @@ type mcpProbe struct {
 	closed bool
 
 	schemas map[string]mcp.Tool // tools/list result, kept for the rest of the run
+	modern  bool                // speak protocol 2026-07-28 (server/discover), not initialize
 }
 
 // checkServer starts the server and runs the MCP checks: initialize, tools/list,
 // tools/call r2r_status. The whole phase is bounded by --timeout.
 func (d *doctor) checkServer(ctx context.Context) ([]doctorCheck, *doctorServer) {
-	names := []string{checkInitialize, checkToolsList, checkStatusCall}
+	names := []string{checkInitialize, checkToolsList, checkStatusCall, checkDiscover}
 	if !d.configOK {
 		return skipChecks(names, "the configuration is invalid; fix it first"), nil
 	}
@@ -177,8 +178,45 @@ func (d *doctor) checkServer(ctx context.Context) ([]doctorCheck, *doctorServer)
 	p.close()
 	if failed {
 		p.srv.StderrTail = p.stderr.lines(stderrTailLines)
+		return append(out, finishCheck(checkDiscover, skipCheck("an earlier MCP check failed"), 0)), p.srv
 	}
-	return out, p.srv
+	d.note(checkTitles[checkDiscover])
+	t0 := time.Now()
+	c := d.checkModern(pctx, exe, args, len(p.srv.Tools))
+	return append(out, finishCheck(checkDiscover, c, time.Since(t0))), p.srv
+}
+
+// checkModern starts the server once more and talks to it as today's clients (Claude Code
+// among them) do: protocol 2026-07-28, opened with server/discover instead of the
+// initialize handshake, then tools/list, which must list the same tools.
+func (d *doctor) checkModern(ctx context.Context, exe string, args []string, legacyTools int) doctorCheck {
+	p := &mcpProbe{d: d, srv: &doctorServer{Command: exe, Args: args}, timeout: d.opts.Timeout,
+		stderr: &tailBuffer{max: 64 << 10}, modern: true}
+	defer p.close()
+	if err := p.start(ctx); err != nil {
+		return failCheck(fmt.Sprintf("cannot start %s: %v", p.srv.Command, err), "Reinstall r2r-mcp.")
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "r2r-mcp-doctor", Version: d.opts.Deps.Build.Version}
+	res, err := p.client.Initialize(ctx, req)
+	sent := p.rec.methods()
+	switch {
+	case err != nil:
+		return p.explain(ctx, "server/discover", err)
+	case len(sent) == 0 || sent[0] != string(mcp.MethodServerDiscover) || !mcp.IsModernProtocol(res.ProtocolVersion):
+		return failCheck(fmt.Sprintf("the server did not take up protocol %s: the client sent %v and settled on %s",
+			mcp.LATEST_PROTOCOL_VERSION, sent, res.ProtocolVersion), "Upgrade r2r-mcp: clients of 2026 open with server/discover.")
+	}
+	list, err := p.client.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		return p.explain(ctx, "tools/list", err)
+	}
+	if len(list.Tools) != legacyTools {
+		return failCheck(fmt.Sprintf("tools/list on protocol %s lists %d tools, on the initialize path %d",
+			res.ProtocolVersion, len(list.Tools), legacyTools), "A bug in r2r-mcp; please report it.")
+	}
+	return okCheck(fmt.Sprintf("protocol %s; handshake: %s; %d tools", res.ProtocolVersion, strings.Join(sent, " → "), len(list.Tools)))
 }
 
 func skipChecks(names []string, why string) []doctorCheck {
@@ -226,8 +264,12 @@ func (p *mcpProbe) start(ctx context.Context) error {
 		}))
 	p.rec = &recordingTransport{Interface: tr}
 	// Pinning the newest version that still has the initialize handshake keeps mcp-go
-	// from probing server/discover first: doctor checks the handshake clients use today.
-	p.client = mcpclient.NewClient(p.rec, mcpclient.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
+	// from probing server/discover first; the modern probe (checkModern) asks for it.
+	version := mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	if p.modern {
+		version = mcp.LATEST_PROTOCOL_VERSION
+	}
+	p.client = mcpclient.NewClient(p.rec, mcpclient.WithProtocolVersion(version))
 	return p.client.Start(ctx)
 }
 

@@ -31,7 +31,7 @@ import (
 
 // allDoctorChecks is the order of the report.
 var allDoctorChecks = []string{checkConfig, checkKeyring, checkR2R, checkCredentials, checkProject,
-	checkInitialize, checkToolsList, checkStatusCall}
+	checkInitialize, checkToolsList, checkStatusCall, checkDiscover}
 
 // testKeyring is an in-memory keyring that can fail or hang; the real one is never used.
 type testKeyring struct {
@@ -288,6 +288,9 @@ func TestDoctor(t *testing.T) {
 			!strings.Contains(got, "collection claude-code-ledgerline (id "+coll.ID+")") {
 			t.Errorf("r2r_status detail %q", got)
 		}
+		if got := checkByName(t, rep, checkDiscover).Detail; got != "protocol 2026-07-28; handshake: server/discover; 8 tools" {
+			t.Errorf("server/discover detail %q", got)
+		}
 		if strings.Contains(r.stdout+r.stderr, key) {
 			t.Error("the API key appears in the output")
 		}
@@ -305,7 +308,7 @@ func TestDoctor(t *testing.T) {
 				t.Errorf("no ✓ line for %s:\n%s", title, r.stdout)
 			}
 		}
-		if strings.ContainsAny(r.stdout, "✗⚠") || !strings.Contains(r.stdout, "All checks passed (8 ok) in ") {
+		if strings.ContainsAny(r.stdout, "✗⚠") || !strings.Contains(r.stdout, "All checks passed (9 ok) in ") {
 			t.Errorf("stdout:\n%s", r.stdout)
 		}
 		if r.stderr != "" {

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-)
 
-func init() { register(func(d Deps) *cobra.Command { return newInstallCmd(d, nil) }) }
+	"github.com/r2r-mcp/r2r-mcp/cmd/jsonc"
+)
 
 // mcpServerName is the key r2r-mcp is registered under in every client.
 const mcpServerName = "r2r"
@@ -190,12 +190,12 @@ func (o *installOptions) binaryPath() (string, error) {
 
 // clientConfig describes the file of a JSON-configured client and the entry it should hold.
 type clientConfig struct {
-	Name      string  // "Claude Desktop"
-	Path      string  // the config file
-	Container string  // the top-level key holding servers
-	JSONC     bool    // the client accepts comments and trailing commas
-	Entry     jsonObj // what the r2r key should hold
-	Next      string  // what the user does next, after a write
+	Name      string    // "Claude Desktop"
+	Path      string    // the config file
+	Container string    // the top-level key holding servers
+	JSONC     bool      // the client accepts comments and trailing commas
+	Entry     jsonc.Obj // what the r2r key should hold
+	Next      string    // what the user does next, after a write
 }
 
 func (o *installOptions) clientConfig(exe string) (clientConfig, error) {
@@ -203,7 +203,7 @@ func (o *installOptions) clientConfig(exe string) (clientConfig, error) {
 	if err != nil {
 		return clientConfig{}, fmt.Errorf("cannot find your home directory: %w", err)
 	}
-	entry := jsonObj{{"command", exe}, {"args", []string{"serve"}}}
+	entry := jsonc.Obj{{Key: "command", Value: exe}, {Key: "args", Value: []string{"serve"}}}
 	root := ""
 	if o.Scope == "project" {
 		if root, err = o.projectRoot(); err != nil {
@@ -246,7 +246,7 @@ func (o *installOptions) clientConfig(exe string) (clientConfig, error) {
 			Path:      path,
 			Container: "servers",
 			JSONC:     true,
-			Entry:     append(jsonObj{{"type", "stdio"}}, entry...),
+			Entry:     append(jsonc.Obj{{Key: "type", Value: "stdio"}}, entry...),
 			Next:      next,
 		}, nil
 	}
@@ -300,13 +300,13 @@ func (o *installOptions) installFile(cfg clientConfig) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("cannot read %s: %w", cfg.Path, err)
 	}
-	updated, changed, err := mergeJSON(old, cfg.JSONC, []string{cfg.Container, mcpServerName}, cfg.Entry)
+	updated, changed, err := jsonc.Merge(old, cfg.JSONC, []string{cfg.Container, mcpServerName}, cfg.Entry)
 	if err != nil {
 		what := "is not valid JSON"
 		if cfg.JSONC {
 			what = "is not valid JSON (with comments)"
 		}
-		if errors.Is(err, errNotObject) {
+		if errors.Is(err, jsonc.ErrNotObject) {
 			what = "has an unexpected shape"
 		}
 		return fmt.Errorf("%s %s: %v\nThe file was not changed. Fix it, or move it aside, and run r2r-mcp install %s again", cfg.Path, what, err, o.Client)
@@ -320,7 +320,7 @@ func (o *installOptions) installFile(cfg clientConfig) error {
 		if !exists {
 			from = "/dev/null"
 		}
-		fmt.Fprint(out, unifiedDiff(from, cfg.Path, old, updated))
+		fmt.Fprint(out, jsonc.Diff(from, cfg.Path, old, updated))
 		fmt.Fprintf(errOut, "Dry run: %s would change as shown above; nothing was written.\n", cfg.Path)
 		return nil
 	}
@@ -349,24 +349,14 @@ const loginHint = "The entry holds no credentials: if you have not yet, run r2r-
 
 // entryCommand returns the command of an existing r2r entry in src, if there is one.
 func entryCommand(src []byte, cfg clientConfig) (string, bool) {
-	root, err := parseJSONDoc(src, cfg.JSONC)
-	if err != nil || root == nil {
+	entry, ok := jsonc.Lookup(src, cfg.JSONC, cfg.Container, mcpServerName)
+	if !ok {
 		return "", false
 	}
-	servers := root.find(cfg.Container)
-	if servers == nil || servers.value.kind != '{' {
-		return "", false
+	if c, ok := jsonc.Lookup(src, cfg.JSONC, cfg.Container, mcpServerName, "command"); ok && c.IsString {
+		return c.Str, true
 	}
-	entry := servers.value.find(mcpServerName)
-	if entry == nil {
-		return "", false
-	}
-	if entry.value.kind == '{' {
-		if c := entry.value.find("command"); c != nil && c.value.kind == 's' {
-			return c.value.str, true
-		}
-	}
-	return string(src[entry.value.start:entry.value.end]), true
+	return entry.Raw, true
 }
 
 // writeConfigFile backs up the current file (when there is one) and then replaces it

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,9 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
+	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
-
-func init() { register(func(d Deps) *cobra.Command { return newLoginCmd(d, nil) }) }
 
 type loginOptions struct {
 	URL             string
@@ -98,33 +98,14 @@ func runLogin(o *loginOptions) error {
 		return errors.New("stdin is not a terminal, so login cannot prompt. Pipe the secret instead: " +
 			"--email EMAIL --password-stdin, or --api-key-stdin")
 	}
-
 	dir, err := o.Env.configDir(deps.Getenv)
 	if err != nil {
 		return err
 	}
-	var url string
-	if o.URL != "" {
-		if url, err = auth.NormalizeURL(o.URL); err != nil {
-			return fmt.Errorf("--url: %w", err)
-		}
-	} else {
-		def, _, err := auth.ResolveURL("", deps.Getenv, dir)
-		if err != nil {
-			return err
-		}
-		url = def
-		if interactive {
-			answer, err := prompt(in, errOut, "R2R URL", def)
-			if err != nil {
-				return err
-			}
-			if url, err = auth.NormalizeURL(answer); err != nil {
-				return err
-			}
-		}
+	url, err := o.loginURL(dir, interactive)
+	if err != nil {
+		return err
 	}
-
 	// Read what is stored before anything is created on the server: the first keyring
 	// call may wait for an unlock prompt, and a keyring that does not answer stops the
 	// login here, with nothing to undo.
@@ -134,65 +115,123 @@ func runLogin(o *loginOptions) error {
 	if errors.Is(oldErr, auth.ErrKeyringTimeout) {
 		return keyringTimeoutError(keyringWait, loginKeyringAdvice+" Nothing was stored.")
 	}
-
-	email := strings.TrimSpace(o.Email)
-	var secret string
-	switch {
-	case o.APIKeyStdin:
-		if secret, err = readSecretStdin(in, "API key"); err != nil {
-			return err
-		}
-		if secret = strings.TrimSpace(secret); secret == "" {
-			return errors.New("no API key on stdin")
-		}
-	case o.PasswordStdin:
-		if secret, err = readSecretStdin(in, "password"); err != nil {
-			return err
-		}
-	default:
-		if email == "" {
-			if email, err = prompt(in, errOut, "Email", ""); err != nil {
-				return err
-			}
-			if email == "" {
-				return errors.New("no email given. Nothing was stored")
-			}
-		}
-		if secret, err = promptSecret(fd, errOut, "Password"); err != nil {
-			return err
-		}
-		if secret == "" {
-			return errors.New("no password given. Nothing was stored")
-		}
+	email, secret, err := o.credentials(fd)
+	if err != nil {
+		return err
 	}
-
 	client, err := o.Env.client(deps, url)
 	if err != nil {
 		return err
 	}
+	res, err := o.logIn(ctx, client, url, email, secret)
+	if err != nil {
+		return err
+	}
+	store, err := o.store(ctx, vault, client, url, res, keyringWait)
+	if err != nil {
+		return err
+	}
+	if err := auth.SaveURL(dir, url); err != nil {
+		fmt.Fprintf(errOut, "! Could not save %s as the default R2R URL: %v\n", url, err)
+	}
+	// The previous key r2r-mcp created for this machine and URL is replaced: revoke it.
+	if oldErr == nil && old.Kind == auth.KindAPIKey && old.KeyID != "" && old.KeyID != res.Secret.KeyID && old.Secret != res.Secret.Secret {
+		revokePrevious(ctx, client, old, errOut)
+	}
+	who := cmp.Or(res.Secret.Email, res.Secret.UserID)
+	fmt.Fprintf(errOut, "✓ Logged in to %s as %s; %s stored in %s\n", url, who, describeSecret(res.Secret), storageName(store))
+	envNotes(errOut, deps.Getenv, url)
+	return nil
+}
+
+// loginURL is --url, else the configured URL, which an interactive login offers as the
+// prompt's default.
+func (o *loginOptions) loginURL(dir string, interactive bool) (string, error) {
+	if o.URL != "" {
+		url, err := auth.NormalizeURL(o.URL)
+		if err != nil {
+			return "", fmt.Errorf("--url: %w", err)
+		}
+		return url, nil
+	}
+	def, _, err := auth.ResolveURL("", o.Deps.Getenv, dir)
+	if err != nil || !interactive {
+		return def, err
+	}
+	answer, err := prompt(o.Deps.IO.In, o.Deps.IO.ErrOut, "R2R URL", def)
+	if err != nil {
+		return "", err
+	}
+	return auth.NormalizeURL(answer)
+}
+
+// credentials reads the API key or password from stdin, or prompts for email and password
+// on the terminal fd.
+func (o *loginOptions) credentials(fd int) (email, secret string, err error) {
+	in, errOut := o.Deps.IO.In, o.Deps.IO.ErrOut
+	email = strings.TrimSpace(o.Email)
+	switch {
+	case o.APIKeyStdin:
+		if secret, err = readSecretStdin(in, "API key"); err != nil {
+			return "", "", err
+		}
+		if secret = strings.TrimSpace(secret); secret == "" {
+			return "", "", errors.New("no API key on stdin")
+		}
+	case o.PasswordStdin:
+		if secret, err = readSecretStdin(in, "password"); err != nil {
+			return "", "", err
+		}
+	default:
+		if email == "" {
+			if email, err = prompt(in, errOut, "Email", ""); err != nil {
+				return "", "", err
+			}
+			if email == "" {
+				return "", "", errors.New("no email given. Nothing was stored")
+			}
+		}
+		if secret, err = promptSecret(fd, errOut, "Password"); err != nil {
+			return "", "", err
+		}
+		if secret == "" {
+			return "", "", errors.New("no password given. Nothing was stored")
+		}
+	}
+	return email, secret, nil
+}
+
+// logIn checks the API key, or logs in with the password and creates an API key (falling
+// back to the refresh token where R2R cannot create keys).
+func (o *loginOptions) logIn(ctx context.Context, client *r2r.Client, url, email, secret string) (auth.LoginResult, error) {
+	errOut := o.Deps.IO.ErrOut
 	netCtx, cancel := context.WithTimeout(ctx, networkTimeout)
 	defer cancel()
 	var res auth.LoginResult
+	var err error
 	if o.APIKeyStdin {
 		res, err = auth.APIKeyLogin(netCtx, client, secret)
 	} else {
-		host := o.hostname()
 		fmt.Fprintf(errOut, "Logging in to %s as %s…\n", url, email)
 		res, err = auth.PasswordLogin(netCtx, client, email, secret,
-			"r2r-mcp@"+host, "Created by r2r-mcp login on "+time.Now().UTC().Format("2006-01-02")+"; r2r-mcp logout revokes it.")
+			"r2r-mcp@"+o.hostname(), "Created by r2r-mcp login on "+time.Now().UTC().Format("2006-01-02")+"; r2r-mcp logout revokes it.")
 	}
-	secret = ""
 	if err != nil {
-		return explainLoginError(url, email, err)
+		return res, explainLoginError(url, email, err)
 	}
 	if res.Fallback != "" {
 		fmt.Fprintf(errOut, "! This R2R cannot create API keys (%s); storing the refresh token instead.\n", res.Fallback)
 	}
+	return res, nil
+}
 
+// store saves the new credential; when it cannot be stored it is of no use, so it is
+// revoked again (even when the user interrupted the save at the keyring prompt).
+func (o *loginOptions) store(ctx context.Context, vault *auth.Vault, client *r2r.Client, url string, res auth.LoginResult,
+	keyringWait time.Duration) (auth.Store, error) {
+	errOut := o.Deps.IO.ErrOut
 	store, warning, err := vault.Save(ctx, url, res.Secret)
 	if err != nil {
-		// The key is of no use if it cannot be stored; take it back, even when the user
-		// interrupted the save (the keyring prompt), within a deadline of its own.
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), auth.CleanupTimeout)
 		_, rerr := auth.Revoke(rctx, client, res.Secret)
 		rcancel()
@@ -201,32 +240,24 @@ func runLogin(o *loginOptions) error {
 			fmt.Fprintf(errOut, "! Could not revoke the new API key (id %s): %v\n", res.Secret.KeyID, rerr)
 			undone = "Nothing was stored."
 		}
-		return storeError(err, keyringWait, undone)
+		return store, storeError(err, keyringWait, undone)
 	}
 	if warning != "" {
 		fmt.Fprintf(errOut, "! %s\n", warning)
 	}
-	if err := auth.SaveURL(dir, url); err != nil {
-		fmt.Fprintf(errOut, "! Could not save %s as the default R2R URL: %v\n", url, err)
+	return store, nil
+}
+
+// revokePrevious revokes the API key an earlier login on this machine created for the URL.
+func revokePrevious(ctx context.Context, client *r2r.Client, old auth.Secret, errOut io.Writer) {
+	rctx, rcancel := context.WithTimeout(ctx, auth.CleanupTimeout)
+	_, err := auth.Revoke(rctx, client, old)
+	rcancel()
+	if err != nil {
+		fmt.Fprintf(errOut, "! Could not revoke the previous API key %s (id %s): %v\n", auth.ShortKey(old.Secret), old.KeyID, err)
+	} else {
+		fmt.Fprintf(errOut, "Revoked this machine's previous API key %s\n", auth.ShortKey(old.Secret))
 	}
-	// The previous key r2r-mcp created for this machine and URL is replaced: revoke it.
-	if oldErr == nil && old.Kind == auth.KindAPIKey && old.KeyID != "" && old.KeyID != res.Secret.KeyID && old.Secret != res.Secret.Secret {
-		rctx, rcancel := context.WithTimeout(ctx, auth.CleanupTimeout)
-		_, err := auth.Revoke(rctx, client, old)
-		rcancel()
-		if err != nil {
-			fmt.Fprintf(errOut, "! Could not revoke the previous API key %s (id %s): %v\n", auth.ShortKey(old.Secret), old.KeyID, err)
-		} else {
-			fmt.Fprintf(errOut, "Revoked this machine's previous API key %s\n", auth.ShortKey(old.Secret))
-		}
-	}
-	who := res.Secret.Email
-	if who == "" {
-		who = res.Secret.UserID
-	}
-	fmt.Fprintf(errOut, "✓ Logged in to %s as %s; %s stored in %s\n", url, who, describeSecret(res.Secret), storageName(store))
-	envNotes(errOut, deps.Getenv, url)
-	return nil
 }
 
 // envNotes points out environment variables that will override what login just stored.

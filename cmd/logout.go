@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
+	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
-
-func init() { register(func(d Deps) *cobra.Command { return newLogoutCmd(d, nil) }) }
 
 type logoutOptions struct {
 	URL string
@@ -89,21 +89,8 @@ func runLogout(o *logoutOptions) error {
 		if err != nil {
 			return err
 		}
-		netCtx, cancel := context.WithTimeout(ctx, networkTimeout)
-		outcome, rerr := auth.Revoke(netCtx, client, sec)
-		cancel()
-		switch {
-		case rerr != nil && sec.Kind == auth.KindAPIKey:
-			fmt.Fprintf(errOut, "! Could not revoke %s on the server (%v); it stays valid until you delete it in R2R (key id %s).\n",
-				describeSecret(sec), rerr, sec.KeyID)
-		case rerr != nil:
-			fmt.Fprintf(errOut, "! Could not invalidate the refresh token on the server (%v); it expires on its own.\n", rerr)
-		case outcome == auth.RevokedKey:
-			notes = append(notes, describeSecret(sec)+" revoked on the server")
-		case outcome == auth.RevokedToken:
-			notes = append(notes, "refresh token invalidated on the server")
-		case outcome == auth.NotRevocable:
-			notes = append(notes, describeSecret(sec)+" was supplied by you and stays valid on the server")
+		if note := revokeStored(ctx, client, sec, errOut); note != "" {
+			notes = append(notes, note)
 		}
 	}
 
@@ -132,4 +119,26 @@ func runLogout(o *logoutOptions) error {
 	fmt.Fprintf(errOut, "✓ Logged out of %s%s: %s\n", url, who, strings.Join(notes, "; "))
 	envNote()
 	return nil
+}
+
+// revokeStored revokes the stored API key, or invalidates the stored refresh token, on the
+// server. It returns what to report as done, or "" when a failure was already reported.
+func revokeStored(ctx context.Context, client *r2r.Client, sec auth.Secret, errOut io.Writer) string {
+	netCtx, cancel := context.WithTimeout(ctx, networkTimeout)
+	outcome, err := auth.Revoke(netCtx, client, sec)
+	cancel()
+	switch {
+	case err != nil && sec.Kind == auth.KindAPIKey:
+		fmt.Fprintf(errOut, "! Could not revoke %s on the server (%v); it stays valid until you delete it in R2R (key id %s).\n",
+			describeSecret(sec), err, sec.KeyID)
+	case err != nil:
+		fmt.Fprintf(errOut, "! Could not invalidate the refresh token on the server (%v); it expires on its own.\n", err)
+	case outcome == auth.RevokedKey:
+		return describeSecret(sec) + " revoked on the server"
+	case outcome == auth.RevokedToken:
+		return "refresh token invalidated on the server"
+	case outcome == auth.NotRevocable:
+		return describeSecret(sec) + " was supplied by you and stays valid on the server"
+	}
+	return ""
 }

@@ -67,16 +67,18 @@ Run "r2r-mcp login" once, then add "r2r-mcp serve" to your MCP client:
 	root.SetOut(deps.IO.Out)
 	root.SetErr(deps.IO.ErrOut)
 	root.SetVersionTemplate("r2r-mcp {{.Version}}\n")
-	for _, add := range subcommands {
-		root.AddCommand(add(deps))
-	}
+	root.AddCommand(
+		newServeCmd(deps, nil),
+		newLoginCmd(deps, nil),
+		newLogoutCmd(deps, nil),
+		newStatusCmd(deps, nil),
+		newDoctorCmd(deps, nil),
+		newInstallCmd(deps, nil),
+		newCompletionCmd(deps, nil),
+		newVersionCmd(deps, nil),
+	)
 	return root
 }
-
-// subcommands lists the constructors of every subcommand; each file registers its own in init.
-var subcommands []func(Deps) *cobra.Command
-
-func register(f func(Deps) *cobra.Command) { subcommands = append(subcommands, f) }
 
 // Execute runs the root command with the process's streams and exits with its status.
 func Execute() {

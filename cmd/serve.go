@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -16,13 +17,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
-	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/server"
-	"github.com/r2r-mcp/r2r-mcp/tools"
 )
-
-func init() { register(func(d Deps) *cobra.Command { return newServeCmd(d, nil) }) }
 
 type serveOptions struct {
 	R2RURL     string
@@ -34,25 +31,9 @@ type serveOptions struct {
 	// R2R_MCP_ALLOW_DIRS).
 	AllowDirs []string
 
-	// Resilience and cache knobs, each a flag with an environment twin (serveKnobs).
-	CacheSize        int64 // bytes; 0 = no cache
-	CacheTTLSearch   time.Duration
-	CacheTTLRAG      time.Duration
-	CacheTTLList     time.Duration
-	RetryMax         int
-	RetryWait        time.Duration
-	BreakerFailures  int
-	BreakerCooldown  time.Duration
-	BreakerSuccesses int
-	RateLimit        float64 // calls/s per tool; 0 = no limit
-	RateBurst        int
-	RAGRateLimit     float64
-	RAGRateBurst     int
-	TimeoutSearch    time.Duration
-	TimeoutRAG       time.Duration
-	Timeout          time.Duration
-	MaxInflight      int // tools/call and resources/read requests served at once
-	MaxRequestBytes  int64
+	// Options are the tunable settings; each is a flag with an environment twin
+	// (serveKnobs) bound straight onto its field.
+	server.Options
 
 	// Env is where credentials are looked up; tests replace the keyring and config dir.
 	Env authEnv
@@ -77,16 +58,7 @@ type serveKnob struct {
 
 // serveKnobs binds the resilience and cache flags to opts, with their defaults.
 func serveKnobs(opts *serveOptions) []serveKnob {
-	opts.CacheSize = cache.DefaultMaxBytes
-	ttl := cache.DefaultTTL()
-	opts.CacheTTLSearch, opts.CacheTTLRAG, opts.CacheTTLList = ttl[cache.KindSearch], ttl[cache.KindRAG], ttl[cache.KindList]
-	opts.RetryMax, opts.RetryWait = r2r.DefaultMaxRetries, r2r.DefaultInitialInterval
-	opts.BreakerFailures, opts.BreakerCooldown, opts.BreakerSuccesses =
-		r2r.DefaultBreakerFailures, r2r.DefaultBreakerCooldown, r2r.DefaultBreakerHalfOpenSuccesses
-	opts.RateLimit, opts.RateBurst = tools.DefaultRateLimit.Rate, tools.DefaultRateLimit.Burst
-	opts.RAGRateLimit, opts.RAGRateBurst = tools.DefaultRAGRateLimit.Rate, tools.DefaultRAGRateLimit.Burst
-	opts.TimeoutSearch, opts.TimeoutRAG, opts.Timeout = tools.DefaultSearchTimeout, tools.DefaultRAGTimeout, tools.DefaultCallTimeout
-	opts.MaxInflight, opts.MaxRequestBytes = server.DefaultMaxInflight, server.DefaultMaxRequestBytes
+	opts.Options = server.DefaultOptions()
 	day := 24 * time.Hour
 	return []serveKnob{
 		{"cache-size", "R2R_MCP_CACHE_SIZE", "memory for cached results, e.g. 64MiB, 512KiB, 1GB; 0 disables the cache", &bytesValue{&opts.CacheSize}},
@@ -126,27 +98,6 @@ func applyEnv(fs *pflag.FlagSet, knobs []serveKnob, getenv func(string) string) 
 }
 
 // bytesValue is a byte size with units (64MiB, 512KB, 1.5GiB, 1024).
-type bytesValue struct{ p *int64 }
-
-func (v *bytesValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return server.FormatBytes(*v.p)
-}
-func (v *bytesValue) Type() string { return "bytes" }
-func (v *bytesValue) Set(s string) error {
-	n, err := humanize.ParseBytes(s)
-	if err != nil {
-		return fmt.Errorf("want a size such as 64MiB, 512KB or 0 (%v)", err)
-	}
-	if n > math.MaxInt64 {
-		return fmt.Errorf("%s is too large", s)
-	}
-	*v.p = int64(n)
-	return nil
-}
-
 // boundedBytes is a size in [lo, hi].
 type boundedBytes struct {
 	bytesValue
@@ -162,6 +113,27 @@ func (v *boundedBytes) Set(s string) error {
 		*v.p = old
 		return fmt.Errorf("want a size from %s to %s", server.FormatBytes(v.lo), server.FormatBytes(v.hi))
 	}
+	return nil
+}
+
+type bytesValue struct{ p *int64 }
+
+func (v *bytesValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return server.FormatBytes(*v.p)
+}
+func (v *bytesValue) Type() string { return "bytes" }
+func (v *bytesValue) Set(s string) error {
+	n, err := humanize.ParseBytes(s)
+	if err != nil {
+		return errors.New("want a size such as 64MiB, 512KB or 0")
+	}
+	if n > math.MaxInt64 {
+		return fmt.Errorf("%s is too large", s)
+	}
+	*v.p = int64(n)
 	return nil
 }
 
@@ -272,54 +244,13 @@ variable over the default, and an invalid value stops serve with an error naming
   r2r-mcp serve --cache-size 256MiB --timeout-rag 30s --allow-dir ~/notes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			getenv := deps.Getenv
-			if getenv == nil {
-				getenv = func(string) string { return "" }
-			}
-			if err := applyEnv(cmd.Flags(), knobs, getenv); err != nil {
-				return err
-			}
-			if !cmd.Flags().Changed("allow-dir") {
-				if v := getenv("R2R_MCP_ALLOW_DIRS"); v != "" {
-					opts.AllowDirs = filepath.SplitList(v)
-					opts.allowDirsFrom = "R2R_MCP_ALLOW_DIRS"
-				}
-			}
-			logger, closeLog, err := server.OpenLogger(opts.LogFile, opts.LogLevel, deps.IO.ErrOut)
-			if err != nil {
-				return err
-			}
-			defer closeLog()
-			cfg, err := serveConfig(ctx, deps, opts, logger)
-			if err != nil {
-				if opts.LogFile != "" { // stderr gets the error from Execute anyway
-					logger.Error("cannot start", "error", err)
-				}
-				return err
-			}
-			if runF != nil {
-				return runF(ctx, cfg)
-			}
-			startCredentialRead(ctx, cfg.Credentials)
-			out := deps.IO.Out
-			if f, ok := out.(*os.File); ok && f == os.Stdout {
-				// The protocol owns the real stdout. Anything else that writes to
-				// os.Stdout from here on (a stray print in a dependency) lands on stderr
-				// instead of corrupting the JSON-RPC stream.
-				os.Stdout = os.Stderr
-			}
-			server.ApplyMemoryLimit()
-			return server.Run(ctx, cfg, deps.IO.In, out)
+			return runServe(cmd, deps, opts, knobs, runF)
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&opts.R2RURL, "r2r-url", "", "R2R base URL (default: $R2R_API_URL, $R2R_API_BASE, saved login, http://localhost:7272)")
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "offer only tools that do not change the knowledge base")
-	f.StringVar(&opts.ProjectDir, "project-dir", "", "directory used to infer the project when the client gives no roots (default: the working directory)")
+	f.StringVar(&opts.ProjectDir, "project-dir", "", "directory used to infer the project when the client gives no roots and CLAUDE_PROJECT_DIR is not set (default: the working directory)")
 	f.StringVar(&opts.LogFile, "log-file", "", "append logs to this file (created with mode 0600) instead of stderr")
 	f.StringVar(&opts.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringArrayVar(&opts.AllowDirs, "allow-dir", nil, "a further directory r2r_ingest_document may read files from; repeatable (env R2R_MCP_ALLOW_DIRS, "+
@@ -330,12 +261,58 @@ variable over the default, and an invalid value stops serve with an error naming
 	return c
 }
 
+// runServe applies the environment twins of the flags not given, opens the log, resolves
+// the configuration and serves (or hands the configuration to runF, in tests).
+func runServe(cmd *cobra.Command, deps Deps, opts *serveOptions, knobs []serveKnob, runF func(context.Context, server.Config) error) error {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	getenv := deps.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	if err := applyEnv(cmd.Flags(), knobs, getenv); err != nil {
+		return err
+	}
+	if !cmd.Flags().Changed("allow-dir") {
+		if v := getenv("R2R_MCP_ALLOW_DIRS"); v != "" {
+			opts.AllowDirs = filepath.SplitList(v)
+			opts.allowDirsFrom = "R2R_MCP_ALLOW_DIRS"
+		}
+	}
+	logger, closeLog, err := server.OpenLogger(opts.LogFile, opts.LogLevel, deps.IO.ErrOut)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	cfg, err := serveConfig(ctx, deps, opts, logger)
+	if err != nil {
+		if opts.LogFile != "" { // stderr gets the error from Execute anyway
+			logger.Error("cannot start", "error", err)
+		}
+		return err
+	}
+	if runF != nil {
+		return runF(ctx, cfg)
+	}
+	startCredentialRead(ctx, cfg.Credentials)
+	out := deps.IO.Out
+	if f, ok := out.(*os.File); ok && f == os.Stdout {
+		// The protocol owns the real stdout. Anything else that writes to os.Stdout from
+		// here on (a stray print in a dependency) lands on stderr instead of corrupting
+		// the JSON-RPC stream.
+		os.Stdout = os.Stderr
+	}
+	return server.Run(ctx, cfg, deps.IO.In, out)
+}
+
 // serveConfig turns flags, environment and stored credentials into the server
 // configuration. It never prompts, does no network I/O and does not touch the keyring: a
 // stored credential is read, and a password or refresh-token credential logs in, on the
 // first tool call.
 func serveConfig(ctx context.Context, deps Deps, opts *serveOptions, logger *slog.Logger) (server.Config, error) {
-	dir, _, err := projectDir(opts.ProjectDir)
+	dir, _, err := projectDir(deps.Getenv, opts.ProjectDir)
 	if err != nil {
 		return server.Config{}, err
 	}
@@ -379,24 +356,7 @@ func serveConfig(ctx context.Context, deps Deps, opts *serveOptions, logger *slo
 		HTTPClient:  opts.Env.HTTPClient,
 		AllowDirs:   allow,
 
-		CacheSize:        offIfZero(opts.CacheSize),
-		CacheTTLSearch:   offIfZero(opts.CacheTTLSearch),
-		CacheTTLRAG:      offIfZero(opts.CacheTTLRAG),
-		CacheTTLList:     offIfZero(opts.CacheTTLList),
-		RetryMax:         offIfZero(opts.RetryMax),
-		RetryWait:        opts.RetryWait,
-		BreakerFailures:  opts.BreakerFailures,
-		BreakerCooldown:  opts.BreakerCooldown,
-		BreakerSuccesses: opts.BreakerSuccesses,
-		RateLimit:        offIfZero(opts.RateLimit),
-		RateBurst:        opts.RateBurst,
-		RAGRateLimit:     offIfZero(opts.RAGRateLimit),
-		RAGRateBurst:     opts.RAGRateBurst,
-		SearchTimeout:    opts.TimeoutSearch,
-		RAGTimeout:       opts.TimeoutRAG,
-		CallTimeout:      opts.Timeout,
-		MaxInflight:      opts.MaxInflight,
-		MaxRequestBytes:  int(opts.MaxRequestBytes),
+		Options: opts.Options,
 	}, nil
 }
 
@@ -409,15 +369,6 @@ func startCredentialRead(ctx context.Context, c r2r.Credentials) {
 	if lc, ok := c.(*auth.LazyCredentials); ok {
 		go func() { _ = lc.Load(ctx) }()
 	}
-}
-
-// offIfZero maps a flag's 0 ("off") to server.Config's negative ("off"; there 0 means the
-// default).
-func offIfZero[T int | int64 | float64 | time.Duration](v T) T {
-	if v == 0 {
-		return -1
-	}
-	return v
 }
 
 // allowDirs checks the extra ingest roots: each must be an existing directory; they are

@@ -232,11 +232,11 @@ func TestServeResilienceFlags(t *testing.T) {
 		wantErr string
 	}{
 		{name: "defaults", check: func(c server.Config) bool {
-			return c.CacheSize == 64<<20 && c.CacheTTLSearch == 300*time.Second && c.CacheTTLRAG == 120*time.Second &&
-				c.CacheTTLList == 60*time.Second && c.RetryMax == 3 && c.RetryWait == 200*time.Millisecond &&
-				c.BreakerFailures == 5 && c.BreakerCooldown == time.Minute && c.BreakerSuccesses == 2 &&
-				c.RateLimit == 10 && c.RateBurst == 20 && c.RAGRateLimit == 2 && c.RAGRateBurst == 5 &&
-				c.SearchTimeout == 20*time.Second && c.RAGTimeout == 45*time.Second && c.CallTimeout == 15*time.Second &&
+			return c.Options.CacheSize == 16<<20 && c.Options.CacheTTLSearch == 300*time.Second && c.Options.CacheTTLRAG == 120*time.Second &&
+				c.Options.CacheTTLList == 60*time.Second && c.Options.RetryMax == 3 && c.Options.RetryWait == 200*time.Millisecond &&
+				c.Options.BreakerFailures == 5 && c.Options.BreakerCooldown == time.Minute && c.Options.BreakerSuccesses == 2 &&
+				c.Options.RateLimit == 10 && c.Options.RateBurst == 20 && c.Options.RAGRateLimit == 2 && c.Options.RAGRateBurst == 5 &&
+				c.Options.TimeoutSearch == 20*time.Second && c.Options.TimeoutRAG == 45*time.Second && c.Options.Timeout == 15*time.Second &&
 				len(c.AllowDirs) == 0
 		}},
 		{name: "flags", args: []string{"--cache-size", "1.5GiB", "--cache-ttl-search", "10s", "--cache-ttl-rag", "5s",
@@ -245,30 +245,30 @@ func TestServeResilienceFlags(t *testing.T) {
 			"--rag-rate-limit", "1", "--rag-rate-burst", "3", "--timeout-search", "2s", "--timeout-rag", "30s", "--timeout", "5s",
 			"--allow-dir", dirA, "--allow-dir", dirB},
 			check: func(c server.Config) bool {
-				return c.CacheSize == 3<<29 && c.CacheTTLSearch == 10*time.Second && c.CacheTTLRAG == 5*time.Second &&
-					c.CacheTTLList == time.Second && c.RetryMax == 5 && c.RetryWait == 50*time.Millisecond &&
-					c.BreakerFailures == 3 && c.BreakerCooldown == 500*time.Millisecond && c.BreakerSuccesses == 1 &&
-					c.RateLimit == 0.5 && c.RateBurst == 2 && c.RAGRateLimit == 1 && c.RAGRateBurst == 3 &&
-					c.SearchTimeout == 2*time.Second && c.RAGTimeout == 30*time.Second && c.CallTimeout == 5*time.Second &&
+				return c.Options.CacheSize == 3<<29 && c.Options.CacheTTLSearch == 10*time.Second && c.Options.CacheTTLRAG == 5*time.Second &&
+					c.Options.CacheTTLList == time.Second && c.Options.RetryMax == 5 && c.Options.RetryWait == 50*time.Millisecond &&
+					c.Options.BreakerFailures == 3 && c.Options.BreakerCooldown == 500*time.Millisecond && c.Options.BreakerSuccesses == 1 &&
+					c.Options.RateLimit == 0.5 && c.Options.RateBurst == 2 && c.Options.RAGRateLimit == 1 && c.Options.RAGRateBurst == 3 &&
+					c.Options.TimeoutSearch == 2*time.Second && c.Options.TimeoutRAG == 30*time.Second && c.Options.Timeout == 5*time.Second &&
 					strings.Join(c.AllowDirs, ",") == dirA+","+dirB
 			}},
 		{name: "environment", env: map[string]string{"R2R_MCP_CACHE_SIZE": "512KiB", "R2R_MCP_RETRY_MAX": "1",
 			"R2R_MCP_BREAKER_COOLDOWN": "2s", "R2R_MCP_RATE_LIMIT": "4", "R2R_MCP_TIMEOUT_SEARCH": "3s",
 			"R2R_MCP_ALLOW_DIRS": dirA + string(filepath.ListSeparator) + dirB},
 			check: func(c server.Config) bool {
-				return c.CacheSize == 512<<10 && c.RetryMax == 1 && c.BreakerCooldown == 2*time.Second && c.RateLimit == 4 &&
-					c.SearchTimeout == 3*time.Second && len(c.AllowDirs) == 2
+				return c.Options.CacheSize == 512<<10 && c.Options.RetryMax == 1 && c.Options.BreakerCooldown == 2*time.Second && c.Options.RateLimit == 4 &&
+					c.Options.TimeoutSearch == 3*time.Second && len(c.AllowDirs) == 2
 			}},
 		{name: "flag beats environment", args: []string{"--retry-max", "2", "--allow-dir", dirA},
 			env: map[string]string{"R2R_MCP_RETRY_MAX": "7", "R2R_MCP_ALLOW_DIRS": dirB},
 			check: func(c server.Config) bool {
-				return c.RetryMax == 2 && len(c.AllowDirs) == 1 && c.AllowDirs[0] == dirA
+				return c.Options.RetryMax == 2 && len(c.AllowDirs) == 1 && c.AllowDirs[0] == dirA
 			}},
 		{name: "zero switches off", args: []string{"--cache-size", "0", "--cache-ttl-rag", "0", "--retry-max", "0", "--rate-limit", "0"},
 			env: map[string]string{"R2R_MCP_RAG_RATE_LIMIT": "0"},
 			check: func(c server.Config) bool {
-				return c.CacheSize < 0 && c.CacheTTLRAG < 0 && c.RetryMax < 0 && c.RateLimit < 0 && c.RAGRateLimit < 0 &&
-					c.CacheTTLSearch == 300*time.Second
+				return c.Options.CacheSize == 0 && c.Options.CacheTTLRAG == 0 && c.Options.RetryMax == 0 && c.Options.RateLimit == 0 && c.Options.RAGRateLimit == 0 &&
+					c.Options.CacheTTLSearch == 300*time.Second
 			}},
 		{name: "bad size flag", args: []string{"--cache-size", "lots"}, wantErr: "--cache-size"},
 		{name: "bad size env", env: map[string]string{"R2R_MCP_CACHE_SIZE": "-5MiB"}, wantErr: "R2R_MCP_CACHE_SIZE"},
@@ -298,6 +298,9 @@ func TestServeResilienceFlags(t *testing.T) {
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || ran {
 					t.Fatalf("err = %v (ran %v), want an error naming %s", err, ran, tt.wantErr)
+				}
+				if strings.Contains(err.Error(), "strconv") || strings.Contains(err.Error(), "parsing \"") {
+					t.Fatalf("err = %v: the parser's internals leak into the message", err)
 				}
 				return
 			}

@@ -18,8 +18,6 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
-func init() { register(func(d Deps) *cobra.Command { return newStatusCmd(d, nil) }) }
-
 // defaultStatusTimeout bounds each live check of status (health, user, collection).
 const defaultStatusTimeout = 5 * time.Second
 
@@ -212,7 +210,7 @@ func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 		StatusSetting{Name: "config_dir", Value: configDir, Source: dirSource},
 	)
 
-	dir, startSource, err := projectDir(o.ProjectDir)
+	dir, startSource, err := projectDir(deps.Getenv, o.ProjectDir)
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(func(d Deps) *cobra.Command { return newVersionCmd(d, nil) }) }
-
 type versionOptions struct {
 	JSON bool
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
 // flippingR2R is the emulator behind a switch: while down, every request gets 503.
@@ -51,7 +52,8 @@ func callText(t *testing.T, c *pipeConn, id int, call string) (text string, isEr
 func TestBreakerEndsWithHealthyStatus(t *testing.T) {
 	r2r := newFlippingR2R(t)
 	cfg := overloadConfig(t, r2r.URL)
-	cfg.BreakerFailures, cfg.BreakerCooldown, cfg.CallTimeout, cfg.SearchTimeout = 1, time.Hour, 0, 0
+	cfg.Options.BreakerFailures, cfg.Options.BreakerCooldown = 1, time.Hour
+	cfg.Options.Timeout, cfg.Options.TimeoutSearch = tools.DefaultCallTimeout, tools.DefaultSearchTimeout
 	c, done := runInProcess(context.Background(), cfg)
 	defer func() { c.in.Close(); <-done }()
 	c.send(t, initLine)

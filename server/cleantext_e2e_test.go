@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
 // dirty carries ESC, NUL, a C1 control, BiDi override and isolate, a zero-width space and
@@ -85,7 +87,7 @@ func TestNoControlCharactersReachTheModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := overloadConfig(t, hostile.URL)
-	cfg.WorkDir, cfg.CallTimeout, cfg.SearchTimeout = proj, 0, 0
+	cfg.WorkDir, cfg.Options.Timeout, cfg.Options.TimeoutSearch = proj, tools.DefaultCallTimeout, tools.DefaultSearchTimeout
 	c, done := runInProcess(context.Background(), cfg)
 	defer func() { c.in.Close(); <-done }()
 	c.send(t, initLine)

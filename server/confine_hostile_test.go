@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
 // bodyRecorder is the emulator behind a listener that keeps every request body.
@@ -121,7 +122,7 @@ func TestConfinementHostile(t *testing.T) {
 	}
 
 	cfg := overloadConfig(t, rec.URL)
-	cfg.WorkDir, cfg.CallTimeout, cfg.SearchTimeout = proj, 0, 0
+	cfg.WorkDir, cfg.Options.Timeout, cfg.Options.TimeoutSearch = proj, tools.DefaultCallTimeout, tools.DefaultSearchTimeout
 	c, done := runInProcess(context.Background(), cfg)
 	defer func() { c.in.Close(); <-done }()
 	c.send(t, initLine)

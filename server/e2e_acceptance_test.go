@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,8 +14,9 @@ import (
 )
 
 // TestE2ESearchOutputSize: a 10-hit r2r_search over testdata/docs through the built binary
-// answers with at most 10,000 bytes of text, one line per hit with rank, score, title, short
-// document id and snippet, and structuredContent with the full fields.
+// answers with at most 4,000 bytes of text, one line per hit with rank, score, title, short
+// document id and snippet, and at most 4,000 bytes of structuredContent JSON with the same
+// hits: rank, score, title, short id, document id, its URI and the snippet.
 func TestE2ESearchOutputSize(t *testing.T) {
 	t.Parallel()
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
@@ -30,8 +32,12 @@ func TestE2ESearchOutputSize(t *testing.T) {
 		if err != nil || r.IsError {
 			t.Fatalf("%s: search: %v %s", c.name, err, r.Text)
 		}
-		if n := len(r.Text); n > 10_000 {
-			t.Errorf("%s: text is %d bytes, want ≤ 10,000", c.name, n)
+		raw, err := json.Marshal(r.Structured)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Text) > 4000 || len(raw) > 4000 {
+			t.Errorf("%s: text is %d bytes, structured %d; want both ≤ 4,000", c.name, len(r.Text), len(raw))
 		}
 		hitLine := regexp.MustCompile(`(?m)^(\d+)\. \[(\d\.\d\d)\] (.+) \(doc ([0-9a-f]{8})\) — (.{20,})$`)
 		lines := hitLine.FindAllStringSubmatch(r.Text, -1)
@@ -45,16 +51,17 @@ func TestE2ESearchOutputSize(t *testing.T) {
 		for i, l := range lines {
 			hit := results[i].(map[string]any)
 			if l[1] != strings.TrimSpace(l[1]) || hit["rank"] != float64(i+1) || !strings.HasPrefix(hit["document_id"].(string), l[4]) ||
-				hit["title"] != l[3] || l[3] == "(untitled)" || len(hit["text"].(string)) < len(l[5])/2 {
+				hit["title"] != l[3] || l[3] == "(untitled)" || hit["snippet"] != l[5] || hit["short_id"] != l[4] ||
+				hit["uri"] != "r2r://documents/"+hit["document_id"].(string) {
 				t.Errorf("%s: hit %d text %q does not match structured %v", c.name, i+1, l[0], hit)
 			}
-			for _, k := range []string{"id", "document_id", "score", "title", "text", "collection_ids", "metadata"} {
+			for _, k := range []string{"rank", "score", "title", "short_id", "document_id", "uri", "snippet"} {
 				if _, ok := hit[k]; !ok {
 					t.Errorf("%s: hit %d lacks %q", c.name, i+1, k)
 				}
 			}
 		}
-		t.Logf("%s: 10 hits in %d bytes of text", c.name, len(r.Text))
+		t.Logf("%s: 10 hits in %d bytes of text, %d bytes of structured JSON", c.name, len(r.Text), len(raw))
 		s.close()
 		p = servertest.Start(t, proj, servertest.Env(t, emu.URL), "serve")
 	}

@@ -91,7 +91,7 @@ func TestE2ECache(t *testing.T) {
 
 	st := mustOK(ctx, t, s, "r2r_status", nil)
 	cache, _ := st.Structured["cache"].(map[string]any)
-	if cache["enabled"] != true || num(cache, "hits") < 1 || num(cache, "misses") < 2 || num(cache, "max_bytes") != 64<<20 {
+	if cache["enabled"] != true || num(cache, "hits") < 1 || num(cache, "misses") < 2 || num(cache, "max_bytes") != 16<<20 {
 		t.Fatalf("status cache = %v", cache)
 	}
 	if !strings.Contains(st.Text, "Cache: ") {
@@ -225,7 +225,10 @@ func TestE2EBreaker(t *testing.T) {
 
 	emu.ResetCounts()
 	opened := time.Now()
-	for i := range 100 {
+	n := 0
+	// Up to 100 calls, all well inside the cooldown (a busy machine makes fewer).
+	for i := 0; i < 100 && time.Since(opened) < cooldown/2; i++ {
+		n++
 		r := search(100 + i)
 		if !r.IsError || num(r.Err, "code") != -32003 || r.Err["type"] != "breaker_open" ||
 			num(r.Err, "retry_after") < 1 || r.Err["retryable"] != true {
@@ -236,9 +239,9 @@ func TestE2EBreaker(t *testing.T) {
 		}
 	}
 	took := time.Since(opened)
-	t.Logf("100 rejected calls took %v", took.Round(time.Millisecond))
-	for req, n := range emu.Counts() {
-		if req != "GET /v3/health" || n > int(took/time.Second)+1 {
+	t.Logf("%d rejected calls took %v", n, took.Round(time.Millisecond))
+	for req, k := range emu.Counts() {
+		if req != "GET /v3/health" || k > int(took/time.Second)+1 {
 			t.Fatalf("the open breaker let requests reach R2R: %v", emu.Counts())
 		}
 	}
@@ -320,11 +323,11 @@ func TestE2ECancel(t *testing.T) {
 }
 
 // TestE2EDeadline: against an R2R that accepts connections and never answers, a search
-// ends with a timeout result before its deadline (--timeout-search 2s) + 1 s.
+// ends with a timeout result before its deadline (--timeout-search 1s) + 1 s.
 func TestE2EDeadline(t *testing.T) {
 	t.Parallel()
 	url := r2rtest.NewHangingServer(t)
-	p := servertest.Start(t, servertest.GitProject(t, "hang", nil), servertest.Env(t, url), "serve", "--timeout-search", "2s")
+	p := servertest.Start(t, servertest.GitProject(t, "hang", nil), servertest.Env(t, url), "serve", "--timeout-search", "1s")
 	ctx := ctxFor(t, 60*time.Second)
 	s := connectMCPGo(ctx, t, p, clientOpts{legacy: true})
 	defer s.close()
@@ -339,12 +342,12 @@ func TestE2EDeadline(t *testing.T) {
 			t.Fatalf("protocol error: %v", err)
 		}
 		t.Logf("answered after %v: %s", took.Round(time.Millisecond), r.Text)
-		if !r.IsError || r.Err["type"] != "timeout" || !strings.Contains(r.Text, "did not answer r2r_search within 2 s") ||
+		if !r.IsError || r.Err["type"] != "timeout" || !strings.Contains(r.Text, "did not answer r2r_search within 1 s") ||
 			!strings.Contains(r.Text, "--timeout-search") {
 			t.Fatalf("result: %v", r.Err)
 		}
-		if took > 3*time.Second { // deadline + 1 s: a functional bound, not a benchmark
-			t.Fatalf("answered after %v, want before the 2 s deadline + 1 s", took)
+		if took > 2*time.Second { // deadline + 1 s: a functional bound, not a benchmark
+			t.Fatalf("answered after %v, want before the 1 s deadline + 1 s", took)
 		}
 	}
 	if _, err := s.listTools(ctx); err != nil {
@@ -368,7 +371,8 @@ func TestE2ERateLimit(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 64 {
 		wg.Go(func() {
-			r, err := s.call(ctx, "r2r_list_collections", map[string]any{"offset": i % 3})
+			// Distinct pages: the limit counts calls that reach R2R, not cache hits.
+			r, err := s.call(ctx, "r2r_list_collections", map[string]any{"offset": i})
 			if err != nil {
 				t.Errorf("call %d: protocol error %v", i, err)
 				return

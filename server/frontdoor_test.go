@@ -17,9 +17,11 @@ import (
 // overloadConfig is a server against a hung R2R without rate limits, so every call stays
 // in flight until it is cancelled.
 func overloadConfig(t *testing.T, r2rURL string) Config {
+	opts := DefaultOptions()
+	opts.RateLimit, opts.RAGRateLimit, opts.CacheSize, opts.RetryMax = 0, 0, 0, 0 // no limit, no cache, no retry
+	opts.TimeoutSearch, opts.Timeout = time.Hour, time.Hour
 	return Config{R2RURL: r2rURL, URLSource: "test", AuthSource: "none", WorkDir: t.TempDir(),
-		ConfigDir: t.TempDir(), RateLimit: -1, RAGRateLimit: -1, CacheSize: -1, RetryMax: -1,
-		SearchTimeout: time.Hour, CallTimeout: time.Hour}
+		ConfigDir: t.TempDir(), Options: opts}
 }
 
 // TestOverloadAnswersPingAndStopsOnEOF: with 500 calls sent against a hung R2R, the calls
@@ -29,7 +31,7 @@ func overloadConfig(t *testing.T, r2rURL string) Config {
 func TestOverloadAnswersPingAndStopsOnEOF(t *testing.T) {
 	const calls, limit = 500, 64
 	cfg := overloadConfig(t, r2rtest.NewHangingServer(t))
-	cfg.MaxInflight = limit
+	cfg.Options.MaxInflight = limit
 	c, done := runInProcess(context.Background(), cfg)
 	c.send(t, initLine)
 	c.recv(t)
@@ -88,7 +90,7 @@ func TestOverloadAnswersPingAndStopsOnEOF(t *testing.T) {
 func TestOversizedMessage(t *testing.T) {
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
 	cfg := overloadConfig(t, emu.URL)
-	cfg.MaxRequestBytes = 64 << 10
+	cfg.Options.MaxRequestBytes = 64 << 10
 	c, done := runInProcess(context.Background(), cfg)
 	defer func() { c.in.Close(); <-done }()
 	c.send(t, initLine)

@@ -7,43 +7,52 @@ import (
 	"testing"
 	"time"
 
+	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
-func TestConfigResilience(t *testing.T) {
+func TestOptionsResilience(t *testing.T) {
+	with := func(f func(*Options)) Options {
+		o := DefaultOptions()
+		f(&o)
+		return o
+	}
 	tests := []struct {
 		name  string
-		cfg   Config
+		opts  Options
 		want  map[string]string
 		check func(resilience) bool
 	}{
-		{name: "defaults", want: map[string]string{
-			"cache_size": "64MiB", "cache_ttl_search": "5m0s", "cache_ttl_rag": "2m0s", "cache_ttl_list": "1m0s",
+		{name: "defaults", opts: DefaultOptions(), want: map[string]string{
+			"cache_size": "16MiB", "cache_ttl_search": "5m0s", "cache_ttl_rag": "2m0s", "cache_ttl_list": "1m0s",
 			"retry_max": "3", "retry_wait": "200ms", "breaker_failures": "5", "breaker_cooldown": "1m0s",
 			"breaker_successes": "2", "rate_limit": "10/s burst 20", "rag_rate_limit": "2/s burst 5",
 			"timeout_search": "20s", "timeout_rag": "45s", "timeout": "15s",
 		}, check: func(r resilience) bool {
-			return r.cacheSize == 64<<20 && r.limits.For("r2r_search") == tools.DefaultRateLimit &&
-				r.limits.For("r2r_rag_query") == tools.DefaultRAGRateLimit
+			return r.cacheSize == cache.DefaultMaxBytes && r.limits.For("r2r_search") == tools.DefaultRateLimit &&
+				r.limits.For("r2r_rag_query") == tools.DefaultRAGRateLimit && r.retry.MaxRetries == 3
 		}},
-		{name: "negative switches off", cfg: Config{CacheSize: -1, CacheTTLRAG: -1, RetryMax: -1, RateLimit: -1, RAGRateLimit: -1},
+		{name: "zero switches off", opts: with(func(o *Options) {
+			o.CacheSize, o.CacheTTLRAG, o.RetryMax, o.RateLimit, o.RAGRateLimit = 0, 0, 0, 0, 0
+		}),
 			want: map[string]string{"cache_size": "off", "cache_ttl_rag": "off", "cache_ttl_search": "5m0s", "retry_max": "0",
 				"rate_limit": "off", "rag_rate_limit": "off"},
 			check: func(r resilience) bool {
 				return r.cacheSize == 0 && r.ttlRAG == 0 && r.retry.MaxRetries < 0 && r.limits.For("r2r_status").Rate == 0
 			}},
-		{name: "set", cfg: Config{CacheSize: 3 << 29, BreakerFailures: 2, BreakerCooldown: time.Second, BreakerSuccesses: 1,
-			RateLimit: 0.5, RateBurst: 1, SearchTimeout: 2 * time.Second, CallTimeout: time.Second},
+		{name: "set", opts: with(func(o *Options) {
+			o.CacheSize, o.BreakerFailures, o.BreakerCooldown, o.BreakerSuccesses = 3<<29, 2, time.Second, 1
+			o.RateLimit, o.RateBurst, o.TimeoutSearch, o.Timeout = 0.5, 1, 2*time.Second, time.Second
+		}),
 			want: map[string]string{"cache_size": "1.5GiB", "breaker_failures": "2", "breaker_cooldown": "1s",
 				"breaker_successes": "1", "rate_limit": "0.5/s burst 1", "rag_rate_limit": "2/s burst 5",
 				"timeout_search": "2s", "timeout": "1s"},
-			check: func(r resilience) bool { return r.timeoutOther == time.Second }},
+			check: func(r resilience) bool { return r.timeoutOther == time.Second && r.breaker.Failures == 2 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := tt.cfg
-			cfg.R2RURL, cfg.WorkDir, cfg.ConfigDir = "http://127.0.0.1:1", t.TempDir(), t.TempDir()
+			cfg := Config{R2RURL: "http://127.0.0.1:1", WorkDir: t.TempDir(), ConfigDir: t.TempDir(), Options: tt.opts}
 			s, err := New(cfg, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -55,10 +64,10 @@ func TestConfigResilience(t *testing.T) {
 					t.Errorf("%s = %q, want %q", k, got[k], v)
 				}
 			}
-			if !tt.check(tt.cfg.resilience()) {
-				t.Errorf("resilience = %+v", tt.cfg.resilience())
+			if !tt.check(tt.opts.resilience()) {
+				t.Errorf("resilience = %+v", tt.opts.resilience())
 			}
-			if (s.Cache == nil) != (tt.cfg.CacheSize < 0) || (s.Deps.Cache == nil) != (s.Cache == nil) {
+			if (s.Cache == nil) != (tt.opts.CacheSize == 0) || (s.Deps.Cache == nil) != (s.Cache == nil) {
 				t.Errorf("cache %v / deps cache %v", s.Cache, s.Deps.Cache)
 			}
 		})
@@ -82,7 +91,7 @@ func TestCancelledCallGetsNoResponse(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	logs := &r2rtest.SyncBuffer{}
-	c, done := runInProcess(ctx, Config{R2RURL: emu.URL, Stderr: logs, WorkDir: t.TempDir(), ConfigDir: t.TempDir()})
+	c, done := runInProcess(ctx, Config{R2RURL: emu.URL, Stderr: logs, WorkDir: t.TempDir(), ConfigDir: t.TempDir(), Options: DefaultOptions()})
 	c.send(t, initLine)
 	c.recv(t)
 	c.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -144,7 +153,7 @@ func TestCancelFilterPassesEverythingElse(t *testing.T) {
 // cancellation; they still get their (cancelled) answer.
 func TestShutdownKeepsAnswers(t *testing.T) {
 	emu := r2rtest.NewServer(t, r2rtest.Options{Latency: time.Minute})
-	c, done := runInProcess(context.Background(), Config{R2RURL: emu.URL, WorkDir: t.TempDir(), ConfigDir: t.TempDir()})
+	c, done := runInProcess(context.Background(), Config{R2RURL: emu.URL, WorkDir: t.TempDir(), ConfigDir: t.TempDir(), Options: DefaultOptions()})
 	c.send(t, initLine)
 	c.recv(t)
 	c.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)

@@ -5,13 +5,14 @@
 // the first tool call, so the server starts even when R2R is down or the credentials are
 // wrong, and the tools then say what is wrong and what to do.
 //
-// New wires the resilience of DESIGN §6: one circuit breaker for the R2R URL around
+// New wires the resilience: one circuit breaker for the R2R URL around
 // retries of idempotent calls (r2r.Resilient), the byte-bounded result cache, per-tool rate
 // limits and deadlines (in tools). A client's notifications/cancelled aborts the call's
 // R2R request, and the cancelled call gets no response (cancel.go).
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -19,7 +20,9 @@ import (
 	"maps"
 	"math"
 	"net/http"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -93,54 +96,72 @@ type Config struct {
 	// ShutdownGrace bounds the wait for in-flight calls after stdin closes or ctx is
 	// cancelled; 0 = 500 ms.
 	ShutdownGrace time.Duration
-	// MaxInflight bounds the tools/call and resources/read requests served at once; one
-	// more is answered "busy" (-32004) at once. 0 = DefaultMaxInflight (64).
-	MaxInflight int
-	// MaxRequestBytes bounds one JSON-RPC message from the client; a larger one gets an
-	// error and is skipped. 0 = DefaultMaxRequestBytes (4 MiB).
-	MaxRequestBytes int
 
 	// AllowDirs are further directories r2r_ingest_document may read files from, beside
 	// the project (--allow-dir).
 	AllowDirs []string
 
-	// Resilience and caching (DESIGN §6). Zero values take the defaults; where "negative"
-	// is mentioned, a negative value switches the feature off.
+	// Options are the tunable settings (cache, retries, breaker, rate limits, deadlines).
+	Options Options
+}
 
-	// CacheSize bounds the result cache in bytes; 0 = cache.DefaultMaxBytes (64 MiB),
-	// negative = no cache.
+// Options are serve's tunable settings as effective values: DefaultOptions holds the
+// defaults; serve binds each flag and its environment twin straight onto a field, and
+// r2r_status reports them. A zero switches off what its field says it switches off.
+type Options struct {
+	// CacheSize bounds the result cache in bytes; 0 = no cache.
 	CacheSize int64
 	// CacheTTLSearch, CacheTTLRAG and CacheTTLList are how long search results, RAG
-	// answers, and listings and documents stay cached; 0 = 300 s, 120 s, 60 s; negative =
-	// that kind is not cached.
+	// answers, and listings and documents stay cached; 0 = that kind is not cached.
 	CacheTTLSearch time.Duration
 	CacheTTLRAG    time.Duration
 	CacheTTLList   time.Duration
 	// RetryMax is how often an idempotent R2R call is retried after a transport error,
-	// 429, 502, 503 or 504; 0 = r2r.DefaultMaxRetries (3), negative = never.
-	RetryMax int
-	// RetryWait is the first backoff wait (doubling, with jitter); 0 = 200 ms.
+	// 429, 502, 503 or 504; 0 = never. RetryWait is the first backoff wait (doubling, with
+	// jitter).
+	RetryMax  int
 	RetryWait time.Duration
 	// BreakerFailures failed calls in a row open the circuit breaker; it stays open for
-	// BreakerCooldown, then BreakerSuccesses successful probes close it. 0 = 5, 60 s, 2.
+	// BreakerCooldown, then BreakerSuccesses successful probes close it.
 	BreakerFailures  int
 	BreakerCooldown  time.Duration
 	BreakerSuccesses int
 	// RateLimit and RateBurst are every tool's token bucket (calls per second, burst);
-	// RAGRateLimit and RAGRateBurst r2r_rag_query's. 0 = 10/s burst 20 and 2/s burst 5;
-	// a negative rate = no limit.
+	// RAGRateLimit and RAGRateBurst r2r_rag_query's. A rate of 0 = no limit.
 	RateLimit    float64
 	RateBurst    int
 	RAGRateLimit float64
 	RAGRateBurst int
-	// SearchTimeout, RAGTimeout and CallTimeout bound calls of r2r_search, r2r_rag_query
-	// and every other tool; 0 = 20 s, 45 s, 15 s (tools.Default*Timeout).
-	SearchTimeout time.Duration
-	RAGTimeout    time.Duration
-	CallTimeout   time.Duration
+	// TimeoutSearch, TimeoutRAG and Timeout bound calls of r2r_search, r2r_rag_query and
+	// every other tool.
+	TimeoutSearch time.Duration
+	TimeoutRAG    time.Duration
+	Timeout       time.Duration
+	// MaxInflight bounds the tools/call and resources/read requests served at once; one
+	// more is answered "busy" (-32004, retry_after) at once.
+	MaxInflight int
+	// MaxRequestBytes bounds one JSON-RPC message from the client; a larger one gets an
+	// error and is skipped.
+	MaxRequestBytes int64
 }
 
-// resilience is Config's resilience and caching settings with the defaults applied.
+// DefaultOptions are the settings serve uses unless told otherwise.
+func DefaultOptions() Options {
+	ttl := cache.DefaultTTL()
+	return Options{
+		CacheSize:      cache.DefaultMaxBytes,
+		CacheTTLSearch: ttl[cache.KindSearch], CacheTTLRAG: ttl[cache.KindRAG], CacheTTLList: ttl[cache.KindList],
+		RetryMax: r2r.DefaultMaxRetries, RetryWait: r2r.DefaultInitialInterval,
+		BreakerFailures: r2r.DefaultBreakerFailures, BreakerCooldown: r2r.DefaultBreakerCooldown,
+		BreakerSuccesses: r2r.DefaultBreakerHalfOpenSuccesses,
+		RateLimit:        tools.DefaultRateLimit.Rate, RateBurst: tools.DefaultRateLimit.Burst,
+		RAGRateLimit: tools.DefaultRAGRateLimit.Rate, RAGRateBurst: tools.DefaultRAGRateLimit.Burst,
+		TimeoutSearch: tools.DefaultSearchTimeout, TimeoutRAG: tools.DefaultRAGTimeout, Timeout: tools.DefaultCallTimeout,
+		MaxInflight: DefaultMaxInflight, MaxRequestBytes: DefaultMaxRequestBytes,
+	}
+}
+
+// resilience is Options in the shapes the r2r, cache and tools packages take.
 type resilience struct {
 	cacheSize                               int64 // 0 = off
 	ttlSearch, ttlRAG, ttlList              time.Duration
@@ -150,101 +171,66 @@ type resilience struct {
 	timeoutSearch, timeoutRAG, timeoutOther time.Duration
 }
 
-func (cfg Config) resilience() resilience {
-	dur := func(v, def time.Duration) time.Duration {
-		switch {
-		case v < 0:
-			return 0
-		case v == 0:
-			return def
-		}
-		return v
+func (o Options) resilience() resilience {
+	retries := o.RetryMax
+	if retries == 0 {
+		retries = -1 // r2r.RetryPolicy: 0 = its default, negative = none
 	}
-	ttl := cache.DefaultTTL()
-	r := resilience{
-		cacheSize:     cfg.CacheSize,
-		ttlSearch:     dur(cfg.CacheTTLSearch, ttl[cache.KindSearch]),
-		ttlRAG:        dur(cfg.CacheTTLRAG, ttl[cache.KindRAG]),
-		ttlList:       dur(cfg.CacheTTLList, ttl[cache.KindList]),
-		retry:         r2r.RetryPolicy{MaxRetries: cfg.RetryMax, InitialInterval: cfg.RetryWait},
-		timeoutSearch: dur(cfg.SearchTimeout, tools.DefaultSearchTimeout),
-		timeoutRAG:    dur(cfg.RAGTimeout, tools.DefaultRAGTimeout),
-		timeoutOther:  dur(cfg.CallTimeout, tools.DefaultCallTimeout),
-	}
-	switch {
-	case cfg.CacheSize == 0:
-		r.cacheSize = cache.DefaultMaxBytes
-	case cfg.CacheSize < 0:
-		r.cacheSize = 0
-	}
-	r.breaker = r2r.BreakerSettings{Cooldown: cfg.BreakerCooldown}
-	if cfg.BreakerFailures > 0 {
-		r.breaker.Failures = uint32(cfg.BreakerFailures)
-	}
-	if cfg.BreakerSuccesses > 0 {
-		r.breaker.HalfOpenSuccesses = uint32(cfg.BreakerSuccesses)
-	}
-	limit := func(rate float64, burst int, def tools.RateLimit) tools.RateLimit {
-		switch {
-		case rate < 0:
+	limit := func(rate float64, burst int) tools.RateLimit {
+		if rate <= 0 {
 			return tools.RateLimit{}
-		case rate == 0:
-			rate = def.Rate
 		}
-		if burst <= 0 {
-			burst = def.Burst
-		}
-		return tools.RateLimit{Rate: rate, Burst: burst}
+		return tools.RateLimit{Rate: rate, Burst: max(burst, 1)}
 	}
-	r.limits = tools.RateLimits{
-		Default: limit(cfg.RateLimit, cfg.RateBurst, tools.DefaultRateLimit),
-		PerTool: map[string]tools.RateLimit{"r2r_rag_query": limit(cfg.RAGRateLimit, cfg.RAGRateBurst, tools.DefaultRAGRateLimit)},
+	return resilience{
+		cacheSize: o.CacheSize,
+		ttlSearch: o.CacheTTLSearch, ttlRAG: o.CacheTTLRAG, ttlList: o.CacheTTLList,
+		retry: r2r.RetryPolicy{MaxRetries: retries, InitialInterval: o.RetryWait},
+		breaker: r2r.BreakerSettings{Failures: uint32(max(o.BreakerFailures, 0)), Cooldown: o.BreakerCooldown,
+			HalfOpenSuccesses: uint32(max(o.BreakerSuccesses, 0))},
+		limits: tools.RateLimits{
+			Default: limit(o.RateLimit, o.RateBurst),
+			PerTool: map[string]tools.RateLimit{"r2r_rag_query": limit(o.RAGRateLimit, o.RAGRateBurst)},
+		},
+		timeoutSearch: o.TimeoutSearch, timeoutRAG: o.TimeoutRAG, timeoutOther: o.Timeout,
 	}
-	return r
 }
 
-// settings describes r for r2r_status's config section; b holds the breaker's effective
-// settings.
-func (r resilience) settings(b r2r.BreakerSettings) map[string]string {
+// settings describes o for r2r_status's config section.
+func (o Options) settings() map[string]string {
 	d := func(v time.Duration) string {
 		if v == 0 {
 			return "off"
 		}
 		return v.String()
 	}
-	rate := func(l tools.RateLimit) string {
-		if l.Rate <= 0 {
+	rate := func(r float64, burst int) string {
+		if r <= 0 {
 			return "off"
 		}
-		return strconv.FormatFloat(l.Rate, 'f', -1, 64) + "/s burst " + strconv.Itoa(l.Burst)
+		return strconv.FormatFloat(r, 'f', -1, 64) + "/s burst " + strconv.Itoa(max(burst, 1))
 	}
 	size := "off"
-	if r.cacheSize > 0 {
-		size = FormatBytes(r.cacheSize)
-	}
-	retries := r.retry.MaxRetries
-	if retries == 0 {
-		retries = r2r.DefaultMaxRetries
-	}
-	wait := r.retry.InitialInterval
-	if wait <= 0 {
-		wait = r2r.DefaultInitialInterval
+	if o.CacheSize > 0 {
+		size = FormatBytes(o.CacheSize)
 	}
 	return map[string]string{
 		"cache_size":        size,
-		"cache_ttl_search":  d(r.ttlSearch),
-		"cache_ttl_rag":     d(r.ttlRAG),
-		"cache_ttl_list":    d(r.ttlList),
-		"retry_max":         strconv.Itoa(max(retries, 0)),
-		"retry_wait":        wait.String(),
-		"breaker_failures":  strconv.FormatUint(uint64(b.Failures), 10),
-		"breaker_cooldown":  b.Cooldown.String(),
-		"breaker_successes": strconv.FormatUint(uint64(b.HalfOpenSuccesses), 10),
-		"rate_limit":        rate(r.limits.Default),
-		"rag_rate_limit":    rate(r.limits.For("r2r_rag_query")),
-		"timeout_search":    r.timeoutSearch.String(),
-		"timeout_rag":       r.timeoutRAG.String(),
-		"timeout":           r.timeoutOther.String(),
+		"cache_ttl_search":  d(o.CacheTTLSearch),
+		"cache_ttl_rag":     d(o.CacheTTLRAG),
+		"cache_ttl_list":    d(o.CacheTTLList),
+		"retry_max":         strconv.Itoa(max(o.RetryMax, 0)),
+		"retry_wait":        o.RetryWait.String(),
+		"breaker_failures":  strconv.Itoa(o.BreakerFailures),
+		"breaker_cooldown":  o.BreakerCooldown.String(),
+		"breaker_successes": strconv.Itoa(o.BreakerSuccesses),
+		"rate_limit":        rate(o.RateLimit, o.RateBurst),
+		"rag_rate_limit":    rate(o.RAGRateLimit, o.RAGRateBurst),
+		"timeout_search":    o.TimeoutSearch.String(),
+		"timeout_rag":       o.TimeoutRAG.String(),
+		"timeout":           o.Timeout.String(),
+		"max_inflight":      strconv.Itoa(o.stdioLimits().maxInflight),
+		"max_request_bytes": FormatBytes(int64(o.stdioLimits().maxRequestBytes)),
 	}
 }
 
@@ -287,16 +273,39 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	}
 	clientLog.Store(s.MCP)
 	defer s.Close()
+	limitMemory(s.Cache.Stats().MaxBytes)
 
+	authSource := cfg.AuthSource
+	if s.Deps.AuthState != nil {
+		// The stored credential is read in the background and may already be known: never
+		// log "not read yet" after the read's own log line.
+		authSource, _ = s.Deps.AuthState()
+	}
 	logger.Info("r2r-mcp serving on stdio", "version", cfg.Version, "r2r_url", s.Deps.Client.BaseURL(),
-		"url_source", cfg.URLSource, "auth_source", cfg.AuthSource, "read_only", cfg.ReadOnly,
+		"url_source", cfg.URLSource, "auth_source", authSource, "read_only", cfg.ReadOnly,
 		"tools", len(s.Tools), "cache_bytes", s.Cache.Stats().MaxBytes,
 		"breaker_failures", s.Breaker.Settings().Failures, "breaker_cooldown", s.Breaker.Settings().Cooldown)
 	if cfg.AuthWarning != "" {
 		logger.Warn("credentials", "warning", cfg.AuthWarning)
 	}
 	return serveStdio(ctx, s.MCP, s.cancelled.watch(ctx, stdin), s.cancelled.filter(stdout), logger, cfg.ShutdownGrace,
-		stdioLimits{maxInflight: cfg.MaxInflight, maxRequestBytes: cfg.MaxRequestBytes})
+		cfg.Options.stdioLimits())
+}
+
+// memoryHeadroom is what a serve process needs beside its result cache: the runtime, the
+// tool registry, requests in flight.
+const memoryHeadroom = 24 << 20
+
+// limitMemory sets the Go runtime's soft memory limit to the cache's bound plus
+// memoryHeadroom, unless GOMEMLIMIT says otherwise. Without it a full cache lets the heap
+// grow to twice its live size before a collection (GOGC=100); with it, the process stays
+// near what the cache is allowed (a larger transient need, a big R2R response, still
+// succeeds: the limit is soft).
+func limitMemory(cacheBytes int64) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set || cacheBytes <= 0 {
+		return
+	}
+	debug.SetMemoryLimit(cacheBytes + memoryHeadroom)
 }
 
 // Server is a configured MCP server and the dependencies its tools share.
@@ -323,40 +332,15 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	creds := cfg.Credentials
-	if creds == nil {
-		creds = r2r.Anonymous()
-	}
-	version := cfg.Version
-	if version == "" {
-		version = "dev"
-	}
 	base, err := r2r.NormalizeBaseURL(cfg.R2RURL)
 	if err != nil {
 		return nil, fmt.Errorf("R2R URL: %w", err)
 	}
-	res := cfg.resilience()
-	r2rLog := logger.With("component", "r2r")
-	// One breaker per server, and a server talks to one R2R: one breaker per R2R URL.
-	breaker := r2r.NewBreaker(base, res.breaker, r2rLog)
-	client, err := r2r.New(r2r.Options{
-		BaseURL:     base,
-		Credentials: creds,
-		HTTPClient:  cfg.HTTPClient,
-		UserAgent:   Name + "/" + version,
-		Logger:      r2rLog,
-		Middleware:  r2r.Resilient(r2r.ResilienceOptions{URL: base, Retry: res.retry, Breaker: breaker, Logger: r2rLog}),
-	})
+	res := cfg.Options.resilience()
+	c, err := newClients(cfg, base, res, logger.With("component", "r2r"))
 	if err != nil {
 		return nil, fmt.Errorf("R2R URL: %w", err)
 	}
-	// The health client bypasses the breaker; its successful checks end an open one.
-	health, err := r2r.New(r2r.Options{BaseURL: base, Credentials: creds, HTTPClient: cfg.HTTPClient,
-		UserAgent: Name + "/" + version, Logger: r2rLog, Middleware: []r2r.Middleware{breaker.HealthProbe()}})
-	if err != nil {
-		return nil, fmt.Errorf("R2R URL: %w", err)
-	}
-	breaker.SetProbe(health.Health)
 	results, err := cache.New(cache.Config{MaxBytes: res.cacheSize, TTL: map[cache.Kind]time.Duration{
 		cache.KindSearch: res.ttlSearch, cache.KindRAG: res.ttlRAG,
 		cache.KindList: res.ttlList, cache.KindDocument: res.ttlList,
@@ -364,7 +348,6 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-
 	cacheFile := ""
 	if cfg.ConfigDir != "" {
 		cacheFile = filepath.Join(cfg.ConfigDir, "projects.json")
@@ -375,43 +358,73 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		CacheFile:  cacheFile,
 		Logger:     logger.With("component", "project"),
 	})
+	deps := newDeps(cfg, res, c, projects, logger)
+	if results != nil { // a nil *cache.Cache in the interface would be a non-nil Cache
+		deps.Cache = results
+	}
+	registry := tools.Filter(tools.Registry(deps), cfg.ReadOnly)
+	cancelled := newCancelledCalls(logger.With("component", "mcp"))
+	s := newMCPServer(cfg, registry, projects, cancelled, logger)
+	s.AddTools(tools.ServerTools(registry)...)
+	s.AddResources(tools.Resources(deps)...)
+	s.AddResourceTemplates(tools.ResourceTemplates(deps)...)
+	return &Server{MCP: s, Deps: deps, Tools: registry, Breaker: c.breaker, Cache: results, cancelled: cancelled}, nil
+}
 
-	settings := res.settings(breaker.Settings())
-	lim := stdioLimits{maxInflight: cfg.MaxInflight, maxRequestBytes: cfg.MaxRequestBytes}.withDefaults()
-	settings["max_inflight"] = strconv.Itoa(lim.maxInflight)
-	settings["max_request_bytes"] = FormatBytes(int64(lim.maxRequestBytes))
-	if len(cfg.AllowDirs) > 0 {
-		settings["allow_dirs"] = strings.Join(cfg.AllowDirs, string(filepath.ListSeparator))
-	}
-	maps.Copy(settings, cfg.Settings)
-	if cfg.LogFile != "" {
-		settings["log_file"] = cfg.LogFile
-	}
-	if cfg.LogLevel != "" {
-		settings["log_level"] = cfg.LogLevel
-	}
-	if cfg.WorkDir != "" {
-		settings["project_dir"] = cfg.WorkDir
-	}
-	if cfg.AuthWarning != "" {
-		settings["auth_warning"] = cfg.AuthWarning
-	}
+// clients are the R2R clients of one server: the tools' (retries inside one circuit
+// breaker) and r2r_status's health check (neither, so it reports R2R as it is now).
+type clients struct {
+	tools, health *r2r.Client
+	breaker       *r2r.Breaker
+}
 
+func newClients(cfg Config, base string, res resilience, logger *slog.Logger) (clients, error) {
+	creds := cfg.Credentials
+	if creds == nil {
+		creds = r2r.Anonymous()
+	}
+	agent := Name + "/" + cmp.Or(cfg.Version, "dev")
+	// One breaker per server, and a server talks to one R2R: one breaker per R2R URL.
+	c := clients{breaker: r2r.NewBreaker(base, res.breaker, logger)}
+	var err error
+	c.tools, err = r2r.New(r2r.Options{
+		BaseURL:     base,
+		Credentials: creds,
+		HTTPClient:  cfg.HTTPClient,
+		UserAgent:   agent,
+		Logger:      logger,
+		Middleware:  r2r.Resilient(r2r.ResilienceOptions{URL: base, Retry: res.retry, Breaker: c.breaker, Logger: logger}),
+	})
+	if err != nil {
+		return c, err
+	}
+	// The health client bypasses the breaker; its successful checks end an open one, and it
+	// is the breaker's own probe.
+	c.health, err = r2r.New(r2r.Options{BaseURL: base, Credentials: creds, HTTPClient: cfg.HTTPClient,
+		UserAgent: agent, Logger: logger, Middleware: []r2r.Middleware{c.breaker.HealthProbe()}})
+	if err == nil {
+		c.breaker.SetProbe(c.health.Health)
+	}
+	return c, err
+}
+
+// newDeps gathers what the tools share.
+func newDeps(cfg Config, res resilience, c clients, projects *tools.ProjectResolver, logger *slog.Logger) *tools.Deps {
 	deps := &tools.Deps{
-		Client:       client,
+		Client:       c.tools,
 		Projects:     projects,
 		History:      tools.NewSearchHistory(0),
 		Logger:       logger.With("component", "tools"),
-		HealthClient: health,
-		BreakerState: breaker.State,
+		HealthClient: c.health,
+		BreakerState: c.breaker.State,
 		Status: tools.StatusInfo{
-			Version:     version,
+			Version:     cmp.Or(cfg.Version, "dev"),
 			Commit:      cfg.Commit,
 			AuthSource:  cfg.AuthSource,
 			AuthWarning: cfg.AuthWarning,
 			URLSource:   cfg.URLSource,
 			ReadOnly:    cfg.ReadOnly,
-			Config:      settings,
+			Config:      statusSettings(cfg),
 		},
 		CallTimeout:   res.timeoutOther,
 		SearchTimeout: res.timeoutSearch,
@@ -422,27 +435,39 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		// Read lazily (auth.LazyCredentials): where they came from is known after first use.
 		deps.AuthState = func() (string, string) { return lc.Source(), lc.Warning() }
 	}
-	if results != nil { // a nil *cache.Cache in the interface would be a non-nil Cache
-		deps.Cache = results
-	}
+	return deps
+}
 
-	registry := tools.Filter(tools.Registry(deps), cfg.ReadOnly)
-	validator, err := newArgValidator(registry, logger.With("component", "validate"))
-	if err != nil {
-		return nil, err
+// statusSettings are the effective settings r2r_status reports.
+func statusSettings(cfg Config) map[string]string {
+	settings := cfg.Options.settings()
+	if len(cfg.AllowDirs) > 0 {
+		settings["allow_dirs"] = strings.Join(cfg.AllowDirs, string(filepath.ListSeparator))
 	}
+	maps.Copy(settings, cfg.Settings)
+	for k, v := range map[string]string{"log_file": cfg.LogFile, "log_level": cfg.LogLevel,
+		"project_dir": cfg.WorkDir, "auth_warning": cfg.AuthWarning} {
+		if v != "" {
+			settings[k] = v
+		}
+	}
+	return settings
+}
+
+// newMCPServer is the mcp-go server with r2r-mcp's options, hooks, argument validation
+// and roots bridge; the caller adds tools and resources.
+func newMCPServer(cfg Config, registry []tools.Tool, projects *tools.ProjectResolver, cancelled *cancelledCalls,
+	logger *slog.Logger) *mcpserver.MCPServer {
+	validator := newArgValidator(registry, logger.With("component", "validate"))
 	roots := &rootsBridge{projects: projects, logger: logger.With("component", "roots")}
-
 	hooks := &mcpserver.Hooks{}
-	cancelled := newCancelledCalls(logger.With("component", "mcp"))
 	hooks.AddAfterCallTool(cancelled.afterCallTool)
 	hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		logger.Info("client initialized", "client", req.Params.ClientInfo.Name,
 			"client_version", req.Params.ClientInfo.Version, "protocol", res.ProtocolVersion,
 			"roots", req.Params.Capabilities.Roots != nil)
 	})
-
-	s := mcpserver.NewMCPServer(Name, version,
+	s := mcpserver.NewMCPServer(Name, cmp.Or(cfg.Version, "dev"),
 		mcpserver.WithHooks(hooks),
 		mcpserver.WithTitle("R2R knowledge base"),
 		mcpserver.WithInstructions(instructions(cfg.ReadOnly)),
@@ -465,9 +490,5 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	s.AddNotificationHandler(string(mcp.MethodNotificationRootsListChanged), func(ctx context.Context, _ mcp.JSONRPCNotification) {
 		roots.invalidate()
 	})
-
-	s.AddTools(tools.ServerTools(registry)...)
-	s.AddResources(tools.Resources(deps)...)
-	s.AddResourceTemplates(tools.ResourceTemplates(deps)...)
-	return &Server{MCP: s, Deps: deps, Tools: registry, Breaker: breaker, Cache: results, cancelled: cancelled}, nil
+	return s
 }

@@ -27,6 +27,11 @@ type stdioLimits struct {
 	maxRequestBytes int // 0 = DefaultMaxRequestBytes
 }
 
+// stdioLimits are o's bounds of the stdio transport (a zero takes the default).
+func (o Options) stdioLimits() stdioLimits {
+	return stdioLimits{maxInflight: o.MaxInflight, maxRequestBytes: int(min(o.MaxRequestBytes, 1<<30))}.withDefaults()
+}
+
 func (l stdioLimits) withDefaults() stdioLimits {
 	if l.maxInflight <= 0 {
 		l.maxInflight = DefaultMaxInflight

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/r2r-mcp/r2r-mcp/tools"
 	"time"
 )
 
@@ -17,7 +19,8 @@ import (
 func TestStressMixedCallsWhileR2RFlips(t *testing.T) {
 	r2r := newFlippingR2R(t)
 	cfg := overloadConfig(t, r2r.URL)
-	cfg.MaxInflight, cfg.BreakerFailures, cfg.BreakerCooldown, cfg.CallTimeout, cfg.SearchTimeout = 16, 3, 50*time.Millisecond, 0, 0
+	cfg.Options.MaxInflight, cfg.Options.BreakerFailures, cfg.Options.BreakerCooldown = 16, 3, 50*time.Millisecond
+	cfg.Options.Timeout, cfg.Options.TimeoutSearch = tools.DefaultCallTimeout, tools.DefaultSearchTimeout
 	c, done := runInProcess(context.Background(), cfg)
 	c.send(t, initLine)
 	c.recv(t)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -30,45 +31,74 @@ import (
 // isError shape the tools use (text, plus {type, code -32602, retryable} in
 // _meta["r2r-mcp/error"]; no structuredContent, which would have to match the output schema).
 type argValidator struct {
-	logger  *slog.Logger
-	schemas map[string]*jsonschema.Schema
-	props   map[string][]string // tool → property names, required first
+	logger *slog.Logger
+	tools  map[string]*toolSchema
+}
+
+// toolSchema is one tool's input schema, compiled on the tool's first call: a server that
+// is only started and listed never pays for it.
+type toolSchema struct {
+	def    mcp.Tool
+	once   sync.Once
+	schema *jsonschema.Schema
+	props  []string // property names, required first
+	err    error
 }
 
 var printer = message.NewPrinter(language.English)
 
-// newArgValidator compiles the input schema of every tool. Schemas are made strict first
-// (additionalProperties false unless the tool says otherwise), exactly as
+// newArgValidator prepares the validation of every tool's arguments. Schemas are made
+// strict (additionalProperties false unless the tool says otherwise), exactly as
 // WithStrictInputSchemaDefault publishes them, so what is enforced is what clients see.
-func newArgValidator(ts []tools.Tool, logger *slog.Logger) (*argValidator, error) {
-	v := &argValidator{logger: logger, schemas: map[string]*jsonschema.Schema{}, props: map[string][]string{}}
+func newArgValidator(ts []tools.Tool, logger *slog.Logger) *argValidator {
+	v := &argValidator{logger: logger, tools: make(map[string]*toolSchema, len(ts))}
 	for _, t := range ts {
-		def := strictSchema(t.Def)
+		v.tools[t.Def.Name] = &toolSchema{def: strictSchema(t.Def)}
+	}
+	return v
+}
+
+// compiled returns the tool's compiled schema and property names, compiling them once.
+func (t *toolSchema) compiled() (*jsonschema.Schema, []string, error) {
+	t.once.Do(func() {
+		def := t.def
 		raw := def.RawInputSchema
 		if len(raw) == 0 {
 			b, err := json.Marshal(def.InputSchema)
 			if err != nil {
-				return nil, fmt.Errorf("%s: input schema: %w", def.Name, err)
+				t.err = fmt.Errorf("%s: input schema: %w", def.Name, err)
+				return
 			}
 			raw = b
 		}
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 		if err != nil {
-			return nil, fmt.Errorf("%s: input schema: %w", def.Name, err)
+			t.err = fmt.Errorf("%s: input schema: %w", def.Name, err)
+			return
 		}
 		url := "mem:///r2r-mcp/tools/" + def.Name + ".json"
 		c := jsonschema.NewCompiler()
 		if err := c.AddResource(url, doc); err != nil {
-			return nil, fmt.Errorf("%s: input schema: %w", def.Name, err)
+			t.err = fmt.Errorf("%s: input schema: %w", def.Name, err)
+			return
 		}
-		s, err := c.Compile(url)
-		if err != nil {
-			return nil, fmt.Errorf("%s: input schema does not compile: %w", def.Name, err)
+		if t.schema, err = c.Compile(url); err != nil {
+			t.err = fmt.Errorf("%s: input schema does not compile: %w", def.Name, err)
+			return
 		}
-		v.schemas[def.Name] = s
-		v.props[def.Name] = propertyList(raw)
+		t.props = propertyList(raw)
+	})
+	return t.schema, t.props, t.err
+}
+
+// props returns a tool's property names, required first; nil when unknown.
+func (v *argValidator) props(tool string) []string {
+	t, ok := v.tools[tool]
+	if !ok {
+		return nil
 	}
-	return v, nil
+	_, props, _ := t.compiled()
+	return props
 }
 
 // strictSchema applies the WithStrictInputSchemaDefault rule to a copy of def.
@@ -121,9 +151,14 @@ func (v *argValidator) middleware(next mcpserver.ToolHandlerFunc) mcpserver.Tool
 // check returns what is wrong with req's arguments, or nil when they fit the tool's schema.
 func (v *argValidator) check(req mcp.CallToolRequest) []string {
 	name := req.Params.Name
-	s, ok := v.schemas[name]
+	t, ok := v.tools[name]
 	if !ok {
 		return nil // not a registry tool; mcp-go answers unknown tools itself
+	}
+	s, _, err := t.compiled()
+	if err != nil { // a programmer error; TestRegistrySchemasCompile catches it
+		v.logger.Error("tool input schema", "error", err)
+		return []string{"r2r-mcp cannot check the arguments of " + name + " (its schema is broken; this is a bug, please report it)"}
 	}
 	var raw []byte
 	switch {
@@ -203,7 +238,7 @@ func (v *argValidator) describe(tool string, e *jsonschema.ValidationError) stri
 			s := "unknown argument " + quote(p)
 			if arg != "" {
 				s = fmt.Sprintf("unknown field %s in %s", quote(p), subject)
-			} else if m := closest(p, v.props[tool]); m != "" {
+			} else if m := closest(p, v.props(tool)); m != "" {
 				s += fmt.Sprintf(" (did you mean %q?)", m)
 			}
 			parts = append(parts, s)
@@ -271,7 +306,7 @@ func quote(s string) string {
 func (v *argValidator) invalid(tool string, problems []string) *mcp.CallToolResult {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Invalid arguments for %s: %s.", tool, strings.Join(problems, "; "))
-	if props := v.props[tool]; len(props) > 0 {
+	if props := v.props(tool); len(props) > 0 {
 		fmt.Fprintf(&b, " Valid arguments: %s.", strings.Join(props, ", "))
 	}
 	b.WriteString(" Fix the arguments and call again.")

@@ -36,10 +36,7 @@ func callReq(raw string) mcp.CallToolRequest {
 }
 
 func TestArgValidator(t *testing.T) {
-	v, err := newArgValidator([]tools.Tool{testTool()}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := newArgValidator([]tools.Tool{testTool()}, slog.New(slog.DiscardHandler))
 	tests := []struct {
 		name string
 		args string // raw JSON; "" = no arguments member
@@ -83,10 +80,7 @@ func TestArgValidator(t *testing.T) {
 }
 
 func TestArgValidatorResult(t *testing.T) {
-	v, err := newArgValidator([]tools.Tool{testTool()}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := newArgValidator([]tools.Tool{testTool()}, slog.New(slog.DiscardHandler))
 	res := v.invalid("t_search", v.check(callReq(`{"qeury":"x"}`)))
 	if !res.IsError {
 		t.Fatal("not an error result")
@@ -122,10 +116,7 @@ func TestArgValidatorResult(t *testing.T) {
 // rejection quotes at most maxQuoted characters of each, lists at most maxProblems
 // problems, and does not compute edit distances for names no property could be a typo of.
 func TestArgValidatorBoundsEcho(t *testing.T) {
-	v, err := newArgValidator([]tools.Tool{testTool()}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := newArgValidator([]tools.Tool{testTool()}, slog.New(slog.DiscardHandler))
 	long := strings.Repeat("q", 1<<20)
 	var many strings.Builder
 	many.WriteString(`{"query":"x"`)
@@ -171,10 +162,7 @@ func TestRegistrySchemasCompile(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := tools.Registry(&tools.Deps{Client: client, Projects: tools.NewProjectResolver(tools.ProjectOptions{WorkDir: t.TempDir(), CacheFile: "-"})})
-	v, err := newArgValidator(reg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := newArgValidator(reg, slog.New(slog.DiscardHandler))
 	minimal := map[string]string{
 		"r2r_search":          `{"query":"q"}`,
 		"r2r_rag_query":       `{"question":"q"}`,

@@ -13,25 +13,88 @@ import (
 // cachedMarker starts the text of a result served from the cache.
 const cachedMarker = "(cached) "
 
+// answer is a tool's finished result: its structured value and its text, both as a fresh
+// call returns them, and the structured value as served from the cache, already encoded.
+// Search and RAG cache answers whole, so a hit neither decodes, reshapes nor encodes its
+// structured content again.
+type answer[T sizer] struct {
+	Out     T               // structured value of a fresh call
+	HitJSON json.RawMessage // the same with cached: true, encoded
+	Text    string          // text without the cached marker
+}
+
+// finish builds the answer of out (cached false) and hit (the same, cached true) with text.
+func finish[T sizer](out, hit T, text string) (answer[T], error) {
+	b, err := json.Marshal(hit)
+	return answer[T]{Out: out, HitJSON: b, Text: text}, err
+}
+
+func (a answer[T]) jsonSize() int { return len(a.Text) + a.Out.jsonSize() + len(a.HitJSON) }
+
+// sizer is a value that knows the length of its JSON encoding without encoding it.
+type sizer interface{ jsonSize() int }
+
+// cachedValue is what the cache holds: a finished value and the bytes it costs.
+type cachedValue[T any] struct {
+	v    T
+	size int
+}
+
+// CacheSize implements cache.Sized.
+func (c *cachedValue[T]) CacheSize() int { return c.size }
+
+func newCachedValue[T any](v T) *cachedValue[T] {
+	c := &cachedValue[T]{v: v}
+	if s, ok := any(v).(sizer); ok {
+		c.size = s.jsonSize()
+	} else if b, err := json.Marshal(v); err == nil {
+		c.size = len(b)
+	}
+	return c
+}
+
+// rateLimited makes load take the call's rate-limit token first (see admitR2R).
+func rateLimited[T any](load func(context.Context) (T, bool, error)) func(context.Context) (T, bool, error) {
+	return func(ctx context.Context) (T, bool, error) {
+		if err := admitR2R(ctx); err != nil {
+			var zero T
+			return zero, false, err
+		}
+		return load(ctx)
+	}
+}
+
+// withCachedMarker marks the text of a result served from the cache.
+func withCachedMarker(text string, cached bool) string {
+	if cached {
+		return cachedMarker + text
+	}
+	return text
+}
+
 // noStore carries a freshly loaded result that must be returned but not cached: the cache
 // never stores what a load returns as an error, and callers sharing the load (singleflight)
 // still get the value.
-type noStore struct{ value []byte }
+type noStore struct{ value any }
 
 func (*noStore) Error() string { return "tools: result not cacheable" }
 
 // cachedLoad returns the result of one read, from the cache when it holds it. kind selects
 // the TTL; tool, args (the EFFECTIVE arguments, defaults applied) and collection (the one
 // the result depends on; "" for results that span collections) form the key together
-// with the R2R URL and the credential's identity. load fetches from R2R and says whether
-// the result may be stored (results that show ingestion in progress may not: R2R changes
-// them without a write through r2r-mcp). Errors are never cached. cached reports a hit.
+// with the R2R URL and the credential's identity. load fetches from R2R and builds the
+// finished value; it says whether the value is complete and may be stored (not when a
+// title lookup failed, nor while R2R is still ingesting: R2R changes such results without
+// a write through r2r-mcp). Errors, a cancelled or timed-out load included, are never
+// cached, nor is a value whose caller went away before it was finished. cached reports a
+// hit. The value may be shared with the cache and other callers: it must not be modified.
 //
 // While a document ingested by this server is still being processed in collection, the
 // cache is bypassed for that collection: search results from before the document is
 // searchable must not be served for minutes after it is.
 func cachedLoad[T any](ctx context.Context, d *Deps, kind cache.Kind, tool string, args map[string]any, collection string,
 	load func(context.Context) (T, bool, error)) (out T, cached bool, err error) {
+	load = rateLimited(load)
 	if d.Cache == nil {
 		out, _, err = load(ctx)
 		return out, false, err
@@ -44,44 +107,35 @@ func cachedLoad[T any](ctx context.Context, d *Deps, kind cache.Kind, tool strin
 		out, _, err = load(ctx)
 		return out, false, err
 	}
-	var fresh T
-	led := false
-	b, hit, err := d.Cache.GetOrLoad(ctx, kind, key, func(ctx context.Context) ([]byte, error) {
+	v, hit, err := d.Cache.GetOrLoad(ctx, kind, key, func(ctx context.Context) (any, error) {
 		v, store, err := load(ctx)
-		if err != nil {
+		switch {
+		case err != nil:
 			return nil, err
+		case !store || ctx.Err() != nil: // incomplete, or finished for a caller that is gone
+			return nil, &noStore{value: v}
 		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		fresh, led = v, true
-		if !store {
-			return nil, &noStore{value: b}
-		}
-		return b, nil
+		return newCachedValue(v), nil
 	})
 	if ns, ok := errors.AsType[*noStore](err); ok {
-		b, err = ns.value, nil
+		return ns.value.(T), false, nil
 	}
 	if err != nil {
 		return out, false, err
 	}
-	if led && !hit {
-		// This caller ran the load (GetOrLoad returned only after it finished).
-		return fresh, false, nil
-	}
-	if err := json.Unmarshal(b, &out); err != nil {
-		// Cannot happen for values this package encoded; fetch afresh rather than fail.
+	c, ok := v.(*cachedValue[T])
+	if !ok { // another type under this key cannot happen; fetch afresh rather than fail
 		out, _, err = load(ctx)
 		return out, false, err
 	}
-	return out, hit, nil
+	return c.v, hit, nil
 }
 
 // bumpAfterWrite invalidates cached results after a write to collection: its own results
-// and those spanning collections (the collection list shows document counts).
+// and those spanning collections (the collection list shows document counts), and the
+// remembered document titles.
 func (d *Deps) bumpAfterWrite(collection string) {
+	d.titleMemory().forget()
 	if d.Cache == nil {
 		return
 	}

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -57,7 +58,7 @@ func listCollectionsTool(d *Deps) Tool {
 	)
 	def := newTool("r2r_list_collections", opts...)
 	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Cached: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil
@@ -94,7 +95,8 @@ func listCollectionsTool(d *Deps) Tool {
 		if err != nil {
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{}), nil
 		}
-		o := ListCollectionsOutput{Collections: page.Items, Total: page.Total, Offset: offset, Limit: limit, Cached: cached}
+		// page may be shared with the cache: the project's collection is marked on a copy.
+		o := ListCollectionsOutput{Collections: slices.Clone(page.Items), Total: page.Total, Offset: offset, Limit: limit, Cached: cached}
 		if o.Collections == nil {
 			o.Collections = []CollectionSummary{}
 		}

@@ -40,7 +40,7 @@ func refuse(kind, format string, a ...any) *ConfineError {
 	return &ConfineError{Kind: kind, Msg: fmt.Sprintf(format, a...)}
 }
 
-// maxUploadBytes is R2R's default per-extension upload limit (r2r-api.md §9, decimal
+// maxUploadBytes is R2R's default per-extension upload limit (decimal
 // MB). Extensions R2R accepts but lists no limit for use otherMaxUploadBytes.
 var maxUploadBytes = map[string]int64{
 	"txt": 2e6, "md": 2e6, "tsv": 2e6,
@@ -57,7 +57,7 @@ var maxUploadBytes = map[string]int64{
 // largest per-type default.
 const otherMaxUploadBytes = 30e6
 
-// documentTypes are the extensions R2R ingests (r2r-api.md §2.2); others get 415.
+// documentTypes are the extensions R2R ingests; others get 415.
 var documentTypes = []string{"mp3", "csv", "eml", "msg", "p7s", "epub", "xls", "xlsx", "html", "htm",
 	"bmp", "heic", "jpeg", "png", "tiff", "jpg", "svg", "md", "org", "odt", "pdf", "txt", "json", "ppt",
 	"pptx", "rst", "rtf", "tsv", "gif", "doc", "docx", "py", "js", "ts", "css"}
@@ -119,10 +119,27 @@ type confinedFile struct {
 	Links uint64
 }
 
-// confineFile applies the rules of DESIGN §8 to a caller's path and reads the file.
+// confineFile applies the confinement rules to a caller's path and reads the file.
 // Relative paths are taken from the first root (the project root). Every failure is a
 // *ConfineError that names the rule and the way out.
 func confineFile(p string, roots []string) (*confinedFile, error) {
+	loc, err := locate(p, roots)
+	if err != nil {
+		return nil, err
+	}
+	return loc.read(p, roots)
+}
+
+// located is a caller's path that passed the rules on names: inside a root (as written and
+// as resolved), not a system path, not a secret's name.
+type located struct {
+	real, root string // resolved path, and the root it lies in
+	rel        string // relative to root, OS separators
+	relSlash   string // the same with forward slashes
+}
+
+// locate applies the rules on names to p.
+func locate(p string, roots []string) (*located, error) {
 	if len(roots) == 0 {
 		return nil, refuse(refuseOutside, "No project root is known, so no file can be ingested. Start r2r-mcp inside the project.")
 	}
@@ -189,7 +206,13 @@ func confineFile(p string, roots []string) (*confinedFile, error) {
 	if kind, why := secretPath(relSlash); kind != "" {
 		return nil, refuse(refuseSecret, "%s looks like a secret (%s) and is never uploaded. If it really holds documentation, copy the text to a file with another name.", relSlash, why)
 	}
+	return &located{real: real, root: root, rel: rel, relSlash: relSlash}, nil
+}
 
+// read opens the located file beneath its root and reads it, checking type, extension and
+// size on the handle that is read.
+func (l *located) read(p string, roots []string) (*confinedFile, error) {
+	real, root, rel, relSlash := l.real, l.root, l.rel, l.relSlash
 	// Everything below happens through a handle on the root: os.Root resolves rel beneath
 	// it, so a directory of rel swapped for a link leaving the root after the checks above
 	// is refused instead of followed. Type and size are checked again on the descriptor

@@ -50,7 +50,8 @@ type ListDocumentsOutput struct {
 	Note           string            `json:"note,omitempty"`
 }
 
-func listDocumentsTool(d *Deps) Tool {
+// listDocumentsDef is r2r_list_documents' definition.
+func listDocumentsDef() mcp.Tool {
 	out := objectSchema(map[string]any{
 		"documents": arrayProp("documents of this page, newest first", objectSchema(map[string]any{
 			"document_id":       strProp("document id (for r2r_get_document and r2r_monitor_task)"),
@@ -82,87 +83,104 @@ func listDocumentsTool(d *Deps) Tool {
 		mcp.WithString("status_filter", mcp.Enum(statusFilters...), mcp.DefaultString("all"),
 			mcp.Description("Filter by ingestion status: pending (still processing), success, failed, or all")),
 	)
-	def := newTool("r2r_list_documents", opts...)
+	return newTool("r2r_list_documents", opts...)
+}
+
+func listDocumentsTool(d *Deps) Tool {
+	def := listDocumentsDef()
 	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil
 		}
-		collID, _, err := a.OptUUID("collection_id", collectionIDHint)
-		if err != nil {
+		var p listParams
+		if p.collectionID, _, err = a.OptUUID("collection_id", collectionIDHint); err != nil {
 			return invalidArgs(err), nil
 		}
-		offset, err := a.Int("offset", 0, 1000000, 0)
-		if err != nil {
+		if p.offset, err = a.Int("offset", 0, 1000000, 0); err != nil {
 			return invalidArgs(err), nil
 		}
-		limit, err := a.Int("limit", 1, 100, 50)
-		if err != nil {
+		if p.limit, err = a.Int("limit", 1, 100, 50); err != nil {
 			return invalidArgs(err), nil
 		}
-		filter, err := a.Enum("status_filter", statusFilters, "all")
-		if err != nil {
+		if p.filter, err = a.Enum("status_filter", statusFilters, "all"); err != nil {
 			return invalidArgs(err), nil
 		}
-		s, errRes := d.resolveScope(ctx, collID, false)
+		s, errRes := d.resolveScope(ctx, p.collectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
-		o := ListDocumentsOutput{Documents: []DocumentSummary{}, Offset: offset, Limit: limit, StatusFilter: filter,
+		base := ListDocumentsOutput{Documents: []DocumentSummary{}, Offset: p.offset, Limit: p.limit, StatusFilter: p.filter,
 			CollectionID: s.ID, CollectionName: s.Name}
 		if s.missing() {
-			o.Note = s.missingNote()
-			return result(o.Note, o), nil
+			base.Note = s.missingNote()
+			return result(base.Note, base), nil
 		}
-		args := map[string]any{"offset": offset, "limit": limit, "status_filter": filter}
+		args := map[string]any{"offset": p.offset, "limit": p.limit, "status_filter": p.filter}
 		o, cached, err := cachedLoad(ctx, d, cache.KindList, def.Name, args, s.ID, func(ctx context.Context) (ListDocumentsOutput, bool, error) {
-			var seen []r2r.Document
-			if filter == "all" {
-				page, err := d.Client.ListCollectionDocuments(ctx, s.ID, r2r.ListParams{Offset: offset, Limit: limit})
-				if err != nil {
-					return o, false, err
-				}
-				for _, doc := range page.Items {
-					o.Documents = append(o.Documents, summarize(doc))
-				}
-				o.Total = page.Total
-				seen = page.Items
-			} else {
-				docs, truncated, err := d.scanCollection(ctx, s.ID)
-				if err != nil {
-					return o, false, err
-				}
-				var match []DocumentSummary
-				for _, doc := range docs {
-					if statusMatches(filter, doc.IngestionStatus) {
-						match = append(match, summarize(doc))
-					}
-				}
-				o.Total = len(match)
-				if offset < len(match) {
-					o.Documents = match[offset:min(offset+limit, len(match))]
-				}
-				if truncated {
-					o.Note = fmt.Sprintf("Only the newest %d documents of the collection were scanned for status %q.", maxScan, filter)
-				}
-				seen = docs
-			}
-			// A listing showing ingestion in progress goes stale as R2R works; it is not kept.
-			store := true
-			for _, doc := range seen {
-				d.ingestionDone(doc.ID, doc.IngestionStatus)
-				store = store && terminal(doc.IngestionStatus)
-			}
-			return o, store, nil
+			return d.listDocuments(ctx, base, s, p)
 		})
 		if err != nil {
 			d.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
 		o.Cached = cached
+		for _, doc := range o.Documents {
+			d.shown.remember(doc.DocumentID)
+		}
 		return result(withCachedMarker(listDocumentsText(o, s), cached), o), nil
 	}}
+}
+
+// listParams are one r2r_list_documents call's effective arguments.
+type listParams struct {
+	collectionID, filter string
+	offset, limit        int
+}
+
+// listDocuments fetches one page of the collection's documents into a copy of base (the
+// load may outlive the call that started it). A listing that shows ingestion in progress
+// goes stale as R2R works: it may not be stored.
+func (d *Deps) listDocuments(ctx context.Context, base ListDocumentsOutput, s *scope, p listParams) (ListDocumentsOutput, bool, error) {
+	o := base
+	var seen []r2r.Document
+	if p.filter == "all" {
+		page, err := d.Client.ListCollectionDocuments(ctx, s.ID, r2r.ListParams{Offset: p.offset, Limit: p.limit})
+		if err != nil {
+			return o, false, err
+		}
+		for _, doc := range page.Items {
+			o.Documents = append(o.Documents, summarize(doc))
+		}
+		o.Total = page.Total
+		seen = page.Items
+	} else {
+		docs, truncated, err := d.scanCollection(ctx, s.ID)
+		if err != nil {
+			return o, false, err
+		}
+		var match []DocumentSummary
+		for _, doc := range docs {
+			if statusMatches(p.filter, doc.IngestionStatus) {
+				match = append(match, summarize(doc))
+			}
+		}
+		o.Total = len(match)
+		if p.offset < len(match) {
+			o.Documents = match[p.offset:min(p.offset+p.limit, len(match))]
+		}
+		if truncated {
+			o.Note = fmt.Sprintf("Only the newest %d documents of the collection were scanned for status %q.", maxScan, p.filter)
+		}
+		seen = docs
+	}
+	store := true
+	for _, doc := range seen {
+		d.ingestionDone(doc.ID, doc.IngestionStatus)
+		store = store && terminal(doc.IngestionStatus)
+	}
+	return o, store, nil
 }
 
 // maxScanBytes bounds what a collection scan keeps in memory, estimated from the fields it
@@ -300,7 +318,7 @@ func listDocumentsText(o ListDocumentsOutput, s *scope) string {
 }
 
 // ingestionOrder is the order R2R moves through ingestion states (simple flow: parsing →
-// augmenting → embedding → storing → success; r2r-api.md §2.2), with the progress each
+// augmenting → embedding → storing → success), with the progress each
 // state stands for.
 var ingestionOrder = []struct {
 	status   string
@@ -354,8 +372,8 @@ func monitorTaskTool(d *Deps) Tool {
 	opts := append(readTool("Check ingestion status",
 		"Check the status of an asynchronous document ingestion task: ingestion and extraction status, progress 0..1, "+
 			"and the failure reason if it failed.", out),
-		mcp.WithString("document_id", mcp.Required(), mcp.MinLength(36), mcp.MaxLength(36),
-			mcp.Description("Document ID (UUID) to check status for, as returned by r2r_ingest_document")),
+		mcp.WithString("document_id", mcp.Required(), mcp.MinLength(minShortID), mcp.MaxLength(36),
+			mcp.Description("Document ID (UUID) to check status for, as returned by r2r_ingest_document, or the short id (a unique prefix of at least 7 hex digits) a result of this session showed")),
 	)
 	def := newTool("r2r_monitor_task", opts...)
 	parseArgs := argsParser(def)
@@ -364,7 +382,7 @@ func monitorTaskTool(d *Deps) Tool {
 		if err != nil {
 			return invalidArgs(err), nil
 		}
-		id, err := a.UUID("document_id", documentIDHint)
+		id, err := d.documentIDArg(a, "document_id")
 		if err != nil {
 			return invalidArgs(err), nil
 		}
@@ -462,8 +480,8 @@ func getDocumentTool(d *Deps) Tool {
 	opts := append(readTool("Read a document",
 		"Get a document's metadata and its text, reassembled from its chunks in order. Long documents come in pages: "+
 			"use offset and max_chars to read on.", out),
-		mcp.WithString("document_id", mcp.Required(), mcp.MinLength(36), mcp.MaxLength(36),
-			mcp.Description("Document ID (UUID), e.g. from r2r_search or r2r_list_documents")),
+		mcp.WithString("document_id", mcp.Required(), mcp.MinLength(minShortID), mcp.MaxLength(36),
+			mcp.Description("Document ID (UUID), e.g. from r2r_search or r2r_list_documents, or the short id (a unique prefix of at least 7 hex digits) such a result showed")),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.Max(100000000), mcp.DefaultNumber(0),
 			mcp.Description("Character offset to start reading at")),
 		mcp.WithInteger("max_chars", mcp.Min(1), mcp.Max(maxMaxChars), mcp.DefaultNumber(defaultMaxChars),
@@ -471,12 +489,12 @@ func getDocumentTool(d *Deps) Tool {
 	)
 	def := newTool("r2r_get_document", opts...)
 	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil
 		}
-		id, err := a.UUID("document_id", documentIDHint)
+		id, err := d.documentIDArg(a, "document_id")
 		if err != nil {
 			return invalidArgs(err), nil
 		}
@@ -514,8 +532,9 @@ func (d *Deps) readDocument(ctx context.Context, id string, offset, maxChars int
 	if err != nil {
 		return nil, r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id))
 	}
-	o.Cached = cached
-	return o, nil
+	c := *o // o may be shared with the cache
+	c.Cached = cached
+	return &c, nil
 }
 
 // loadDocument reads a document and one page of its reassembled text from R2R.
@@ -580,7 +599,7 @@ func isNotFound(err error) bool { return errors.Is(err, r2r.ErrNotFound) }
 const maxChunks = maxChunkPages * scanPage
 
 // readChunks reassembles a document's text (sanitized) from its chunks, in chunk order
-// (R2R lists them ordered by chunk_order, r2r-api.md §2.3). It stops reading once the text
+// (R2R lists them ordered by chunk_order). It stops reading once the text
 // is longer than need characters, so a page near the start of a long document does not
 // fetch every chunk: exact is then false and the text is only a prefix. Pages start small
 // (sized to need) and double. chunkCount is R2R's count of the document's chunks;

@@ -17,7 +17,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 )
 
-// Error codes of error results (DESIGN §5), in ErrorInfo.Code.
+// Error codes of error results, in ErrorInfo.Code.
 const (
 	CodeR2RAPI        = -32001 // R2R answered with an error, or could not be reached
 	CodeAuth          = -32002 // R2R rejected the credentials, or they could not be applied
@@ -36,7 +36,7 @@ const (
 const ErrorMetaKey = "r2r-mcp/error"
 
 // defaultRetryAfterSeconds is suggested after a 429 without Retry-After: R2R's limits are
-// per minute and it never sends the header (r2r-api.md §5).
+// per minute and it never sends the header.
 const defaultRetryAfterSeconds = 60
 
 // ErrorInfo is the structured data of an error result, sent in _meta[ErrorMetaKey]. The
@@ -172,6 +172,12 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 	if res := responseSizeResult(err, e); res != nil {
 		return res
 	}
+	return errorResult(httpErrorInfo(ctx, e, baseURL, h))
+}
+
+// httpErrorInfo describes an error R2R answered (or a request that got no answer) by
+// status: the cause, R2R's own words, and the next step.
+func httpErrorInfo(ctx context.Context, e *r2r.Error, baseURL string, h errHints) ErrorInfo {
 	// R2R's error text is untrusted and may be long: cleaned and clipped before it is shown.
 	msg := cleantext.Clip(cleantext.Line(strings.TrimSpace(e.Message)), maxR2RMessageBytes)
 	r2rSays := ""
@@ -229,7 +235,7 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 		}
 		info.Message = fmt.Sprintf("R2R failed to %s (%d).%s %s", e.Op, e.StatusCode, r2rSays, next)
 	}
-	return errorResult(info)
+	return info
 }
 
 // maxR2RMessageBytes is how much of R2R's own error text a result repeats.
@@ -296,11 +302,13 @@ func unauthorizedText(a authInfo, r2rSays string) string {
 		msg = "R2R rejected the credentials from R2R_EMAIL/R2R_PASSWORD (401)." + r2rSays + " Fix them in your MCP " +
 			"client's configuration, or remove them and run `r2r-mcp login`."
 	case a.source == "" || a.source == auth.SourceNone:
-		msg = "R2R requires authentication (401)." + r2rSays + " Run `r2r-mcp login` (or set R2R_API_KEY in your " +
-			"MCP client's configuration), then restart the MCP server."
+		msg = "R2R requires authentication (401)." + r2rSays + " Run `r2r-mcp login` in a terminal, then call " +
+			"again: the server reads the stored credential after a 401. (R2R_API_KEY set in your MCP client's " +
+			"configuration takes effect when the client restarts the server.)"
 	default:
-		msg = fmt.Sprintf("R2R rejected the stored credential (from %s) (401).%s Run `r2r-mcp login` to log in again, "+
-			"then restart the MCP server (it reads the stored credential once).", storedSource(a.source), r2rSays)
+		msg = fmt.Sprintf("R2R rejected the stored credential (from %s) (401).%s Run `r2r-mcp login` in a terminal "+
+			"to log in again, then call again: the server reads the stored credential again after a 401.",
+			storedSource(a.source), r2rSays)
 	}
 	return msg + warningText(a)
 }
@@ -339,14 +347,14 @@ func credentialResult(ctx context.Context, err error, baseURL string) *mcp.CallT
 		info.Retryable = true
 		next = "Unlock the system keyring (answer its prompt) and call again."
 	case errors.Is(cause, auth.ErrKeyringUnavailable):
-		next = "Start or unlock the system keyring and restart the MCP server, or set R2R_API_KEY in your MCP " +
+		next = "Start or unlock the system keyring and call again (a failed read is retried), or set R2R_API_KEY in your MCP " +
 			"client's configuration."
 	case a.source == auth.SourceEnvAPIKey:
 		next = "Fix R2R_API_KEY in your MCP client's configuration, or remove it and run `r2r-mcp login`."
 	case a.source == auth.SourceEnvPassword:
 		next = "Fix R2R_EMAIL/R2R_PASSWORD in your MCP client's configuration, or remove them and run `r2r-mcp login`."
 	default:
-		next = "Run `r2r-mcp login`, then restart the MCP server."
+		next = "Run `r2r-mcp login` in a terminal, then call again."
 	}
 	info.Message = fmt.Sprintf("r2r-mcp could not authenticate to R2R at %s: %s. %s `r2r-mcp doctor` shows where "+
 		"the credentials come from.%s", baseURL, strings.TrimRight(cause.Error(), "."), next, warningText(a))

@@ -14,7 +14,7 @@ const (
 	maxFieldName   = 256
 )
 
-// filterOps are the comparison operators R2R's filter language knows (r2r-api.md §4.2).
+// filterOps are the comparison operators R2R's filter language knows.
 var filterOps = []string{"$eq", "$ne", "$lt", "$lte", "$gt", "$gte", "$like", "$ilike",
 	"$in", "$nin", "$overlap", "$contains", "$json_contains"}
 
@@ -139,6 +139,14 @@ func (c *filterChecker) condition(v any, path string, depth int) (any, error) {
 		return nil, fmt.Errorf("mixes operators and field names at %s; use one or the other", path)
 	}
 	if fields > 0 || len(m) == 0 {
+		// An operator written without its $ ({"document_type": {"eq": "md"}}) would be read
+		// as a nested metadata key and silently match nothing.
+		for _, k := range sortedKeys(m) {
+			if op := "$" + strings.ToLower(k); slices.Contains(filterOps, op) || slices.Contains(logicalOps, op) || opAliases[op] != "" {
+				return nil, fmt.Errorf("uses %q at %s, which R2R would read as a metadata field and match nothing; "+
+					"operators start with $: write {%q: …}", k, path, op)
+			}
+		}
 		// {"metadata": {"title": …}} addresses a nested metadata key.
 		return c.object(m, path, depth)
 	}
@@ -276,6 +284,33 @@ func unknownOp(op, path string) error {
 	return fmt.Errorf("uses unknown operator %s at %s; allowed operators: %s", op, path, allowedOpsText())
 }
 
+// filterFields lists the field names a filter tests (outside $and/$or), sorted, for advice
+// when it matched nothing.
+func filterFields(f map[string]any) []string {
+	var out []string
+	var walk func(m map[string]any)
+	walk = func(m map[string]any) {
+		for k, v := range m {
+			if slices.Contains(logicalOps, k) {
+				if list, ok := v.([]any); ok {
+					for _, e := range list {
+						if sub, ok := e.(map[string]any); ok {
+							walk(sub)
+						}
+					}
+				}
+				continue
+			}
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	walk(f)
+	slices.Sort(out)
+	return out
+}
+
 func sortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -287,7 +322,7 @@ func sortedKeys(m map[string]any) []string {
 
 // scopeFilters restricts a search to one collection. The condition is always wrapped in
 // $and, even without caller filters: R2R rewrites a top-level collection_ids key for
-// non-superusers into "mine OR in these collections" (r2r-api.md §4.1), which would leak
+// non-superusers into "mine OR in these collections", which would leak
 // the caller's documents from other collections into project-scoped results.
 func scopeFilters(collectionID string, caller map[string]any) map[string]any {
 	parts := []any{map[string]any{"collection_ids": map[string]any{"$overlap": []any{collectionID}}}}

@@ -37,8 +37,7 @@ func DocumentID(collectionID, userID, relPath string) string {
 }
 
 // reservedMetadata are metadata keys r2r-mcp sets itself. collection_ids is among them
-// because R2R at HEAD takes a document's collections from metadata.collection_ids
-// (r2r-api.md §2.1).
+// because R2R at HEAD takes a document's collections from metadata.collection_ids.
 var reservedMetadata = []string{"source_path", "project", "ingested_by", "collection_ids"}
 
 // IngestOutput is the structured result of r2r_ingest_document.
@@ -57,6 +56,35 @@ type IngestOutput struct {
 }
 
 func ingestDocumentTool(d *Deps) Tool {
+	def := ingestDocumentDef()
+	parseArgs := argsParser(def)
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := parseArgs(req)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		var in ingestArgs
+		if in.filePath, err = a.ReqString("file_path", maxPathChars); err != nil {
+			return invalidArgs(err), nil
+		}
+		if in.collectionID, _, err = a.OptUUID("collection_id", collectionIDHint); err != nil {
+			return invalidArgs(err), nil
+		}
+		if in.metadata, _, err = a.Object("metadata", maxMetadataBytes); err != nil {
+			return invalidArgs(err), nil
+		}
+		if in.mode, err = a.Enum("ingestion_mode", ingestionModes, "fast"); err != nil {
+			return invalidArgs(err), nil
+		}
+		if in.async, err = a.Bool("run_async", true); err != nil {
+			return invalidArgs(err), nil
+		}
+		return d.ingest(ctx, req, in), nil
+	}}
+}
+
+// ingestDocumentDef is r2r_ingest_document's definition.
+func ingestDocumentDef() mcp.Tool {
 	const title = "Ingest a project file"
 	out := objectSchema(map[string]any{
 		"document_id":        strProp("id of the document in R2R (deterministic: same collection + R2R user + path → same id)"),
@@ -71,13 +99,13 @@ func ingestDocumentTool(d *Deps) Tool {
 		"collection_created": boolProp("true when the project's collection was created by this call"),
 		"message":            strProp("what happened and what to do next"),
 	}, "document_id", "status", "file_name", "collection_id")
-	def := newTool("r2r_ingest_document",
+	return newTool("r2r_ingest_document",
 		mcp.WithToolTitle(title),
 		mcp.WithDescription("Upload a document to R2R for indexing. Supports markdown, text, PDF, and more. "+
 			"Only regular files inside the project (no secrets such as .env or keys) are read. "+
 			"Returns immediately by default; ingestion happens asynchronously (poll r2r_monitor_task)."),
 		annotations(title, false, false, true, true),
-		mcp.WithRawOutputSchema(mustJSON(out)),
+		withOutputSchema(out),
 		mcp.WithString("file_path", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxPathChars),
 			mcp.Description("Path of the file to ingest: relative to the project root, or absolute inside it")),
 		mcp.WithString("collection_id", mcp.MaxLength(36),
@@ -89,167 +117,180 @@ func ingestDocumentTool(d *Deps) Tool {
 		mcp.WithBoolean("run_async", mcp.DefaultBool(true),
 			mcp.Description("Return right away and let R2R ingest in the background (recommended); false waits up to about 40 s for the result")),
 	)
-	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(req)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		filePath, err := a.ReqString("file_path", maxPathChars)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		collID, _, err := a.OptUUID("collection_id", collectionIDHint)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		userMD, _, err := a.Object("metadata", maxMetadataBytes)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		mode, err := a.Enum("ingestion_mode", ingestionModes, "fast")
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		async, err := a.Bool("run_async", true)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
+}
 
-		pr, err := d.Projects.Project(ctx)
-		if err != nil {
-			return d.projectErrorResult(ctx, err), nil
-		}
-		roots := d.Projects.rootsOf(pr)
-		// Started in the home directory (or /) with no project around it, everything there
-		// (agents' own credential files included) would be "in the project": only the
-		// --allow-dir roots are open then (relative paths still start at the project root).
-		homeRoot := len(roots) > 0 && tooWide(roots[0])
-		if homeRoot {
-			if !filepath.IsAbs(filePath) {
-				filePath = filepath.Join(roots[0], filePath)
-			}
-			roots = roots[1:]
-		}
-		// Concurrent ingests share a memory budget for the files they read (uploadbudget.go).
-		releaseUpload, err := uploadBudget.reserve(ctx, uploadReservation(filePath, roots))
-		if err != nil {
-			return uploadBusyResult(), nil
-		}
-		defer releaseUpload()
-		f, err := confineFile(filePath, roots)
-		if err != nil {
-			var ce *ConfineError
-			if errors.As(err, &ce) && homeRoot && ce.Kind == refuseOutside {
-				return refusal(refuseOutside, fmt.Sprintf("Not ingested: the project root is %s, your home directory or "+
-					"the file-system root, so r2r-mcp does not ingest from it. Start your MCP client in a project "+
-					"directory (or pass --project-dir), or allow one directory with --allow-dir.", pr.Root)), nil
-			}
-			if errors.As(err, &ce) {
-				return refusal(ce.Kind, "Not ingested: "+ce.Msg), nil
-			}
-			return refusal(refuseMissing, "Not ingested: "+err.Error()), nil
-		}
-		rel, idPath := f.Rel, f.Rel
-		if !f.InProject {
-			// A file from an extra root: named by the root's base name, never by the local
-			// absolute path (user name, home layout), which would end up in shared metadata.
-			// Its id also depends on the root's real path, so it cannot collide with a
-			// project file (or another root's) that has the same displayed name.
-			rel = path.Join(filepath.Base(f.Root), f.Rel)
-			idPath = "extra:" + uuid.NewSHA1(documentNamespace, []byte(f.Root)).String()[:8] + "/" + f.Rel
-		}
-		md, err := documentMetadata(userMD, rel, f.Ext, pr.Name)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		// The document id depends on who uploads (see DocumentID); asked before the
-		// collection may be created, so a failure leaves nothing behind.
-		userID, err := d.Projects.UserID(ctx, d.Client)
-		if err != nil {
-			return d.projectErrorResult(ctx, err), nil
-		}
+// ingestArgs are one r2r_ingest_document call's arguments.
+type ingestArgs struct {
+	filePath, collectionID, mode string
+	metadata                     map[string]any
+	async                        bool
+}
 
-		s, errRes := d.resolveScopeOf(ctx, &pr, collID, true)
-		if errRes != nil {
-			return errRes, nil
-		}
-		if s, errRes = d.verifyWriteScope(ctx, s); errRes != nil {
-			return errRes, nil
-		}
-		// R2R at HEAD ignores the form field collection_ids for metadata.collection_ids;
-		// R2R 3.6 honours the form field. Both are sent.
-		md["collection_ids"] = []any{s.ID}
-		docID := DocumentID(s.ID, userID, idPath)
-		o := IngestOutput{DocumentID: docID, FileName: path.Base(f.Rel), CollectionID: s.ID, CollectionName: s.Name,
-			RelativePath: rel, SizeBytes: int64(len(f.Data)), CollectionNew: s.Created}
+// upload is a confined file on its way to R2R.
+type upload struct {
+	file   *confinedFile
+	rel    string // the name it is shown and titled by
+	idPath string // the path its document id is derived from
+	// release gives back the upload budget reserved for the file (uploadbudget.go).
+	release func()
+}
 
-		if s.Created {
-			d.bumpAfterWrite("") // the collection list changed
+// ingest reads the file within the project's rules, resolves the collection (creating the
+// project's on first use) and uploads the file.
+func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestArgs) *mcp.CallToolResult {
+	pr, err := d.Projects.Project(ctx)
+	if err != nil {
+		return d.projectErrorResult(ctx, err)
+	}
+	// Concurrent ingests share a memory budget for the files they read (uploadbudget.go).
+	release, err := uploadBudget.reserve(ctx, uploadReservation(in.filePath, d.Projects.rootsOf(pr)))
+	if err != nil {
+		return uploadBusyResult()
+	}
+	defer release()
+	up, res := d.readUpload(pr, in.filePath)
+	if res != nil {
+		return res
+	}
+	up.release = release
+	md, err := documentMetadata(in.metadata, up.rel, up.file.Ext, pr.Name)
+	if err != nil {
+		return invalidArgs(err)
+	}
+	// The document id depends on who uploads (see DocumentID); asked before the
+	// collection may be created, so a failure leaves nothing behind.
+	userID, err := d.Projects.UserID(ctx, d.Client)
+	if err != nil {
+		return d.projectErrorResult(ctx, err)
+	}
+	s, errRes := d.resolveScopeOf(ctx, &pr, in.collectionID, true)
+	if errRes != nil {
+		return errRes
+	}
+	if s, errRes = d.verifyWriteScope(ctx, s); errRes != nil {
+		return errRes
+	}
+	// R2R at HEAD ignores the form field collection_ids for metadata.collection_ids;
+	// R2R 3.6 honours the form field. Both are sent.
+	md["collection_ids"] = []any{s.ID}
+	docID := DocumentID(s.ID, userID, up.idPath)
+	o := IngestOutput{DocumentID: docID, FileName: path.Base(up.file.Rel), CollectionID: s.ID, CollectionName: s.Name,
+		RelativePath: up.rel, SizeBytes: int64(len(up.file.Data)), CollectionNew: s.Created}
+	if s.Created {
+		d.bumpAfterWrite("") // the collection list changed
+	}
+	return d.send(ctx, req, s, up, md, in, o)
+}
+
+// readUpload applies the confinement rules to path for project pr and reads the file; the
+// result is the refusal when it may not be read.
+func (d *Deps) readUpload(pr Project, filePath string) (*upload, *mcp.CallToolResult) {
+	roots := d.Projects.rootsOf(pr)
+	// Started in the home directory (or /) with no project around it, everything there
+	// (agents' own credential files included) would be "in the project": only the
+	// --allow-dir roots are open then (relative paths still start at the project root).
+	homeRoot := len(roots) > 0 && tooWide(roots[0])
+	if homeRoot {
+		if !filepath.IsAbs(filePath) {
+			filePath = filepath.Join(roots[0], filePath)
 		}
-		// Mark the collection busy before the upload, so no search result from before the
-		// document is searchable gets cached meanwhile (see cachedLoad).
-		d.tracker().start(docID, s.ID, d.now())
-		_, err = d.Client.CreateDocument(ctx, r2r.DocumentCreate{
-			FileName:      path.Base(f.Rel),
-			File:          f.Data,
-			ID:            docID,
-			Metadata:      md,
-			CollectionIDs: []string{s.ID},
-			IngestionMode: mode,
-		})
-		releaseUpload() // the file's bytes and the request body are no longer needed
-		switch {
-		case errors.Is(err, r2r.ErrConflict):
-			// Nothing was written. The earlier upload may still be in progress: then the
-			// collection stays busy until it is done.
-			o.Status = "already_ingested"
-			done := true
-			if doc, gerr := d.Client.GetDocument(ctx, docID); gerr == nil {
-				d.settleMembership(ctx, doc) // of an earlier upload by this process, if pending
-				o.IngestionStatus = doc.IngestionStatus
-				done = terminal(doc.IngestionStatus)
-			}
-			if done {
-				d.tracker().finish(docID)
-			}
-			o.Message = fmt.Sprintf("%s was already ingested into %s as document %s", rel, s.label(), docID)
-			if o.IngestionStatus != "" && o.IngestionStatus != r2r.IngestionSuccess {
-				o.Message += fmt.Sprintf(" (R2R status: %s; follow it with r2r_monitor_task)", o.IngestionStatus)
-			}
-			o.Message += ". Nothing was uploaded. To re-ingest changed content, delete the document first, then ingest again."
-			return result(o.Message, o), nil
-		case err != nil:
-			// R2R may have stored the document even so (a proxy's 502 after R2R took it):
-			// invalidate rather than risk serving results from before.
-			d.tracker().finish(docID)
-			d.bumpAfterWrite(s.ID)
-			d.forgetOn404(ctx, s, err)
-			// On a timeout R2R may still be ingesting (the simple orchestrator answers only
-			// when it is done): say to follow the document rather than to retry.
-			return r2rErrorResult(ctx, err, d.Client.BaseURL(), stillIngesting(collectionNotFound(s), docID)), nil
+		roots = roots[1:]
+	}
+	f, err := confineFile(filePath, roots)
+	if err != nil {
+		var ce *ConfineError
+		if errors.As(err, &ce) && homeRoot && ce.Kind == refuseOutside {
+			return nil, refusal(refuseOutside, fmt.Sprintf("Not ingested: the project root is %s, your home directory or "+
+				"the file-system root, so r2r-mcp does not ingest from it. Start your MCP client in a project "+
+				"directory (or pass --project-dir), or allow one directory with --allow-dir.", pr.Root))
 		}
+		if errors.As(err, &ce) {
+			return nil, refusal(ce.Kind, "Not ingested: "+ce.Msg)
+		}
+		return nil, refusal(refuseMissing, "Not ingested: "+err.Error())
+	}
+	up := &upload{file: f, rel: f.Rel, idPath: f.Rel}
+	if !f.InProject {
+		// A file from an extra root: named by the root's base name, never by the local
+		// absolute path (user name, home layout), which would end up in shared metadata.
+		// Its id also depends on the root's real path, so it cannot collide with a
+		// project file (or another root's) that has the same displayed name.
+		up.rel = path.Join(filepath.Base(f.Root), f.Rel)
+		up.idPath = "extra:" + uuid.NewSHA1(documentNamespace, []byte(f.Root)).String()[:8] + "/" + f.Rel
+	}
+	return up, nil
+}
+
+// send uploads the file as document o.DocumentID into s and reports how R2R took it,
+// waiting for the ingestion unless in.async.
+func (d *Deps) send(ctx context.Context, req mcp.CallToolRequest, s *scope, up *upload, md map[string]any, in ingestArgs, o IngestOutput) *mcp.CallToolResult {
+	docID := o.DocumentID
+	// Mark the collection busy before the upload, so no search result from before the
+	// document is searchable gets cached meanwhile (see cachedLoad).
+	d.tracker().start(docID, s.ID, d.now())
+	_, err := d.Client.CreateDocument(ctx, r2r.DocumentCreate{
+		FileName:      path.Base(up.file.Rel),
+		File:          up.file.Data,
+		ID:            docID,
+		Metadata:      md,
+		CollectionIDs: []string{s.ID},
+		IngestionMode: in.mode,
+	})
+	up.release() // the file's bytes and the request body are no longer needed
+	switch {
+	case errors.Is(err, r2r.ErrConflict):
+		return d.alreadyIngested(ctx, s, o)
+	case err != nil:
+		// R2R may have stored the document even so (a proxy's 502 after R2R took it):
+		// invalidate rather than risk serving results from before.
+		d.tracker().finish(docID)
 		d.bumpAfterWrite(s.ID)
+		d.forgetOn404(ctx, s, err)
+		// On a timeout R2R may still be ingesting (the simple orchestrator answers only
+		// when it is done): say to follow the document rather than to retry.
+		return r2rErrorResult(ctx, err, d.Client.BaseURL(), stillIngesting(collectionNotFound(s), docID))
+	}
+	d.bumpAfterWrite(s.ID)
 
-		d.Projects.expectMembership(docID, s.ID)
-		doc, err := d.Client.GetDocument(ctx, docID)
-		if err == nil {
-			d.settleMembership(ctx, doc)
-			o.IngestionStatus = doc.IngestionStatus
-			o.Failure = failureReason(doc)
-		}
-		if !async && !terminal(o.IngestionStatus) {
-			o.IngestionStatus, o.Failure = d.waitForIngestion(ctx, req, docID, o.IngestionStatus)
-		}
-		d.ingestionDone(docID, o.IngestionStatus)
-		o.Status = ingestStatus(o.IngestionStatus)
-		o.Message = ingestMessage(o, s)
-		return result(o.Message, o), nil
-	}}
+	d.Projects.expectMembership(docID, s.ID)
+	doc, err := d.Client.GetDocument(ctx, docID)
+	if err == nil {
+		d.settleMembership(ctx, doc)
+		o.IngestionStatus = doc.IngestionStatus
+		o.Failure = failureReason(doc)
+	}
+	if !in.async && !terminal(o.IngestionStatus) {
+		o.IngestionStatus, o.Failure = d.waitForIngestion(ctx, req, docID, o.IngestionStatus)
+	}
+	d.ingestionDone(docID, o.IngestionStatus)
+	o.Status = ingestStatus(o.IngestionStatus)
+	o.Message = ingestMessage(o, s)
+	return result(o.Message, o)
+}
+
+// alreadyIngested answers an upload R2R refused with 409: nothing was written. The earlier
+// upload may still be in progress: then the collection stays busy until it is done.
+func (d *Deps) alreadyIngested(ctx context.Context, s *scope, o IngestOutput) *mcp.CallToolResult {
+	o.Status = "already_ingested"
+	done := true
+	if doc, err := d.Client.GetDocument(ctx, o.DocumentID); err == nil {
+		d.settleMembership(ctx, doc) // of an earlier upload by this process, if pending
+		o.IngestionStatus = doc.IngestionStatus
+		done = terminal(doc.IngestionStatus)
+	}
+	if done {
+		d.tracker().finish(o.DocumentID)
+	}
+	o.Message = fmt.Sprintf("%s was already ingested into %s as document %s", o.RelativePath, s.label(), o.DocumentID)
+	if o.IngestionStatus != "" && o.IngestionStatus != r2r.IngestionSuccess {
+		o.Message += fmt.Sprintf(" (R2R status: %s; follow it with r2r_monitor_task)", o.IngestionStatus)
+	}
+	o.Message += ". Nothing was uploaded. To re-ingest changed content, delete the document first, then ingest again."
+	return result(o.Message, o)
 }
 
 // documentMetadata merges the caller's metadata with what r2r-mcp sets. R2R derives the
-// document type from the title's extension (r2r-api.md §2.1), so a caller's title must keep
+// document type from the title's extension, so a caller's title must keep
 // the file's extension.
 func documentMetadata(user map[string]any, rel, ext, project string) (map[string]any, error) {
 	md := make(map[string]any, len(user)+4)
@@ -274,7 +315,7 @@ func documentMetadata(user map[string]any, rel, ext, project string) (map[string
 }
 
 // settleMembership makes sure a document this server uploaded ends up in the collection it
-// was uploaded to. R2R at HEAD ignores the form field collection_ids (r2r-api.md §2.1);
+// was uploaded to. R2R at HEAD ignores the form field collection_ids;
 // metadata.collection_ids is sent as well, so this is the fallback. The check waits until
 // R2R reports the ingestion successful: with background (hatchet) ingestion the document
 // appears later, and adding it to a collection while R2R's own workflow still assigns it

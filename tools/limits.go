@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -104,20 +105,80 @@ func (t *toolLimiter) admit(now time.Time) (time.Duration, bool) {
 
 // wrap applies tool name's rate limit in front of h. A refused call gets an isError result
 // at once (code -32004, retry_after from the bucket); it never waits for a token, so a
-// flood of calls cannot pile up behind the limit.
-func (l *limiters) wrap(d *Deps, name string, h server.ToolHandlerFunc) server.ToolHandlerFunc {
+// flood of calls cannot pile up behind the limit. With lazy (tools whose reads go through
+// the result cache) a call takes its token only when it is about to ask R2R: cache hits
+// are never refused.
+func (l *limiters) wrap(d *Deps, name string, lazy bool, h server.ToolHandlerFunc) server.ToolHandlerFunc {
 	tl := l.get(name)
 	if tl.lim == nil {
 		return h
 	}
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		wait, ok := tl.admit(d.now())
-		if !ok {
-			d.logger().DebugContext(ctx, "tool call refused by the rate limit", "tool", name, "retry_after", wait)
-			return rateLimitedResult(name, tl.cfg, wait), nil
-		}
-		return h(ctx, req)
+	refuse := func(ctx context.Context, wait time.Duration) *mcp.CallToolResult {
+		d.logger().DebugContext(ctx, "tool call refused by the rate limit", "tool", name, "retry_after", wait)
+		return rateLimitedResult(name, tl.cfg, wait)
 	}
+	if !lazy {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if wait, ok := tl.admit(d.now()); !ok {
+				return refuse(ctx, wait), nil
+			}
+			return h(ctx, req)
+		}
+	}
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		g := &rateGate{tl: tl, now: d.now}
+		res, err := h(context.WithValue(ctx, rateGateKey{}, g), req)
+		if wait, refused := g.refusal(); refused {
+			return refuse(ctx, wait), nil
+		}
+		return res, err
+	}
+}
+
+// errRateLimited ends a load refused by the rate limit; wrap answers for it.
+var errRateLimited = errors.New("tools: rate limited")
+
+// rateGate admits one call to R2R on the first admit; later admits of the same call pass.
+type rateGate struct {
+	tl  *toolLimiter
+	now func() time.Time
+
+	mu       sync.Mutex
+	admitted bool
+	refused  bool
+	wait     time.Duration
+}
+
+type rateGateKey struct{}
+
+// admitR2R takes the call's rate-limit token before it asks R2R; errRateLimited when the
+// bucket is empty. Calls without a gate (resources, tools limited up front) pass.
+func admitR2R(ctx context.Context) error {
+	g, ok := ctx.Value(rateGateKey{}).(*rateGate)
+	if !ok {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case g.admitted:
+		return nil
+	case g.refused:
+		return errRateLimited
+	}
+	wait, ok := g.tl.admit(g.now())
+	if !ok {
+		g.refused, g.wait = true, wait
+		return errRateLimited
+	}
+	g.admitted = true
+	return nil
+}
+
+func (g *rateGate) refusal() (time.Duration, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.wait, g.refused
 }
 
 // rateLimitedResult is the answer to a call over r2r-mcp's own rate limit.

@@ -81,9 +81,12 @@ func paramText(name string, p map[string]any, required bool) string {
 			notes = append(notes, typ)
 		}
 		if ml, ok := p["maxLength"]; ok && typ == "string" {
-			if strings.HasSuffix(name, "_id") && fmt.Sprint(ml) == "36" {
+			switch minLen := fmt.Sprint(p["minLength"]); {
+			case strings.HasSuffix(name, "_id") && fmt.Sprint(ml) == "36" && minLen == fmt.Sprint(minShortID):
+				notes = append(notes, "UUID or a short id shown earlier")
+			case strings.HasSuffix(name, "_id") && fmt.Sprint(ml) == "36":
 				notes = append(notes, "UUID")
-			} else {
+			default:
 				notes = append(notes, fmt.Sprintf("≤ %v chars", ml))
 			}
 		}

@@ -1,9 +1,10 @@
 package tools
 
 import (
-	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -11,7 +12,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 )
 
-// Output limits (DESIGN §4).
+// Output limits.
 const (
 	// MaxTextBytes caps the text content of any result unless the caller asked for more
 	// (r2r_get_document's max_chars). About 8,000 tokens.
@@ -71,7 +72,7 @@ func oneLine(s string) string {
 }
 
 // stripTitlePrefix removes the "Document Title: …\n\nText: " header R2R puts in front of a
-// chunk's text when the chunk has a title (r2r-api.md §4.1); the title is shown separately.
+// chunk's text when the chunk has a title; the title is shown separately.
 func stripTitlePrefix(text string) string {
 	if !strings.HasPrefix(text, "Document Title: ") {
 		return text
@@ -100,48 +101,70 @@ func snippet(text string, n int) string {
 // third of the window, the snippet starts shortly before them (marked with a leading "…"),
 // so the model sees why the chunk matched.
 func focusedSnippet(text, query string, n int) string {
+	return focus(text, queryTerms(query), n).cut(n)
+}
+
+// focused is a chunk's text on one line from where its snippets start, found once and cut
+// to any length.
+type focused struct {
+	text string
+	lead bool // text starts after the chunk's start: cuts begin with "…"
+}
+
+// cut returns at most n characters of f as a snippet.
+func (f focused) cut(n int) string {
+	if !f.lead {
+		return snippet(f.text, n)
+	}
+	return "…" + snippet(f.text, n-1)
+}
+
+// focus finds where the snippets of text start for a query's terms and a window of n
+// characters: the first place where the most terms occur within two thirds of the window,
+// unless that is in the window's first third anyway. It works on bytes; a text whose
+// lower-case form changes length (a few scripts) keeps its start.
+func focus(text string, terms []string, n int) focused {
 	s := oneLine(text)
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	if len(s) <= n || len(terms) == 0 { // n characters take at least n bytes
+		return focused{text: s}
 	}
-	runes := []rune(s)
-	lower := make([]rune, len(runes))
-	for i, r := range runes {
-		lower[i] = unicode.ToLower(r)
+	lower := strings.ToLower(s)
+	if len(lower) != len(s) {
+		return focused{text: s}
 	}
-	ls := string(lower)
-	terms := queryTerms(query)
+	window := n * 2 / 3
 	best, bestCount := -1, 0
 	for _, term := range terms {
-		from := 0
-		for k := 0; k < 20; k++ {
-			i := strings.Index(ls[from:], term)
+		for from, k := 0, 0; k < 20; k++ {
+			i := strings.Index(lower[from:], term)
 			if i < 0 {
 				break
 			}
-			pos := utf8.RuneCountInString(ls[:from+i])
-			end := min(len(lower), pos+n*2/3)
-			window := string(lower[pos:end])
+			pos := from + i
+			w := lower[pos:min(len(lower), pos+window)]
 			count := 0
 			for _, t2 := range terms {
-				if strings.Contains(window, t2) {
+				if strings.Contains(w, t2) {
 					count++
 				}
 			}
 			if count > bestCount || (count == bestCount && pos < best) {
 				best, bestCount = pos, count
 			}
-			from += i + len(term)
+			from = pos + len(term)
 		}
 	}
-	if best <= n/3 {
-		return snippet(s, n)
+	if best < 0 || utf8.RuneCountInString(s[:best]) <= n/3 {
+		return focused{text: s}
 	}
-	start := max(0, best-n/6)
-	for start > 0 && start < best && runes[start-1] != ' ' {
+	start := best - n/6
+	for start > 0 && !utf8.RuneStart(s[start]) {
+		start--
+	}
+	for start > 0 && start < best && s[start-1] != ' ' {
 		start++
 	}
-	return "…" + snippet(string(runes[start:]), n-1)
+	return focused{text: s[start:], lead: true}
 }
 
 // queryTerms are the lower-case words of a query worth looking for (4+ letters).
@@ -216,185 +239,64 @@ func quoteForText(s string, n int) string {
 	return fmt.Sprintf("%q", snippet(Sanitize(s), n))
 }
 
-// Structured-content budget. The text is capped at MaxTextBytes, but clients also hand
-// structuredContent to models and write it to logs, and a search hit's chunk metadata
-// repeats its document's metadata (up to 16 KiB each): 100 hits measured 1.6 MB before
-// this cap. Search and RAG results are fitted into MaxStructuredBytes.
+// Structured-content budget: clients hand structuredContent to models, some instead of
+// the text, so a search result's JSON is as compact as its text.
 const (
-	// MaxStructuredBytes caps the JSON size of r2r_search's and r2r_rag_query's
-	// structured content (the RAG answer itself is never cut).
-	MaxStructuredBytes = 64 << 10
-	// maxItemTextChars is the most of a chunk's text one hit or source carries.
-	maxItemTextChars = 2000
-	// maxMetaValueBytes drops metadata values whose JSON is larger.
-	maxMetaValueBytes = 512
-	// maxMetaKeys is how many metadata keys one hit keeps at most.
-	maxMetaKeys = 16
+	// searchBytesPerHit is the JSON budget of r2r_search's structured content per hit
+	// asked for, at least minSearchBudget: 10 hits fit in 4,000 bytes.
+	searchBytesPerHit = 400
+	minSearchBudget   = 4000
 )
 
-// coreMetadata are the chunk metadata keys kept first: they say where the chunk comes from.
-var coreMetadata = []string{"title", "document_type", "chunk_order", "source_path", "project", "ingested_by", "version"}
-
-// trimRunes cuts s to at most n characters, marking the cut with "…".
-func trimRunes(s string, n int) (string, bool) {
-	if utf8.RuneCountInString(s) <= n {
-		return s, false
+// jsonStringSize is the length of s encoded as a JSON string by encoding/json (quotes,
+// escapes, HTML-safe escaping of <, > and &, U+2028 and U+2029), without encoding it.
+func jsonStringSize(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 6 // \ufffd
+		case r == '\u2028' || r == '\u2029':
+			n += 6
+		default:
+			n += size
+		}
+		i += size
 	}
-	return s[:runeOffset(s, max(n-1, 0))] + "…", true
+	return n
 }
 
-// trimMetadata keeps the core keys and then other small scalar values (strings, numbers,
-// booleans), in key order, up to maxMetaKeys; values whose JSON exceeds
-// maxMetaValueBytes, lists and objects are dropped. onlyCore keeps the core keys alone.
-// It reports whether anything was dropped.
-func trimMetadata(md map[string]any, onlyCore bool) (map[string]any, bool) {
-	out := make(map[string]any, min(len(md), maxMetaKeys))
-	small := func(v any) bool {
-		switch v.(type) {
-		case map[string]any, []any:
-			return false
-		}
-		b, err := json.Marshal(v)
-		return err == nil && len(b) <= maxMetaValueBytes
+// jsonFloatSize is the length of f encoded by encoding/json.
+func jsonFloatSize(f float64) int {
+	var buf [32]byte
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
 	}
-	for _, k := range coreMetadata {
-		if v, ok := md[k]; ok && small(v) {
-			out[k] = v
-		}
-	}
-	if !onlyCore {
-		for _, k := range sortedKeys(md) {
-			if len(out) >= maxMetaKeys {
-				break
-			}
-			if _, done := out[k]; !done && len(k) <= 64 && small(md[k]) {
-				out[k] = md[k]
-			}
-		}
-	}
-	return out, len(out) < len(md)
-}
-
-// jsonSize is the length of v's JSON encoding.
-func jsonSize(v any) int {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return 0
+	b := strconv.AppendFloat(buf[:0], f, format, -1, 64)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		return n - 1 // encoding/json writes e-7, not e-07
 	}
 	return len(b)
 }
 
-// textSteps are the successively shorter chunk texts tried while a result is over budget.
-var textSteps = []int{1000, 500, 300, 200, 100}
-
-// fitSearch returns o with its hits fitted into budget bytes of JSON: each hit's text cut
-// to maxItemTextChars and its metadata trimmed (trimMetadata); while still too large, the
-// texts get shorter, the metadata is cut to the core keys, and finally hits are dropped
-// from the end. Trimmed hits say truncated: true and Note says what happened. o itself
-// (which the cache may share) is not modified.
-func fitSearch(o SearchOutput, budget int) SearchOutput {
-	hits := make([]SearchHit, len(o.Results))
-	for i, h := range o.Results {
-		var cutText, cutMeta bool
-		h.Text, cutText = trimRunes(h.Text, maxItemTextChars)
-		h.Metadata, cutMeta = trimMetadata(h.Metadata, false)
-		h.Truncated = cutText || cutMeta
-		hits[i] = h
-	}
-	o.Results = hits
-	shorten := func(n int) {
-		for i := range hits {
-			var cut bool
-			if hits[i].Text, cut = trimRunes(hits[i].Text, n); cut {
-				hits[i].Truncated = true
-			}
-		}
-	}
-	steps := []func(){func() { shorten(textSteps[0]) }, func() { shorten(textSteps[1]) }, func() {
-		for i := range hits {
-			var cut bool
-			if hits[i].Metadata, cut = trimMetadata(hits[i].Metadata, true); cut {
-				hits[i].Truncated = true
-			}
-		}
-	}}
-	for _, n := range textSteps[2:] {
-		steps = append(steps, func() { shorten(n) })
-	}
-	for _, step := range steps {
-		if jsonSize(o) <= budget-noteReserve {
-			break
-		}
-		step()
-	}
-	note := o.Note
-	for dropped := 0; ; dropped++ {
-		o.Results = hits[:len(hits)-dropped]
-		o.Count = len(o.Results)
-		truncated := slices.ContainsFunc(o.Results, func(h SearchHit) bool { return h.Truncated })
-		switch {
-		case dropped > 0:
-			o.Note = fmt.Sprintf("Structured results were cut to fit %s: the last %d hits were left out and the others "+
-				"trimmed (truncated: true). Ask for a smaller limit; r2r_get_document returns a document's full text.",
-				budgetText(budget), dropped)
-		case truncated:
-			o.Note = fmt.Sprintf("Structured results were trimmed to fit %s: hits marked truncated: true have shortened "+
-				"text or fewer metadata keys. r2r_get_document returns a document's full text.", budgetText(budget))
-		default:
-			o.Note = note
-		}
-		if len(o.Results) <= 1 || jsonSize(o) <= budget {
-			return o
-		}
-	}
-}
-
-// noteReserve is room kept for the note while texts are shortened.
-const noteReserve = 256
-
-// budgetText formats a byte budget: "64 KiB".
-func budgetText(n int) string {
-	if n >= 1<<10 && n%(1<<10) == 0 {
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
-// fitRAG returns o with its sources fitted into budget bytes of JSON: each source's text
-// cut to maxItemTextChars, then shorter while still too large, and finally uncited
-// sources dropped from the end. The answer is never cut. o itself is not modified.
-func fitRAG(o RAGOutput, budget int) RAGOutput {
-	srcs := make([]RAGSource, len(o.Sources))
-	copy(srcs, o.Sources)
-	o.Sources = srcs
-	shorten := func(n int) {
-		for i := range srcs {
-			var cut bool
-			if srcs[i].Text, cut = trimRunes(srcs[i].Text, n); cut {
-				srcs[i].Truncated = true
-			}
-		}
-	}
-	shorten(maxItemTextChars)
-	for _, n := range textSteps {
-		if jsonSize(o) <= budget-noteReserve {
-			break
-		}
-		shorten(n)
-	}
-	note := o.Note
-	for dropped := 0; ; dropped++ {
-		o.Sources = srcs[:len(srcs)-dropped]
-		o.Note = note
-		if dropped > 0 || slices.ContainsFunc(o.Sources, func(s RAGSource) bool { return s.Truncated }) {
-			o.Note = fmt.Sprintf("Sources were trimmed to fit %s (truncated: true marks shortened texts", budgetText(budget))
-			if dropped > 0 {
-				o.Note += fmt.Sprintf("; %d uncited sources were left out", dropped)
-			}
-			o.Note += "). r2r_get_document returns a document's full text."
-		}
-		if len(o.Sources) == 0 || o.Sources[len(o.Sources)-1].Cited || jsonSize(o) <= budget {
-			return o
-		}
-	}
+// jsonIntSize is the length of n in decimal.
+func jsonIntSize(n int) int {
+	var buf [24]byte
+	return len(strconv.AppendInt(buf[:0], int64(n), 10))
 }

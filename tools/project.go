@@ -312,22 +312,9 @@ func (p *ProjectResolver) readConfig(root, cfgPath string) (string, error) {
 	case err != nil:
 		return "", &projectError{msg: fmt.Sprintf("Cannot read %s: %v.", cfgPath, unwrapPathErr(err))}
 	}
-	realRoot, err := realPath(root)
+	realRoot, rel, err := configLocation(root, cfgPath, lfi)
 	if err != nil {
-		return "", &projectError{msg: fmt.Sprintf("Cannot resolve the project root %s: %v.", root, unwrapPathErr(err))}
-	}
-	rel := ProjectConfigFile
-	if lfi.Mode()&os.ModeSymlink != 0 {
-		target, err := filepath.EvalSymlinks(cfgPath)
-		if err != nil {
-			return "", &projectError{msg: fmt.Sprintf("%s is a symlink whose target cannot be read (%v). Replace it with a regular file containing {\"collection\": \"<name or id>\"}, or remove it.", cfgPath, unwrapPathErr(err))}
-		}
-		if isSystemPath(target) || !within(realRoot, target) {
-			return "", &projectError{msg: fmt.Sprintf("%s is a symlink to %s, outside the project root %s; r2r-mcp only reads its configuration from inside the project. Replace it with a regular file, or remove it.", cfgPath, target, realRoot)}
-		}
-		if rel, err = filepath.Rel(realRoot, target); err != nil {
-			return "", &projectError{msg: fmt.Sprintf("Cannot read %s: %v.", cfgPath, err)}
-		}
+		return "", err
 	}
 	notRegular := func(fi os.FileInfo) error {
 		return &projectError{msg: fmt.Sprintf("%s Replace %s with a regular file containing {\"collection\": \"<name or id>\"}, or remove it.",
@@ -384,6 +371,28 @@ func (p *ProjectResolver) readConfig(root, cfgPath string) (string, error) {
 	p.configs[cfgPath] = configEntry{rel: rel, fi: ofi, collection: c}
 	p.mu.Unlock()
 	return c, nil
+}
+
+// configLocation resolves the project root and the configuration file's path relative to
+// it; a symlinked configuration must point inside the project.
+func configLocation(root, cfgPath string, lfi os.FileInfo) (realRoot, rel string, err error) {
+	if realRoot, err = realPath(root); err != nil {
+		return "", "", &projectError{msg: fmt.Sprintf("Cannot resolve the project root %s: %v.", root, unwrapPathErr(err))}
+	}
+	if lfi.Mode()&os.ModeSymlink == 0 {
+		return realRoot, ProjectConfigFile, nil
+	}
+	target, err := filepath.EvalSymlinks(cfgPath)
+	if err != nil {
+		return "", "", &projectError{msg: fmt.Sprintf("%s is a symlink whose target cannot be read (%v). Replace it with a regular file containing {\"collection\": \"<name or id>\"}, or remove it.", cfgPath, unwrapPathErr(err))}
+	}
+	if isSystemPath(target) || !within(realRoot, target) {
+		return "", "", &projectError{msg: fmt.Sprintf("%s is a symlink to %s, outside the project root %s; r2r-mcp only reads its configuration from inside the project. Replace it with a regular file, or remove it.", cfgPath, target, realRoot)}
+	}
+	if rel, err = filepath.Rel(realRoot, target); err != nil {
+		return "", "", &projectError{msg: fmt.Sprintf("Cannot read %s: %v.", cfgPath, err)}
+	}
+	return realRoot, rel, nil
 }
 
 func configTooLarge(cfgPath string) error {
@@ -472,7 +481,10 @@ func (p *ProjectResolver) lookup(ctx context.Context, c *r2r.Client, key string,
 	}
 	p.mu.Unlock()
 
-	coll, err := c.GetCollection(ctx, m.CollectionID)
+	// Concurrent first calls share one check.
+	coll, _, err := cache.Flight(ctx, &p.sf, "validate/"+key, func(ctx context.Context) (*r2r.Collection, error) {
+		return c.GetCollection(ctx, m.CollectionID)
+	})
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.validated[key] = true

@@ -12,16 +12,14 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
-// RAGSource is one chunk behind an answer.
+// RAGSource is one chunk behind an answer, mapped to its document.
 type RAGSource struct {
 	ID         string  `json:"id"` // the short id the answer cites as [id]
-	ChunkID    string  `json:"chunk_id"`
+	Title      string  `json:"title"`
 	DocumentID string  `json:"document_id"`
-	Document   string  `json:"document"` // document title
+	URI        string  `json:"uri"`
 	Score      float64 `json:"score"`
-	Text       string  `json:"text"`
-	Cited      bool    `json:"cited"`               // the answer cites it
-	Truncated  bool    `json:"truncated,omitempty"` // Text cut to fit MaxStructuredBytes
+	Cited      bool    `json:"cited"` // the answer cites it
 }
 
 // RAGOutput is the structured result of r2r_rag_query.
@@ -36,31 +34,61 @@ type RAGOutput struct {
 	Note           string      `json:"note,omitempty"`
 }
 
+func (s *RAGSource) jsonSize() int {
+	const keys = len(`{"id":,"title":,"document_id":,"uri":,"score":,"cited":false}`)
+	n := keys + jsonStringSize(s.ID) + jsonStringSize(s.Title) + jsonStringSize(s.DocumentID) +
+		jsonStringSize(s.URI) + jsonFloatSize(s.Score)
+	if s.Cited {
+		n--
+	}
+	return n
+}
+
+func (o RAGOutput) jsonSize() int {
+	n := len(`{"answer":,"sources":[],"model_used":,"cached":false,"question":}`) + jsonStringSize(o.Answer) +
+		jsonStringSize(o.ModelUsed) + jsonStringSize(o.Question) + max(len(o.Sources)-1, 0)
+	if o.Cached {
+		n--
+	}
+	if o.CollectionID != "" {
+		n += len(`,"collection_id":`) + jsonStringSize(o.CollectionID)
+	}
+	if o.CollectionName != "" {
+		n += len(`,"collection_name":`) + jsonStringSize(o.CollectionName)
+	}
+	if o.Note != "" {
+		n += len(`,"note":`) + jsonStringSize(o.Note)
+	}
+	for i := range o.Sources {
+		n += o.Sources[i].jsonSize()
+	}
+	return n
+}
+
 // modelDefault is reported when R2R does not say which model answered.
 const modelDefault = "r2r-default"
 
-// citationRE matches R2R's citation markers: [abc1234] — 7 or 8 alphanumerics (r2r-api.md §4.3).
+// citationRE matches R2R's citation markers: [abc1234] — 7 or 8 alphanumerics.
 var citationRE = regexp.MustCompile(`\[([A-Za-z0-9]{7,8})\]`)
 
-func ragQueryTool(d *Deps) Tool {
+// ragQueryDef is r2r_rag_query's definition.
+func ragQueryDef() mcp.Tool {
 	out := objectSchema(map[string]any{
 		"answer": strProp("the generated answer; [abc1234] markers cite sources by id"),
-		"sources": arrayProp("chunks retrieved for the answer (empty when include_sources is false)", objectSchema(map[string]any{
+		"sources": arrayProp("chunks retrieved for the answer, cited ones first (empty when include_sources is false)", objectSchema(map[string]any{
 			"id":          strProp("short citation id used in the answer as [id]"),
-			"chunk_id":    strProp("full chunk id"),
+			"title":       strProp("title of the source document"),
 			"document_id": strProp("id of the source document (for r2r_get_document)"),
-			"document":    strProp("source document title"),
+			"uri":         strProp("the document as an MCP resource: r2r://documents/{document_id}"),
 			"score":       numProp("retrieval score"),
-			"text":        strProp("chunk text (at most 2,000 characters)"),
 			"cited":       boolProp("whether the answer cites this chunk"),
-			"truncated":   boolProp("true when the text was cut to keep the result small"),
-		}, "id", "chunk_id", "document_id", "document", "score", "text", "cited")),
+		}, "id", "title", "document_id", "uri", "score", "cited")),
 		"model_used":      strProp(`model R2R reports it used, or "r2r-default" when it does not say`),
 		"cached":          boolProp("true when served from r2r-mcp's cache"),
 		"question":        strProp("the question as asked"),
 		"collection_id":   strProp("the collection the answer draws on"),
 		"collection_name": strProp("name of that collection, when known"),
-		"note":            strProp("explanation when no answer could be generated, or when sources were trimmed to keep the result small"),
+		"note":            strProp("explanation when no answer could be generated"),
 	}, "answer", "sources", "model_used", "cached")
 	opts := append(readTool("Ask the project documents",
 		"Ask a question and get an AI-generated answer based on project documentation. Uses retrieval-augmented "+
@@ -78,101 +106,130 @@ func ragQueryTool(d *Deps) Tool {
 		mcp.WithBoolean("include_sources", mcp.DefaultBool(true),
 			mcp.Description("Include the source chunks with their document titles")),
 	)
-	def := newTool("r2r_rag_query", opts...)
+	return newTool("r2r_rag_query", opts...)
+}
+
+// bindRAG reads r2r_rag_query's arguments, defaults applied.
+func bindRAG(a Args) (q ragRequest, err error) {
+	if q.question, err = a.ReqString("question", maxQueryChars); err != nil {
+		return q, err
+	}
+	if q.collectionID, _, err = a.OptUUID("collection_id", collectionIDHint); err != nil {
+		return q, err
+	}
+	if q.model, _, err = a.OptString("model", maxModelChars); err != nil {
+		return q, err
+	}
+	q.model = strings.TrimSpace(q.model)
+	if q.maxTokens, err = a.Int("max_tokens", 1, maxRAGTokens, 500); err != nil {
+		return q, err
+	}
+	if q.temperature, err = a.Number("temperature", 0, 2, 0.7); err != nil {
+		return q, err
+	}
+	q.includeSources, err = a.Bool("include_sources", true)
+	return q, err
+}
+
+func ragQueryTool(d *Deps) Tool {
+	def := ragQueryDef()
 	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil
 		}
-		question, err := a.ReqString("question", maxQueryChars)
+		q, err := bindRAG(a)
 		if err != nil {
 			return invalidArgs(err), nil
 		}
-		collID, _, err := a.OptUUID("collection_id", collectionIDHint)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		model, _, err := a.OptString("model", maxModelChars)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		maxTokens, err := a.Int("max_tokens", 1, maxRAGTokens, 500)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		temperature, err := a.Number("temperature", 0, 2, 0.7)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		includeSources, err := a.Bool("include_sources", true)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-
-		s, errRes := d.resolveScope(ctx, collID, false)
+		s, errRes := d.resolveScope(ctx, q.collectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
-		o := RAGOutput{Sources: []RAGSource{}, Question: question, CollectionID: s.ID, CollectionName: s.Name}
+		base := RAGOutput{Sources: []RAGSource{}, Question: q.question, CollectionID: s.ID, CollectionName: s.Name}
 		if s.missing() {
-			o.ModelUsed = "none"
-			o.Note = s.missingNote()
-			return result(o.Note, o), nil
+			base.ModelUsed = "none"
+			base.Note = s.missingNote()
+			return result(base.Note, base), nil
 		}
-		model = strings.TrimSpace(model)
-		args := map[string]any{"question": question, "model": model, "max_tokens": maxTokens,
-			"temperature": temperature, "include_sources": includeSources}
-		o, cached, err := cachedLoad(ctx, d, cache.KindRAG, def.Name, args, s.ID, func(ctx context.Context) (RAGOutput, bool, error) {
-			t := true
-			limit := ragSearchLimit
-			res, err := d.Client.RAG(ctx, r2r.RAGRequest{
-				Query:      question,
-				SearchMode: r2r.SearchModeCustom,
-				SearchSettings: &r2r.SearchSettings{
-					UseSemanticSearch: &t,
-					Filters:           scopeFilters(s.ID, nil),
-					Limit:             &limit,
-				},
-				RAGGenerationConfig: &r2r.GenerationConfig{
-					Model:             model,
-					Temperature:       &temperature,
-					MaxTokensToSample: &maxTokens,
-				},
-				IncludeTitleIfAvailable: &t,
-			})
-			if err != nil {
-				return o, false, err
-			}
-			o.Answer = Sanitize(res.GeneratedAnswer)
-			if o.Answer == "" {
-				o.Answer = Sanitize(res.Completion)
-			}
-			o.ModelUsed = modelDefault
-			if m, ok := res.Metadata["model"].(string); ok && m != "" {
-				o.ModelUsed = Sanitize(m)
-			}
-			if includeSources {
-				o.Sources = ragSources(o.Answer, res)
-				d.fillTitles(ctx, len(o.Sources), func(i int) string { return o.Sources[i].DocumentID },
-					func(i int) *string { return &o.Sources[i].Document })
-			}
-			return o, true, nil
+		args := map[string]any{"question": q.question, "model": q.model, "max_tokens": q.maxTokens,
+			"temperature": q.temperature, "include_sources": q.includeSources}
+		ans, cached, err := cachedLoad(ctx, d, cache.KindRAG, def.Name, args, s.ID, func(ctx context.Context) (answer[RAGOutput], bool, error) {
+			return d.runRAG(ctx, base, s, q)
 		})
 		if err != nil {
 			d.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
-		if len(o.Sources) == 0 { // nothing retrieved, or sources not asked for: at most one check per VerifyTTL
+		if len(ans.Out.Sources) == 0 { // nothing retrieved, or sources not asked for: at most one check per VerifyTTL
 			if res := d.verifyScope(ctx, s); res != nil {
 				return res, nil
 			}
 		}
-		o.Cached = cached
+		for _, src := range ans.Out.Sources {
+			d.shown.remember(src.DocumentID)
+		}
+		res := served(ans, cached)
 		// The answer may legitimately be long when max_tokens is large: allow for it.
-		return resultCap(withCachedMarker(ragText(o, s, includeSources), cached), max(MaxTextBytes, 4*maxTokens+8<<10),
-			fitRAG(o, MaxStructuredBytes)), nil
+		res.Content = []mcp.Content{mcp.NewTextContent(capText(withCachedMarker(ans.Text, cached), max(MaxTextBytes, 4*q.maxTokens+8<<10)))}
+		return res, nil
 	}}
+}
+
+// ragRequest is one r2r_rag_query call's effective arguments.
+type ragRequest struct {
+	question, collectionID, model string
+	maxTokens                     int
+	temperature                   float64
+	includeSources                bool
+}
+
+// runRAG asks R2R and builds the finished answer on a copy of base. The answer is complete
+// (may be cached) unless a title lookup failed.
+func (d *Deps) runRAG(ctx context.Context, base RAGOutput, s *scope, q ragRequest) (answer[RAGOutput], bool, error) {
+	t := true
+	limit := ragSearchLimit
+	res, err := d.Client.RAG(ctx, r2r.RAGRequest{
+		Query:      q.question,
+		SearchMode: r2r.SearchModeCustom,
+		SearchSettings: &r2r.SearchSettings{
+			UseSemanticSearch: &t,
+			Filters:           scopeFilters(s.ID, nil),
+			Limit:             &limit,
+		},
+		RAGGenerationConfig: &r2r.GenerationConfig{
+			Model:             q.model,
+			Temperature:       &q.temperature,
+			MaxTokensToSample: &q.maxTokens,
+		},
+		IncludeTitleIfAvailable: &t,
+	})
+	if err != nil {
+		return answer[RAGOutput]{}, false, err
+	}
+	o := base
+	o.Answer = Sanitize(res.GeneratedAnswer)
+	if o.Answer == "" {
+		o.Answer = Sanitize(res.Completion)
+	}
+	o.ModelUsed = modelDefault
+	if m, ok := res.Metadata["model"].(string); ok && m != "" {
+		o.ModelUsed = Sanitize(m)
+	}
+	var terr error
+	if q.includeSources {
+		o.Sources = ragSources(o.Answer, res)
+		terr = d.fillTitles(ctx, s.ID, len(o.Sources), func(i int) string { return o.Sources[i].DocumentID },
+			func(i int) *string { return &o.Sources[i].Title })
+		if terr != nil && ctx.Err() != nil {
+			return answer[RAGOutput]{}, false, ctx.Err()
+		}
+	}
+	hit := o
+	hit.Cached = true
+	a, err := finish(o, hit, ragText(o, s, q.includeSources))
+	return a, terr == nil, err
 }
 
 // ragSources lists the retrieved chunks, cited ones first in the order the answer cites
@@ -189,9 +246,8 @@ func ragSources(answer string, res *r2r.RAGResponse) []RAGSource {
 		if short == "" {
 			short = shortCitation(c.ID)
 		}
-		md := sanitizeMap(c.Metadata)
-		out = append(out, RAGSource{ID: Sanitize(short), ChunkID: c.ID, DocumentID: c.DocumentID,
-			Document: chunkTitle(md), Score: c.Score, Text: Sanitize(stripTitlePrefix(c.Text)), Cited: cited})
+		out = append(out, RAGSource{ID: Sanitize(short), Title: chunkTitle(c.Metadata), DocumentID: c.DocumentID,
+			URI: documentURI(c.DocumentID), Score: roundScore(c.Score), Cited: cited})
 	}
 	byShort := func(short string) (r2r.ChunkSearchResult, bool) {
 		for _, c := range chunks {
@@ -264,12 +320,12 @@ func ragText(o RAGOutput, s *scope, include bool) string {
 	case len(cited) > 0:
 		b.WriteString("\n\nSources:\n")
 		for _, src := range cited {
-			fmt.Fprintf(&b, "[%s] %s (doc %s)\n", src.ID, oneLine(snippet(src.Document, 120)), shortID(src.DocumentID))
+			fmt.Fprintf(&b, "[%s] %s (doc %s)\n", src.ID, oneLine(snippet(src.Title, 120)), shortID(src.DocumentID))
 		}
 	case len(other) > 0:
 		b.WriteString("\n\nRetrieved context (not cited in the answer):\n")
 		for _, src := range other {
-			fmt.Fprintf(&b, "[%s] %s (doc %s)\n", src.ID, oneLine(snippet(src.Document, 120)), shortID(src.DocumentID))
+			fmt.Fprintf(&b, "[%s] %s (doc %s)\n", src.ID, oneLine(snippet(src.Title, 120)), shortID(src.DocumentID))
 		}
 	default:
 		fmt.Fprintf(&b, "\n\nNo documents in %s matched the question.", s.label())

@@ -48,7 +48,7 @@ func TestRegistryRules(t *testing.T) {
 				t.Fatal("no tool of this registry is destructive")
 			}
 			in := schemaMap(t, d.InputSchema)
-			out := schemaMap(t, json.RawMessage(d.RawOutputSchema))
+			out := schemaMap(t, outputSchemaJSON(t, d))
 			for _, s := range []map[string]any{in, out} {
 				if s["type"] != "object" {
 					t.Fatalf("schema type %v", s["type"])
@@ -66,7 +66,7 @@ func TestRegistryRules(t *testing.T) {
 			}
 			checkProperties(t, "input", d.InputSchema.Properties, true)
 			checkProperties(t, "output", out["properties"].(map[string]any), false)
-			compileSchema(t, d.RawOutputSchema)
+			compileSchema(t, outputSchemaJSON(t, d))
 			compileSchema(t, mustJSON(d.InputSchema))
 		})
 	}
@@ -153,7 +153,7 @@ func validateStructured(t *testing.T, tl Tool, res *mcp.CallToolResult) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := compileSchema(t, tl.Def.RawOutputSchema).Validate(inst); err != nil {
+	if err := compileSchema(t, outputSchemaJSON(t, tl.Def)).Validate(inst); err != nil {
 		t.Fatalf("%s: structured content does not match the output schema: %v\n%s", tl.Def.Name, err, b)
 	}
 }
@@ -177,7 +177,7 @@ func TestCheckRejectsBrokenDefinitions(t *testing.T) {
 		{"unset hint", mutate(func(tl *Tool) { tl.Def.Annotations.OpenWorldHint = nil }), "all four annotation hints"},
 		{"no title", mutate(func(tl *Tool) { tl.Def.Title = "" }), "title"},
 		{"destructive read", mutate(func(tl *Tool) { tl.Def.Annotations.DestructiveHint = mcp.ToBoolPtr(true) }), "cannot be destructive"},
-		{"no output schema", mutate(func(tl *Tool) { tl.Def.RawOutputSchema = nil }), "output schema missing"},
+		{"no output schema", mutate(func(tl *Tool) { tl.Def.RawOutputSchema, tl.Def.OutputSchema = nil, mcp.ToolOutputSchema{} }), "output schema missing"},
 		{"mcp-go defaults", []Tool{{Def: mcp.NewTool("x", mcp.WithToolTitle("X"), mcp.WithTitleAnnotation("X")), ReadOnly: true, Group: "g",
 			Handler: good.Handler}}, "ReadOnly=true but readOnlyHint=false"},
 	}
@@ -306,4 +306,25 @@ func TestMarkdownTable(t *testing.T) {
 	if !strings.Contains(lines[4], "| write |") {
 		t.Errorf("ingest row: %s", lines[4])
 	}
+}
+
+// outputSchemaJSON is a tool's output schema as clients receive it.
+func outputSchemaJSON(t *testing.T, def mcp.Tool) json.RawMessage {
+	t.Helper()
+	if len(def.RawOutputSchema) > 0 {
+		return def.RawOutputSchema
+	}
+	b, err := json.Marshal(def.OutputSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -275,8 +275,8 @@ func TestRateLimits(t *testing.T) {
 	for _, tc := range tests {
 		clock.add(tc.advance)
 		var args map[string]any
-		if tc.tool == "r2r_rag_query" {
-			args = map[string]any{"question": "How are payouts computed?"}
+		if tc.tool == "r2r_rag_query" { // an explicit collection: the call reaches R2R
+			args = map[string]any{"question": "How are payouts computed?", "collection_id": "00000000-0000-4000-8000-000000000001"}
 		}
 		e.r2r.ResetCounts()
 		res := e.call(tc.tool, args)
@@ -399,7 +399,8 @@ func TestConcurrentCallers(t *testing.T) {
 	e := newEnv(t, withCache(t),
 		withMiddleware(r2r.Resilient(r2r.ResilienceOptions{Breaker: b, Retry: r2r.RetryPolicy{InitialInterval: time.Millisecond}})...),
 		withDeps(func(d *Deps) {
-			d.RateLimits = DefaultRateLimits()
+			// Tight enough that 36 calls per tool exceed it however slowly they run.
+			d.RateLimits = RateLimits{Default: RateLimit{Rate: 2, Burst: 5}}
 			d.BreakerState = b.State
 		}))
 	e.write("a.md", ledgerDoc)
@@ -476,4 +477,31 @@ func TestCredentialFailureIsAnAuthError(t *testing.T) {
 	if n := len(e.r2r.Counts()); n != 0 {
 		t.Fatalf("requests reached R2R: %v", e.r2r.Counts())
 	}
+}
+
+// TestRateLimitSparesCacheHits: the rate limit counts only calls that reach R2R; repeats
+// served from the cache are never refused, and the next miss is.
+func TestRateLimitSparesCacheHits(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	e := newEnv(t, withCache(t), withDeps(func(d *Deps) {
+		d.Now = clock.now
+		d.RateLimits = RateLimits{Default: RateLimit{Rate: 1, Burst: 1}}
+	}))
+	e.write("docs/ledger.md", "# Ledger\n\nThe payout ledger is double-entry.")
+	e.ok("r2r_ingest_document", map[string]any{"file_path": "docs/ledger.md", "run_async": false})
+	clock.add(time.Second)
+	args := map[string]any{"query": "payout ledger"}
+	e.ok("r2r_search", args)
+	for i := range 20 {
+		if o := decode[SearchOutput](t, e.ok("r2r_search", args)); !o.Cached {
+			t.Fatalf("repeat %d not served from the cache", i)
+		}
+	}
+	e.r2r.ResetCounts()
+	_, info := e.fail("r2r_search", map[string]any{"query": "another query"})
+	if info.Code != CodeRateLimited || len(e.r2r.Counts()) != 0 {
+		t.Fatalf("a miss over the limit: %+v, R2R saw %v", info, e.r2r.Counts())
+	}
+	clock.add(time.Second)
+	e.ok("r2r_search", map[string]any{"query": "another query"})
 }

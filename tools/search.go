@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -24,17 +25,16 @@ const (
 
 var searchModes = []string{r2r.SearchModeBasic, r2r.SearchModeAdvanced, r2r.SearchModeCustom}
 
-// SearchHit is one chunk found by r2r_search.
+// SearchHit is one chunk found by r2r_search, as a model reads it: where it ranks, which
+// document it is from and a snippet. The chunk's full text is one r2r_get_document away.
 type SearchHit struct {
-	Rank          int            `json:"rank"`
-	Score         float64        `json:"score"`
-	ID            string         `json:"id"`
-	DocumentID    string         `json:"document_id"`
-	Title         string         `json:"title"`
-	Text          string         `json:"text"`
-	CollectionIDs []string       `json:"collection_ids"`
-	Metadata      map[string]any `json:"metadata"`
-	Truncated     bool           `json:"truncated,omitempty"` // text or metadata cut to fit MaxStructuredBytes
+	Rank       int     `json:"rank"`
+	Score      float64 `json:"score"`
+	Title      string  `json:"title"`
+	ShortID    string  `json:"short_id"`
+	DocumentID string  `json:"document_id"`
+	URI        string  `json:"uri"`
+	Snippet    string  `json:"snippet"`
 }
 
 // SearchOutput is the structured result of r2r_search.
@@ -48,21 +48,22 @@ type SearchOutput struct {
 	CollectionID   string      `json:"collection_id,omitempty"`
 	CollectionName string      `json:"collection_name,omitempty"`
 	Note           string      `json:"note,omitempty"`
+
+	filterFields []string // fields the caller's filters test, for the advice when nothing matched
 }
 
 var searchHitSchema = objectSchema(map[string]any{
-	"rank":           intProp("1-based position in the result list"),
-	"score":          numProp("relevance score from R2R (higher is better; semantic scores are about 0..1)"),
-	"id":             strProp("chunk id"),
-	"document_id":    strProp("id of the document the chunk belongs to (for r2r_get_document)"),
-	"title":          strProp("document title (its path for files ingested by r2r-mcp)"),
-	"text":           strProp("chunk text (at most 2,000 characters, less for many hits), with invisible and BiDi control characters removed"),
-	"collection_ids": arrayProp("collections the chunk belongs to", strProp("collection id")),
-	"metadata":       freeObjectProp("chunk metadata from R2R: where it comes from and other small values; large values are left out"),
-	"truncated":      boolProp("true when text or metadata was cut to keep the result small (r2r_get_document has the full text)"),
-}, "rank", "score", "id", "document_id", "title", "text")
+	"rank":        intProp("1-based position in the result list"),
+	"score":       numProp("relevance score from R2R (higher is better; semantic scores are about 0..1)"),
+	"title":       strProp("document title (its path for files ingested by r2r-mcp)"),
+	"short_id":    strProp("first 8 characters of the document id, as the text output shows it"),
+	"document_id": strProp("id of the document the chunk belongs to (for r2r_get_document)"),
+	"uri":         strProp("the document as an MCP resource: r2r://documents/{document_id}"),
+	"snippet":     strProp("the part of the chunk that matched, on one line (r2r_get_document has the full text)"),
+}, "rank", "score", "title", "short_id", "document_id", "uri", "snippet")
 
-func searchTool(d *Deps) Tool {
+// searchDef is r2r_search's definition.
+func searchDef() mcp.Tool {
 	out := objectSchema(map[string]any{
 		"results":         arrayProp("matching chunks, best first", searchHitSchema),
 		"count":           intProp("number of results returned"),
@@ -72,11 +73,11 @@ func searchTool(d *Deps) Tool {
 		"limit":           intProp("the maximum number of results asked for"),
 		"collection_id":   strProp("the collection searched"),
 		"collection_name": strProp("name of the collection searched, when known"),
-		"note":            strProp("explanation when nothing could be searched, or when results were trimmed to keep them small"),
+		"note":            strProp("explanation when nothing could be searched, or when hits were left out to keep the result small"),
 	}, "results", "count", "cached")
 	opts := append(readTool("Search project documents",
-		"Search through project documentation using semantic or hybrid search. Returns relevant chunks with metadata: "+
-			"one line per hit with score, document title, short document id and a snippet.", out),
+		"Search through project documentation using semantic or hybrid search. Returns the best-matching chunks: "+
+			"per hit its score, document title, short and full document id and a snippet; r2r_get_document reads a whole document.", out),
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryChars),
 			mcp.Description("Search query (natural language)")),
 		mcp.WithString("collection_id", mcp.MaxLength(36),
@@ -89,93 +90,124 @@ func searchTool(d *Deps) Tool {
 			mcp.Description(`Additional R2R filters, e.g. {"document_type": {"$eq": "md"}} or {"title": {"$like": "%guide%"}}. `+
 				"Operators: $eq $ne $lt $lte $gt $gte $like $ilike $in $nin $overlap $contains $json_contains, combined with $and/$or lists")),
 	)
-	def := newTool("r2r_search", opts...)
+	return newTool("r2r_search", opts...)
+}
+
+// searchParams are one r2r_search call's effective arguments.
+type searchParams struct {
+	query, collectionID, mode string
+	limit                     int
+	filters                   map[string]any
+}
+
+// bindSearch reads r2r_search's arguments, defaults applied.
+func bindSearch(a Args) (p searchParams, err error) {
+	if p.query, err = a.ReqString("query", maxQueryChars); err != nil {
+		return p, err
+	}
+	if p.collectionID, _, err = a.OptUUID("collection_id", collectionIDHint); err != nil {
+		return p, err
+	}
+	if p.mode, err = a.Enum("search_mode", searchModes, r2r.SearchModeAdvanced); err != nil {
+		return p, err
+	}
+	if p.limit, err = a.Int("limit", 1, 100, 10); err != nil {
+		return p, err
+	}
+	if p.filters, _, err = a.Object("filters", maxFilterBytes); err != nil {
+		return p, err
+	}
+	p.filters, err = normalizeFilters(p.filters)
+	return p, err
+}
+
+func searchTool(d *Deps) Tool {
+	def := searchDef()
 	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := parseArgs(req)
 		if err != nil {
 			return invalidArgs(err), nil
 		}
-		query, err := a.ReqString("query", maxQueryChars)
+		p, err := bindSearch(a)
 		if err != nil {
 			return invalidArgs(err), nil
 		}
-		collID, _, err := a.OptUUID("collection_id", collectionIDHint)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		mode, err := a.Enum("search_mode", searchModes, r2r.SearchModeAdvanced)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		limit, err := a.Int("limit", 1, 100, 10)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		filters, _, err := a.Object("filters", maxFilterBytes)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		if filters, err = normalizeFilters(filters); err != nil {
-			return invalidArgs(err), nil
-		}
-
-		s, errRes := d.resolveScope(ctx, collID, false)
+		query, mode, limit, filters := p.query, p.mode, p.limit, p.filters
+		s, errRes := d.resolveScope(ctx, p.collectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
-		o := SearchOutput{Results: []SearchHit{}, Query: query, SearchMode: mode, Limit: limit,
-			CollectionID: s.ID, CollectionName: s.Name}
+		base := SearchOutput{Results: []SearchHit{}, Query: query, SearchMode: mode, Limit: limit,
+			CollectionID: s.ID, CollectionName: s.Name, filterFields: filterFields(filters)}
 		if s.missing() {
-			o.Note = s.missingNote()
-			return result(o.Note, o), nil
+			base.Note = s.missingNote()
+			return result(base.Note, base), nil
 		}
 		args := map[string]any{"query": query, "search_mode": mode, "limit": limit, "filters": filters}
-		o, cached, err := cachedLoad(ctx, d, cache.KindSearch, def.Name, args, s.ID, func(ctx context.Context) (SearchOutput, bool, error) {
-			res, err := d.Client.Search(ctx, r2r.SearchRequest{
-				Query:          query,
-				SearchMode:     r2r.SearchModeCustom,
-				SearchSettings: searchSettings(mode, scopeFilters(s.ID, filters), limit),
-			})
-			if err != nil {
-				return o, false, err
-			}
-			for i, c := range res.ChunkSearchResults {
-				o.Results = append(o.Results, searchHit(i+1, c))
-			}
-			o.Count = len(o.Results)
-			d.fillTitles(ctx, o.Count, func(i int) string { return o.Results[i].DocumentID },
-				func(i int) *string { return &o.Results[i].Title })
-			return o, true, nil
+		ans, cached, err := cachedLoad(ctx, d, cache.KindSearch, def.Name, args, s.ID, func(ctx context.Context) (answer[SearchOutput], bool, error) {
+			return d.runSearch(ctx, base, s, filters)
 		})
 		if err != nil {
 			d.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
-		if o.Count == 0 { // R2R answers a filter on a deleted collection with no hits, not 404
+		if ans.Out.Count == 0 { // R2R answers a filter on a deleted collection with no hits, not 404
 			if res := d.verifyScope(ctx, s); res != nil {
 				return res, nil
 			}
 		}
-		o.Cached = cached
 		if s.Project != nil {
-			d.History.Add(s.Project.Root, SearchEntry{Time: d.now().UTC(), Query: query, Hits: o.Count,
+			d.History.Add(s.Project.Root, SearchEntry{Time: d.now().UTC(), Query: query, Hits: ans.Out.Count,
 				SearchMode: mode, CollectionID: s.ID})
 		}
-		return result(withCachedMarker(searchText(o, s), cached), fitSearch(o, MaxStructuredBytes)), nil
+		for _, h := range ans.Out.Results {
+			d.shown.remember(h.DocumentID)
+		}
+		return served(ans, cached), nil
 	}}
 }
 
-// withCachedMarker marks the text of a result served from the cache.
-func withCachedMarker(text string, cached bool) string {
-	if cached {
-		return cachedMarker + text
+// runSearch asks R2R and builds the finished answer on a copy of base. The answer is
+// complete (may be cached) unless a title lookup failed.
+func (d *Deps) runSearch(ctx context.Context, base SearchOutput, s *scope, filters map[string]any) (answer[SearchOutput], bool, error) {
+	res, err := d.Client.Search(ctx, r2r.SearchRequest{
+		Query:          base.Query,
+		SearchMode:     r2r.SearchModeCustom,
+		SearchSettings: searchSettings(base.SearchMode, scopeFilters(s.ID, filters), base.Limit),
+	})
+	if err != nil {
+		return answer[SearchOutput]{}, false, err
 	}
-	return text
+	chunks := res.ChunkSearchResults
+	titles := make([]string, len(chunks))
+	for i, c := range chunks {
+		titles[i] = chunkTitle(c.Metadata)
+	}
+	terr := d.fillTitles(ctx, s.ID, len(chunks), func(i int) string { return chunks[i].DocumentID },
+		func(i int) *string { return &titles[i] })
+	if terr != nil && ctx.Err() != nil {
+		return answer[SearchOutput]{}, false, ctx.Err()
+	}
+	o := base
+	o.Results = fitHits(&o, chunks, titles, max(minSearchBudget, base.Limit*searchBytesPerHit))
+	o.Count = len(o.Results)
+	hit := o
+	hit.Cached = true
+	a, err := finish(o, hit, searchText(o, s))
+	return a, terr == nil, err
+}
+
+// served is a finished answer as returned from a fresh call or from the cache.
+func served[T sizer](a answer[T], cached bool) *mcp.CallToolResult {
+	if !cached {
+		return result(a.Text, a.Out)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(cachedMarker + a.Text)}, StructuredContent: a.HitJSON}
 }
 
 // searchSettings sends every mode as explicit settings under search_mode "custom": R2R's
-// own "advanced" preset adds HyDE, which costs LLM calls (DESIGN §3).
+// own "advanced" preset adds HyDE, which costs LLM calls.
 func searchSettings(mode string, filters map[string]any, limit int) *r2r.SearchSettings {
 	t, f := true, false
 	s := &r2r.SearchSettings{Filters: filters, Limit: &limit}
@@ -188,45 +220,113 @@ func searchSettings(mode string, filters map[string]any, limit int) *r2r.SearchS
 	return s
 }
 
-func searchHit(rank int, c r2r.ChunkSearchResult) SearchHit {
-	md := sanitizeMap(c.Metadata)
-	delete(md, "associated_query") // R2R echoes the query into every hit
-	if md == nil {
-		md = map[string]any{}
+// snippetSteps are the snippet lengths tried, longest first, until a result fits its budget.
+var snippetSteps = []int{300, 240, 200, 160, 120, 90}
+
+// fitHits turns chunks into hits whose JSON, with o around them, fits budget bytes: the
+// longest snippets of snippetSteps that fit, and when even the shortest do not, hits left
+// out from the end (o.Note says so). Snippets are found once per chunk and only cut per
+// step; sizes are counted, not encoded.
+func fitHits(o *SearchOutput, chunks []r2r.ChunkSearchResult, titles []string, budget int) []SearchHit {
+	terms := queryTerms(o.Query)
+	hits := make([]SearchHit, len(chunks))
+	texts := make([]focused, len(chunks))
+	for i, c := range chunks {
+		hits[i] = SearchHit{Rank: i + 1, Score: roundScore(c.Score), Title: titles[i],
+			ShortID: shortID(c.DocumentID), DocumentID: c.DocumentID, URI: documentURI(c.DocumentID)}
+		texts[i] = focus(Sanitize(stripTitlePrefix(c.Text)), terms, snippetSteps[0])
 	}
-	ids := c.CollectionIDs
-	if ids == nil {
-		ids = []string{}
+	for _, n := range snippetSteps {
+		for i := range hits {
+			hits[i].Snippet = texts[i].cut(n)
+		}
+		if o.jsonSizeWith(hits) <= budget {
+			return hits
+		}
 	}
-	return SearchHit{
-		Rank: rank, Score: c.Score, ID: c.ID, DocumentID: c.DocumentID,
-		Title:         chunkTitle(md),
-		Text:          Sanitize(c.Text),
-		CollectionIDs: ids,
-		Metadata:      md,
+	kept := len(hits)
+	for kept > 1 && o.jsonSizeWith(hits[:kept]) > budget {
+		kept--
 	}
+	o.Note = fmt.Sprintf("%d more hits were left out to keep the result small; ask for a smaller limit or a narrower query.",
+		len(hits)-kept)
+	return hits[:kept]
+}
+
+// documentURI is the MCP resource of a document; "" when the id is unknown.
+func documentURI(id string) string {
+	if id == "" {
+		return ""
+	}
+	return documentURIPrefix + id
+}
+
+// roundScore keeps 4 decimals of a score: enough to rank, and shorter to read.
+func roundScore(f float64) float64 { return math.Round(f*1e4) / 1e4 }
+
+func (h *SearchHit) jsonSize() int {
+	const keys = len(`{"rank":,"score":,"title":,"short_id":,"document_id":,"uri":,"snippet":}`)
+	return keys + jsonIntSize(h.Rank) + jsonFloatSize(h.Score) + jsonStringSize(h.Title) + jsonStringSize(h.ShortID) +
+		jsonStringSize(h.DocumentID) + jsonStringSize(h.URI) + jsonStringSize(h.Snippet)
+}
+
+func (o SearchOutput) jsonSize() int { return o.jsonSizeWith(o.Results) }
+
+// jsonSizeWith is the length of o's JSON encoding with hits as its results.
+func (o *SearchOutput) jsonSizeWith(hits []SearchHit) int {
+	n := len(`{"results":[],"count":,"cached":false,"query":,"search_mode":,"limit":}`) + jsonIntSize(len(hits)) +
+		jsonStringSize(o.Query) + jsonStringSize(o.SearchMode) + jsonIntSize(o.Limit)
+	if o.Cached {
+		n--
+	}
+	if o.CollectionID != "" {
+		n += len(`,"collection_id":`) + jsonStringSize(o.CollectionID)
+	}
+	if o.CollectionName != "" {
+		n += len(`,"collection_name":`) + jsonStringSize(o.CollectionName)
+	}
+	if o.Note != "" {
+		n += len(`,"note":`) + jsonStringSize(o.Note)
+	}
+	for i := range hits {
+		n += hits[i].jsonSize()
+	}
+	return n + max(len(hits)-1, 0)
 }
 
 // chunkTitle is the document title carried in chunk metadata.
 func chunkTitle(md map[string]any) string {
 	if t, ok := md["title"].(string); ok && strings.TrimSpace(t) != "" {
-		return t
+		return Sanitize(t)
 	}
 	return untitled
 }
+
+// knownFilterFields are fields a filter can test on every document r2r-mcp ingested: R2R's
+// own chunk columns and the metadata r2r-mcp writes.
+var knownFilterFields = []string{"document_id", "document_type", "title", "source_path", "project", "ingested_by"}
 
 func searchText(o SearchOutput, s *scope) string {
 	var b strings.Builder
 	if o.Count == 0 {
 		fmt.Fprintf(&b, "No results for %s in %s (%s search).", quoteForText(o.Query, 200), s.label(), o.SearchMode)
-		b.WriteString(" Try other words, search_mode \"advanced\", fewer filters, or check r2r_list_documents for what is ingested.")
+		if len(o.filterFields) > 0 {
+			fmt.Fprintf(&b, " The filters (on %s) may be why: R2R does not check field names, so a misspelled field "+
+				"matches nothing. Fields every document r2r-mcp ingests has: %s. Try the search without filters to compare.",
+				quoteForText(strings.Join(o.filterFields, ", "), 200), strings.Join(knownFilterFields, ", "))
+			return b.String()
+		}
+		b.WriteString(" Try other words")
+		if o.SearchMode != "advanced" {
+			b.WriteString(`, search_mode "advanced" (adds full-text matching)`)
+		}
+		b.WriteString(", or check r2r_list_documents for what is ingested.")
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%s for %s in %s (%s search):\n", plural(o.Count, "result"), quoteForText(o.Query, 200), s.label(), o.SearchMode)
 	var docs []string
 	for _, h := range o.Results {
-		fmt.Fprintf(&b, "%d. [%.2f] %s (doc %s) — %s\n", h.Rank, h.Score, oneLine(snippet(h.Title, 120)),
-			shortID(h.DocumentID), focusedSnippet(stripTitlePrefix(h.Text), o.Query, snippetChars))
+		fmt.Fprintf(&b, "%d. [%.2f] %s (doc %s) — %s\n", h.Rank, h.Score, oneLine(snippet(h.Title, 120)), h.ShortID, h.Snippet)
 		if !slices.Contains(docs, h.DocumentID) {
 			docs = append(docs, h.DocumentID)
 		}
@@ -238,6 +338,9 @@ func searchText(o SearchOutput, s *scope) string {
 		} else {
 			b.WriteString("Showing the top 100 (the maximum); narrow the query or add filters for others.\n")
 		}
+	}
+	if o.Note != "" {
+		b.WriteString(o.Note + "\n")
 	}
 	fmt.Fprintf(&b, "Document ids for r2r_get_document: %s", strings.Join(docs, ", "))
 	return b.String()

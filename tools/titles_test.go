@@ -31,6 +31,7 @@ func TestTitlesOfDocumentsIngestedElsewhere(t *testing.T) {
 			}
 			want := "payout-backlog.md"
 			if listFails {
+				e.r2r.ForceStatus("GET /v3/collections/{id}/documents", 503, 10)
 				e.r2r.ForceStatus("GET /v3/documents", 503, 10)
 				want = untitled
 			}
@@ -42,7 +43,7 @@ func TestTitlesOfDocumentsIngestedElsewhere(t *testing.T) {
 			}
 			var ro RAGOutput
 			structured(t, e.ok("r2r_rag_query", map[string]any{"question": "What if the payout queue backs up?"}), &ro)
-			if len(ro.Sources) == 0 || ro.Sources[0].Document != want {
+			if len(ro.Sources) == 0 || ro.Sources[0].Title != want {
 				t.Fatalf("rag sources %+v, want document %q", ro.Sources, want)
 			}
 		})

@@ -7,7 +7,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -37,6 +36,9 @@ type Tool struct {
 	Handler  server.ToolHandlerFunc // mcp-go
 	Group    string                 // "search", "documents", "collections", "status"
 	ReadOnly bool                   // must equal Def.Annotations.ReadOnlyHint (checked by Check)
+	// Cached marks tools whose reads go through the result cache: their rate limit applies
+	// only to calls that miss and reach R2R.
+	Cached bool
 }
 
 // Cache is what the tools need from the result cache; *cache.Cache implements it (and a
@@ -47,8 +49,9 @@ type Cache interface {
 	// collection (see cache.Key).
 	Key(k cache.Key) (string, error)
 	// GetOrLoad returns the value under key, or runs load and stores its result for the
-	// TTL of kind; errors are returned, never stored. cached reports a hit.
-	GetOrLoad(ctx context.Context, kind cache.Kind, key string, load func(context.Context) ([]byte, error)) (value []byte, cached bool, err error)
+	// TTL of kind; errors are returned, never stored. cached reports a hit. Values are
+	// shared, never modified.
+	GetOrLoad(ctx context.Context, kind cache.Kind, key string, load func(context.Context) (any, error)) (value any, cached bool, err error)
 	// Bump makes every entry that depends on collection unreachable (a new generation);
 	// called after a write to that collection. Bump("") invalidates results that span
 	// collections (the collection list, documents).
@@ -119,9 +122,11 @@ type Deps struct {
 	initOnce sync.Once
 	limits   *limiters
 	ingests  *ingestTracker
+	titles   titleMemory
+	shown    shownIDs // document ids shown to the model, for short-id lookups
 }
 
-// Deadlines (DESIGN §6: every tool answers within 50 s; clients give up around 60 s).
+// Deadlines: every tool answers within 50 s, since clients give up around 60 s.
 const (
 	DefaultCallTimeout   = 15 * time.Second
 	DefaultSearchTimeout = 20 * time.Second
@@ -146,6 +151,9 @@ func (d *Deps) tracker() *ingestTracker {
 	d.setup()
 	return d.ingests
 }
+
+// titleMemory returns the document titles remembered by id.
+func (d *Deps) titleMemory() *titleMemory { return &d.titles }
 
 func (d *Deps) now() time.Time {
 	if d.Now != nil {
@@ -183,7 +191,7 @@ func Registry(deps *Deps) []Tool {
 	deps.setup()
 	for i := range tools {
 		name := tools[i].Def.Name
-		tools[i].Handler = cleanResults(deps.limits.wrap(deps, name, guard(deps, name, tools[i].Handler)))
+		tools[i].Handler = cleanResults(deps.limits.wrap(deps, name, tools[i].Cached, guard(deps, name, tools[i].Handler)))
 	}
 	return tools
 }
@@ -353,7 +361,17 @@ func readTool(title, desc string, output map[string]any) []mcp.ToolOption {
 		mcp.WithToolTitle(title),
 		mcp.WithDescription(desc),
 		annotations(title, true, false, true, false),
-		mcp.WithRawOutputSchema(mustJSON(output)),
+		withOutputSchema(output),
+	}
+}
+
+// withOutputSchema sets a tool's output schema from an objectSchema. It is kept as a Go
+// value and encoded when a client lists the tools, not while the server starts.
+func withOutputSchema(schema map[string]any) mcp.ToolOption {
+	return func(t *mcp.Tool) {
+		props, _ := schema["properties"].(map[string]any)
+		required, _ := schema["required"].([]string)
+		t.OutputSchema = mcp.ToolOutputSchema{Type: "object", Properties: props, Required: required}
 	}
 }
 
@@ -393,12 +411,4 @@ func resultCap(text string, limit int, structured any) *mcp.CallToolResult {
 		Content:           []mcp.Content{mcp.NewTextContent(capText(text, limit))},
 		StructuredContent: structured,
 	}
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }

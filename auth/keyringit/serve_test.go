@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,7 +80,7 @@ func TestBinaryWithRealKeyring(t *testing.T) {
 	hits, _ := found.Structured["results"].([]any)
 	hit := false
 	for _, h := range hits {
-		if m, ok := h.(map[string]any); ok && m["document_id"] == docID && strings.Contains(m["text"].(string), "quasar ledger") {
+		if m, ok := h.(map[string]any); ok && m["document_id"] == docID && strings.Contains(fmt.Sprint(m["snippet"]), "quasar ledger") {
 			hit = true
 		}
 	}

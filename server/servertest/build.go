@@ -34,16 +34,32 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
+// BinaryEnv names a binary built ahead for every package's end-to-end tests (make test
+// builds it once instead of once per package): go build [-race] -ldflags
+// "-X github.com/r2r-mcp/r2r-mcp/cmd.version=e2e" of this module's root, a race build
+// exactly when the tests run with -race.
+const BinaryEnv = "R2R_MCP_E2E_BINARY"
+
 // Build returns the path of r2r-mcp built from this module, building it on the first call
-// in the test process. The binary is a race build when the tests run with -race, so races
-// across the process boundary surface too, and reports version "e2e". It fails the test
-// when the build fails or when the package's TestMain does not call Main.
+// in the test process (or $R2R_MCP_E2E_BINARY, see BinaryEnv). The binary is a race build
+// when the tests run with -race, so races across the process boundary surface too, and
+// reports version "e2e". It fails the test when the build fails or when the package's
+// TestMain does not call Main.
 func Build(t testing.TB) string {
 	t.Helper()
 	if !mainCalled.Load() {
 		t.Fatal("servertest.Build: call servertest.Main from the package's TestMain (it removes the binary)")
 	}
-	built.once.Do(func() { built.dir, built.path, built.err = build() })
+	built.once.Do(func() {
+		if p := os.Getenv(BinaryEnv); p != "" {
+			if _, err := os.Stat(p); err != nil {
+				built.err = fmt.Errorf("%s: %v", BinaryEnv, err)
+			}
+			built.path = p
+			return
+		}
+		built.dir, built.path, built.err = build()
+	})
 	if built.err != nil {
 		t.Fatal(built.err)
 	}

@@ -1,4 +1,6 @@
-package cmd
+// Package jsonc edits JSON and JSONC (JSON with comments and trailing commas) files in
+// place, changing only the bytes an edit needs, and renders the change as a unified diff.
+package jsonc
 
 import (
 	"bytes"
@@ -9,17 +11,18 @@ import (
 	"strings"
 )
 
-// This file edits MCP client config files in place. It parses the text into nodes that remember
-// their byte offsets and changes only the bytes it must, so everything else in the file — other
-// servers, key order, indentation, comments in JSONC files — stays exactly as it was.
-// Re-marshalling through map[string]any would sort keys and reformat the user's file.
+// Files are parsed into nodes that remember their byte offsets and only the bytes an edit
+// needs change, so everything else in the file — other entries, key order, indentation,
+// comments in JSONC files — stays exactly as it was. Re-marshalling through map[string]any
+// would sort keys and reformat the user's file.
 
-// jsonObj is an object whose keys are written in this order.
-type jsonObj []jsonKV
+// Obj is an object whose keys are written in this order.
+type Obj []KV
 
-type jsonKV struct {
+// KV is one member of an Obj.
+type KV struct {
 	Key   string
-	Value any // string, []string or jsonObj
+	Value any // string, []string or Obj
 }
 
 // jsonNode is one parsed value and where its text lies in the source.
@@ -77,13 +80,13 @@ func (n *jsonNode) value(src []byte) any {
 	}
 }
 
-// jsonSyntaxError says where a config file stops being JSON.
-type jsonSyntaxError struct {
+// SyntaxError says where a config file stops being JSON.
+type SyntaxError struct {
 	Line, Col int
 	Msg       string
 }
 
-func (e *jsonSyntaxError) Error() string {
+func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Col, e.Msg)
 }
 
@@ -96,9 +99,9 @@ type jsonParser struct {
 	depth int
 }
 
-// parseJSONDoc parses a config file. It returns a nil node for a file that holds nothing but
+// parse parses a config file. It returns a nil node for a file that holds nothing but
 // whitespace (and comments, in JSONC), which callers treat as an empty object.
-func parseJSONDoc(src []byte, jsonc bool) (*jsonNode, error) {
+func parse(src []byte, jsonc bool) (*jsonNode, error) {
 	p := &jsonParser{src: src, jsonc: jsonc}
 	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
 		p.pos = 3
@@ -134,7 +137,7 @@ func (p *jsonParser) errorf(format string, args ...any) error {
 			col++
 		}
 	}
-	return &jsonSyntaxError{Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+	return &SyntaxError{Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
 }
 
 // skip moves past whitespace and, in JSONC, comments.
@@ -375,21 +378,21 @@ func ownLineIndent(src []byte, pos int) (string, bool) {
 func formatJSON(v any, indent string, st jsonStyle) string {
 	switch v := v.(type) {
 	case string:
-		return quoteJSON(v)
+		return Quote(v)
 	case []string:
 		q := make([]string, len(v))
 		for i, s := range v {
-			q[i] = quoteJSON(s)
+			q[i] = Quote(s)
 		}
 		return "[" + strings.Join(q, ", ") + "]"
-	case jsonObj:
+	case Obj:
 		if len(v) == 0 {
 			return "{}"
 		}
 		var b strings.Builder
 		b.WriteString("{" + st.nl)
 		for i, kv := range v {
-			b.WriteString(indent + st.unit + quoteJSON(kv.Key) + ": " + formatJSON(kv.Value, indent+st.unit, st))
+			b.WriteString(indent + st.unit + Quote(kv.Key) + ": " + formatJSON(kv.Value, indent+st.unit, st))
 			if i < len(v)-1 {
 				b.WriteString(",")
 			}
@@ -403,17 +406,18 @@ func formatJSON(v any, indent string, st jsonStyle) string {
 
 // formatCompactJSON renders v on one line, for files written without line breaks.
 func formatCompactJSON(v any) string {
-	if o, ok := v.(jsonObj); ok {
+	if o, ok := v.(Obj); ok {
 		parts := make([]string, len(o))
 		for i, kv := range o {
-			parts[i] = quoteJSON(kv.Key) + ":" + formatCompactJSON(kv.Value)
+			parts[i] = Quote(kv.Key) + ":" + formatCompactJSON(kv.Value)
 		}
 		return "{" + strings.Join(parts, ",") + "}"
 	}
 	return formatJSON(v, "", jsonStyle{})
 }
 
-func quoteJSON(s string) string {
+// Quote is s as a JSON string, without HTML escaping.
+func Quote(s string) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // keep & < > in paths readable
@@ -430,7 +434,7 @@ func plainJSON(v any) any {
 			a[i] = s
 		}
 		return a
-	case jsonObj:
+	case Obj:
 		m := make(map[string]any, len(v))
 		for _, kv := range v {
 			m[kv.Key] = plainJSON(kv.Value)
@@ -452,20 +456,20 @@ func (e textEdit) apply(src []byte) []byte {
 	return append(out, src[e.end:]...)
 }
 
-// errNotObject is wrapped by mergeJSON when a key on the way to the entry holds something else.
-var errNotObject = errors.New("is not a JSON object")
+// ErrNotObject is wrapped by Merge when a key on the way to the entry holds something else.
+var ErrNotObject = errors.New("is not a JSON object")
 
-// mergeJSON makes path hold value in src, touching only the text that must change: a missing
+// Merge makes path hold value in src, touching only the text that must change: a missing
 // key is inserted after its last sibling, a differing scalar or array is replaced, and an existing
 // object is merged key by key, so keys the user added to our entry survive. It returns src itself
 // when nothing needs to change.
-func mergeJSON(src []byte, jsonc bool, path []string, value any) ([]byte, bool, error) {
+func Merge(src []byte, jsonc bool, path []string, value any) ([]byte, bool, error) {
 	changed := false
 	// Each round applies one edit and re-parses: offsets move with every edit, and config files
 	// are small. The bound is generous; the number of edits is at most the keys in value plus
 	// the path length.
 	for range 64 {
-		root, err := parseJSONDoc(src, jsonc)
+		root, err := parse(src, jsonc)
 		if err != nil {
 			return nil, false, err
 		}
@@ -491,7 +495,7 @@ func nestJSON(path []string, value any) any {
 	if len(path) == 0 {
 		return value
 	}
-	return jsonObj{{path[0], nestJSON(path[1:], value)}}
+	return Obj{{path[0], nestJSON(path[1:], value)}}
 }
 
 // nextEdit returns the first edit still needed to make path hold value, or nil.
@@ -503,12 +507,12 @@ func nextEdit(src []byte, obj *jsonNode, st jsonStyle, path []string, value any)
 		}
 		if i < len(path)-1 {
 			if m.value.kind != '{' {
-				return nil, fmt.Errorf("%q %w", strings.Join(path[:i+1], "."), errNotObject)
+				return nil, fmt.Errorf("%q %w", strings.Join(path[:i+1], "."), ErrNotObject)
 			}
 			obj = m.value
 			continue
 		}
-		if want, ok := value.(jsonObj); ok && m.value.kind == '{' {
+		if want, ok := value.(Obj); ok && m.value.kind == '{' {
 			for _, kv := range want {
 				e, err := nextEdit(src, m.value, st, []string{kv.Key}, kv.Value)
 				if e != nil || err != nil {
@@ -534,7 +538,7 @@ func insertMember(src []byte, obj *jsonNode, st jsonStyle, key string, value any
 	objText := src[obj.start:obj.end]
 	if !bytes.Contains(objText, []byte("\n")) && len(obj.members) > 0 {
 		// A one-line object stays on one line.
-		member := quoteJSON(key) + ": " + formatCompactJSON(value)
+		member := Quote(key) + ": " + formatCompactJSON(value)
 		last := obj.members[len(obj.members)-1].value.end
 		if c := nextSignificant(src, last); c >= 0 && src[c] == ',' { // JSONC trailing comma
 			return &textEdit{start: c + 1, end: c + 1, text: " " + member}
@@ -544,7 +548,7 @@ func insertMember(src []byte, obj *jsonNode, st jsonStyle, key string, value any
 	parentIndent := lineIndent(src, obj.start)
 	if len(obj.members) == 0 {
 		indent := parentIndent + st.unit
-		member := indent + quoteJSON(key) + ": " + formatJSON(value, indent, st)
+		member := indent + Quote(key) + ": " + formatJSON(value, indent, st)
 		inner := src[obj.start+1 : obj.end-1]
 		if len(bytes.TrimSpace(inner)) == 0 {
 			return &textEdit{start: obj.start + 1, end: obj.end - 1, text: st.nl + member + st.nl + parentIndent}
@@ -557,7 +561,7 @@ func insertMember(src []byte, obj *jsonNode, st jsonStyle, key string, value any
 	if !own {
 		indent = parentIndent + st.unit
 	}
-	member := indent + quoteJSON(key) + ": " + formatJSON(value, indent, st)
+	member := indent + Quote(key) + ": " + formatJSON(value, indent, st)
 	after := lastM.value.end
 	comma := ","
 	if c := nextSignificant(src, after); c >= 0 && src[c] == ',' { // JSONC trailing comma
@@ -588,4 +592,31 @@ func nextSignificant(src []byte, pos int) int {
 		return -1
 	}
 	return p.pos
+}
+
+// Value is a member found by Lookup.
+type Value struct {
+	Raw      string // its text in the source
+	Str      string // the decoded string, when IsString
+	IsString bool
+}
+
+// Lookup finds the member at path (a key in each nested object) in src; ok is false when src
+// does not parse or an object on the way lacks the key or is not an object.
+func Lookup(src []byte, jsonc bool, path ...string) (v Value, ok bool) {
+	n, err := parse(src, jsonc)
+	if err != nil || n == nil {
+		return Value{}, false
+	}
+	for _, key := range path {
+		if n.kind != '{' {
+			return Value{}, false
+		}
+		m := n.find(key)
+		if m == nil {
+			return Value{}, false
+		}
+		n = m.value
+	}
+	return Value{Raw: string(src[n.start:n.end]), Str: n.str, IsString: n.kind == 's'}, true
 }

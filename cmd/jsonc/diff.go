@@ -1,15 +1,15 @@
-package cmd
+package jsonc
 
 import (
 	"fmt"
 	"strings"
 )
 
-// unifiedDiff renders the change from a to b as one unified-diff hunk with three lines of
+// Diff renders the change from a to b as one unified-diff hunk with three lines of
 // context. Install edits one entry, so the lines that differ are contiguous in practice; when
 // they are not, the hunk simply spans everything between the first and last change, which is
 // still a correct diff. It returns "" when a and b are equal.
-func unifiedDiff(oldName, newName string, a, b []byte) string {
+func Diff(oldName, newName string, a, b []byte) string {
 	al, bl := diffLines(a), diffLines(b)
 	p := 0
 	for p < len(al) && p < len(bl) && al[p] == bl[p] {
