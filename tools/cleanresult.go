@@ -1,12 +1,14 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -43,7 +45,7 @@ func cleanResult(res *mcp.CallToolResult) {
 		return
 	}
 	b, err := json.Marshal(res.StructuredContent)
-	if err != nil {
+	if err != nil || !dirtyJSON(b) {
 		return
 	}
 	var v any
@@ -53,6 +55,18 @@ func cleanResult(res *mcp.CallToolResult) {
 	if cleaned := sanitizeValue(v); !reflect.DeepEqual(cleaned, v) {
 		res.StructuredContent = cleaned
 	}
+}
+
+// dirtyJSON reports whether JSON text from encoding/json may hold a string that Sanitize
+// changes: a character it drops, or a control character, which the encoder writes as \b,
+// \f or \u0000–\u001f (tab, newline and carriage return are kept). A false alarm (an
+// escaped backslash before b or f) only costs the slower, exact check.
+func dirtyJSON(b []byte) bool {
+	if bytes.Contains(b, []byte(`\u000`)) || bytes.Contains(b, []byte(`\u001`)) ||
+		bytes.Contains(b, []byte(`\b`)) || bytes.Contains(b, []byte(`\f`)) {
+		return true
+	}
+	return !utf8.Valid(b) || bytes.IndexFunc(b, cleantext.Drops) >= 0
 }
 
 // guardResourceRead applies what every resource read gets beside its deadline: the

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -55,5 +56,26 @@ func TestErrText(t *testing.T) {
 	s := errText(errors.New("bad\x1b\n" + strings.Repeat("x", 5000)))
 	if len(s) > maxErrorEcho+40 || strings.ContainsAny(s, "\x1b\n") {
 		t.Errorf("errText = %q", s)
+	}
+}
+
+func TestDirtyJSON(t *testing.T) {
+	tests := []struct {
+		v    any
+		want bool
+	}{
+		{map[string]any{"a": "plain — text… <b>&"}, false},
+		{map[string]any{"a": "tab\tnewline\n"}, false},
+		{map[string]any{"a": "esc\x1b"}, true},
+		{map[string]any{"a": "bell\b"}, true},
+		{map[string]any{"a": "bidi\u202e"}, true},
+		{map[string]any{"a": "c1\u0085"}, true},
+		{map[string]any{"zero\u200bwidth": 1}, true},
+	}
+	for _, tt := range tests {
+		b, _ := json.Marshal(tt.v)
+		if got := dirtyJSON(b); got != tt.want {
+			t.Errorf("dirtyJSON(%s) = %v, want %v", b, got, tt.want)
+		}
 	}
 }

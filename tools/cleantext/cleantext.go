@@ -52,6 +52,9 @@ func Line(s string) string {
 	}, s)
 }
 
+// Drops reports whether String removes r.
+func Drops(r rune) bool { return drop(r) }
+
 func drop(r rune) bool {
 	switch {
 	case r == '\t' || r == '\n' || r == '\r':
