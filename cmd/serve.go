@@ -241,7 +241,8 @@ flag has an environment twin (named in its help); the flag wins over the variabl
 variable over the default, and an invalid value stops serve with an error naming it.`,
 		Example: `  claude mcp add r2r -- r2r-mcp serve
   r2r-mcp serve --read-only --log-file ~/.r2r-mcp.log --log-level debug
-  r2r-mcp serve --cache-size 256MiB --timeout-rag 30s --allow-dir ~/notes`,
+  r2r-mcp serve --cache-size 256MiB --timeout-rag 30s --allow-dir ~/notes
+  r2r-mcp serve --http 127.0.0.1:8080 --allowed-hosts mcp.example.com`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runServe(cmd, deps, opts, knobs, runF)
@@ -258,6 +259,7 @@ variable over the default, and an invalid value stops serve with an error naming
 	for _, k := range knobs {
 		f.Var(k.value, k.flag, k.usage+" (env "+k.env+")")
 	}
+	addHTTPFlags(f, &opts.HTTP)
 	return c
 }
 
@@ -273,6 +275,10 @@ func runServe(cmd *cobra.Command, deps Deps, opts *serveOptions, knobs []serveKn
 		getenv = func(string) string { return "" }
 	}
 	if err := applyEnv(cmd.Flags(), knobs, getenv); err != nil {
+		return err
+	}
+	httpEnv(cmd.Flags(), &opts.HTTP, getenv)
+	if err := checkHTTP(&opts.HTTP, cmd.Flags(), opts.ReadOnly); err != nil {
 		return err
 	}
 	if !cmd.Flags().Changed("allow-dir") {
@@ -295,6 +301,9 @@ func runServe(cmd *cobra.Command, deps Deps, opts *serveOptions, knobs []serveKn
 	}
 	if runF != nil {
 		return runF(ctx, cfg)
+	}
+	if opts.HTTP.Addr != "" {
+		return runHTTP(ctx, cfg, logger)
 	}
 	startCredentialRead(ctx, cfg.Credentials)
 	out := deps.IO.Out

@@ -24,7 +24,8 @@ import (
 // allTools is the registry's tool set, in registry order.
 var allTools = []string{
 	"r2r_search", "r2r_rag_query", "r2r_ingest_document", "r2r_list_documents",
-	"r2r_monitor_task", "r2r_list_collections", "r2r_get_document", "r2r_status",
+	"r2r_monitor_task", "r2r_list_collections", "r2r_get_document", "r2r_delete_document",
+	"r2r_sync", "r2r_sync_status", "r2r_status",
 }
 
 const (
@@ -348,7 +349,9 @@ func TestE2EReadOnly(t *testing.T) {
 			t.Errorf("%s offered in --read-only mode but is not read-only", tl.Name)
 		}
 	}
-	want := slices.DeleteFunc(slices.Clone(allTools), func(n string) bool { return n == "r2r_ingest_document" })
+	want := slices.DeleteFunc(slices.Clone(allTools), func(n string) bool {
+		return slices.Contains([]string{"r2r_ingest_document", "r2r_delete_document", "r2r_sync"}, n)
+	})
 	if !sameSet(names, want) {
 		t.Errorf("tools = %v, want %v", names, want)
 	}

@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -101,6 +102,12 @@ type Config struct {
 	// the project (--allow-dir).
 	AllowDirs []string
 
+	// Remote serves clients on other machines (serve --http): no local project, files only
+	// from AllowDirs (tools.ProjectOptions.Remote).
+	Remote bool
+	// R2RMiddleware wraps every R2R request outside retry and breaker (metrics).
+	R2RMiddleware []r2r.Middleware
+
 	// Options are the tunable settings (cache, retries, breaker, rate limits, deadlines).
 	Options Options
 }
@@ -143,6 +150,9 @@ type Options struct {
 	// MaxRequestBytes bounds one JSON-RPC message from the client; a larger one gets an
 	// error and is skipped.
 	MaxRequestBytes int64
+
+	// HTTP are the settings of serve --http.
+	HTTP HTTPOptions
 }
 
 // DefaultOptions are the settings serve uses unless told otherwise.
@@ -158,6 +168,7 @@ func DefaultOptions() Options {
 		RAGRateLimit: tools.DefaultRAGRateLimit.Rate, RAGRateBurst: tools.DefaultRAGRateLimit.Burst,
 		TimeoutSearch: tools.DefaultSearchTimeout, TimeoutRAG: tools.DefaultRAGTimeout, Timeout: tools.DefaultCallTimeout,
 		MaxInflight: DefaultMaxInflight, MaxRequestBytes: DefaultMaxRequestBytes,
+		HTTP: DefaultHTTPOptions(),
 	}
 }
 
@@ -214,7 +225,7 @@ func (o Options) settings() map[string]string {
 	if o.CacheSize > 0 {
 		size = FormatBytes(o.CacheSize)
 	}
-	return map[string]string{
+	settings := map[string]string{
 		"cache_size":        size,
 		"cache_ttl_search":  d(o.CacheTTLSearch),
 		"cache_ttl_rag":     d(o.CacheTTLRAG),
@@ -232,6 +243,8 @@ func (o Options) settings() map[string]string {
 		"max_inflight":      strconv.Itoa(o.stdioLimits().maxInflight),
 		"max_request_bytes": FormatBytes(int64(o.stdioLimits().maxRequestBytes)),
 	}
+	maps.Copy(settings, o.HTTP.settings())
+	return settings
 }
 
 // FormatBytes formats a byte count with binary units as --cache-size accepts it:
@@ -320,6 +333,9 @@ type Server struct {
 	// cancelled remembers tool calls whose context ended before they answered, so their
 	// responses are not written (see cancel.go).
 	cancelled *cancelledCalls
+
+	cfg    Config
+	logger *slog.Logger
 }
 
 // Close releases the cache. The server must not be used afterwards.
@@ -357,18 +373,27 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		ExtraRoots: cfg.AllowDirs,
 		CacheFile:  cacheFile,
 		Logger:     logger.With("component", "project"),
+		Remote:     cfg.Remote,
 	})
 	deps := newDeps(cfg, res, c, projects, logger)
 	if results != nil { // a nil *cache.Cache in the interface would be a non-nil Cache
 		deps.Cache = results
 	}
-	registry := tools.Filter(tools.Registry(deps), cfg.ReadOnly)
-	cancelled := newCancelledCalls(logger.With("component", "mcp"))
-	s := newMCPServer(cfg, registry, projects, cancelled, logger)
-	s.AddTools(tools.ServerTools(registry)...)
-	s.AddResources(tools.Resources(deps)...)
-	s.AddResourceTemplates(tools.ResourceTemplates(deps)...)
-	return &Server{MCP: s, Deps: deps, Tools: registry, Breaker: c.breaker, Cache: results, cancelled: cancelled}, nil
+	srv := &Server{Deps: deps, Breaker: c.breaker, Cache: results, cfg: cfg, logger: logger}
+	srv.build(projects)
+	return srv, nil
+}
+
+// build registers s.Deps's tools and resources on a new MCP server; mw wrap every tool
+// call outside the argument validation.
+func (s *Server) build(projects *tools.ProjectResolver, mw ...mcpserver.ToolHandlerMiddleware) {
+	registry := tools.Filter(tools.Registry(s.Deps), s.cfg.ReadOnly)
+	cancelled := newCancelledCalls(s.logger.With("component", "mcp"))
+	m := newMCPServer(s.cfg, registry, projects, cancelled, s.logger, mw...)
+	m.AddTools(tools.ServerTools(registry)...)
+	m.AddResources(tools.Resources(s.Deps)...)
+	m.AddResourceTemplates(tools.ResourceTemplates(s.Deps)...)
+	s.MCP, s.Tools, s.cancelled = m, registry, cancelled
 }
 
 // clients are the R2R clients of one server: the tools' (retries inside one circuit
@@ -393,7 +418,8 @@ func newClients(cfg Config, base string, res resilience, logger *slog.Logger) (c
 		HTTPClient:  cfg.HTTPClient,
 		UserAgent:   agent,
 		Logger:      logger,
-		Middleware:  r2r.Resilient(r2r.ResilienceOptions{URL: base, Retry: res.retry, Breaker: c.breaker, Logger: logger}),
+		Middleware: append(slices.Clone(cfg.R2RMiddleware),
+			r2r.Resilient(r2r.ResilienceOptions{URL: base, Retry: res.retry, Breaker: c.breaker, Logger: logger})...),
 	})
 	if err != nil {
 		return c, err
@@ -457,7 +483,7 @@ func statusSettings(cfg Config) map[string]string {
 // newMCPServer is the mcp-go server with r2r-mcp's options, hooks, argument validation
 // and roots bridge; the caller adds tools and resources.
 func newMCPServer(cfg Config, registry []tools.Tool, projects *tools.ProjectResolver, cancelled *cancelledCalls,
-	logger *slog.Logger) *mcpserver.MCPServer {
+	logger *slog.Logger, mw ...mcpserver.ToolHandlerMiddleware) *mcpserver.MCPServer {
 	validator := newArgValidator(registry, logger.With("component", "validate"))
 	roots := &rootsBridge{projects: projects, logger: logger.With("component", "roots")}
 	hooks := &mcpserver.Hooks{}
@@ -467,7 +493,7 @@ func newMCPServer(cfg Config, registry []tools.Tool, projects *tools.ProjectReso
 			"client_version", req.Params.ClientInfo.Version, "protocol", res.ProtocolVersion,
 			"roots", req.Params.Capabilities.Roots != nil)
 	})
-	s := mcpserver.NewMCPServer(Name, cmp.Or(cfg.Version, "dev"),
+	opts := []mcpserver.ServerOption{
 		mcpserver.WithHooks(hooks),
 		mcpserver.WithTitle("R2R knowledge base"),
 		mcpserver.WithInstructions(instructions(cfg.ReadOnly)),
@@ -483,8 +509,12 @@ func newMCPServer(cfg Config, registry []tools.Tool, projects *tools.ProjectReso
 		// them with messages a model can act on, in place of WithInputSchemaValidation.
 		mcpserver.WithStrictInputSchemaDefault(),
 		mcpserver.WithLogger(logger.With("component", "mcp")),
-		mcpserver.WithToolHandlerMiddleware(validator.middleware),
-	)
+	}
+	for _, m := range mw {
+		opts = append(opts, mcpserver.WithToolHandlerMiddleware(m))
+	}
+	opts = append(opts, mcpserver.WithToolHandlerMiddleware(validator.middleware))
+	s := mcpserver.NewMCPServer(Name, cmp.Or(cfg.Version, "dev"), opts...)
 	roots.srv = s
 	projects.SetRootsProvider(roots.request)
 	s.AddNotificationHandler(string(mcp.MethodNotificationRootsListChanged), func(ctx context.Context, _ mcp.JSONRPCNotification) {

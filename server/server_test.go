@@ -106,8 +106,10 @@ func TestInstructions(t *testing.T) {
 			t.Errorf("instructions lack %q", w)
 		}
 	}
-	if strings.Contains(ro, "r2r_ingest_document") || !strings.Contains(rw, "r2r_ingest_document") {
-		t.Errorf("read-only instructions must drop the ingest tool, and only they")
+	for _, w := range []string{"r2r_ingest_document", "r2r_sync", "r2r_delete_document"} {
+		if strings.Contains(ro, w) || !strings.Contains(rw, w) {
+			t.Errorf("read-only instructions must drop the write tool %s, and only they", w)
+		}
 	}
 	if len(rw) > 1500 {
 		t.Errorf("instructions are %d bytes; keep them short", len(rw))
@@ -224,7 +226,7 @@ func TestRunInProcess(t *testing.T) {
 	c.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	c.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	res, _ = c.recv(t)["result"].(map[string]any)
-	if tl, _ := res["tools"].([]any); len(tl) != 8 {
+	if tl, _ := res["tools"].([]any); len(tl) != 11 {
 		t.Errorf("tools/list returned %d tools", len(tl))
 	}
 	c.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":{}}}`)

@@ -169,6 +169,7 @@ func TestRegistrySchemasCompile(t *testing.T) {
 		"r2r_ingest_document": `{"file_path":"README.md"}`,
 		"r2r_monitor_task":    `{"document_id":"5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}`,
 		"r2r_get_document":    `{"document_id":"5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}`,
+		"r2r_delete_document": `{"document_id":"5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}`,
 	}
 	for _, tl := range reg {
 		args := minimal[tl.Def.Name]

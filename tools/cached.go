@@ -107,7 +107,13 @@ func cachedLoad[T any](ctx context.Context, d *Deps, kind cache.Kind, tool strin
 		out, _, err = load(ctx)
 		return out, false, err
 	}
-	v, hit, err := d.Cache.GetOrLoad(ctx, kind, key, func(ctx context.Context) (any, error) {
+	get := d.Cache.GetOrLoad
+	if sc, ok := d.Cache.(SharedCache); ok {
+		get = func(ctx context.Context, kind cache.Kind, key string, load func(context.Context) (any, error)) (any, bool, error) {
+			return sc.GetOrLoadShared(ctx, kind, key, load, decodeCached[T])
+		}
+	}
+	v, hit, err := get(ctx, kind, key, func(ctx context.Context) (any, error) {
 		v, store, err := load(ctx)
 		switch {
 		case err != nil:
@@ -209,4 +215,24 @@ func (t *ingestTracker) busy(collection string, now time.Time) bool {
 		}
 	}
 	return found
+}
+
+// SharedCache is a Cache that also keeps its entries outside this process (the Redis the
+// replicas of serve --http share), where values travel as JSON: a loaded value is encoded
+// with encoding/json, and decode turns what any replica stored back into a value.
+type SharedCache interface {
+	GetOrLoadShared(ctx context.Context, kind cache.Kind, key string, load func(context.Context) (any, error),
+		decode func([]byte) (any, error)) (value any, cached bool, err error)
+}
+
+// MarshalJSON encodes the value itself, for a SharedCache.
+func (c *cachedValue[T]) MarshalJSON() ([]byte, error) { return json.Marshal(c.v) }
+
+// decodeCached is the SharedCache decoder of cachedLoad[T]'s values.
+func decodeCached[T any](b []byte) (any, error) {
+	var v T
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	return newCachedValue(v), nil
 }

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/r2r-mcp/r2r-mcp/tools/safeopen"
 	"github.com/r2r-mcp/r2r-mcp/tools/secretscan"
@@ -111,6 +113,9 @@ type confinedFile struct {
 	Root string // the root it lies in (real path)
 	Ext  string // lower-case extension without the dot
 	Data []byte
+	// AsText is true for a text file of a type R2R has no parser for (source code, YAML,
+	// Makefile…): it is sent as text, titled with its path.
+	AsText bool
 	// InProject is false for files from an extra root.
 	InProject bool
 	// Links is the file's hard-link count. More than one means the same content is also
@@ -232,16 +237,13 @@ func (l *located) read(p string, roots []string) (*confinedFile, error) {
 		return nil, err
 	}
 	ext := strings.TrimPrefix(strings.ToLower(path.Ext(relSlash)), ".")
-	if ext == "" || !slices.Contains(documentTypes, ext) {
-		shown := "no extension"
-		if ext != "" {
-			shown = "." + ext
-		}
-		return nil, refuse(refuseType, "%s has %s, which R2R does not ingest. Supported: %s.", relSlash, shown, strings.Join(documentTypes, " "))
-	}
+	asText := ext == "" || !slices.Contains(documentTypes, ext)
 	limit := uploadLimit(ext)
+	if asText {
+		limit = maxTextBytes
+	}
 	if fi.Size() > limit {
-		return nil, refuse(refuseTooLarge, "%s is %s; R2R accepts at most %s for .%s files. Split it or export a smaller version.", relSlash, humanBytes(fi.Size()), humanBytes(limit), ext)
+		return nil, refuse(refuseTooLarge, "%s is %s; R2R accepts at most %s for %s. Split it or export a smaller version.", relSlash, humanBytes(fi.Size()), humanBytes(limit), typeLabel(ext, asText))
 	}
 
 	data, links, err := readRegular(rootFS, rel, p, root, fi, limit)
@@ -252,8 +254,30 @@ func (l *located) read(p string, roots []string) (*confinedFile, error) {
 		return nil, refuse(refuseSecret, "%s contains what looks like a secret (%s) and is never uploaded. "+
 			"Remove the credential from the file, or copy the documentation without it to another file, and ingest that.", relSlash, found.Rule)
 	}
+	if asText && !isText(data) {
+		return nil, refuse(refuseType, "%s is a binary file (%s) that R2R has no parser for. Export its content to text, markdown or PDF and ingest that instead. Types R2R parses: %s.", relSlash, typeLabel(ext, false), strings.Join(documentTypes, " "))
+	}
 	projectRoot, _ := realPath(roots[0])
-	return &confinedFile{Abs: real, Rel: relSlash, Root: root, Ext: ext, Data: data, InProject: root == projectRoot, Links: links}, nil
+	return &confinedFile{Abs: real, Rel: relSlash, Root: root, Ext: ext, Data: data, AsText: asText, InProject: root == projectRoot, Links: links}, nil
+}
+
+// maxTextBytes bounds files sent as text (R2R's limit for .txt files).
+const maxTextBytes = 2e6
+
+// isText reports whether data looks like text: valid UTF-8 without NUL bytes (files R2R
+// has no parser for are sent as text only then).
+func isText(data []byte) bool {
+	return utf8.Valid(data) && !bytes.ContainsRune(data, 0)
+}
+
+func typeLabel(ext string, asText bool) string {
+	switch {
+	case asText:
+		return "text files"
+	case ext == "":
+		return "no extension"
+	}
+	return "." + ext + " files"
 }
 
 // errFileChanged reports that the file opened is not the one that was checked.

@@ -320,14 +320,3 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// scopeFilters restricts a search to one collection. The condition is always wrapped in
-// $and, even without caller filters: R2R rewrites a top-level collection_ids key for
-// non-superusers into "mine OR in these collections", which would leak
-// the caller's documents from other collections into project-scoped results.
-func scopeFilters(collectionID string, caller map[string]any) map[string]any {
-	parts := []any{map[string]any{"collection_ids": map[string]any{"$overlap": []any{collectionID}}}}
-	if len(caller) > 0 {
-		parts = append(parts, caller)
-	}
-	return map[string]any{"$and": parts}
-}

@@ -98,17 +98,3 @@ func TestNormalizeFiltersNodeLimit(t *testing.T) {
 		t.Fatalf("error = %v, want a size error", err)
 	}
 }
-
-func TestScopeFiltersAlwaysWrapsInAnd(t *testing.T) {
-	got := scopeFilters("c1", nil)
-	want := map[string]any{"$and": []any{map[string]any{"collection_ids": map[string]any{"$overlap": []any{"c1"}}}}}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %v", got)
-	}
-	caller := map[string]any{"document_type": map[string]any{"$eq": "md"}}
-	got = scopeFilters("c1", caller)
-	and := got["$and"].([]any)
-	if len(and) != 2 || !reflect.DeepEqual(and[1], caller) {
-		t.Fatalf("caller filters not combined with $and: %v", got)
-	}
-}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
 const ledgerDoc = `# Ledger design
@@ -73,7 +74,7 @@ func TestToolsOverMCP(t *testing.T) {
 	if ing.Status != "success" || !ing.CollectionNew || ing.RelativePath != "docs/ledger.md" || ing.FileName != "ledger.md" {
 		t.Fatalf("ingest = %+v", ing)
 	}
-	if ing.DocumentID != DocumentID(ing.CollectionID, e.userID(), "docs/ledger.md") {
+	if ing.DocumentID != kbsync.VersionID(ing.CollectionID, e.userID(), "docs/ledger.md", kbsync.SHA256([]byte(ledgerDoc))) {
 		t.Fatalf("document id %s is not the deterministic id", ing.DocumentID)
 	}
 	if e.r2r.Count("POST /v3/collections") != 1 {
@@ -88,7 +89,8 @@ func TestToolsOverMCP(t *testing.T) {
 	if err := json.Unmarshal([]byte(up.Form.Get("metadata")), &md); err != nil {
 		t.Fatal(err)
 	}
-	if md["title"] != "docs/ledger.md" || md["source_path"] != "docs/ledger.md" || md["project"] != "demo-app" || md["ingested_by"] != "r2r-mcp" {
+	if md["title"] != "docs/ledger.md" || md["source_path"] != "docs/ledger.md" || md["project"] != "demo-app" || md["ingested_by"] != "r2r-mcp" ||
+		md["source"] != "r2r-mcp" || md["content_sha256"] != kbsync.SHA256([]byte(ledgerDoc)) || ing.ContentSHA != md["content_sha256"] {
 		t.Fatalf("metadata = %v", md)
 	}
 	if got := up.Form.Get("collection_ids"); got != `["`+ing.CollectionID+`"]` {
@@ -97,12 +99,12 @@ func TestToolsOverMCP(t *testing.T) {
 	res = callMCP(t, c, "r2r_ingest_document", map[string]any{"file_path": filepath.Join(e.project, "runbooks", "failover.txt"), "run_async": false})
 	validateStructured(t, e.tools["r2r_ingest_document"], res)
 
-	// Second ingest of the same file: 409 → already_ingested, not an error.
+	// Second ingest of the same content: already current, nothing sent.
 	res = callMCP(t, c, "r2r_ingest_document", map[string]any{"file_path": "docs/ledger.md"})
 	validateStructured(t, e.tools["r2r_ingest_document"], res)
 	var again IngestOutput
 	structured(t, res, &again)
-	if again.Status != "already_ingested" || again.DocumentID != ing.DocumentID || !strings.Contains(text(res), "delete the document first") {
+	if again.Status != "already_current" || again.DocumentID != ing.DocumentID || !strings.Contains(text(res), "nothing was sent") {
 		t.Fatalf("second ingest = %+v / %s", again, text(res))
 	}
 
@@ -484,8 +486,8 @@ func TestIngestConfinement(t *testing.T) {
 	e.write(".netrc", "machine x")
 	e.write(".npmrc", "//registry:_authToken=x")
 	e.write("gcp/credentials.json", "{}")
-	e.write("tool.exe", "MZ")
-	e.write("noext", "x")
+	e.write("tool.exe", "MZ\x90\x00\x03")
+	e.write("noext", "\x7fELF\x02\x01\x00")
 	e.write("big.md", strings.Repeat("x", 2_000_001))
 	mustMkdir(t, filepath.Join(e.project, "adir.md"))
 	if err := os.Symlink(secretOutside, filepath.Join(e.project, "link.md")); err != nil {
@@ -722,7 +724,7 @@ func TestErrorMapping(t *testing.T) {
 		}
 		var out IngestOutput
 		structured(t, e.ok("r2r_ingest_document", map[string]any{"file_path": "a.md", "collection_id": coll.ID}), &out)
-		if out.CollectionID != coll.ID || out.CollectionName != "shared-notes" || out.DocumentID != DocumentID(coll.ID, e.userID(), "a.md") || out.Status != "success" {
+		if out.CollectionID != coll.ID || out.CollectionName != "shared-notes" || out.DocumentID != kbsync.VersionID(coll.ID, e.userID(), "a.md", kbsync.SHA256([]byte(ledgerDoc))) || out.Status != "success" {
 			t.Fatalf("%+v", out)
 		}
 	})

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"slices"
 	"sync"
 	"time"
@@ -21,9 +22,25 @@ type SearchEntry struct {
 // SearchHistory keeps the last searches of each project in memory. The zero value is not
 // usable; a nil *SearchHistory records nothing. Safe for concurrent use.
 type SearchHistory struct {
-	mu   sync.Mutex
-	size int
-	m    map[string][]SearchEntry // project root → oldest first
+	mu    sync.Mutex
+	size  int
+	m     map[string][]SearchEntry // project root → oldest first
+	store HistoryStore             // nil = memory only
+}
+
+// HistoryStore keeps search histories outside the process, shared by the replicas of serve
+// --http (Redis). Entries are JSON; the newest comes first. Its errors make the history
+// fall back to this process's memory.
+type HistoryStore interface {
+	PushHistory(key string, entry []byte, size int) error
+	History(key string, size int) ([][]byte, error)
+}
+
+// NewSharedSearchHistory is NewSearchHistory that also keeps every history in store.
+func NewSharedSearchHistory(size int, store HistoryStore) *SearchHistory {
+	h := NewSearchHistory(size)
+	h.store = store
+	return h
 }
 
 // NewSearchHistory keeps size entries per project (0 = DefaultHistorySize).
@@ -39,6 +56,11 @@ func (h *SearchHistory) Add(project string, e SearchEntry) {
 	if h == nil {
 		return
 	}
+	if h.store != nil {
+		if b, err := json.Marshal(e); err == nil {
+			_ = h.store.PushHistory(project, b, h.size)
+		}
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	l := append(h.m[project], e)
@@ -52,6 +74,18 @@ func (h *SearchHistory) Add(project string, e SearchEntry) {
 func (h *SearchHistory) Recent(project string) []SearchEntry {
 	if h == nil {
 		return []SearchEntry{}
+	}
+	if h.store != nil {
+		if raw, err := h.store.History(project, h.size); err == nil {
+			out := make([]SearchEntry, 0, len(raw))
+			for _, b := range raw {
+				var e SearchEntry
+				if json.Unmarshal(b, &e) == nil {
+					out = append(out, e)
+				}
+			}
+			return out
+		}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

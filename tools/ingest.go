@@ -15,44 +15,36 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
 const maxPathChars = 4096
 
 var ingestionModes = []string{"hi-res", "fast", "custom"}
 
-// documentNamespace is the UUIDv5 namespace of r2r-mcp's document ids.
-var documentNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://github.com/r2r-mcp/r2r-mcp/documents"))
-
-// DocumentID is the deterministic id r2r-mcp gives a file: UUIDv5 (in r2r-mcp's own
-// namespace) of "<collection id>/<R2R user id>/<path>", where path is relative to the
-// project root with forward slashes (for a file from an extra root: "<root's base
-// name>/<path relative to it>"). The same user ingesting the same file into the same
-// collection always gets the same id, so R2R answers a second upload with 409. The user
-// id is part of it because R2R checks duplicates per owner but keys documents by id
-// alone: teammates ingesting the same path into a shared collection must not send the
-// same id (R2R would fail with 500 or overwrite the other's document).
-func DocumentID(collectionID, userID, relPath string) string {
-	return uuid.NewSHA1(documentNamespace, []byte(collectionID+"/"+userID+"/"+relPath)).String()
-}
-
 // reservedMetadata are metadata keys r2r-mcp sets itself. collection_ids is among them
 // because R2R at HEAD takes a document's collections from metadata.collection_ids.
-var reservedMetadata = []string{"source_path", "project", "ingested_by", "collection_ids"}
+var reservedMetadata = []string{kbsync.MetaSourcePath, kbsync.MetaContentSHA, kbsync.MetaSource, kbsync.MetaProject,
+	kbsync.MetaIngestedBy, kbsync.MetaSourceRoot, "collection_ids"}
 
 // IngestOutput is the structured result of r2r_ingest_document.
 type IngestOutput struct {
-	DocumentID      string `json:"document_id"`
-	Status          string `json:"status"` // pending, success, failed, already_ingested
-	FileName        string `json:"file_name"`
-	CollectionID    string `json:"collection_id"`
-	CollectionName  string `json:"collection_name,omitempty"`
-	RelativePath    string `json:"relative_path"`
-	SizeBytes       int64  `json:"size_bytes"`
-	IngestionStatus string `json:"ingestion_status,omitempty"` // R2R's own status when known
-	Failure         string `json:"failure,omitempty"`
-	CollectionNew   bool   `json:"collection_created"`
-	Message         string `json:"message"`
+	DocumentID      string   `json:"document_id"`
+	Status          string   `json:"status"` // pending, success, failed, already_current
+	FileName        string   `json:"file_name"`
+	CollectionID    string   `json:"collection_id"`
+	CollectionName  string   `json:"collection_name,omitempty"`
+	RelativePath    string   `json:"relative_path"`
+	SizeBytes       int64    `json:"size_bytes"`
+	ContentSHA      string   `json:"content_sha256"`
+	SentAs          string   `json:"sent_as"` // file, or text for types R2R has no parser for
+	Replaced        []string `json:"replaced_document_ids"`
+	OldKept         bool     `json:"old_versions_kept,omitempty"`
+	IngestionStatus string   `json:"ingestion_status,omitempty"` // R2R's own status when known
+	Failure         string   `json:"failure,omitempty"`
+	Warning         string   `json:"warning,omitempty"`
+	CollectionNew   bool     `json:"collection_created"`
+	Message         string   `json:"message"`
 }
 
 func ingestDocumentTool(d *Deps) Tool {
@@ -87,22 +79,29 @@ func ingestDocumentTool(d *Deps) Tool {
 func ingestDocumentDef() mcp.Tool {
 	const title = "Ingest a project file"
 	out := objectSchema(map[string]any{
-		"document_id":        strProp("id of the document in R2R (deterministic: same collection + R2R user + path → same id)"),
-		"status":             enumProp("pending: R2R is still processing (poll r2r_monitor_task); success; failed; already_ingested: this file was ingested before", "pending", "success", "failed", "already_ingested"),
-		"file_name":          strProp("base name of the uploaded file"),
-		"collection_id":      strProp("collection the document was added to"),
-		"collection_name":    strProp("name of that collection, when known"),
-		"relative_path":      strProp("path of the file relative to the project root (also the document title)"),
-		"size_bytes":         intProp("size of the uploaded file in bytes"),
-		"ingestion_status":   strProp("R2R's ingestion status when known (pending, parsing, …, success, failed)"),
-		"failure":            strProp("R2R's failure reason when ingestion failed"),
-		"collection_created": boolProp("true when the project's collection was created by this call"),
-		"message":            strProp("what happened and what to do next"),
+		"document_id":           strProp("id of the document in R2R (deterministic: same collection + R2R user + path + content → same id)"),
+		"status":                enumProp("pending: R2R is still processing (poll r2r_monitor_task); success; failed; already_current: a document with this exact content exists, nothing was sent", "pending", "success", "failed", "already_current"),
+		"file_name":             strProp("base name of the uploaded file"),
+		"collection_id":         strProp("collection the document was added to"),
+		"collection_name":       strProp("name of that collection, when known"),
+		"relative_path":         strProp("path of the file relative to the project root (also the document title)"),
+		"size_bytes":            intProp("size of the uploaded file in bytes"),
+		"content_sha256":        strProp("SHA-256 of the file's content (stored in the document's metadata)"),
+		"sent_as":               enumProp("file: uploaded for R2R's parser; text: sent as text because R2R has no parser for the type (source code, YAML, …)", "file", "text"),
+		"replaced_document_ids": arrayProp("older versions of this file's document that were deleted after the new one succeeded", strProp("document id")),
+		"old_versions_kept":     boolProp("true when older versions were kept because the new one has not succeeded (yet)"),
+		"warning":               strProp("a problem that did not stop the ingest (e.g. an old version could not be deleted)"),
+		"ingestion_status":      strProp("R2R's ingestion status when known (pending, parsing, …, success, failed)"),
+		"failure":               strProp("R2R's failure reason when ingestion failed"),
+		"collection_created":    boolProp("true when the project's collection was created by this call"),
+		"message":               strProp("what happened and what to do next"),
 	}, "document_id", "status", "file_name", "collection_id")
 	return newTool("r2r_ingest_document",
 		mcp.WithToolTitle(title),
-		mcp.WithDescription("Upload a document to R2R for indexing. Supports markdown, text, PDF, and more. "+
+		mcp.WithDescription("Upload a document to R2R for indexing. Supports markdown, text, PDF, and more; source code, "+
+			"YAML, TOML, Makefiles and other text files are sent as text titled with their path. "+
 			"Only regular files inside the project (no secrets such as .env or keys) are read. "+
+			"A file whose content changed replaces its older document once the new one is ingested; unchanged content sends nothing. "+
 			"Returns immediately by default; ingestion happens asynchronously (poll r2r_monitor_task)."),
 		annotations(title, false, false, true, true),
 		withOutputSchema(out),
@@ -111,7 +110,7 @@ func ingestDocumentDef() mcp.Tool {
 		mcp.WithString("collection_id", mcp.MaxLength(36),
 			mcp.Description("Collection ID (UUID) to add the document to; omit to use the current project's collection (created on first use)")),
 		mcp.WithObject("metadata",
-			mcp.Description("Custom metadata for the document (at most 16 KiB as JSON). r2r-mcp adds title (the relative path), source_path, project and ingested_by")),
+			mcp.Description("Custom metadata for the document (at most 16 KiB as JSON). r2r-mcp adds title (the relative path), source_path, content_sha256, source, project and ingested_by")),
 		mcp.WithString("ingestion_mode", mcp.Enum(ingestionModes...), mcp.DefaultString("fast"),
 			mcp.Description("Ingestion mode: hi-res (full processing, LLM summary), fast (quick, no summary), custom (R2R's configured settings)")),
 		mcp.WithBoolean("run_async", mcp.DefaultBool(true),
@@ -131,15 +130,14 @@ type upload struct {
 	file   *confinedFile
 	rel    string // the name it is shown and titled by
 	idPath string // the path its document id is derived from
-	// release gives back the upload budget reserved for the file (uploadbudget.go).
-	release func()
+	root   string // kbsync.MetaSourceRoot: "" for project files, "extra:<id>" for an extra root's
 }
 
 // ingest reads the file within the project's rules, resolves the collection (creating the
-// project's on first use) and uploads the file.
+// project's on first use) and writes the file as the current version of its document.
 func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestArgs) *mcp.CallToolResult {
 	pr, err := d.Projects.Project(ctx)
-	if err != nil {
+	if err != nil && !d.Projects.Remote() {
 		return d.projectErrorResult(ctx, err)
 	}
 	// Concurrent ingests share a memory budget for the files they read (uploadbudget.go).
@@ -152,12 +150,11 @@ func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestArg
 	if res != nil {
 		return res
 	}
-	up.release = release
-	md, err := documentMetadata(in.metadata, up.rel, up.file.Ext, pr.Name)
+	md, err := documentMetadata(in.metadata, up.file.Ext, up.file.AsText)
 	if err != nil {
 		return invalidArgs(err)
 	}
-	// The document id depends on who uploads (see DocumentID); asked before the
+	// The document id depends on who uploads (see kbsync.VersionID); asked before the
 	// collection may be created, so a failure leaves nothing behind.
 	userID, err := d.Projects.UserID(ctx, d.Client)
 	if err != nil {
@@ -170,22 +167,28 @@ func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestArg
 	if s, errRes = d.verifyWriteScope(ctx, s); errRes != nil {
 		return errRes
 	}
-	// R2R at HEAD ignores the form field collection_ids for metadata.collection_ids;
-	// R2R 3.6 honours the form field. Both are sent.
-	md["collection_ids"] = []any{s.ID}
-	docID := DocumentID(s.ID, userID, up.idPath)
-	o := IngestOutput{DocumentID: docID, FileName: path.Base(up.file.Rel), CollectionID: s.ID, CollectionName: s.Name,
-		RelativePath: up.rel, SizeBytes: int64(len(up.file.Data)), CollectionNew: s.Created}
 	if s.Created {
 		d.bumpAfterWrite("") // the collection list changed
 	}
-	return d.send(ctx, req, s, up, md, in, o)
+	file := kbsync.File{Path: up.rel, IDPath: up.idPath, Data: up.file.Data, AsText: up.file.AsText, Metadata: md}
+	o, errRes := d.putFile(ctx, req, s, kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name, Root: up.root},
+		file, in.mode, in.async)
+	if errRes != nil {
+		return errRes
+	}
+	o.FileName, o.SizeBytes, o.CollectionNew = path.Base(up.file.Rel), int64(len(up.file.Data)), s.Created
+	o.Message = ingestMessage(o, s)
+	return result(o.Message, o)
 }
 
 // readUpload applies the confinement rules to path for project pr and reads the file; the
 // result is the refusal when it may not be read.
 func (d *Deps) readUpload(pr Project, filePath string) (*upload, *mcp.CallToolResult) {
 	roots := d.Projects.rootsOf(pr)
+	if d.Projects.Remote() && (len(roots) == 0 || !filepath.IsAbs(filePath)) {
+		return nil, refusal(refuseOutside, "Not ingested: over HTTP, r2r-mcp reads only files on its own host, inside a directory "+
+			"its operator opened with --allow-dir, named by absolute path. Upload the file's directory there, or ingest from a local r2r-mcp.")
+	}
 	// Started in the home directory (or /) with no project around it, everything there
 	// (agents' own credential files included) would be "in the project": only the
 	// --allow-dir roots are open then (relative paths still start at the project root).
@@ -216,84 +219,91 @@ func (d *Deps) readUpload(pr Project, filePath string) (*upload, *mcp.CallToolRe
 		// Its id also depends on the root's real path, so it cannot collide with a
 		// project file (or another root's) that has the same displayed name.
 		up.rel = path.Join(filepath.Base(f.Root), f.Rel)
-		up.idPath = "extra:" + uuid.NewSHA1(documentNamespace, []byte(f.Root)).String()[:8] + "/" + f.Rel
+		up.root = "extra:" + uuid.NewSHA1(kbsync.DocumentNamespace, []byte(f.Root)).String()[:8]
+		up.idPath = up.root + "/" + f.Rel
 	}
 	return up, nil
 }
 
-// send uploads the file as document o.DocumentID into s and reports how R2R took it,
-// waiting for the ingestion unless in.async.
-func (d *Deps) send(ctx context.Context, req mcp.CallToolRequest, s *scope, up *upload, md map[string]any, in ingestArgs, o IngestOutput) *mcp.CallToolResult {
-	docID := o.DocumentID
+// putFile writes one file as the current version of its document (kbsync.Writer.Put):
+// unchanged content sends nothing, changed content replaces the older versions once the
+// new one has succeeded. A new file with async returns as soon as R2R has it; otherwise
+// the wait for R2R ends with the call's time.
+func (d *Deps) putFile(ctx context.Context, req mcp.CallToolRequest, s *scope, sc kbsync.Scope, file kbsync.File, mode string, async bool) (IngestOutput, *mcp.CallToolResult) {
+	o := IngestOutput{CollectionID: s.ID, CollectionName: s.Name, RelativePath: file.Path, Replaced: []string{}}
+	old, err := kbsync.Versions(ctx, d.Client, sc, file.Path)
+	if err != nil {
+		d.forgetOn404(ctx, s, err)
+		return o, r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s))
+	}
+	wait := d.IngestWait
+	if wait <= 0 {
+		wait = DefaultIngestWait
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(dl)-2*time.Second)
+	}
+	if async && len(old) == 0 {
+		wait = time.Nanosecond // nothing to replace: one look at R2R's status, then return
+	}
+	lastProgress := -1.0
+	w := &kbsync.Writer{API: d.Client, Scope: sc, Mode: mode, Wait: wait, Poll: d.PollInterval,
+		OnWrite: func() { d.bumpAfterWrite(s.ID) },
+		OnStatus: func(id, st string) {
+			if p := ingestionProgress(st); !async && p > lastProgress {
+				lastProgress = p
+				notifyProgress(ctx, req, p, "ingestion "+orUnknown(st))
+			}
+		}}
+	docID := kbsync.VersionID(sc.CollectionID, sc.UserID, cmpOr(file.IDPath, file.Path), kbsync.SHA256(file.Data))
 	// Mark the collection busy before the upload, so no search result from before the
 	// document is searchable gets cached meanwhile (see cachedLoad).
 	d.tracker().start(docID, s.ID, d.now())
-	_, err := d.Client.CreateDocument(ctx, r2r.DocumentCreate{
-		FileName:      path.Base(up.file.Rel),
-		File:          up.file.Data,
-		ID:            docID,
-		Metadata:      md,
-		CollectionIDs: []string{s.ID},
-		IngestionMode: in.mode,
-	})
-	up.release() // the file's bytes and the request body are no longer needed
-	switch {
-	case errors.Is(err, r2r.ErrConflict):
-		return d.alreadyIngested(ctx, s, o)
-	case err != nil:
+	out, err := w.Put(ctx, file, old)
+	o.DocumentID, o.ContentSHA, o.IngestionStatus, o.Failure = out.DocumentID, out.SHA, out.Status, out.Failure
+	o.Replaced = append(o.Replaced, out.Deleted...)
+	o.SentAs = "file"
+	if file.AsText {
+		o.SentAs = "text"
+	}
+	if err != nil && out.Action == kbsync.Failed {
 		// R2R may have stored the document even so (a proxy's 502 after R2R took it):
-		// invalidate rather than risk serving results from before.
+		// invalidate rather than risk serving results from before. On a timeout R2R may
+		// still be ingesting: say to follow the document rather than to retry.
 		d.tracker().finish(docID)
 		d.bumpAfterWrite(s.ID)
 		d.forgetOn404(ctx, s, err)
-		// On a timeout R2R may still be ingesting (the simple orchestrator answers only
-		// when it is done): say to follow the document rather than to retry.
-		return r2rErrorResult(ctx, err, d.Client.BaseURL(), stillIngesting(collectionNotFound(s), docID))
+		return o, r2rErrorResult(ctx, err, d.Client.BaseURL(), stillIngesting(collectionNotFound(s), docID))
 	}
-	d.bumpAfterWrite(s.ID)
-
-	d.Projects.expectMembership(docID, s.ID)
-	doc, err := d.Client.GetDocument(ctx, docID)
-	if err == nil {
-		d.settleMembership(ctx, doc)
-		o.IngestionStatus = doc.IngestionStatus
-		o.Failure = failureReason(doc)
+	if err != nil {
+		d.logger().Warn("ingest: replacing the older versions did not finish", "document_id", docID, "error", err)
+		o.Warning = Sanitize(err.Error())
 	}
-	if !in.async && !terminal(o.IngestionStatus) {
-		o.IngestionStatus, o.Failure = d.waitForIngestion(ctx, req, docID, o.IngestionStatus)
+	if !terminal(out.Status) {
+		d.Projects.expectMembership(docID, s.ID)
 	}
-	d.ingestionDone(docID, o.IngestionStatus)
-	o.Status = ingestStatus(o.IngestionStatus)
-	o.Message = ingestMessage(o, s)
-	return result(o.Message, o)
+	d.ingestionDone(docID, out.Status)
+	if out.Action == kbsync.Unchanged {
+		d.tracker().finish(docID)
+	}
+	o.Status = ingestStatus(out)
+	o.OldKept = out.Action != kbsync.Unchanged && len(old) > len(o.Replaced)
+	return o, nil
 }
 
-// alreadyIngested answers an upload R2R refused with 409: nothing was written. The earlier
-// upload may still be in progress: then the collection stays busy until it is done.
-func (d *Deps) alreadyIngested(ctx context.Context, s *scope, o IngestOutput) *mcp.CallToolResult {
-	o.Status = "already_ingested"
-	done := true
-	if doc, err := d.Client.GetDocument(ctx, o.DocumentID); err == nil {
-		d.settleMembership(ctx, doc) // of an earlier upload by this process, if pending
-		o.IngestionStatus = doc.IngestionStatus
-		done = terminal(doc.IngestionStatus)
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
 	}
-	if done {
-		d.tracker().finish(o.DocumentID)
-	}
-	o.Message = fmt.Sprintf("%s was already ingested into %s as document %s", o.RelativePath, s.label(), o.DocumentID)
-	if o.IngestionStatus != "" && o.IngestionStatus != r2r.IngestionSuccess {
-		o.Message += fmt.Sprintf(" (R2R status: %s; follow it with r2r_monitor_task)", o.IngestionStatus)
-	}
-	o.Message += ". Nothing was uploaded. To re-ingest changed content, delete the document first, then ingest again."
-	return result(o.Message, o)
+	return b
 }
 
-// documentMetadata merges the caller's metadata with what r2r-mcp sets. R2R derives the
-// document type from the title's extension, so a caller's title must keep
-// the file's extension.
-func documentMetadata(user map[string]any, rel, ext, project string) (map[string]any, error) {
-	md := make(map[string]any, len(user)+4)
+// documentMetadata checks the caller's metadata: keys r2r-mcp sets itself are refused
+// (kbsync.Writer adds them and the title, the relative path, when the caller sets none).
+// R2R derives a file's type from the title's extension, so a file's title must keep the
+// file's extension; text is typed by R2R as text whatever its title.
+func documentMetadata(user map[string]any, ext string, asText bool) (map[string]any, error) {
+	md := make(map[string]any, len(user))
 	for k, v := range user {
 		if slices.Contains(reservedMetadata, k) {
 			return nil, argErr("metadata", "must not set %q: r2r-mcp sets %s itself", k, strings.Join(reservedMetadata, ", "))
@@ -302,15 +312,13 @@ func documentMetadata(user map[string]any, rel, ext, project string) (map[string
 	}
 	if t, ok := md["title"]; ok {
 		ts, isStr := t.(string)
-		if !isStr || !strings.EqualFold(strings.TrimPrefix(path.Ext(ts), "."), ext) {
+		switch {
+		case !isStr:
+			return nil, argErr("metadata", "title must be a string")
+		case !asText && !strings.EqualFold(strings.TrimPrefix(path.Ext(ts), "."), ext):
 			return nil, argErr("metadata", "title must be a string ending in .%s: R2R takes the document type from the title's extension", ext)
 		}
-	} else {
-		md["title"] = rel
 	}
-	md["source_path"] = rel
-	md["project"] = project
-	md["ingested_by"] = "r2r-mcp"
 	return md, nil
 }
 
@@ -347,59 +355,6 @@ func (d *Deps) settleMembership(ctx context.Context, doc *r2r.Document) {
 	d.bumpAfterWrite(collID)
 }
 
-// waitForIngestion polls the document until R2R reports success or failure, the ingest
-// wait ends, or the call's deadline nears. It sends progress notifications when the
-// request carries a progress token.
-func (d *Deps) waitForIngestion(ctx context.Context, req mcp.CallToolRequest, docID, status string) (string, string) {
-	wait := d.IngestWait
-	if wait <= 0 {
-		wait = DefaultIngestWait
-	}
-	if dl, ok := ctx.Deadline(); ok {
-		wait = min(wait, time.Until(dl)-2*time.Second)
-	}
-	deadline := time.Now().Add(wait)
-	delay := d.PollInterval
-	if delay <= 0 {
-		delay = 250 * time.Millisecond
-	}
-	failure := ""
-	lastProgress := -1.0
-	report := func(st string) {
-		p := ingestionProgress(st)
-		if p > lastProgress {
-			lastProgress = p
-			notifyProgress(ctx, req, p, "ingestion "+orUnknown(st))
-		}
-	}
-	report(status)
-	for !terminal(status) {
-		if time.Until(deadline) < delay {
-			break
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return status, failure
-		case <-t.C:
-		}
-		delay = min(delay*2, 2*time.Second)
-		doc, err := d.Client.GetDocument(ctx, docID)
-		if err != nil {
-			if errors.Is(err, r2r.ErrNotFound) {
-				continue // the row may appear only once the background task starts
-			}
-			d.logger().Debug("polling ingestion failed", "document_id", docID, "error", err)
-			continue
-		}
-		d.settleMembership(ctx, doc)
-		status, failure = doc.IngestionStatus, failureReason(doc)
-		report(status)
-	}
-	return status, failure
-}
-
 // notifyProgress sends notifications/progress when the request asked for it.
 func notifyProgress(ctx context.Context, req mcp.CallToolRequest, progress float64, msg string) {
 	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
@@ -421,11 +376,13 @@ func terminal(status string) bool {
 	return status == r2r.IngestionSuccess || status == r2r.IngestionFailed
 }
 
-func ingestStatus(ingestion string) string {
-	switch ingestion {
-	case r2r.IngestionSuccess:
+func ingestStatus(o kbsync.Outcome) string {
+	switch {
+	case o.Action == kbsync.Unchanged:
+		return "already_current"
+	case o.Status == r2r.IngestionSuccess:
 		return "success"
-	case r2r.IngestionFailed:
+	case o.Status == r2r.IngestionFailed:
 		return "failed"
 	}
 	return "pending"
@@ -454,16 +411,31 @@ func ingestMessage(o IngestOutput, s *scope) string {
 	if o.CollectionNew {
 		created = " (collection created)"
 	}
+	asText := ""
+	if o.SentAs == "text" {
+		asText = " as text"
+	}
 	switch o.Status {
+	case "already_current":
+		fmt.Fprintf(&b, "%s is already current in %s as document %s (same content); nothing was sent.", o.RelativePath, s.label(), o.DocumentID)
 	case "success":
-		fmt.Fprintf(&b, "Ingested %s (%s) into %s%s as document %s. It is searchable now.",
-			o.RelativePath, humanBytes(o.SizeBytes), s.label(), created, o.DocumentID)
+		fmt.Fprintf(&b, "Ingested %s (%s)%s into %s%s as document %s. It is searchable now.",
+			o.RelativePath, humanBytes(o.SizeBytes), asText, s.label(), created, o.DocumentID)
 	case "failed":
-		fmt.Fprintf(&b, "Ingestion of %s into %s%s FAILED (document %s): %s. Fix the file or try ingestion_mode \"hi-res\"; delete the document before ingesting it again.",
+		fmt.Fprintf(&b, "Ingestion of %s into %s%s FAILED (document %s): %s. Fix the file (or try ingestion_mode \"hi-res\") and ingest it again.",
 			o.RelativePath, s.label(), created, o.DocumentID, o.Failure)
 	default:
-		fmt.Fprintf(&b, "Uploaded %s (%s) to %s%s as document %s; R2R is processing it (status %s). Call r2r_monitor_task with document_id %s to follow it.",
-			o.RelativePath, humanBytes(o.SizeBytes), s.label(), created, o.DocumentID, orUnknown(o.IngestionStatus), o.DocumentID)
+		fmt.Fprintf(&b, "Uploaded %s (%s)%s to %s%s as document %s; R2R is processing it (status %s). Call r2r_monitor_task with document_id %s to follow it.",
+			o.RelativePath, humanBytes(o.SizeBytes), asText, s.label(), created, o.DocumentID, orUnknown(o.IngestionStatus), o.DocumentID)
+	}
+	if len(o.Replaced) > 0 {
+		fmt.Fprintf(&b, " It replaced the older version (deleted: %s).", strings.Join(o.Replaced, ", "))
+	}
+	if o.OldKept {
+		b.WriteString(" The older version stays searchable until the new one has succeeded; ingest the file again (or run r2r_sync) after that to remove it.")
+	}
+	if o.Warning != "" {
+		b.WriteString(" Warning: " + o.Warning)
 	}
 	return b.String()
 }

@@ -119,14 +119,14 @@ func (l *limiters) wrap(d *Deps, name string, lazy bool, h server.ToolHandlerFun
 	}
 	if !lazy {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			if wait, ok := tl.admit(d.now()); !ok {
+			if wait, ok := d.admit(ctx, name, tl); !ok {
 				return refuse(ctx, wait), nil
 			}
 			return h(ctx, req)
 		}
 	}
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		g := &rateGate{tl: tl, now: d.now}
+		g := &rateGate{admit: func() (time.Duration, bool) { return d.admit(ctx, name, tl) }}
 		res, err := h(context.WithValue(ctx, rateGateKey{}, g), req)
 		if wait, refused := g.refusal(); refused {
 			return refuse(ctx, wait), nil
@@ -140,8 +140,7 @@ var errRateLimited = errors.New("tools: rate limited")
 
 // rateGate admits one call to R2R on the first admit; later admits of the same call pass.
 type rateGate struct {
-	tl  *toolLimiter
-	now func() time.Time
+	admit func() (time.Duration, bool) // takes a token from the call's bucket
 
 	mu       sync.Mutex
 	admitted bool
@@ -166,7 +165,7 @@ func admitR2R(ctx context.Context) error {
 	case g.refused:
 		return errRateLimited
 	}
-	wait, ok := g.tl.admit(g.now())
+	wait, ok := g.admit()
 	if !ok {
 		g.refused, g.wait = true, wait
 		return errRateLimited
@@ -202,4 +201,27 @@ func (d *Deps) rateLimitStats() map[string]map[string]any {
 		}
 	}
 	return out
+}
+
+// SharedLimiter is a rate limiter shared by several servers (replicas behind one load
+// balancer): every server draws from the same bucket per key.
+type SharedLimiter interface {
+	// Admit takes one call from key's bucket. err means the limiter could not decide;
+	// the server's own bucket then applies.
+	Admit(ctx context.Context, key string, rate float64, burst int) (wait time.Duration, ok bool, err error)
+}
+
+// admit takes a token for one call of tool name: from the shared limiter, under the
+// credential's identity, when there is one and it answers; else from the local bucket.
+func (d *Deps) admit(ctx context.Context, name string, tl *toolLimiter) (time.Duration, bool) {
+	if d.SharedLimits != nil {
+		wait, ok, err := d.SharedLimits.Admit(ctx, d.Client.Identity()+"\x00"+name, tl.cfg.Rate, tl.cfg.Burst)
+		if err == nil {
+			if !ok {
+				tl.rejected.Add(1)
+			}
+			return wait, ok
+		}
+	}
+	return tl.admit(d.now())
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +46,10 @@ type ProjectOptions struct {
 	CacheFile string
 	// Logger; nil = discard.
 	Logger *slog.Logger
+	// Remote marks a server whose clients run on other machines (serve --http): there is
+	// no local project, Project fails with advice to pass collection_id, and files are
+	// ingested only from ExtraRoots, named by absolute path.
+	Remote bool
 }
 
 // Project is the project a call works in.
@@ -211,6 +216,9 @@ func (p *ProjectResolver) workDir() (string, error) {
 // user's home directory or the file-system root (a dotfiles repository at ~ is common):
 // then the start directory itself is the project, and a warning is logged once.
 func (p *ProjectResolver) Project(ctx context.Context) (Project, error) {
+	if p.opts.Remote {
+		return Project{}, errRemoteProject
+	}
 	wd, err := p.workDir()
 	if err != nil {
 		return Project{}, fmt.Errorf("cannot determine the working directory: %w", err)
@@ -425,8 +433,19 @@ func (p *ProjectResolver) Roots(ctx context.Context) ([]string, error) {
 	return p.rootsOf(pr), nil
 }
 
+// Remote reports a resolver without a local project (ProjectOptions.Remote).
+func (p *ProjectResolver) Remote() bool { return p.opts.Remote }
+
+// errRemoteProject is Project's answer on a remote server.
+var errRemoteProject = &projectError{msg: "This r2r-mcp serves clients over HTTP, so it has no local project. " +
+	"Tools that take collection_id need it (or the X-R2R-Collection header; r2r_list_collections shows the ids); " +
+	"to keep a directory in step, run r2r-mcp sync DIR where the files are."}
+
 // rootsOf is Roots for a project already resolved.
 func (p *ProjectResolver) rootsOf(pr Project) []string {
+	if p.opts.Remote {
+		return slices.Clone(p.opts.ExtraRoots)
+	}
 	return append([]string{pr.Root}, p.opts.ExtraRoots...)
 }
 

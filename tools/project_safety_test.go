@@ -17,6 +17,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -395,12 +396,12 @@ func TestDocumentIDsDifferPerOwner(t *testing.T) {
 			t.Fatal(err)
 		}
 		doc, err := tt.c.GetDocument(ctx, tt.docID)
-		if err != nil || doc.OwnerID != me.ID || tt.docID != DocumentID(shared.ID, me.ID, "docs/guide.md") {
+		if err != nil || doc.OwnerID != me.ID || tt.docID != kbsync.VersionID(shared.ID, me.ID, "docs/guide.md", kbsync.SHA256([]byte(ledgerDoc))) {
 			t.Fatalf("document %s: %+v, %v", tt.docID, doc, err)
 		}
 	}
 	// The same user again: the same id, so R2R's 409 says it is there already.
-	if again := ingest(alice); again.DocumentID != a.DocumentID || again.Status != "already_ingested" {
+	if again := ingest(alice); again.DocumentID != a.DocumentID || again.Status != "already_current" {
 		t.Fatalf("again %+v", again)
 	}
 	// GET /v3/users/me was asked once per identity (plus the two checks above).
@@ -696,12 +697,22 @@ func TestGetDocumentReadsOnlyWhatThePageNeeds(t *testing.T) {
 // TestIngestTimeoutSaysToFollowTheDocument: an upload that outlives the call may still be
 // ingested by R2R, so the answer names the document to follow instead of suggesting a retry.
 func TestIngestTimeoutSaysToFollowTheDocument(t *testing.T) {
-	e := newEnv(t)
+	// Only the upload hangs: the lookups before it (the collection's documents) answer.
+	var hang atomic.Bool
+	e := newEnv(t, withMiddleware(func(next r2r.Handler) r2r.Handler {
+		return func(ctx context.Context, c *r2r.Call) (*r2r.Response, error) {
+			if hang.Load() && c.Op == "create document" {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			return next(ctx, c)
+		}
+	}))
 	e.write("a.md", ledgerDoc)
 	e.write("b.md", runbookDoc)
 	e.ok("r2r_ingest_document", map[string]any{"file_path": "a.md"}) // user id and collection known now
 	e.deps.CallTimeout = 50 * time.Millisecond
-	e.r2r.Configure(func(o *r2rtest.Options) { o.Latency = 5 * time.Second })
+	hang.Store(true)
 	_, info := e.fail("r2r_ingest_document", map[string]any{"file_path": "b.md"})
 	// Both are remembered from the first ingest; neither asks R2R.
 	uid, err := e.deps.Projects.UserID(context.Background(), e.client)
@@ -712,7 +723,7 @@ func TestIngestTimeoutSaysToFollowTheDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "r2r_monitor_task document_id=" + DocumentID(pc.ID, uid, "b.md")
+	want := "r2r_monitor_task document_id=" + kbsync.VersionID(pc.ID, uid, "b.md", kbsync.SHA256([]byte(runbookDoc)))
 	if info.Type != "timeout" || info.Retryable || !strings.Contains(info.Message, want) {
 		t.Fatalf("info = %+v", info)
 	}
@@ -765,7 +776,7 @@ func TestExtraRootIDsDoNotCollideWithProjectFiles(t *testing.T) {
 	var inProject, fromExtra IngestOutput
 	structured(t, e.ok("r2r_ingest_document", map[string]any{"file_path": "docs/a.md"}), &inProject)
 	structured(t, e.ok("r2r_ingest_document", map[string]any{"file_path": filepath.Join(extra, "a.md")}), &fromExtra)
-	if inProject.DocumentID == fromExtra.DocumentID || fromExtra.Status == "already_ingested" {
+	if inProject.DocumentID == fromExtra.DocumentID || fromExtra.Status == "already_current" {
 		t.Fatalf("project %+v and extra-root %+v collide", inProject, fromExtra)
 	}
 }

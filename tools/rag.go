@@ -195,7 +195,7 @@ func (d *Deps) runRAG(ctx context.Context, base RAGOutput, s *scope, q ragReques
 		SearchMode: r2r.SearchModeCustom,
 		SearchSettings: &r2r.SearchSettings{
 			UseSemanticSearch: &t,
-			Filters:           scopeFilters(s.ID, nil),
+			Filters:           r2r.ScopedFilters(s.ID, nil),
 			Limit:             &limit,
 		},
 		RAGGenerationConfig: &r2r.GenerationConfig{

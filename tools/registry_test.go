@@ -15,7 +15,10 @@ import (
 )
 
 var wantTools = []string{"r2r_search", "r2r_rag_query", "r2r_ingest_document", "r2r_list_documents",
-	"r2r_monitor_task", "r2r_list_collections", "r2r_get_document", "r2r_status"}
+	"r2r_monitor_task", "r2r_list_collections", "r2r_get_document", "r2r_delete_document", "r2r_sync", "r2r_sync_status", "r2r_status"}
+
+// writeTools are the tools --read-only leaves out.
+var writeTools = []string{"r2r_ingest_document", "r2r_delete_document", "r2r_sync"}
 
 func TestRegistryRules(t *testing.T) {
 	e := newEnv(t)
@@ -44,8 +47,9 @@ func TestRegistryRules(t *testing.T) {
 			if *a.ReadOnlyHint != tl.ReadOnly {
 				t.Fatalf("ReadOnly %v != readOnlyHint %v", tl.ReadOnly, *a.ReadOnlyHint)
 			}
-			if *a.DestructiveHint {
-				t.Fatal("no tool of this registry is destructive")
+			// Deleting a document, and a sync that replaces and prunes, destroy data.
+			if want := slices.Contains([]string{"r2r_delete_document", "r2r_sync"}, d.Name); *a.DestructiveHint != want {
+				t.Fatalf("destructiveHint %v, want %v", *a.DestructiveHint, want)
 			}
 			in := schemaMap(t, d.InputSchema)
 			out := schemaMap(t, outputSchemaJSON(t, d))
@@ -203,7 +207,7 @@ func TestFilterReadOnlyDropsWriteTools(t *testing.T) {
 			t.Fatalf("%s kept in read-only mode", tl.Def.Name)
 		}
 	}
-	if len(ro) != len(e.list)-1 || slices.ContainsFunc(ro, func(tl Tool) bool { return tl.Def.Name == "r2r_ingest_document" }) {
+	if len(ro) != len(e.list)-len(writeTools) || slices.ContainsFunc(ro, func(tl Tool) bool { return slices.Contains(writeTools, tl.Def.Name) }) {
 		t.Fatalf("read-only tools = %d", len(ro))
 	}
 }

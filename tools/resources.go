@@ -56,11 +56,12 @@ func Resources(deps *Deps) []server.ServerResource {
 				mcp.WithResourceDescription("The last 10 searches in this project: time, query, number of hits."),
 				mcp.WithMIMEType("application/json")),
 			Handler: guardResource(deps, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-				pr, err := deps.Projects.Project(ctx)
-				if err != nil {
+				key, name := deps.historyKey(ctx, nil)
+				if key == "" {
+					_, err := deps.Projects.Project(ctx)
 					return nil, err
 				}
-				return jsonContents(req.Params.URI, SearchHistoryContent{Project: pr.Name, Searches: deps.History.Recent(pr.Root)})
+				return jsonContents(req.Params.URI, SearchHistoryContent{Project: name, Searches: deps.History.Recent(key)})
 			}),
 		},
 	}
@@ -152,4 +153,21 @@ func (d *Deps) projectContext(ctx context.Context) (*ProjectContext, error) {
 		pc.Note = fmt.Sprintf("Counts cover the newest %d documents only.", maxScan)
 	}
 	return pc, nil
+}
+
+// historyKey names the search history a call belongs to, and its project's name: the
+// project's (pr, or the current one when pr is nil); on a remote server, which has no
+// project, the user's. "" = none.
+func (d *Deps) historyKey(ctx context.Context, pr *Project) (key, name string) {
+	if d.Projects.Remote() {
+		return "user:" + d.Client.Identity(), ""
+	}
+	if pr == nil {
+		p, err := d.Projects.Project(ctx)
+		if err != nil {
+			return "", ""
+		}
+		pr = &p
+	}
+	return pr.Root, pr.Name
 }

@@ -17,13 +17,19 @@ type scope struct {
 	Explicit bool   // the caller passed collection_id
 	Created  bool   // the project's collection was created by this call
 	Project  *Project
+	// All: no collection was named on a remote server, so the read covers every
+	// collection the user may read (ID is "").
+	All bool
 }
 
 // missing reports a project collection that has not been created yet.
-func (s *scope) missing() bool { return s.ID == "" }
+func (s *scope) missing() bool { return s.ID == "" && !s.All }
 
 // label names the collection in text output.
 func (s *scope) label() string {
+	if s.All {
+		return "all collections you can read"
+	}
 	if s.Name != "" {
 		return s.Name
 	}
@@ -56,6 +62,9 @@ func (d *Deps) resolveScopeOf(ctx context.Context, known *Project, explicitID st
 		}
 		return s, nil
 	}
+	if d.Projects.Remote() {
+		return d.remoteScope(ctx, create)
+	}
 	var pc *ProjectCollection
 	var err error
 	if known != nil {
@@ -68,6 +77,15 @@ func (d *Deps) resolveScopeOf(ctx context.Context, known *Project, explicitID st
 	}
 	pr := pc.Project
 	return &scope{ID: pc.ID, Name: pc.Name, Created: pc.Created, Project: &pr}, nil
+}
+
+// remoteScope is the scope of a call without collection_id on a remote server: searches
+// and RAG cover every collection the user may read; other tools need a collection.
+func (d *Deps) remoteScope(ctx context.Context, create bool) (*scope, *mcp.CallToolResult) {
+	if ci, ok := callFrom(ctx); ok && !create && (ci.tool == "r2r_search" || ci.tool == "r2r_rag_query") {
+		return &scope{All: true}, nil
+	}
+	return nil, d.projectErrorResult(ctx, errRemoteProject)
 }
 
 // projectErrorResult maps a failure to resolve the project or its collection.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
 // Argument limits shared by schemas and handlers.
@@ -157,8 +158,8 @@ func searchTool(d *Deps) Tool {
 				return res, nil
 			}
 		}
-		if s.Project != nil {
-			d.History.Add(s.Project.Root, SearchEntry{Time: d.now().UTC(), Query: query, Hits: ans.Out.Count,
+		if key, _ := d.historyKey(ctx, s.Project); key != "" {
+			d.History.Add(key, SearchEntry{Time: d.now().UTC(), Query: query, Hits: ans.Out.Count,
 				SearchMode: mode, CollectionID: s.ID})
 		}
 		for _, h := range ans.Out.Results {
@@ -174,7 +175,7 @@ func (d *Deps) runSearch(ctx context.Context, base SearchOutput, s *scope, filte
 	res, err := d.Client.Search(ctx, r2r.SearchRequest{
 		Query:          base.Query,
 		SearchMode:     r2r.SearchModeCustom,
-		SearchSettings: searchSettings(base.SearchMode, scopeFilters(s.ID, filters), base.Limit),
+		SearchSettings: r2r.ModeSettings(base.SearchMode, r2r.ScopedFilters(s.ID, filters), base.Limit),
 	})
 	if err != nil {
 		return answer[SearchOutput]{}, false, err
@@ -204,20 +205,6 @@ func served[T sizer](a answer[T], cached bool) *mcp.CallToolResult {
 		return result(a.Text, a.Out)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(cachedMarker + a.Text)}, StructuredContent: a.HitJSON}
-}
-
-// searchSettings sends every mode as explicit settings under search_mode "custom": R2R's
-// own "advanced" preset adds HyDE, which costs LLM calls.
-func searchSettings(mode string, filters map[string]any, limit int) *r2r.SearchSettings {
-	t, f := true, false
-	s := &r2r.SearchSettings{Filters: filters, Limit: &limit}
-	switch mode {
-	case r2r.SearchModeBasic:
-		s.UseSemanticSearch, s.UseFulltextSearch, s.UseHybridSearch = &t, &f, &f
-	case r2r.SearchModeAdvanced:
-		s.UseSemanticSearch, s.UseFulltextSearch, s.UseHybridSearch = &t, &t, &t
-	}
-	return s
 }
 
 // snippetSteps are the snippet lengths tried, longest first, until a result fits its budget.
@@ -304,7 +291,8 @@ func chunkTitle(md map[string]any) string {
 
 // knownFilterFields are fields a filter can test on every document r2r-mcp ingested: R2R's
 // own chunk columns and the metadata r2r-mcp writes.
-var knownFilterFields = []string{"document_id", "document_type", "title", "source_path", "project", "ingested_by"}
+var knownFilterFields = []string{"document_id", "document_type", "title",
+	kbsync.MetaSourcePath, kbsync.MetaContentSHA, kbsync.MetaSource, kbsync.MetaProject}
 
 func searchText(o SearchOutput, s *scope) string {
 	var b strings.Builder

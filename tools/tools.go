@@ -118,12 +118,19 @@ type Deps struct {
 	// (serve uses DefaultRateLimits). A call over the limit is answered at once with an
 	// isError result (code -32004) that says when to retry; it never waits.
 	RateLimits RateLimits
+	// SharedLimits, when set, holds the rate-limit buckets (keyed by credential identity
+	// and tool) instead of this process; its failures fall back to the local buckets.
+	SharedLimits SharedLimiter
+
+	// SyncStateDir keeps r2r_sync's lock and hash cache files; "" = kbsync.StateDir().
+	SyncStateDir string
 
 	initOnce sync.Once
 	limits   *limiters
 	ingests  *ingestTracker
 	titles   titleMemory
 	shown    shownIDs // document ids shown to the model, for short-id lookups
+	syncs    *syncJobs
 }
 
 // Deadlines: every tool answers within 50 s, since clients give up around 60 s.
@@ -143,6 +150,7 @@ func (d *Deps) setup() {
 	d.initOnce.Do(func() {
 		d.limits = newLimiters(d.RateLimits)
 		d.ingests = newIngestTracker()
+		d.syncs = newSyncJobs()
 	})
 }
 
@@ -183,6 +191,9 @@ func Registry(deps *Deps) []Tool {
 		monitorTaskTool(deps),
 		listCollectionsTool(deps),
 		getDocumentTool(deps),
+		deleteDocumentTool(deps),
+		syncTool(deps),
+		syncStatusTool(deps),
 		statusTool(deps),
 	}
 	if err := Check(tools); err != nil {

@@ -14,29 +14,11 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
-// scoped restricts a search to one collection as r2r-mcp's tools do: the collection
-// condition is always inside $and, with the caller's filters beside it.
-func scoped(collectionID string, caller map[string]any) map[string]any {
-	parts := []any{map[string]any{"collection_ids": map[string]any{"$overlap": []any{collectionID}}}}
-	if len(caller) > 0 {
-		parts = append(parts, caller)
-	}
-	return map[string]any{"$and": parts}
-}
-
-// modeSettings are the settings r2r-mcp's search tool sends for each of its modes, always
-// with search_mode "custom".
-func modeSettings(mode string, filters map[string]any, limit int) *r2r.SearchSettings {
-	t, f := true, false
-	s := &r2r.SearchSettings{Filters: filters, Limit: &limit}
-	switch mode {
-	case r2r.SearchModeBasic:
-		s.UseSemanticSearch, s.UseFulltextSearch, s.UseHybridSearch = &t, &f, &f
-	case r2r.SearchModeAdvanced:
-		s.UseSemanticSearch, s.UseFulltextSearch, s.UseHybridSearch = &t, &t, &t
-	}
-	return s
-}
+// scoped and modeSettings are exactly what r2r-mcp's tools send.
+var (
+	scoped       = r2r.ScopedFilters
+	modeSettings = r2r.ModeSettings
+)
 
 const query = "pelican migration"
 

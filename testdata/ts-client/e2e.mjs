@@ -7,6 +7,7 @@
 // message on stderr at the first failed step.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { check, need, sleep, text } from "./lib.mjs";
 
 const EXPECTED_TOOLS = [
   "r2r_search",
@@ -17,24 +18,10 @@ const EXPECTED_TOOLS = [
   "r2r_list_collections",
   "r2r_get_document",
   "r2r_status",
+  "r2r_delete_document",
+  "r2r_sync",
+  "r2r_sync_status",
 ];
-
-function need(name) {
-  const v = process.env[name];
-  if (!v) throw new Error(`${name} is not set`);
-  return v;
-}
-
-function check(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
-
-function text(result) {
-  return (result.content ?? [])
-    .filter((c) => c.type === "text")
-    .map((c) => c.text)
-    .join("\n");
-}
 
 async function call(client, name, args) {
   const result = await client.callTool({ name, arguments: args });
@@ -60,8 +47,6 @@ async function expectToolError(client, name, args, code, type, nextStep) {
     `${name}: _meta["r2r-mcp/error"] = ${JSON.stringify(meta)}, want code ${code} type ${type}`);
   return result;
 }
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
   const bin = need("R2R_MCP_BIN");

@@ -10,23 +10,7 @@
 // non-zero with a message on stderr at the first failed step; prints "ok" last.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-
-function need(name) {
-  const v = process.env[name];
-  if (!v) throw new Error(`${name} is not set`);
-  return v;
-}
-
-function check(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
-
-function text(result) {
-  return (result.content ?? [])
-    .filter((c) => c.type === "text")
-    .map((c) => c.text)
-    .join("\n");
-}
+import { check, need, sleep, text } from "./lib.mjs";
 
 async function call(client, name, args) {
   const result = await client.callTool({ name, arguments: args });
@@ -34,8 +18,6 @@ async function call(client, name, args) {
   check(result.structuredContent !== undefined, `${name}: no structuredContent`);
   return result;
 }
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ingest uploads a project file and polls r2r_monitor_task until R2R reports success.
 async function ingest(client, file) {

@@ -1,0 +1,231 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/r2r-mcp/r2r-mcp/auth"
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+)
+
+// syncFixture is an emulated R2R without auth and a git project.
+type syncFixture struct {
+	t        *testing.T
+	srv      *r2rtest.Server
+	root     string
+	config   string
+	stateDir string
+}
+
+func newSyncFixture(t *testing.T) *syncFixture {
+	t.Helper()
+	auth.MockKeyring()
+	root := statusProject(t, "demo", "")
+	if _, err := exec.LookPath("git"); err == nil {
+		if err := os.RemoveAll(filepath.Join(root, ".git")); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("git", "init", "-q")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v %s", err, out)
+		}
+	}
+	return &syncFixture{t: t, srv: r2rtest.NewServer(t, r2rtest.Options{}), root: root,
+		config: t.TempDir(), stateDir: t.TempDir()}
+}
+
+func (f *syncFixture) write(rel, content string) {
+	f.t.Helper()
+	p := filepath.Join(f.root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// sync runs `r2r-mcp sync --json` with args and decodes the summary.
+func (f *syncFixture) sync(args ...string) (*kbsync.Summary, cmdResult) {
+	f.t.Helper()
+	var out, errOut bytes.Buffer
+	deps := Deps{IO: IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Build: BuildInfo{Version: "test"},
+		Getenv: func(string) string { return "" }}
+	c := newSyncCmd(deps, func(o *syncOptions) error {
+		o.Env = authEnv{ConfigDir: f.config}
+		o.StateDir = f.stateDir
+		return runSync(o)
+	})
+	c.SilenceUsage, c.SilenceErrors = true, true
+	c.SetArgs(append([]string{"--url", f.srv.URL, "--json"}, args...))
+	c.SetOut(&out)
+	c.SetErr(&errOut)
+	err := c.ExecuteContext(context.Background())
+	r := cmdResult{out.String(), errOut.String(), err}
+	var s kbsync.Summary
+	if err := json.Unmarshal(out.Bytes(), &s); err != nil && r.err == nil {
+		f.t.Fatalf("no JSON summary (%v): %q\nstderr %s", err, r.stdout, r.stderr)
+	}
+	return &s, r
+}
+
+// TestSyncCommandAcceptance: a project of many small files — the first sync uploads all,
+// the second none; after changing 3 files and deleting 2, sync --prune replaces 3 and
+// deletes 2 and nothing else. Counted with the requests the emulator saw.
+func TestSyncCommandAcceptance(t *testing.T) {
+	const n = 200
+	f := newSyncFixture(t)
+	for i := range n {
+		f.write(fmt.Sprintf("docs/%03d.md", i), fmt.Sprintf("# Note %d\n\nWalrus fact number %d.", i, i))
+	}
+	s, r := f.sync(f.root)
+	if r.err != nil || len(s.Uploaded) != n || f.srv.Count("POST /v3/documents") != n {
+		t.Fatalf("first sync: %v, %d uploaded, %d POSTs\n%s", r.err, len(s.Uploaded), f.srv.Count("POST /v3/documents"), r.stderr)
+	}
+	if !strings.Contains(r.stderr, fmt.Sprintf("[%d/%d] uploaded docs/", n, n)) {
+		t.Fatalf("no plain progress lines on a non-terminal: %q", r.stderr[:min(len(r.stderr), 300)])
+	}
+
+	f.srv.ResetCounts()
+	s, r = f.sync(f.root)
+	if r.err != nil || s.Unchanged != n || len(s.Uploaded)+len(s.Replaced) != 0 {
+		t.Fatalf("second sync: %+v %v", s, r.err)
+	}
+	if c := f.srv.Counts(); c["POST /v3/documents"] != 0 || c["DELETE /v3/documents/{id}"] != 0 {
+		t.Fatalf("second sync wrote: %v", c)
+	}
+
+	for i := range 3 {
+		f.write(fmt.Sprintf("docs/%03d.md", i), fmt.Sprintf("# Note %d\n\nNarwhal fact number %d.", i, i))
+	}
+	for _, i := range []int{10, 11} {
+		if err := os.Remove(filepath.Join(f.root, "docs", fmt.Sprintf("%03d.md", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.srv.ResetCounts()
+	s, r = f.sync(f.root, "--prune")
+	if r.err != nil || !slices.Equal(s.Replaced, []string{"docs/000.md", "docs/001.md", "docs/002.md"}) ||
+		!slices.Equal(s.Deleted, []string{"docs/010.md", "docs/011.md"}) || len(s.Uploaded) != 0 || s.Unchanged != n-5 {
+		t.Fatalf("prune sync: %+v %v", s, r.err)
+	}
+	// 3 new versions; 3 old versions and 2 pruned documents deleted.
+	if c := f.srv.Counts(); c["POST /v3/documents"] != 3 || c["DELETE /v3/documents/{id}"] != 5 {
+		t.Fatalf("prune sync requests: %v", c)
+	}
+}
+
+func TestSyncCommandDryRunAndFailure(t *testing.T) {
+	f := newSyncFixture(t)
+	f.write("a.md", "alpha")
+	f.write("b.go", "package b")
+	f.write(".env", "SECRET=1")
+	s, r := f.sync(f.root, "--dry-run")
+	if r.err != nil || !s.DryRun || len(s.Uploaded) != 2 || len(s.Refused) != 1 || f.srv.Count("POST /v3/documents") != 0 {
+		t.Fatalf("dry run: %+v %v", s, r.err)
+	}
+	if f.srv.Count("POST /v3/collections") != 0 {
+		t.Fatal("a dry run created the collection")
+	}
+	f.srv.ForceStatus("POST /v3/documents", 500, 1)
+	s, r = f.sync(f.root)
+	if !errors.Is(r.err, SilentError) || len(s.Failed) != 1 || len(s.Uploaded) != 1 {
+		t.Fatalf("failure: %+v %v", s, r.err)
+	}
+}
+
+func TestSyncCommandLocked(t *testing.T) {
+	f := newSyncFixture(t)
+	f.write("a.md", "alpha")
+	unlock, err := kbsync.Lock(f.stateDir, kbsync.Key(f.root, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	_, r := f.sync(f.root)
+	if r.err == nil || !strings.Contains(r.err.Error(), "another sync") {
+		t.Fatalf("locked: %v", r.err)
+	}
+}
+
+func TestSyncCommandFlags(t *testing.T) {
+	var got *syncOptions
+	c := newSyncCmd(Deps{}, func(o *syncOptions) error { got = o; return nil })
+	c.SetArgs([]string{"docs", "--prune", "--dry-run", "--concurrency", "8", "--watch"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Dir != "docs" || !got.Prune || !got.DryRun || got.Concurrency != 8 || !got.Watch || got.JSON {
+		t.Fatalf("%+v", got)
+	}
+	c = newSyncCmd(Deps{}, func(*syncOptions) error { return nil })
+	c.SetArgs([]string{"--concurrency", "0"})
+	c.SilenceErrors, c.SilenceUsage = true, true
+	if err := c.Execute(); err == nil {
+		t.Fatal("--concurrency 0 accepted")
+	}
+	var _ *cobra.Command = c
+}
+
+// TestSyncCommandWatch: --watch syncs at start, then again after a change.
+func TestSyncCommandWatch(t *testing.T) {
+	f := newSyncFixture(t)
+	f.write("a.md", "alpha")
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errOut syncBuffer
+	deps := Deps{IO: IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Build: BuildInfo{Version: "test"},
+		Getenv: func(string) string { return "" }}
+	done := make(chan error, 1)
+	go func() {
+		done <- runSync(&syncOptions{Dir: f.root, URL: f.srv.URL, Watch: true, Concurrency: 2, Mode: "fast", Ctx: ctx, Deps: deps,
+			Env: authEnv{ConfigDir: f.config}, StateDir: f.stateDir, Debounce: 20 * time.Millisecond})
+	}()
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s; stderr: %s", what, errOut.String())
+			}
+		}
+	}
+	waitFor("the first sync", func() bool { return strings.Contains(errOut.String(), "Watching") })
+	f.write("notes/b.md", "beta")
+	waitFor("the second upload", func() bool { return f.srv.Count("POST /v3/documents") == 2 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

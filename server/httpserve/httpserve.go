@@ -1,0 +1,304 @@
+// Package httpserve serves r2r-mcp to a team over HTTP (serve --http): MCP over Streamable
+// HTTP at /mcp (stateless, both protocol eras), the REST gateway at /mcp/tools and
+// /mcp/invoke, /healthz, /readyz and /metrics.
+//
+// Every request to /mcp and the gateway carries its user's own R2R API key
+// (Authorization: Bearer or X-R2R-API-Key). The key is checked against R2R (users/me) once
+// and remembered by its SHA-256 for a short time; each key gets its own copy of the tools
+// (server.ForCredentials) whose R2R requests carry that key and whose cache and rate-limit
+// keys name the R2R user. In the explicitly chosen shared-key mode every request acts with
+// the server's own credential instead.
+package httpserve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/server"
+	"github.com/r2r-mcp/r2r-mcp/server/gateway"
+	"github.com/r2r-mcp/r2r-mcp/server/metrics"
+	"github.com/r2r-mcp/r2r-mcp/tools"
+)
+
+// Auth modes.
+const (
+	// AuthUser: each request carries its user's R2R API key (the default).
+	AuthUser = server.AuthModeUser
+	// AuthShared: every request acts with the server's own credential; meant for a
+	// read-only knowledge base behind a proxy that decides who may reach it.
+	AuthShared = server.AuthModeShared
+)
+
+// CollectionHeader names the collection of a request's calls that pass no collection_id.
+const CollectionHeader = "X-R2R-Collection"
+
+// Options configure New. Zero values take the documented defaults.
+type Options struct {
+	// AuthMode is AuthUser or AuthShared; "" = AuthUser.
+	AuthMode string
+	// KeyTTL is how long a key R2R accepted is trusted before it is checked again;
+	// 0 = 60 s.
+	KeyTTL time.Duration
+	// MaxKeys bounds the keys (and their copies of the tools) remembered; 0 = 1000.
+	MaxKeys int
+	// AllowedHosts are the Host header values accepted (host names, with or without port;
+	// "*" = any); loopback names are always accepted. Requests with another Host get 403
+	// (DNS rebinding).
+	AllowedHosts []string
+	// AllowedOrigins are the Origin header values accepted from browsers ("*" = any).
+	// Requests without Origin (every non-browser client) are not affected.
+	AllowedOrigins []string
+	// Collection is the collection of calls without collection_id and without the
+	// X-R2R-Collection header; "" = searches cover every collection the user may read.
+	Collection string
+	// Logger receives the access log and errors; nil = discard. Keys are never logged.
+	Logger *slog.Logger
+	// Metrics records calls; nil = no /metrics.
+	Metrics *metrics.Metrics
+	// Cache wraps the result cache of every user's tools (Redis L2, metrics); nil = the
+	// server's cache as it is.
+	Cache tools.Cache
+	// SharedLimits holds the per-user rate-limit buckets across replicas (Redis); nil =
+	// each replica's own.
+	SharedLimits tools.SharedLimiter
+	// History keeps every user's search history across replicas (Redis); nil = each
+	// replica's memory.
+	History tools.HistoryStore
+	// Ready are further readiness checks (Redis) run by /readyz beside R2R's health.
+	Ready map[string]func(context.Context) error
+	// MaxInFlight bounds the requests to /mcp and the gateway answered at once; beyond it
+	// a request gets 429 (busy) at once. 0 = DefaultMaxInFlight.
+	MaxInFlight int
+	// Now is the clock; nil = time.Now.
+	Now func() time.Time
+}
+
+// DefaultMaxInFlight is Options.MaxInFlight's default.
+const DefaultMaxInFlight = 512
+
+// MaxBodyBytes bounds a request body: a JSON-RPC message or an invoke request. Files are
+// never uploaded over HTTP (ingest reads them on the server host), so messages are small.
+const MaxBodyBytes = 4 << 20
+
+// Handler is serve --http's http.Handler.
+type Handler struct {
+	base   *server.Server
+	opts   Options
+	log    *slog.Logger
+	users  *users
+	shared *user // AuthShared only
+	mux    *http.ServeMux
+	slots  chan struct{} // requests in flight
+}
+
+// New builds the handler around base, a server built by server.New with Remote set. It
+// does no network I/O.
+func New(base *server.Server, o Options) (*Handler, error) {
+	switch o.AuthMode {
+	case "":
+		o.AuthMode = AuthUser
+	case AuthUser, AuthShared:
+	default:
+		return nil, fmt.Errorf("auth mode %q: want %s or %s", o.AuthMode, AuthUser, AuthShared)
+	}
+	if o.KeyTTL <= 0 {
+		o.KeyTTL = 60 * time.Second
+	}
+	if o.MaxKeys <= 0 {
+		o.MaxKeys = 1000
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = DefaultMaxInFlight
+	}
+	h := &Handler{base: base, opts: o, log: o.Logger, slots: make(chan struct{}, o.MaxInFlight)}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	check := base.Deps.HealthClient
+	h.users = &users{ttl: o.KeyTTL, max: o.MaxKeys, now: o.Now, m: map[[32]byte]*user{}, rejected: map[[32]byte]time.Time{},
+		check: func(ctx context.Context, key string) (*r2r.User, error) {
+			me, err := check.WithCredentials(r2r.APIKey(key)).Me(ctx)
+			h.countAuth(err)
+			return me, err
+		},
+		build: func(key, id string) (*user, error) {
+			return h.newUser(userKey{key: key, id: id}, id, "the caller's R2R API key (user "+id+")")
+		},
+	}
+	if o.AuthMode == AuthShared {
+		u, err := h.newUser(base.Deps.Client.Credentials(), "", "the server's shared credential ("+base.Deps.Status.AuthSource+")")
+		if err != nil {
+			return nil, err
+		}
+		h.shared = u
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", h.serveUser(func(u *user, w http.ResponseWriter, r *http.Request) { u.mcp.ServeHTTP(w, r) }))
+	mux.HandleFunc("/mcp/", h.serveUser(func(u *user, w http.ResponseWriter, r *http.Request) { u.gateway.ServeHTTP(w, r) }))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { writeText(w, http.StatusOK, "ok\n") })
+	mux.HandleFunc("GET /readyz", h.readyz)
+	if o.Metrics != nil {
+		mux.Handle("GET /metrics", o.Metrics.Handler())
+	}
+	h.mux = mux
+	return h, nil
+}
+
+// newUser builds the tools of one credential and their two front doors.
+func (h *Handler) newUser(creds r2r.Credentials, id, source string) (*user, error) {
+	mw := []mcpserver.ToolHandlerMiddleware{}
+	if h.opts.Metrics != nil {
+		mw = append(mw, h.opts.Metrics.ToolMiddleware())
+	}
+	srv, err := h.base.ForCredentials(creds, server.UserOptions{Cache: h.opts.Cache, AuthSource: source, SharedLimits: h.opts.SharedLimits, History: h.opts.History,
+		Middleware: append(mw, collectionDefault(h.base.ToolDefs()))})
+	if err != nil {
+		return nil, err
+	}
+	st := mcpserver.NewStreamableHTTPServer(srv.MCP,
+		mcpserver.WithStateLess(true),
+		// Handler checks Host and Origin itself, against the configured allow-lists.
+		mcpserver.WithDisableLocalhostProtection(true),
+		mcpserver.WithStreamableHTTPLogger(h.log.With("component", "streamable-http")),
+	)
+	return &user{id: id, srv: srv, mcp: st, gateway: gateway.New(srv.MCP, srv.ToolDefs())}, nil
+}
+
+// ServeHTTP checks Host and Origin, logs the request and routes it.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := h.opts.Now()
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	defer func() {
+		h.log.Info("http", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+			"duration_ms", float64(h.opts.Now().Sub(start).Microseconds())/1000, "user", rec.user,
+			"remote", r.RemoteAddr, "bytes", rec.bytes)
+	}()
+	if msg := h.checkOrigin(r); msg != "" {
+		writeError(rec, http.StatusForbidden, "forbidden", msg)
+		return
+	}
+	h.mux.ServeHTTP(rec, r)
+}
+
+// serveUser authenticates a request and hands it to its user's handler f.
+func (h *Handler) serveUser(f func(*user, http.ResponseWriter, *http.Request)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case h.slots <- struct{}{}:
+			defer func() { <-h.slots }()
+		default:
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusTooManyRequests, "busy",
+				fmt.Sprintf("r2r-mcp is answering %d requests already; try again in a second.", cap(h.slots)))
+			return
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		}
+		u := h.shared
+		if u == nil {
+			key, ok := apiKey(r)
+			if !ok {
+				unauthorized(w, "", "This endpoint needs your R2R API key: send Authorization: Bearer <key> or X-R2R-API-Key: <key>.")
+				return
+			}
+			var err error
+			u, err = h.users.get(r.Context(), key)
+			switch {
+			case errors.Is(err, errRejected):
+				unauthorized(w, `, error="invalid_token"`, "R2R rejected this API key. Create a new one in R2R and send it as Authorization: Bearer <key>.")
+				return
+			case err != nil:
+				h.log.Warn("cannot check an API key with R2R", "error", err)
+				w.Header().Set("Retry-After", "5")
+				writeError(w, http.StatusServiceUnavailable, "r2r_unreachable",
+					"R2R could not check the API key right now ("+r2rProblem(err)+"); try again shortly.")
+				return
+			}
+		}
+		if rec, ok := w.(*recorder); ok {
+			rec.user = u.id
+		}
+		if c := h.collectionOf(r); c != "" {
+			r = r.WithContext(withCollection(r.Context(), c))
+		}
+		f(u, w, r)
+	}
+}
+
+// collectionOf is the collection of a request's calls without collection_id.
+func (h *Handler) collectionOf(r *http.Request) string {
+	if c := strings.TrimSpace(r.Header.Get(CollectionHeader)); c != "" {
+		return c
+	}
+	return h.opts.Collection
+}
+
+// readyz reports whether R2R (and every further dependency) answers.
+func (h *Handler) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	checks := map[string]func(context.Context) error{"r2r": h.base.Deps.HealthClient.Health}
+	maps.Copy(checks, h.opts.Ready)
+	var b strings.Builder
+	status := http.StatusOK
+	for _, name := range slices.Sorted(maps.Keys(checks)) {
+		if err := checks[name](ctx); err != nil {
+			status = http.StatusServiceUnavailable
+			fmt.Fprintf(&b, "%s: %s\n", name, r2rProblem(err))
+			continue
+		}
+		fmt.Fprintf(&b, "%s: ok\n", name)
+	}
+	writeText(w, status, b.String())
+}
+
+// countAuth counts one key check by its result.
+func (h *Handler) countAuth(err error) {
+	if h.opts.Metrics == nil {
+		return
+	}
+	switch {
+	case err == nil:
+		h.opts.Metrics.AuthCheck("ok")
+	case errors.Is(err, r2r.ErrUnauthorized), errors.Is(err, r2r.ErrForbidden):
+		h.opts.Metrics.AuthCheck("rejected")
+	default:
+		h.opts.Metrics.AuthCheck("error")
+	}
+}
+
+// r2rProblem describes an error for a response; R2R's message is untrusted text.
+func r2rProblem(err error) string {
+	return tools.Sanitize(err.Error())
+}
+
+// unauthorized answers 401 with a WWW-Authenticate challenge.
+func unauthorized(w http.ResponseWriter, params, msg string) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="r2r-mcp"`+params)
+	writeError(w, http.StatusUnauthorized, "authentication", msg)
+}
+
+func writeError(w http.ResponseWriter, status int, typ, msg string) {
+	gateway.WriteError(w, status, gateway.Error{Type: typ, Code: gateway.CodeOf(status), Message: msg,
+		Retryable: status == http.StatusServiceUnavailable})
+}
+
+func writeText(w http.ResponseWriter, status int, s string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(s))
+}

@@ -1,0 +1,183 @@
+package httpserve
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	mcpserver "github.com/mark3labs/mcp-go/server"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/server"
+)
+
+// userKey is one caller's R2R API key, sent as X-API-Key. Its identity is the R2R user id,
+// so every cache and limiter key of the user's calls names the user, whichever of the
+// user's keys was sent.
+type userKey struct {
+	key string
+	id  string
+}
+
+func (k userKey) Apply(_ context.Context, h http.Header) error {
+	if k.key == "" {
+		return errors.New("httpserve: empty API key")
+	}
+	h.Set("X-API-Key", k.key)
+	return nil
+}
+
+func (k userKey) Identity() string { return "r2r-user:" + k.id }
+
+// String and GoString keep the key out of %v, %+v and %#v.
+func (k userKey) String() string   { return "httpserve.userKey(" + k.Identity() + ")" }
+func (k userKey) GoString() string { return k.String() }
+
+// user is everything one API key's calls go through.
+type user struct {
+	id      string // R2R user id ("" in shared-key mode)
+	srv     *server.Server
+	mcp     *mcpserver.StreamableHTTPServer
+	gateway http.Handler
+	checked time.Time // when R2R last accepted the key
+	used    time.Time // last request, for eviction
+}
+
+// errRejected means R2R refused the key (401 or 403 on users/me).
+var errRejected = errors.New("R2R rejected the API key")
+
+// users remembers checked keys by their SHA-256 (never the key itself) for ttl, and
+// builds one user per key on first use.
+type users struct {
+	ttl   time.Duration
+	max   int
+	check func(ctx context.Context, key string) (*r2r.User, error)
+	build func(key, id string) (*user, error)
+	now   func() time.Time
+
+	mu       sync.Mutex
+	m        map[[sha256.Size]byte]*user
+	rejected map[[sha256.Size]byte]time.Time // keys R2R refused, until when to refuse them unasked
+	sf       singleflight.Group
+}
+
+// rejectTTL is how long a key R2R refused is refused without asking R2R again, so a
+// client retrying with a bad key does not turn each retry into an R2R request.
+const rejectTTL = 10 * time.Second
+
+// get returns the user of key, checking it against R2R when it is new or its check is
+// older than ttl. errRejected means the key is not valid; other errors mean R2R could not
+// say (the caller answers 503 and nothing is remembered).
+func (u *users) get(ctx context.Context, key string) (*user, error) {
+	h := sha256.Sum256([]byte(key))
+	now := u.now()
+	u.mu.Lock()
+	e := u.m[h]
+	if e != nil && now.Sub(e.checked) < u.ttl {
+		e.used = now
+		u.mu.Unlock()
+		return e, nil
+	}
+	if until, ok := u.rejected[h]; ok && now.Before(until) {
+		u.mu.Unlock()
+		return nil, errRejected
+	}
+	u.mu.Unlock()
+	v, err, _ := u.sf.Do(string(h[:]), func() (any, error) {
+		// A cancelled caller must not fail the others waiting on this check.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		me, err := u.check(cctx, key)
+		if err != nil {
+			if errors.Is(err, r2r.ErrUnauthorized) || errors.Is(err, r2r.ErrForbidden) {
+				u.forget(h)
+				return nil, errRejected
+			}
+			return nil, err
+		}
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		if e := u.m[h]; e != nil && e.id == me.ID {
+			e.checked, e.used = u.now(), u.now()
+			return e, nil
+		}
+		nu, err := u.build(key, me.ID)
+		if err != nil {
+			return nil, err
+		}
+		nu.checked, nu.used = u.now(), u.now()
+		u.evictLocked()
+		u.m[h] = nu
+		return nu, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*user), nil
+}
+
+// forget drops h and remembers that R2R refused it.
+func (u *users) forget(h [sha256.Size]byte) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	delete(u.m, h)
+	now := u.now()
+	if len(u.rejected) >= u.max {
+		for k, until := range u.rejected {
+			if !now.Before(until) || len(u.rejected) >= u.max {
+				delete(u.rejected, k)
+			}
+		}
+	}
+	u.rejected[h] = now.Add(min(rejectTTL, u.ttl))
+}
+
+// evictLocked makes room for one more user: expired checks go first, then the least
+// recently used.
+func (u *users) evictLocked() {
+	if len(u.m) < u.max {
+		return
+	}
+	now := u.now()
+	var oldest [sha256.Size]byte
+	var oldestUsed time.Time
+	for h, e := range u.m {
+		if now.Sub(e.checked) >= u.ttl {
+			delete(u.m, h)
+			continue
+		}
+		if oldestUsed.IsZero() || e.used.Before(oldestUsed) {
+			oldest, oldestUsed = h, e.used
+		}
+	}
+	if len(u.m) >= u.max {
+		delete(u.m, oldest)
+	}
+}
+
+// count is how many keys are remembered.
+func (u *users) count() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return len(u.m)
+}
+
+// apiKey returns the R2R API key a request carries: "Authorization: Bearer KEY" or
+// "X-R2R-API-Key: KEY". ok is false when there is none.
+func apiKey(r *http.Request) (string, bool) {
+	if k := strings.TrimSpace(r.Header.Get("X-R2R-API-Key")); k != "" {
+		return k, true
+	}
+	a := r.Header.Get("Authorization")
+	if scheme, rest, found := strings.Cut(a, " "); found && strings.EqualFold(scheme, "Bearer") {
+		if k := strings.TrimSpace(rest); k != "" {
+			return k, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,77 @@
+package server
+
+import (
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools"
+)
+
+// UserOptions adapt the copy of a server that ForCredentials builds.
+type UserOptions struct {
+	// Cache replaces the server's result cache (an L2 in front of it, metrics); nil = the
+	// server's own.
+	Cache tools.Cache
+	// Middleware wrap every tool call, first outermost, outside the argument validation.
+	Middleware []mcpserver.ToolHandlerMiddleware
+	// AuthSource says where the credentials came from, for r2r_status and error advice.
+	AuthSource string
+	// SharedLimits holds the rate-limit buckets across replicas; nil = this process's.
+	SharedLimits tools.SharedLimiter
+	// History keeps the search history across replicas; nil = this process's memory.
+	History tools.HistoryStore
+}
+
+// ForCredentials returns a server whose tools act as creds. It shares s's R2R connections,
+// retry, circuit breaker and request middleware, and (unless o.Cache is set) the result
+// cache, whose keys hold creds.Identity(), so one user's results never reach another. It
+// has its own project resolver, search history and rate limiters: limits and history are
+// per user. s must have been built by New; ForCredentials does no network I/O.
+func (s *Server) ForCredentials(creds r2r.Credentials, o UserOptions) (*Server, error) {
+	base := s.Deps
+	logger := s.logger.With("identity", creds.Identity())
+	projects := tools.NewProjectResolver(tools.ProjectOptions{
+		WorkDir:    s.cfg.WorkDir,
+		ExtraRoots: s.cfg.AllowDirs,
+		CacheFile:  "-", // mappings of one user stay in memory
+		Logger:     logger.With("component", "project"),
+		Remote:     s.cfg.Remote,
+	})
+	status := base.Status
+	status.AuthSource, status.AuthWarning = o.AuthSource, ""
+	deps := &tools.Deps{
+		Client:            base.Client.WithCredentials(creds),
+		HealthClient:      base.HealthClient.WithCredentials(creds),
+		Projects:          projects,
+		Cache:             base.Cache,
+		History:           tools.NewSharedSearchHistory(0, o.History),
+		Logger:            logger.With("component", "tools"),
+		Status:            status,
+		Now:               base.Now,
+		BreakerState:      base.BreakerState,
+		CallTimeout:       base.CallTimeout,
+		SearchTimeout:     base.SearchTimeout,
+		RAGTimeout:        base.RAGTimeout,
+		IngestSyncTimeout: base.IngestSyncTimeout,
+		IngestWait:        base.IngestWait,
+		PollInterval:      base.PollInterval,
+		RateLimits:        base.RateLimits,
+		SharedLimits:      o.SharedLimits,
+	}
+	if o.Cache != nil {
+		deps.Cache = o.Cache
+	}
+	u := &Server{Deps: deps, Breaker: s.Breaker, Cache: s.Cache, cfg: s.cfg, logger: logger}
+	u.build(projects, o.Middleware...)
+	return u, nil
+}
+
+// ToolDefs returns the definitions of the tools s offers, in registry order.
+func (s *Server) ToolDefs() []mcp.Tool {
+	out := make([]mcp.Tool, len(s.Tools))
+	for i, t := range s.Tools {
+		out[i] = t.Def
+	}
+	return out
+}

@@ -1,0 +1,88 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+)
+
+// refuseOutsideScope is the refusal kind of a document outside the project's collection.
+const refuseOutsideScope = "document_outside_project"
+
+// DeleteOutput is the structured result of r2r_delete_document.
+type DeleteOutput struct {
+	DocumentID     string `json:"document_id"`
+	Title          string `json:"title"`
+	SourcePath     string `json:"source_path,omitempty"`
+	CollectionID   string `json:"collection_id"`
+	CollectionName string `json:"collection_name,omitempty"`
+	Deleted        bool   `json:"deleted"`
+	Message        string `json:"message"`
+}
+
+func deleteDocumentTool(d *Deps) Tool {
+	const title = "Delete a project document"
+	out := objectSchema(map[string]any{
+		"document_id":     strProp("id of the deleted document"),
+		"title":           strProp("its title"),
+		"source_path":     strProp("the project file it was ingested from, when r2r-mcp wrote it"),
+		"collection_id":   strProp("the project's collection it was deleted from"),
+		"collection_name": strProp("name of that collection"),
+		"deleted":         boolProp("true: R2R deleted the document and its chunks"),
+		"message":         strProp("what was deleted"),
+	}, "document_id", "title", "collection_id", "deleted", "message")
+	def := newTool("r2r_delete_document",
+		mcp.WithToolTitle(title),
+		mcp.WithDescription("Delete one document (and its chunks) from the current project's collection in R2R. "+
+			"Documents outside that collection are refused. Use r2r_list_documents or r2r_search to find the id."),
+		annotations(title, false, true, true, false),
+		withOutputSchema(out),
+		mcp.WithString("document_id", mcp.Required(), mcp.MinLength(minShortID), mcp.MaxLength(36),
+			mcp.Description("Document ID (UUID) to delete, e.g. from r2r_list_documents, or the short id (a unique prefix of at least 7 hex digits) such a result showed")),
+	)
+	parseArgs := argsParser(def)
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := parseArgs(req)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		id, err := d.documentIDArg(a, "document_id")
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		s, errRes := d.resolveScope(ctx, "", false)
+		if errRes != nil {
+			return errRes, nil
+		}
+		if s.missing() {
+			return refusal(refuseOutsideScope, fmt.Sprintf("Not deleted: the project's collection %s does not exist yet, so document %s is not in it.", s.Name, id)), nil
+		}
+		doc, err := d.Client.GetDocument(ctx, id)
+		if err != nil {
+			return r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id)), nil
+		}
+		o := DeleteOutput{DocumentID: id, Title: documentTitle(*doc), CollectionID: s.ID, CollectionName: s.Name}
+		o.SourcePath, _ = doc.Metadata[kbsync.MetaSourcePath].(string)
+		o.SourcePath = Sanitize(o.SourcePath)
+		if !slices.Contains(doc.CollectionIDs, s.ID) {
+			return refusal(refuseOutsideScope, fmt.Sprintf("Not deleted: document %s %q is not in the project's collection %s. "+
+				"r2r_delete_document deletes only documents of the current project's collection; delete others in R2R itself.", id, o.Title, s.label())), nil
+		}
+		if err := d.Client.DeleteDocument(ctx, id); err != nil {
+			d.bumpAfterWrite(s.ID) // R2R may have deleted it before failing to answer
+			return r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id)), nil
+		}
+		d.tracker().finish(id)
+		d.bumpAfterWrite(s.ID)
+		o.Deleted = true
+		o.Message = fmt.Sprintf("Deleted document %s %q from %s.", id, o.Title, s.label())
+		if o.SourcePath != "" {
+			o.Message += fmt.Sprintf(" It was ingested from %s; ingest that file again to bring it back.", o.SourcePath)
+		}
+		return result(o.Message, o), nil
+	}}
+}

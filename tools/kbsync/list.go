@@ -1,0 +1,226 @@
+package kbsync
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	ignore "github.com/sabhiram/go-gitignore"
+)
+
+// ListFiles lists the files of dir (inside root) that a sync considers, as paths relative
+// to root with forward slashes: `git ls-files -co --exclude-standard` when dir is in a git
+// work tree (tracked and untracked files, ignored ones left out), else a walk that honours
+// the .gitignore files from root down. Tracked files deleted from the work tree are
+// listed too; the caller finds them missing. .git directories are never listed.
+func ListFiles(ctx context.Context, root, dir string) ([]string, error) {
+	prefix, err := filepath.Rel(root, dir)
+	if err != nil || prefix == ".." || strings.HasPrefix(prefix, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("%s is not inside the project root %s", dir, root)
+	}
+	prefix = filepath.ToSlash(prefix)
+	if prefix == "." {
+		prefix = ""
+	}
+	files, err := gitLsFiles(ctx, dir)
+	if errors.Is(err, errNotGit) {
+		return walkFiles(root, prefix)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i, f := range files {
+		files[i] = path.Join(prefix, f)
+	}
+	return files, nil
+}
+
+var errNotGit = errors.New("not in a git work tree")
+
+// gitLsFiles lists dir's files relative to dir; errNotGit when dir is not in a git work
+// tree or git is not installed.
+func gitLsFiles(ctx context.Context, dir string) ([]string, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, errNotGit
+	}
+	probe := exec.CommandContext(ctx, "git", "rev-parse", "--is-inside-work-tree")
+	probe.Dir = dir
+	if out, err := probe.Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, errNotGit
+	}
+	cmd := exec.CommandContext(ctx, "git", "ls-files", "-co", "--exclude-standard", "-z", "--", ".")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git ls-files in %s: %v: %s", dir, err, strings.TrimSpace(stderr.String()))
+	}
+	var files []string
+	seen := map[string]bool{}
+	for f := range bytes.SplitSeq(out, []byte{0}) {
+		// A file both tracked and modified may be listed twice (-c and -o never overlap,
+		// but unmerged entries repeat).
+		if s := string(f); s != "" && !seen[s] {
+			seen[s] = true
+			files = append(files, s)
+		}
+	}
+	return files, nil
+}
+
+// ignoreFile is one .gitignore: the directory it lies in (relative to the root, "" for
+// the root) and its rules in order.
+type ignoreFile struct {
+	dir   string
+	rules []ignoreRule
+}
+
+// ignoreRule is one pattern line; negated rules ("!x") re-include.
+type ignoreRule struct {
+	negate bool
+	gi     *ignore.GitIgnore
+}
+
+// ignored reports whether the .gitignore files (outermost first) ignore rel: the last
+// rule that matches decides, a deeper file's after an outer one's, as in git.
+func ignored(files []ignoreFile, rel string, isDir bool) bool {
+	if isDir {
+		rel += "/"
+	}
+	out := false
+	for _, f := range files {
+		sub := rel
+		if f.dir != "" {
+			sub = strings.TrimPrefix(rel, f.dir+"/")
+		}
+		for _, r := range f.rules {
+			if r.gi.MatchesPath(sub) {
+				out = !r.negate
+			}
+		}
+	}
+	return out
+}
+
+// walkFiles walks root/prefix, skipping what the .gitignore files (of root, the
+// directories down to prefix, and below) ignore, and .git directories.
+func walkFiles(root, prefix string) ([]string, error) {
+	var files []ignoreFile
+	var dirs []string
+	if prefix != "" {
+		parts := strings.Split(prefix, "/")
+		for i := range parts {
+			dirs = append(dirs, strings.Join(parts[:i], "/"))
+		}
+	}
+	for _, d := range dirs {
+		if f, ok := readIgnore(root, d); ok {
+			files = append(files, f)
+		}
+	}
+	var out []string
+	var walk func(dir string, files []ignoreFile) error
+	walk = func(dir string, files []ignoreFile) error {
+		if f, ok := readIgnore(root, dir); ok {
+			files = append(files[:len(files):len(files)], f)
+		}
+		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			rel := path.Join(dir, e.Name())
+			isDir := e.IsDir()
+			if (isDir && e.Name() == ".git") || ignored(files, rel, isDir) {
+				continue
+			}
+			if isDir {
+				if err := walk(rel, files); err != nil {
+					return err
+				}
+				continue
+			}
+			out = append(out, rel)
+		}
+		return nil
+	}
+	if err := walk(prefix, files); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readIgnore reads the .gitignore of dir (relative to root).
+func readIgnore(root, dir string) (ignoreFile, bool) {
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(dir), ".gitignore"))
+	if err != nil {
+		return ignoreFile{}, false
+	}
+	f := ignoreFile{dir: dir}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		r := ignoreRule{negate: strings.HasPrefix(line, "!")}
+		r.gi = ignore.CompileIgnoreLines(strings.TrimPrefix(line, "!"))
+		f.rules = append(f.rules, r)
+	}
+	return f, true
+}
+
+// Globs are include and exclude patterns (doublestar syntax: ** spans directories)
+// matched against paths relative to the project root.
+type Globs struct {
+	Include []string `json:"include,omitempty"`
+	Exclude []string `json:"exclude,omitempty"`
+}
+
+// Validate reports the first malformed pattern.
+func (g Globs) Validate() error {
+	for _, p := range append(slices.Clone(g.Include), g.Exclude...) {
+		if !doublestar.ValidatePattern(p) {
+			return fmt.Errorf("%q is not a valid glob pattern", p)
+		}
+	}
+	return nil
+}
+
+// Match reports whether rel is selected: it matches an include pattern (or there are
+// none) and no exclude pattern. A pattern without a slash also matches base names
+// anywhere ("*.md" selects docs/a.md), as in .gitignore.
+func (g Globs) Match(rel string) bool {
+	if len(g.Include) > 0 && !anyMatch(g.Include, rel) {
+		return false
+	}
+	return !anyMatch(g.Exclude, rel)
+}
+
+func anyMatch(patterns []string, rel string) bool {
+	for _, p := range patterns {
+		target := rel
+		if !strings.Contains(p, "/") {
+			target = path.Base(rel)
+		}
+		if ok, _ := doublestar.Match(p, target); ok {
+			return true
+		}
+		// "docs/**" style patterns also select the directory's files through a prefix.
+		if ok, _ := doublestar.Match(strings.TrimSuffix(p, "/")+"/**", rel); ok && strings.HasSuffix(p, "/") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,50 @@
+package kbsync
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/google/uuid"
+)
+
+// Metadata keys every document r2r-mcp writes carries.
+const (
+	// MetaSourcePath is the file's path relative to the project root, forward slashes
+	// (for a file from an extra root: "<root's base name>/<path in it>").
+	MetaSourcePath = "source_path"
+	// MetaContentSHA is the hex SHA-256 of the bytes sent.
+	MetaContentSHA = "content_sha256"
+	// MetaSource marks documents r2r-mcp wrote; its value is SourceValue.
+	MetaSource = "source"
+	// MetaProject is the project's name (the base name of its root).
+	MetaProject = "project"
+	// MetaIngestedBy is what r2r-mcp before content hashes wrote instead of MetaSource;
+	// documents carrying it are r2r-mcp's too.
+	MetaIngestedBy = "ingested_by"
+	// MetaSourceRoot is set only on files from an extra root ("extra:<id>"); sync leaves
+	// those documents alone.
+	MetaSourceRoot = "source_root"
+)
+
+// SourceValue is the value of MetaSource (and MetaIngestedBy).
+const SourceValue = "r2r-mcp"
+
+// DocumentNamespace is the UUIDv5 namespace of r2r-mcp's document ids.
+var DocumentNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://github.com/r2r-mcp/r2r-mcp/documents"))
+
+// VersionID is the id of one version of a file's document: UUIDv5 of
+// "<collection id>/<R2R user id>/<id path>#sha256:<content hash>". A changed file gets a
+// new id, so its new version can be ingested while the old one still answers searches
+// (R2R answers 409 for an id that already succeeded and has no in-place update); the same
+// content gets the same id, so a repeated upload is refused by R2R rather than
+// duplicated. The user id is part of it because R2R checks duplicates per owner but keys
+// documents by id alone.
+func VersionID(collectionID, userID, idPath, sha string) string {
+	return uuid.NewSHA1(DocumentNamespace, []byte(collectionID+"/"+userID+"/"+idPath+"#sha256:"+sha)).String()
+}
+
+// SHA256 is the hex SHA-256 of data.
+func SHA256(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
+}

@@ -1,0 +1,261 @@
+package kbsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+)
+
+// FileReader reads one file of the project under the ingest rules (confinement, secrets,
+// size limits, types). rel is relative to the project root with forward slashes. A file
+// the rules refuse gives a *Refusal.
+type FileReader interface {
+	ReadFile(rel string) (File, error)
+}
+
+// Refusal is a file the ingest rules do not let through; nothing of it was sent.
+type Refusal struct {
+	Kind   string // e.g. secret_file, file_too_large, unsupported_file_type
+	Reason string // why, and what to do
+}
+
+func (r *Refusal) Error() string { return r.Reason }
+
+// Options configure a Syncer.
+type Options struct {
+	// Root is the project root (absolute); Dir the directory to sync inside it ("" = Root).
+	Root, Dir string
+	Globs     Globs
+	// Prune deletes the documents of files no longer in the synced set (deleted, now
+	// ignored or excluded), after a complete scan.
+	Prune bool
+	// Concurrency bounds the files read and documents written at once; 0 = 4.
+	Concurrency int
+	Files       FileReader
+	// Hashes remembers content hashes across runs; nil = every file is read.
+	Hashes *HashCache
+}
+
+// Syncer syncs one directory of a project into its collection.
+type Syncer struct {
+	Opts   Options
+	Writer *Writer // API and Scope of the collection
+}
+
+// Item is one file the plan uploads or replaces.
+type Item struct {
+	Path string    `json:"path"`
+	SHA  string    `json:"content_sha256"`
+	Old  []Version `json:"-"`
+}
+
+// Deletion is one document the plan prunes.
+type Deletion struct {
+	Path       string `json:"path"`
+	DocumentID string `json:"document_id"`
+}
+
+// Problem is a file that was refused or failed, with the reason.
+type Problem struct {
+	Path   string `json:"path"`
+	Kind   string `json:"kind,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Plan is what a sync will do.
+type Plan struct {
+	Files     int        `json:"files"` // files listed and selected by the globs
+	Upload    []Item     `json:"upload"`
+	Replace   []Item     `json:"replace"`
+	Unchanged int        `json:"unchanged"`
+	Delete    []Deletion `json:"delete"`
+	Refused   []Problem  `json:"refused"`
+	// PruneSkipped says why nothing is pruned although Prune was asked for ("" = it was
+	// not asked for, or the scan was complete).
+	PruneSkipped string `json:"prune_skipped,omitempty"`
+	// Stale are documents of files no longer in the synced set that are kept because
+	// Prune was not asked for.
+	Stale int `json:"stale"`
+}
+
+func (o *Options) concurrency() int {
+	if o.Concurrency <= 0 {
+		return 4
+	}
+	return o.Concurrency
+}
+
+func (o *Options) dir() string {
+	if o.Dir == "" {
+		return o.Root
+	}
+	return o.Dir
+}
+
+// Plan lists the files, reads the collection's manifest and compares content hashes.
+func (s *Syncer) Plan(ctx context.Context) (*Plan, error) {
+	o := &s.Opts
+	if err := o.Globs.Validate(); err != nil {
+		return nil, err
+	}
+	files, err := ListFiles(ctx, o.Root, o.dir())
+	if err != nil {
+		return nil, err
+	}
+	files = slices.DeleteFunc(files, func(f string) bool { return !o.Globs.Match(f) })
+	slices.Sort(files)
+	m := &Manifest{Paths: map[string][]Version{}} // no collection yet: nothing in it
+	if s.Writer.Scope.CollectionID != "" {
+		if m, err = LoadManifest(ctx, s.Writer.API, s.Writer.Scope); err != nil {
+			return nil, err
+		}
+	}
+	p := &Plan{Upload: []Item{}, Replace: []Item{}, Delete: []Deletion{}, Refused: []Problem{}}
+	hashes, present, incomplete, err := s.hashAll(ctx, files, p)
+	if err != nil {
+		return nil, err
+	}
+	p.Files = len(present)
+	for _, f := range files {
+		sha, ok := hashes[f]
+		if !ok {
+			continue
+		}
+		classify(p, f, sha, m.Paths[f])
+	}
+	prefix, _ := filepath.Rel(o.Root, o.dir())
+	prefix = filepath.ToSlash(prefix)
+	for _, pth := range sortedKeys(m.Paths) {
+		if present[pth] || !within(prefix, pth) {
+			continue
+		}
+		for _, v := range m.Paths[pth] {
+			if o.Prune {
+				p.Delete = append(p.Delete, Deletion{Path: pth, DocumentID: v.ID})
+			} else {
+				p.Stale++
+			}
+		}
+	}
+	if o.Prune && incomplete != "" {
+		p.PruneSkipped = incomplete
+		p.Stale += len(p.Delete)
+		p.Delete = []Deletion{}
+	}
+	return p, nil
+}
+
+// classify puts one file into the plan given its documents.
+func classify(p *Plan, f, sha string, old []Version) {
+	it := Item{Path: f, SHA: sha, Old: old}
+	current := false
+	for _, v := range old {
+		current = current || (v.SHA == sha && v.Status == r2r.IngestionSuccess)
+	}
+	switch {
+	case len(old) == 0:
+		p.Upload = append(p.Upload, it)
+	case current && len(old) == 1:
+		p.Unchanged++
+	default:
+		p.Replace = append(p.Replace, it)
+	}
+}
+
+// hashAll hashes the files (from the hash cache when size and modification time match),
+// concurrently. present holds every file that exists (refused ones too: their documents
+// are not pruned); incomplete says why the scan cannot justify pruning.
+func (s *Syncer) hashAll(ctx context.Context, files []string, p *Plan) (hashes map[string]string, present map[string]bool, incomplete string, err error) {
+	o := &s.Opts
+	hashes, present = map[string]string{}, map[string]bool{}
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.concurrency())
+	for _, f := range files {
+		g.Go(func() error {
+			if gctx.Err() != nil {
+				return gctx.Err()
+			}
+			sha, exists, prob, err := s.hashOne(f)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				present[f] = true
+				incomplete = fmt.Sprintf("%s could not be checked (%v)", f, err)
+			case !exists:
+				o.Hashes.Forget(f)
+			case prob != nil:
+				present[f] = true
+				p.Refused = append(p.Refused, *prob)
+			default:
+				present[f] = true
+				hashes[f] = sha
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, "", err
+	}
+	slices.SortFunc(p.Refused, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
+	return hashes, present, incomplete, nil
+}
+
+// hashOne returns a file's hash, or that it does not exist (any more), or why it is
+// refused. err is an unexpected failure to look at it.
+func (s *Syncer) hashOne(rel string) (sha string, exists bool, prob *Problem, err error) {
+	o := &s.Opts
+	fi, err := os.Lstat(filepath.Join(o.Root, filepath.FromSlash(rel)))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", false, nil, nil
+	case err != nil:
+		return "", true, nil, err
+	case fi.IsDir():
+		return "", false, nil, nil // a submodule's work tree
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return "", true, &Problem{Path: rel, Kind: "symlink", Reason: "a symbolic link; its target is synced under its own path when it is inside the project"}, nil
+	}
+	if sha, ok := o.Hashes.Get(rel, fi.Size(), fi.ModTime()); ok {
+		return sha, true, nil, nil
+	}
+	f, err := o.Files.ReadFile(rel)
+	var ref *Refusal
+	switch {
+	case errors.As(err, &ref):
+		return "", true, &Problem{Path: rel, Kind: ref.Kind, Reason: ref.Reason}, nil
+	case err != nil:
+		return "", true, nil, err
+	}
+	sha = SHA256(f.Data)
+	o.Hashes.Put(rel, fi.Size(), fi.ModTime(), sha)
+	return sha, true, nil, nil
+}
+
+// within reports whether pth lies in directory prefix ("." or "" = everywhere).
+func within(prefix, pth string) bool {
+	if prefix == "" || prefix == "." {
+		return true
+	}
+	return pth == prefix || strings.HasPrefix(pth, prefix+"/")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

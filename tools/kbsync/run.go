@@ -1,0 +1,189 @@
+package kbsync
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Summary is what a sync did.
+type Summary struct {
+	Uploaded  []string  `json:"uploaded"`
+	Replaced  []string  `json:"replaced"`
+	Unchanged int       `json:"unchanged"`
+	Deleted   []string  `json:"deleted"` // paths whose documents were pruned
+	Pending   []string  `json:"pending"` // sent; R2R was still ingesting when the sync ended
+	Refused   []Problem `json:"refused"`
+	Failed    []Problem `json:"failed"`
+	// PruneSkipped says why nothing was pruned although --prune was given.
+	PruneSkipped string `json:"prune_skipped,omitempty"`
+	Stale        int    `json:"stale"`
+	DryRun       bool   `json:"dry_run"`
+	DurationMS   int64  `json:"duration_ms"`
+}
+
+// OK reports a sync in which nothing failed.
+func (s *Summary) OK() bool { return len(s.Failed) == 0 }
+
+// Progress is reported after each step of a run.
+type Progress struct {
+	Done, Total int
+	Path        string
+	Action      Action // "deleted" for a pruned document
+}
+
+// Deleted is the Progress action of a pruned document.
+const Deleted Action = "deleted"
+
+// Steps is the number of steps Run takes for p (each uploaded, replaced or pruned file).
+func (p *Plan) Steps() int { return len(p.Upload) + len(p.Replace) + len(p.Delete) }
+
+// DryRun is the summary of a plan that was not carried out.
+func (p *Plan) DryRun() *Summary {
+	s := &Summary{Unchanged: p.Unchanged, Refused: p.Refused, Failed: []Problem{}, Pending: []string{},
+		PruneSkipped: p.PruneSkipped, Stale: p.Stale, DryRun: true}
+	for _, it := range p.Upload {
+		s.Uploaded = append(s.Uploaded, it.Path)
+	}
+	for _, it := range p.Replace {
+		s.Replaced = append(s.Replaced, it.Path)
+	}
+	for _, d := range p.Delete {
+		s.Deleted = append(s.Deleted, d.Path)
+	}
+	s.normalise()
+	return s
+}
+
+// Run carries out p with bounded concurrency: new files are uploaded, changed ones
+// replaced (see Writer.Put), then, when p prunes, the documents of files that are gone
+// deleted. progress (may be nil) is called after each step, from one goroutine at a time.
+// A cancelled ctx stops the run; what was done is in the summary.
+func (s *Syncer) Run(ctx context.Context, p *Plan, progress func(Progress)) *Summary {
+	start := time.Now()
+	sum := &Summary{Unchanged: p.Unchanged, Refused: slices.Clone(p.Refused), PruneSkipped: p.PruneSkipped, Stale: p.Stale}
+	var mu sync.Mutex
+	done, total := 0, p.Steps()
+	report := func(path string, a Action) {
+		done++
+		if progress != nil {
+			progress(Progress{Done: done, Total: total, Path: path, Action: a})
+		}
+	}
+	items := append(slices.Clone(p.Upload), p.Replace...)
+	sem := make(chan struct{}, s.Opts.concurrency())
+	var wg sync.WaitGroup
+	for _, it := range items {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			o, err := s.put(ctx, it)
+			mu.Lock()
+			defer mu.Unlock()
+			sum.record(it.Path, o, err)
+			report(it.Path, o.Action)
+		}()
+	}
+	wg.Wait()
+	// Pruning comes last, and only when every upload went through: a failed upload might
+	// be a file moved elsewhere whose old document is the only copy left.
+	if len(p.Delete) > 0 && ctx.Err() == nil {
+		if len(sum.Failed) > 0 {
+			sum.PruneSkipped = "some files failed to sync; nothing was pruned"
+			sum.Stale += len(p.Delete)
+		} else {
+			s.prune(ctx, p.Delete, sum, report)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		sum.Failed = append(sum.Failed, Problem{Kind: "cancelled", Reason: "the sync was stopped (" + err.Error() + ") before it finished"})
+	}
+	if err := s.Opts.Hashes.Save(); err != nil {
+		sum.Failed = append(sum.Failed, Problem{Kind: "hash_cache", Reason: "saving the hash cache failed: " + err.Error()})
+	}
+	sum.DurationMS = time.Since(start).Milliseconds()
+	sum.normalise()
+	return sum
+}
+
+// put reads one file again (it may have changed since the plan) and writes it.
+func (s *Syncer) put(ctx context.Context, it Item) (Outcome, error) {
+	f, err := s.Opts.Files.ReadFile(it.Path)
+	if err != nil {
+		return Outcome{Action: Failed}, err
+	}
+	return s.Writer.Put(ctx, f, it.Old)
+}
+
+func (s *Syncer) prune(ctx context.Context, dels []Deletion, sum *Summary, report func(string, Action)) {
+	var mu sync.Mutex
+	sem := make(chan struct{}, s.Opts.concurrency())
+	var wg sync.WaitGroup
+	for _, d := range dels {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			err := s.Writer.Delete(ctx, d.DocumentID)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				sum.Failed = append(sum.Failed, Problem{Path: d.Path, Kind: "delete", Reason: "deleting document " + d.DocumentID + ": " + err.Error()})
+				report(d.Path, Failed)
+				return
+			}
+			if !slices.Contains(sum.Deleted, d.Path) {
+				sum.Deleted = append(sum.Deleted, d.Path)
+			}
+			report(d.Path, Deleted)
+		}()
+	}
+	wg.Wait()
+}
+
+// record adds one file's outcome.
+func (sum *Summary) record(path string, o Outcome, err error) {
+	var ref *Refusal
+	switch {
+	case errors.As(err, &ref):
+		sum.Refused = append(sum.Refused, Problem{Path: path, Kind: ref.Kind, Reason: ref.Reason})
+	case err != nil:
+		sum.Failed = append(sum.Failed, Problem{Path: path, Kind: "r2r", Reason: err.Error()})
+	case o.Action == Failed:
+		sum.Failed = append(sum.Failed, Problem{Path: path, Kind: "ingestion_failed", Reason: "R2R failed to ingest it: " + o.Failure})
+	case o.Action == Pending:
+		sum.Pending = append(sum.Pending, path)
+	case o.Action == Uploaded:
+		sum.Uploaded = append(sum.Uploaded, path)
+	case o.Action == Replaced:
+		sum.Replaced = append(sum.Replaced, path)
+	case o.Action == Unchanged:
+		sum.Unchanged++
+	}
+}
+
+// normalise sorts the lists and makes empty ones [] in JSON.
+func (sum *Summary) normalise() {
+	for _, l := range []*[]string{&sum.Uploaded, &sum.Replaced, &sum.Deleted, &sum.Pending} {
+		if *l == nil {
+			*l = []string{}
+		}
+		slices.Sort(*l)
+	}
+	for _, l := range []*[]Problem{&sum.Refused, &sum.Failed} {
+		if *l == nil {
+			*l = []Problem{}
+		}
+		slices.SortFunc(*l, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
+	}
+}

@@ -1,0 +1,280 @@
+package kbsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"time"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+)
+
+// File is one file's content, ready to be written as a document.
+type File struct {
+	// Path is the file's source path (MetaSourcePath); also the title unless Metadata
+	// sets one.
+	Path string
+	// IDPath is the path the document id is derived from; "" = Path.
+	IDPath string
+	Data   []byte
+	// AsText sends the content as text (R2R's raw_text): R2R has no parser for the
+	// file's type, but its text is searchable.
+	AsText bool
+	// Metadata is the caller's own metadata (a title among it); nil = none. Keys the
+	// writer sets itself override it.
+	Metadata map[string]any
+}
+
+// Action is what Put did.
+type Action string
+
+// Actions of Put.
+const (
+	// Unchanged: a document with this content had already succeeded; nothing was sent.
+	Unchanged Action = "unchanged"
+	// Uploaded: the file had no document; it has one now.
+	Uploaded Action = "uploaded"
+	// Replaced: the new version succeeded and the older ones were deleted.
+	Replaced Action = "replaced"
+	// Pending: the new version was sent and R2R is still ingesting it; older versions are
+	// kept until it has succeeded (the next Put of the file finishes the job).
+	Pending Action = "pending"
+	// Failed: R2R failed to ingest the new version, which was removed again; older
+	// versions are kept.
+	Failed Action = "failed"
+)
+
+// Outcome is the result of Put.
+type Outcome struct {
+	Action     Action
+	DocumentID string
+	SHA        string
+	Status     string // R2R's ingestion status of DocumentID, when known
+	Failure    string // R2R's reason when ingestion failed
+	Deleted    []string
+	// Sent is true when the content was uploaded by this call.
+	Sent bool
+}
+
+// Writer writes files as documents of one scope.
+type Writer struct {
+	API   API
+	Scope Scope
+	// Mode is R2R's ingestion mode; "" = fast.
+	Mode string
+	// Wait bounds how long Put waits for R2R to finish a new version (the context's
+	// deadline bounds it too); 0 = 2 minutes.
+	Wait time.Duration
+	// Poll is the first delay between status checks, doubling up to 2 s; 0 = 250 ms.
+	Poll time.Duration
+	// OnWrite, when set, is called after every change to the collection (cache
+	// invalidation). It must be safe for concurrent use.
+	OnWrite func()
+	// OnStatus, when set, is called with each ingestion status seen while waiting.
+	OnStatus func(documentID, status string)
+}
+
+// Put makes the scope hold exactly one successful document for f: the one of f's current
+// content. old are the documents r2r-mcp wrote for f.Path before (see Manifest). A new
+// version is ingested and must succeed before the older ones are deleted, so search finds
+// the file all along; if it fails or is still pending, the older ones stay. The error is
+// R2R's, with what was done so far in the Outcome.
+func (w *Writer) Put(ctx context.Context, f File, old []Version) (Outcome, error) {
+	sha := SHA256(f.Data)
+	idPath := f.IDPath
+	if idPath == "" {
+		idPath = f.Path
+	}
+	o := Outcome{DocumentID: VersionID(w.Scope.CollectionID, w.Scope.UserID, idPath, sha), SHA: sha}
+	var others []Version
+	var cur *Version
+	for i := range old {
+		if old[i].ID == o.DocumentID {
+			cur = &old[i]
+		} else {
+			others = append(others, old[i])
+		}
+	}
+	switch {
+	case cur != nil && cur.Status == r2r.IngestionSuccess:
+		o.Status = cur.Status
+		if len(others) == 0 {
+			o.Action = Unchanged
+			return o, nil
+		}
+	case cur != nil && cur.Status != r2r.IngestionFailed:
+		// Already sent (by an earlier run whose wait ended): wait for it below.
+	default:
+		err := w.create(ctx, f, o.DocumentID, sha)
+		switch {
+		case errors.Is(err, r2r.ErrConflict):
+			// Sent meanwhile by another process: follow that upload.
+		case err != nil:
+			// R2R may have stored the document anyway: a synchronous ingestion that failed
+			// answers 500 with the document marked failed; a proxy may fail after R2R took it.
+			doc, gerr := w.API.GetDocument(ctx, o.DocumentID)
+			if gerr != nil || !terminal(doc.IngestionStatus) {
+				o.Action = Failed
+				return o, err
+			}
+			o.Sent = true
+		default:
+			o.Sent = true
+		}
+		w.wrote()
+	}
+	if o.Status != r2r.IngestionSuccess {
+		doc, err := w.wait(ctx, o.DocumentID)
+		if doc != nil {
+			o.Status, o.Failure = doc.IngestionStatus, failure(doc)
+		}
+		switch {
+		case o.Status == r2r.IngestionFailed:
+			// A failed document is in no collection (R2R assigns collections once ingestion
+			// succeeds), so no manifest would find it again: it is removed here, and the
+			// older versions stay.
+			o.Action = Failed
+			if err := w.Delete(ctx, o.DocumentID); err != nil {
+				return o, fmt.Errorf("removing the failed document %s: %w", o.DocumentID, err)
+			}
+			return o, nil
+		case o.Status != r2r.IngestionSuccess:
+			o.Action = Pending
+			return o, err
+		}
+		w.ensureMember(ctx, doc)
+	}
+	o.Action = Uploaded
+	if len(others) > 0 {
+		o.Action = Replaced
+	}
+	for _, v := range others {
+		if err := w.Delete(ctx, v.ID); err != nil {
+			return o, fmt.Errorf("the new version %s is ingested, but deleting the old version %s failed (the next sync retries): %w", o.DocumentID, v.ID, err)
+		}
+		o.Deleted = append(o.Deleted, v.ID)
+	}
+	return o, nil
+}
+
+// Delete deletes one document; one already gone counts as deleted.
+func (w *Writer) Delete(ctx context.Context, id string) error {
+	err := w.API.DeleteDocument(ctx, id)
+	if err == nil || errors.Is(err, r2r.ErrNotFound) {
+		w.wrote()
+		return nil
+	}
+	return err
+}
+
+func (w *Writer) wrote() {
+	if w.OnWrite != nil {
+		w.OnWrite()
+	}
+}
+
+// create uploads f as document id.
+func (w *Writer) create(ctx context.Context, f File, id, sha string) error {
+	md := make(map[string]any, len(f.Metadata)+8)
+	for k, v := range f.Metadata {
+		md[k] = v
+	}
+	if _, ok := md["title"]; !ok {
+		md["title"] = f.Path
+	}
+	md[MetaSourcePath] = f.Path
+	md[MetaContentSHA] = sha
+	md[MetaSource] = SourceValue
+	md[MetaIngestedBy] = SourceValue
+	md[MetaProject] = w.Scope.Project
+	if w.Scope.Root != "" {
+		md[MetaSourceRoot] = w.Scope.Root
+	}
+	// R2R at HEAD takes a document's collections from metadata.collection_ids, R2R 3.6
+	// from the form field: both are sent.
+	md["collection_ids"] = []any{w.Scope.CollectionID}
+	mode := w.Mode
+	if mode == "" {
+		mode = "fast"
+	}
+	in := r2r.DocumentCreate{ID: id, Metadata: md, CollectionIDs: []string{w.Scope.CollectionID}, IngestionMode: mode}
+	if f.AsText {
+		in.RawText = string(f.Data)
+	} else {
+		in.FileName, in.File = path.Base(f.Path), f.Data
+	}
+	_, err := w.API.CreateDocument(ctx, in)
+	return err
+}
+
+// wait polls document id until R2R reports success or failure, Wait passes or ctx ends;
+// it returns the last state seen (nil when none) and the error that ended the wait early.
+func (w *Writer) wait(ctx context.Context, id string) (*r2r.Document, error) {
+	limit := w.Wait
+	if limit <= 0 {
+		limit = 2 * time.Minute
+	}
+	deadline := time.Now().Add(limit)
+	delay := w.Poll
+	if delay <= 0 {
+		delay = 250 * time.Millisecond
+	}
+	var last *r2r.Document
+	for {
+		doc, err := w.API.GetDocument(ctx, id)
+		switch {
+		case err == nil:
+			last = doc
+			if w.OnStatus != nil {
+				w.OnStatus(id, doc.IngestionStatus)
+			}
+			if terminal(doc.IngestionStatus) {
+				return doc, nil
+			}
+		case ctx.Err() != nil:
+			return last, ctx.Err()
+		case !errors.Is(err, r2r.ErrNotFound):
+			// The row may appear only once a background ingestion starts; other errors end
+			// the wait (the caller reports the document as pending).
+			return last, err
+		}
+		if time.Until(deadline) < delay {
+			return last, nil
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return last, ctx.Err()
+		case <-t.C:
+		}
+		delay = min(2*delay, 2*time.Second)
+	}
+}
+
+// ensureMember adds a successful document to the scope's collection when R2R did not (R2R
+// at HEAD may ignore the form field collection_ids).
+func (w *Writer) ensureMember(ctx context.Context, doc *r2r.Document) {
+	if doc == nil || slices.Contains(doc.CollectionIDs, w.Scope.CollectionID) {
+		return
+	}
+	if err := w.API.AddDocumentToCollection(ctx, w.Scope.CollectionID, doc.ID); err == nil || errors.Is(err, r2r.ErrConflict) {
+		w.wrote()
+	}
+}
+
+func terminal(status string) bool {
+	return status == r2r.IngestionSuccess || status == r2r.IngestionFailed
+}
+
+func failure(doc *r2r.Document) string {
+	if doc.IngestionStatus != r2r.IngestionFailed {
+		return ""
+	}
+	if f, ok := doc.Metadata["failure"]; ok && f != nil {
+		return fmt.Sprint(f)
+	}
+	return "R2R gave no reason"
+}

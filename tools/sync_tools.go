@@ -1,0 +1,401 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+)
+
+// maxListedProblems bounds the refused and failed files a sync result lists.
+const maxListedProblems = 20
+
+// SyncOutput is the structured result of r2r_sync.
+type SyncOutput struct {
+	JobID          string           `json:"job_id,omitempty"`
+	State          string           `json:"state"` // running, planned (dry run)
+	DryRun         bool             `json:"dry_run"`
+	Prune          bool             `json:"prune"`
+	CollectionID   string           `json:"collection_id,omitempty"`
+	CollectionName string           `json:"collection_name,omitempty"`
+	Plan           SyncPlanCounts   `json:"plan"`
+	Refused        []kbsync.Problem `json:"refused"`
+	PruneSkipped   string           `json:"prune_skipped,omitempty"`
+	Message        string           `json:"message"`
+}
+
+func planSchema() map[string]any {
+	return objectSchema(map[string]any{
+		"files":     intProp("files listed (git ls-files, or the .gitignore rules outside git) and selected by .r2r-mcp.json include/exclude"),
+		"upload":    intProp("new files to upload"),
+		"replace":   intProp("changed files whose document is replaced"),
+		"unchanged": intProp("files whose document is current"),
+		"delete":    intProp("documents of files gone from the project, deleted (prune only)"),
+		"refused":   intProp("files the ingest rules refuse (secrets, binary, too large, …)"),
+		"stale":     intProp("documents of files gone from the project that are kept (without prune, or when pruning was skipped)"),
+	}, "files", "upload", "replace", "unchanged", "delete", "refused", "stale")
+}
+
+func problemsSchema(desc string) map[string]any {
+	return arrayProp(desc, objectSchema(map[string]any{
+		"path":   strProp("file path relative to the project root"),
+		"kind":   strProp("kind of problem, e.g. secret_file, unsupported_file_type, r2r"),
+		"reason": strProp("why, and what to do"),
+	}, "path", "reason"))
+}
+
+func syncTool(d *Deps) Tool {
+	const title = "Sync the project into R2R"
+	out := objectSchema(map[string]any{
+		"job_id":          strProp("id of the background sync; follow it with r2r_sync_status"),
+		"state":           enumProp("running: the sync goes on in the background; planned: dry run, nothing was changed", "running", "planned"),
+		"dry_run":         boolProp("true when only the plan was made"),
+		"prune":           boolProp("true when documents of files gone from the project are deleted"),
+		"collection_id":   strProp("the project's collection"),
+		"collection_name": strProp("its name"),
+		"plan":            withDesc("what the sync does, in counts", planSchema()),
+		"refused":         problemsSchema(fmt.Sprintf("files refused by the ingest rules (at most %d listed)", maxListedProblems)),
+		"prune_skipped":   strProp("why nothing is pruned although prune was asked for"),
+		"message":         strProp("what happens next"),
+	}, "state", "plan", "refused", "message")
+	def := newTool("r2r_sync",
+		mcp.WithToolTitle(title),
+		mcp.WithDescription("Bring the project's R2R collection in step with its files: upload new files, replace changed ones "+
+			"(by content hash), and with prune delete documents of files that are gone. Files come from git ls-files "+
+			"(tracked and untracked, not ignored) and .r2r-mcp.json include/exclude; secrets and binaries are refused. "+
+			"Returns at once with a job id and the plan; follow progress with r2r_sync_status."),
+		annotations(title, false, true, true, true),
+		withOutputSchema(out),
+		mcp.WithBoolean("prune", mcp.DefaultBool(false),
+			mcp.Description("Also delete the documents r2r-mcp wrote for files no longer in the project (after a complete scan)")),
+		mcp.WithBoolean("dry_run", mcp.DefaultBool(false),
+			mcp.Description("Only report the plan; change nothing")),
+	)
+	parseArgs := argsParser(def)
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := parseArgs(req)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		prune, err := a.Bool("prune", false)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		dryRun, err := a.Bool("dry_run", false)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		pr, err := d.Projects.Project(ctx)
+		if err != nil {
+			return d.projectErrorResult(ctx, err), nil
+		}
+		root, err := realPath(pr.Root)
+		if err != nil || tooWide(pr.Root) {
+			return refusal(refuseOutside, fmt.Sprintf("Not synced: the project root %s is your home directory or the file-system root "+
+				"(or cannot be read). Start your MCP client in a project directory, or pass --project-dir.", pr.Root)), nil
+		}
+		if job := d.syncs.get("", root); job != nil && job.snapshot().State == jobRunning {
+			return syncRunning(job), nil
+		}
+		userID, err := d.Projects.UserID(ctx, d.Client)
+		if err != nil {
+			return d.projectErrorResult(ctx, err), nil
+		}
+		s, errRes := d.resolveScopeOf(ctx, &pr, "", !dryRun)
+		if errRes != nil {
+			return errRes, nil
+		}
+		if !dryRun {
+			if s, errRes = d.verifyWriteScope(ctx, s); errRes != nil {
+				return errRes, nil
+			}
+		}
+		syncer, stateDir, key, err := NewSyncer(SyncConfig{API: d.Client, Root: root, Prune: prune, StateDir: d.SyncStateDir, Poll: d.PollInterval,
+			Scope:   kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name},
+			OnWrite: func() { d.bumpAfterWrite(s.ID) }})
+		if err != nil {
+			return configError("Not synced: " + err.Error()), nil
+		}
+		o := SyncOutput{DryRun: dryRun, Prune: prune, CollectionID: s.ID, CollectionName: s.Name}
+		if dryRun {
+			plan, err := syncer.Plan(ctx)
+			if err != nil {
+				return d.syncErrorResult(ctx, s, err), nil
+			}
+			o.State = "planned"
+			o.fill(plan)
+			o.Message = syncPlanText(o) + " Dry run: nothing was changed; call r2r_sync without dry_run to do it."
+			return result(o.Message, o), nil
+		}
+		return d.startSync(ctx, syncer, s, root, stateDir, key, o), nil
+	}}
+}
+
+// startSync plans the sync within the call, then runs it in the background under the
+// project's cross-process lock.
+func (d *Deps) startSync(ctx context.Context, syncer *kbsync.Syncer, s *scope, root, stateDir, key string, o SyncOutput) *mcp.CallToolResult {
+	job, running := d.syncs.start(root, d.now())
+	if running != nil {
+		return syncRunning(running)
+	}
+	job.CollectionID, job.CollectionName = s.ID, s.Name
+	unlock, err := kbsync.Lock(stateDir, key)
+	if err != nil {
+		job.finish(nil, err, d.now())
+		d.syncs.end(job)
+		if errors.Is(err, kbsync.ErrLocked) {
+			return errorResult(ErrorInfo{Type: "sync_running", Code: CodeRateLimited, Retryable: true,
+				Message: "Not synced: another r2r-mcp process (an `r2r-mcp sync` or another server) is syncing this project now. Try again when it has finished."})
+		}
+		return internalError("Not synced: " + err.Error())
+	}
+	plan, err := syncer.Plan(ctx)
+	if err != nil {
+		unlock()
+		job.finish(nil, err, d.now())
+		d.syncs.end(job)
+		return d.syncErrorResult(ctx, s, err)
+	}
+	job.setPlan(plan)
+	// The run outlives this call: it keeps the call's values (credentials) but not its
+	// deadline.
+	bg := context.WithoutCancel(ctx)
+	go func() {
+		defer d.syncs.end(job)
+		defer unlock()
+		sum := syncer.Run(bg, plan, job.report)
+		d.bumpAfterWrite(s.ID)
+		job.finish(sum, nil, d.now())
+	}()
+	o.JobID, o.State = job.ID, jobRunning
+	o.fill(plan)
+	o.Message = syncPlanText(o) + fmt.Sprintf(" Syncing in the background as job %s; follow it with r2r_sync_status.", job.ID)
+	return result(o.Message, o)
+}
+
+func (o *SyncOutput) fill(p *kbsync.Plan) {
+	o.Plan = planCounts(p)
+	o.Refused = clipProblems(p.Refused)
+	o.PruneSkipped = p.PruneSkipped
+}
+
+func clipProblems(ps []kbsync.Problem) []kbsync.Problem {
+	out := make([]kbsync.Problem, 0, min(len(ps), maxListedProblems))
+	for _, p := range ps[:min(len(ps), maxListedProblems)] {
+		out = append(out, kbsync.Problem{Path: Sanitize(p.Path), Kind: p.Kind, Reason: Sanitize(snippet(p.Reason, 300))})
+	}
+	return out
+}
+
+func syncPlanText(o SyncOutput) string {
+	p := o.Plan
+	var b strings.Builder
+	fmt.Fprintf(&b, "Sync plan for %s: %d files — %d to upload, %d to replace, %d unchanged",
+		orUnknown(o.CollectionName), p.Files, p.Upload, p.Replace, p.Unchanged)
+	if o.Prune {
+		fmt.Fprintf(&b, ", %d documents to delete", p.Delete)
+	}
+	fmt.Fprintf(&b, ", %d refused.", p.Refused)
+	if p.Stale > 0 {
+		fmt.Fprintf(&b, " %d documents of files gone from the project are kept", p.Stale)
+		if !o.Prune {
+			b.WriteString(" (sync with prune to delete them)")
+		}
+		b.WriteString(".")
+	}
+	if o.PruneSkipped != "" {
+		b.WriteString(" Nothing is pruned: " + Sanitize(o.PruneSkipped) + ".")
+	}
+	for _, r := range o.Refused[:min(len(o.Refused), 5)] {
+		fmt.Fprintf(&b, "\n- refused %s: %s", r.Path, r.Reason)
+	}
+	return b.String()
+}
+
+func syncRunning(job *syncJob) *mcp.CallToolResult {
+	v := job.snapshot()
+	return errorResult(ErrorInfo{Type: "sync_running", Code: CodeRateLimited, Retryable: true,
+		Message: fmt.Sprintf("Not started: sync job %s of this project is still running (%d of %d steps done). "+
+			"Follow it with r2r_sync_status job_id=%s.", job.ID, v.Progress.Done, v.Progress.Total, job.ID)})
+}
+
+// syncErrorResult maps a failure to plan a sync.
+func (d *Deps) syncErrorResult(ctx context.Context, s *scope, err error) *mcp.CallToolResult {
+	var re *r2r.Error
+	if errors.As(err, &re) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		d.forgetOn404(ctx, s, err)
+		return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s))
+	}
+	return internalError("Not synced: " + Sanitize(err.Error()))
+}
+
+// SyncStatusOutput is the structured result of r2r_sync_status.
+type SyncStatusOutput struct {
+	JobID          string           `json:"job_id"`
+	State          string           `json:"state"`
+	CollectionID   string           `json:"collection_id"`
+	CollectionName string           `json:"collection_name,omitempty"`
+	StartedAt      string           `json:"started_at"`
+	FinishedAt     string           `json:"finished_at,omitempty"`
+	Done           int              `json:"done"`
+	Total          int              `json:"total"`
+	Progress       float64          `json:"progress"`
+	Plan           SyncPlanCounts   `json:"plan"`
+	Result         *SyncResult      `json:"result,omitempty"`
+	Failed         []kbsync.Problem `json:"failed"`
+	Error          string           `json:"error,omitempty"`
+	Message        string           `json:"message"`
+}
+
+// SyncResult counts what a finished sync did.
+type SyncResult struct {
+	Uploaded     int    `json:"uploaded"`
+	Replaced     int    `json:"replaced"`
+	Unchanged    int    `json:"unchanged"`
+	Deleted      int    `json:"deleted"`
+	Pending      int    `json:"pending"`
+	Refused      int    `json:"refused"`
+	Failed       int    `json:"failed"`
+	PruneSkipped string `json:"prune_skipped,omitempty"`
+	DurationMS   int64  `json:"duration_ms"`
+}
+
+// maxStatusWait bounds wait_seconds, inside the default call deadline.
+const maxStatusWait = 10
+
+func syncStatusTool(d *Deps) Tool {
+	out := objectSchema(map[string]any{
+		"job_id":          strProp("the sync job"),
+		"state":           enumProp("running, done (nothing failed) or failed", jobRunning, jobDone, jobFailed),
+		"collection_id":   strProp("the collection synced"),
+		"collection_name": strProp("its name"),
+		"started_at":      strProp("start time, RFC 3339"),
+		"finished_at":     strProp("end time, RFC 3339; absent while running"),
+		"done":            intProp("steps done (files uploaded or replaced, documents deleted)"),
+		"total":           intProp("steps planned"),
+		"progress":        withDesc("done / total, from 0 to 1", map[string]any{"type": "number", "minimum": 0, "maximum": 1}),
+		"plan":            withDesc("the job's plan, in counts", planSchema()),
+		"result": withDesc("what the finished job did; absent while it runs", objectSchema(map[string]any{
+			"uploaded":      intProp("files uploaded"),
+			"replaced":      intProp("files whose document was replaced"),
+			"unchanged":     intProp("files already current"),
+			"deleted":       intProp("files whose documents were pruned"),
+			"pending":       intProp("files sent that R2R was still ingesting at the end (their old versions are kept)"),
+			"refused":       intProp("files refused by the ingest rules"),
+			"failed":        intProp("files that failed"),
+			"prune_skipped": strProp("why nothing was pruned although prune was asked for"),
+			"duration_ms":   intProp("how long the run took"),
+		}, "uploaded", "replaced", "unchanged", "deleted", "refused", "failed")),
+		"failed":  problemsSchema(fmt.Sprintf("files that failed, with R2R's reason (at most %d listed)", maxListedProblems)),
+		"error":   strProp("why the job failed"),
+		"message": strProp("summary and next step"),
+	}, "job_id", "state", "done", "total", "progress", "plan", "failed", "message")
+	opts := append(readTool("Check a sync job",
+		"Report the progress and result of a sync started with r2r_sync (the newest of the current project when job_id is omitted). "+
+			"wait_seconds waits for it to finish, sending progress notifications when the request has a progress token.", out),
+		mcp.WithString("job_id", mcp.MinLength(36), mcp.MaxLength(36),
+			mcp.Description("Sync job id from r2r_sync; omit for the current project's newest job")),
+		mcp.WithInteger("wait_seconds", mcp.Min(0), mcp.Max(maxStatusWait), mcp.DefaultNumber(0),
+			mcp.Description("Wait up to this many seconds for the job to finish before answering")),
+	)
+	def := newTool("r2r_sync_status", opts...)
+	parseArgs := argsParser(def)
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := parseArgs(req)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		id, _, err := a.OptUUID("job_id", "r2r_sync returns the job id")
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		wait, err := a.Int("wait_seconds", 0, maxStatusWait, 0)
+		if err != nil {
+			return invalidArgs(err), nil
+		}
+		root := ""
+		if id == "" {
+			pr, err := d.Projects.Project(ctx)
+			if err != nil {
+				return d.projectErrorResult(ctx, err), nil
+			}
+			root, _ = realPath(pr.Root)
+		}
+		job := d.syncs.get(id, root)
+		if job == nil {
+			what := "No sync of the current project has run in this server."
+			if id != "" {
+				what = fmt.Sprintf("No sync job %s is known to this server (jobs are kept in memory until it restarts).", id)
+			}
+			return errorResult(ErrorInfo{Type: "not_found", Code: CodeInvalidParams, Message: what + " Start one with r2r_sync."}), nil
+		}
+		v := waitForJob(ctx, req, job, time.Duration(wait)*time.Second)
+		o := statusOf(job, v)
+		return result(o.Message, o), nil
+	}}
+}
+
+// waitForJob waits up to wait for job to finish, sending progress notifications.
+func waitForJob(ctx context.Context, req mcp.CallToolRequest, job *syncJob, wait time.Duration) jobView {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	last := -1
+	for {
+		v := job.snapshot()
+		if v.Progress.Done != last && v.Progress.Total > 0 {
+			last = v.Progress.Done
+			notifyProgress(ctx, req, float64(v.Progress.Done)/float64(v.Progress.Total),
+				fmt.Sprintf("%d of %d files synced", v.Progress.Done, v.Progress.Total))
+		}
+		if v.State != jobRunning || wait <= 0 {
+			return v
+		}
+		select {
+		case <-ctx.Done():
+			return job.snapshot()
+		case <-t.C:
+			return job.snapshot()
+		case <-v.Changed:
+		}
+	}
+}
+
+func statusOf(job *syncJob, v jobView) SyncStatusOutput {
+	o := SyncStatusOutput{JobID: job.ID, State: v.State, CollectionID: job.CollectionID, CollectionName: job.CollectionName,
+		StartedAt: formatTime(job.Started), FinishedAt: formatTime(v.Finished), Done: v.Progress.Done, Total: v.Progress.Total,
+		Plan: v.Plan, Failed: []kbsync.Problem{}, Error: Sanitize(v.Err)}
+	if o.Total > 0 {
+		o.Progress = float64(o.Done) / float64(o.Total)
+	} else if v.State != jobRunning {
+		o.Progress = 1
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Sync job %s: %s, %d of %d steps done.", job.ID, v.State, o.Done, o.Total)
+	if s := v.Summary; s != nil {
+		o.Result = &SyncResult{Uploaded: len(s.Uploaded), Replaced: len(s.Replaced), Unchanged: s.Unchanged, Deleted: len(s.Deleted),
+			Pending: len(s.Pending), Refused: len(s.Refused), Failed: len(s.Failed), PruneSkipped: s.PruneSkipped, DurationMS: s.DurationMS}
+		o.Failed = clipProblems(s.Failed)
+		r := o.Result
+		fmt.Fprintf(&b, " Uploaded %d, replaced %d, unchanged %d, deleted %d, pending %d, refused %d, failed %d (%.1f s).",
+			r.Uploaded, r.Replaced, r.Unchanged, r.Deleted, r.Pending, r.Refused, r.Failed, float64(r.DurationMS)/1000)
+		if r.PruneSkipped != "" {
+			b.WriteString(" Nothing was pruned: " + Sanitize(r.PruneSkipped) + ".")
+		}
+		for _, f := range o.Failed[:min(len(o.Failed), 5)] {
+			fmt.Fprintf(&b, "\n- failed %s: %s", f.Path, f.Reason)
+		}
+	} else if v.Err != "" {
+		b.WriteString(" " + o.Error)
+	}
+	if v.State == jobRunning {
+		b.WriteString(" Call r2r_sync_status again (wait_seconds waits for it).")
+	}
+	o.Message = b.String()
+	return o
+}
