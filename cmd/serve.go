@@ -77,6 +77,8 @@ func serveKnobs(opts *serveOptions) []serveKnob {
 		{"timeout-search", "R2R_MCP_TIMEOUT_SEARCH", "deadline of r2r_search (at most 50s)", &durationValue{&opts.TimeoutSearch, time.Millisecond, maxToolTimeout}},
 		{"timeout-rag", "R2R_MCP_TIMEOUT_RAG", "deadline of r2r_rag_query (at most 50s)", &durationValue{&opts.TimeoutRAG, time.Millisecond, maxToolTimeout}},
 		{"timeout", "R2R_MCP_TIMEOUT", "deadline of every other tool (at most 50s; r2r_ingest_document with run_async=false has 45s)", &durationValue{&opts.Timeout, time.Millisecond, maxToolTimeout}},
+		{"max-inflight", "R2R_MCP_MAX_INFLIGHT", "tool calls and resource reads served at once; one more is answered \"busy, retry in 1 s\" at once", &intValue{&opts.MaxInflight, 1, 10000}},
+		{"max-request-bytes", "R2R_MCP_MAX_REQUEST_BYTES", "largest JSON-RPC message read from the client, e.g. 4MiB; a larger one gets an error and is skipped", &boundedBytes{bytesValue{&opts.MaxRequestBytes}, 64 << 10, 1 << 30}},
 	}
 }
 
@@ -96,6 +98,24 @@ func applyEnv(fs *pflag.FlagSet, knobs []serveKnob, getenv func(string) string) 
 }
 
 // bytesValue is a byte size with units (64MiB, 512KB, 1.5GiB, 1024).
+// boundedBytes is a size in [lo, hi].
+type boundedBytes struct {
+	bytesValue
+	lo, hi int64
+}
+
+func (v *boundedBytes) Set(s string) error {
+	old := *v.p
+	if err := v.bytesValue.Set(s); err != nil {
+		return err
+	}
+	if n := *v.p; n < v.lo || n > v.hi {
+		*v.p = old
+		return fmt.Errorf("want a size from %s to %s", server.FormatBytes(v.lo), server.FormatBytes(v.hi))
+	}
+	return nil
+}
+
 type bytesValue struct{ p *int64 }
 
 func (v *bytesValue) String() string {

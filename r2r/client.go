@@ -45,6 +45,9 @@ type Options struct {
 	Logger *slog.Logger
 	// MaxResponseBytes caps the bytes read from a response body; 0 = DefaultMaxResponseBytes.
 	MaxResponseBytes int64
+	// BodyBudget bounds the bytes of response bodies read at once by all Clients sharing
+	// it; nil = one process-wide budget of DefaultBodyBudget.
+	BodyBudget *BodyBudget
 	// Middleware wraps the request path, first element outermost. Each attempt of the
 	// innermost handler applies the credentials, sends the request and reads the response,
 	// so a middleware may call next several times (retry) or not at all (circuit breaker).
@@ -95,6 +98,7 @@ type Client struct {
 	ua       string
 	log      *slog.Logger
 	maxBody  int64
+	budget   *BodyBudget
 	handler  Handler
 	identity string
 }
@@ -112,6 +116,10 @@ func New(opts Options) (*Client, error) {
 		ua:      opts.UserAgent,
 		log:     opts.Logger,
 		maxBody: opts.MaxResponseBytes,
+		budget:  opts.BodyBudget,
+	}
+	if c.budget == nil {
+		c.budget = defaultBodyBudget
 	}
 	if c.creds == nil {
 		c.creds = Anonymous()
@@ -327,11 +335,18 @@ func (c *Client) send(ctx context.Context, call *Call) (*Response, error) {
 		drain(resp.Body)
 		return nil, c.logged(ctx, call, start, newStatusError(call, resp.StatusCode, resp.Header, b))
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
-	if err != nil {
+	b, err := c.budget.read(resp.Body, resp.ContentLength, c.maxBody)
+	if errors.Is(err, ErrBodyBudget) {
+		return nil, c.logged(ctx, call, start, &Error{
+			Op: call.Op, Method: call.Method, Path: call.Path, StatusCode: resp.StatusCode,
+			Message: "the R2R answers being read at this moment fill r2r-mcp's memory budget of " + sizeText(c.budget.Size()) + "; retry in a moment",
+			Err:     err,
+		})
+	}
+	if err != nil && !errors.Is(err, errBodyTooLarge) {
 		return nil, c.logged(ctx, call, start, c.transportError(ctx, call, err))
 	}
-	if int64(len(b)) > c.maxBody {
+	if err != nil {
 		return nil, c.logged(ctx, call, start, &Error{
 			Op: call.Op, Method: call.Method, Path: call.Path, StatusCode: resp.StatusCode,
 			Message: "response exceeds the limit of " + sizeText(c.maxBody),

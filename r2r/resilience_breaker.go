@@ -119,8 +119,15 @@ func ceilSeconds(d time.Duration) int64 {
 type Breaker struct {
 	url string
 	set BreakerSettings
-	cb  *gobreaker.CircuitBreaker[*Response]
-	log *slog.Logger
+	// cb is replaced by a fresh, closed one when a health check succeeds (Healthy).
+	cb  atomic.Pointer[gobreaker.CircuitBreaker[*Response]]
+	gen atomic.Uint64 // generation of cb; state changes of a replaced one are ignored
+	// healMu serialises Healthy.
+	healMu sync.Mutex
+	log    *slog.Logger
+
+	probe     func(context.Context) error // see SetProbe
+	lastProbe atomic.Int64                // unix nanos of the last probe started
 
 	openedAt     atomic.Int64  // unix nanos of the last opening; 0 = never
 	tripFailures atomic.Uint32 // the failure run that caused the last opening
@@ -141,8 +148,15 @@ func NewBreaker(url string, s BreakerSettings, logger *slog.Logger) *Breaker {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	b := &Breaker{url: url, set: s, log: logger}
-	b.cb = gobreaker.NewCircuitBreaker[*Response](gobreaker.Settings{
-		Name:        url,
+	b.cb.Store(b.newCB(0))
+	return b
+}
+
+// newCB builds the gobreaker state machine of generation gen.
+func (b *Breaker) newCB(gen uint64) *gobreaker.CircuitBreaker[*Response] {
+	s := b.set
+	return gobreaker.NewCircuitBreaker[*Response](gobreaker.Settings{
+		Name:        strconv.FormatUint(gen, 10),
 		MaxRequests: s.HalfOpenSuccesses,
 		Timeout:     s.Cooldown,
 		ReadyToTrip: func(c gobreaker.Counts) bool {
@@ -155,7 +169,6 @@ func NewBreaker(url string, s BreakerSettings, logger *slog.Logger) *Breaker {
 		OnStateChange: b.onStateChange,
 		IsExcluded:    func(err error) bool { return err == errExcluded },
 	})
-	return b
 }
 
 var breakers sync.Map // normalised base URL → *Breaker
@@ -185,7 +198,7 @@ func (b *Breaker) Middleware() Middleware {
 		return func(ctx context.Context, call *Call) (*Response, error) {
 			start := time.Now()
 			var callErr error
-			resp, err := b.cb.Execute(func() (*Response, error) {
+			resp, err := b.cb.Load().Execute(func() (*Response, error) {
 				resp, err := next(ctx, call)
 				if err == nil {
 					return resp, nil
@@ -205,6 +218,7 @@ func (b *Breaker) Middleware() Middleware {
 			case err == nil:
 				return resp, nil
 			case err == gobreaker.ErrOpenState:
+				b.probeSoon()
 				return nil, b.rejection(call, false)
 			case err == gobreaker.ErrTooManyRequests:
 				return nil, b.rejection(call, true)
@@ -302,22 +316,31 @@ func (b *Breaker) remaining(now time.Time) time.Duration {
 }
 
 // onStateChange runs under gobreaker's lock: it must not call back into b.cb.
-func (b *Breaker) onStateChange(_ string, from, to gobreaker.State) {
+func (b *Breaker) onStateChange(name string, from, to gobreaker.State) {
+	if name != strconv.FormatUint(b.gen.Load(), 10) {
+		return // a breaker replaced by Healthy: its late calls say nothing now
+	}
+	b.transition(from.String(), to, "")
+}
+
+// transition records and logs a change of state; why, when set, replaces the usual log
+// message of a closing.
+func (b *Breaker) transition(from string, to gobreaker.State, why string) {
 	now := time.Now()
 	if to == gobreaker.StateOpen {
-		if from == gobreaker.StateHalfOpen {
+		if from == gobreaker.StateHalfOpen.String() {
 			b.tripFailures.Store(1)
 		}
 		b.openedAt.Store(now.UnixNano())
 	}
 	b.mu.Lock()
-	b.transitions = append(b.transitions, Transition{From: from.String(), To: to.String(), At: now})
+	b.transitions = append(b.transitions, Transition{From: from, To: to.String(), At: now})
 	if n := len(b.transitions); n > maxTransitions {
 		b.transitions = slices.Delete(b.transitions, 0, n-maxTransitions)
 	}
 	b.mu.Unlock()
 
-	attrs := []slog.Attr{slog.String("url", b.url), slog.String("from", from.String()), slog.String("to", to.String())}
+	attrs := []slog.Attr{slog.String("url", b.url), slog.String("from", from), slog.String("to", to.String())}
 	switch to {
 	case gobreaker.StateOpen:
 		attrs = append(attrs, slog.Int("consecutive_failures", int(b.tripFailures.Load())),
@@ -327,14 +350,18 @@ func (b *Breaker) onStateChange(_ string, from, to gobreaker.State) {
 	case gobreaker.StateHalfOpen:
 		b.log.LogAttrs(context.Background(), slog.LevelInfo, "r2r circuit breaker half-open: probing R2R", attrs...)
 	default:
-		b.log.LogAttrs(context.Background(), slog.LevelInfo, "r2r circuit breaker closed: R2R is back", attrs...)
+		if why == "" {
+			why = "r2r circuit breaker closed: R2R is back"
+		}
+		b.log.LogAttrs(context.Background(), slog.LevelInfo, why, attrs...)
 	}
 }
 
 // State returns a snapshot. Reading it also moves an open breaker whose cooldown ended to
 // half-open, as the next call would.
 func (b *Breaker) State() BreakerState {
-	st := b.cb.State()
+	cb := b.cb.Load()
+	st := cb.State()
 	out := BreakerState{URL: b.url, State: st.String()}
 	if at := b.openedAt.Load(); at != 0 {
 		out.OpenedAt = time.Unix(0, at)
@@ -344,7 +371,7 @@ func (b *Breaker) State() BreakerState {
 		out.ConsecutiveFailures = b.tripFailures.Load()
 		out.RetryAfter = b.remaining(time.Now())
 	default:
-		out.ConsecutiveFailures = b.cb.Counts().ConsecutiveFailures
+		out.ConsecutiveFailures = cb.Counts().ConsecutiveFailures
 	}
 	b.mu.Lock()
 	out.Transitions = slices.Clone(b.transitions)

@@ -173,8 +173,9 @@ func TestE2EFlakyR2R(t *testing.T) {
 }
 
 // TestE2EBreaker: R2R stops; after 5 failing calls the breaker opens; the next 100 calls
-// fail at once with -32003 and retry_after and reach R2R zero times (R2R is back by then);
-// after the cooldown, calls succeed and the breaker closes. r2r_status shows every step.
+// fail at once with -32003 and retry_after and none reaches R2R (only the breaker's own
+// health probes do, at most one a second); once R2R is back, a probe or the cooldown ends
+// the breaker and calls succeed. r2r_status shows every step.
 func TestE2EBreaker(t *testing.T) {
 	t.Parallel()
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
@@ -222,7 +223,6 @@ func TestE2EBreaker(t *testing.T) {
 		t.Fatalf("after 5 failed calls: %v", bs)
 	}
 
-	emu.Down(false)
 	emu.ResetCounts()
 	opened := time.Now()
 	n := 0
@@ -238,10 +238,14 @@ func TestE2EBreaker(t *testing.T) {
 			t.Fatalf("open-breaker text: %s", r.Text)
 		}
 	}
-	t.Logf("%d rejected calls took %v", n, time.Since(opened).Round(time.Millisecond))
-	if c := emu.Counts(); len(c) != 0 {
-		t.Fatalf("the open breaker let requests reach R2R: %v", c)
+	took := time.Since(opened)
+	t.Logf("%d rejected calls took %v", n, took.Round(time.Millisecond))
+	for req, k := range emu.Counts() {
+		if req != "GET /v3/health" || k > int(took/time.Second)+1 {
+			t.Fatalf("the open breaker let requests reach R2R: %v", emu.Counts())
+		}
 	}
+	emu.Down(false)
 
 	// After the cooldown the breaker probes R2R (half-open); two good calls close it.
 	var r toolResult
@@ -261,7 +265,7 @@ func TestE2EBreaker(t *testing.T) {
 		m := tr.(map[string]any)
 		path = append(path, fmt.Sprint(m["from"], ">", m["to"]))
 	}
-	if bs["state"] != "closed" || strings.Join(path, " ") != "closed>open open>half-open half-open>closed" {
+	if p := strings.Join(path, " "); bs["state"] != "closed" || !strings.HasPrefix(p, "closed>open ") || !strings.HasSuffix(p, ">closed") {
 		t.Fatalf("breaker after recovery: %v (transitions %v)", bs, path)
 	}
 	if !strings.Contains(p.Stderr.String(), "r2r circuit breaker opened") || !strings.Contains(p.Stderr.String(), "r2r circuit breaker closed") {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -53,13 +54,20 @@ func openLog(path string, fallback io.Writer) (io.Writer, func() error, error) {
 		}
 		return fallback, func() error { return nil }, nil
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return nil, nil, fmt.Errorf("log file %s is a symbolic link; r2r-mcp does not follow it: give the path of a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|noFollow, 0o600)
+	if isSymlinkLoop(err) {
+		return nil, nil, fmt.Errorf("log file %s is a symbolic link; r2r-mcp does not follow it: give the path of a regular file", path)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("open log file: %w", err)
 	}
 	// O_CREATE's mode only applies to new files; an existing log file written by
 	// someone else keeps its mode, and may hold request details, so tighten it.
-	if fi, err := f.Stat(); err == nil && fi.Mode().Perm()&0o077 != 0 {
+	// Only a regular file's mode is changed (never that of a device such as /dev/null).
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
 		if err := f.Chmod(0o600); err != nil {
 			_ = f.Close()
 			return nil, nil, fmt.Errorf("log file %s is readable by others and its mode cannot be changed: %w", path, err)
@@ -67,6 +75,8 @@ func openLog(path string, fallback io.Writer) (io.Writer, func() error, error) {
 	}
 	return f, f.Close, nil
 }
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }
 
 // clientLogHandler forwards records logged with a request context (tool handlers log with
 // InfoContext(ctx, ...)) to the MCP client as notifications/message, at or above the level

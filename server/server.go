@@ -144,6 +144,12 @@ type Options struct {
 	TimeoutSearch time.Duration
 	TimeoutRAG    time.Duration
 	Timeout       time.Duration
+	// MaxInflight bounds the tools/call and resources/read requests served at once; one
+	// more is answered "busy" (-32004, retry_after) at once.
+	MaxInflight int
+	// MaxRequestBytes bounds one JSON-RPC message from the client; a larger one gets an
+	// error and is skipped.
+	MaxRequestBytes int64
 
 	// HTTP are the settings of serve --http.
 	HTTP HTTPOptions
@@ -161,6 +167,7 @@ func DefaultOptions() Options {
 		RateLimit:        tools.DefaultRateLimit.Rate, RateBurst: tools.DefaultRateLimit.Burst,
 		RAGRateLimit: tools.DefaultRAGRateLimit.Rate, RAGRateBurst: tools.DefaultRAGRateLimit.Burst,
 		TimeoutSearch: tools.DefaultSearchTimeout, TimeoutRAG: tools.DefaultRAGTimeout, Timeout: tools.DefaultCallTimeout,
+		MaxInflight: DefaultMaxInflight, MaxRequestBytes: DefaultMaxRequestBytes,
 		HTTP: DefaultHTTPOptions(),
 	}
 }
@@ -233,6 +240,8 @@ func (o Options) settings() map[string]string {
 		"timeout_search":    o.TimeoutSearch.String(),
 		"timeout_rag":       o.TimeoutRAG.String(),
 		"timeout":           o.Timeout.String(),
+		"max_inflight":      strconv.Itoa(o.stdioLimits().maxInflight),
+		"max_request_bytes": FormatBytes(int64(o.stdioLimits().maxRequestBytes)),
 	}
 	maps.Copy(settings, o.HTTP.settings())
 	return settings
@@ -292,7 +301,8 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	if cfg.AuthWarning != "" {
 		logger.Warn("credentials", "warning", cfg.AuthWarning)
 	}
-	return serveStdio(ctx, s.MCP, s.cancelled.watch(ctx, stdin), s.cancelled.filter(stdout), logger, cfg.ShutdownGrace)
+	return serveStdio(ctx, s.MCP, s.cancelled.watch(ctx, stdin), s.cancelled.filter(stdout), logger, cfg.ShutdownGrace,
+		cfg.Options.stdioLimits())
 }
 
 // memoryHeadroom is what a serve process needs beside its result cache: the runtime, the
@@ -414,8 +424,13 @@ func newClients(cfg Config, base string, res resilience, logger *slog.Logger) (c
 	if err != nil {
 		return c, err
 	}
+	// The health client bypasses the breaker; its successful checks end an open one, and it
+	// is the breaker's own probe.
 	c.health, err = r2r.New(r2r.Options{BaseURL: base, Credentials: creds, HTTPClient: cfg.HTTPClient,
-		UserAgent: agent, Logger: logger})
+		UserAgent: agent, Logger: logger, Middleware: []r2r.Middleware{c.breaker.HealthProbe()}})
+	if err == nil {
+		c.breaker.SetProbe(c.health.Health)
+	}
 	return c, err
 }
 

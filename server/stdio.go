@@ -15,8 +15,33 @@ import (
 // for in-flight calls to notice their cancelled context before returning anyway.
 const defaultShutdownGrace = 500 * time.Millisecond
 
-// toolWorkers is how many tool calls run at once; more wait in mcp-go's queue.
-const toolWorkers = 16
+// maxToolWorkers is mcp-go's largest worker pool; admitted calls beyond it wait in its queue.
+const maxToolWorkers = 100
+
+// maxInflightLimit is mcp-go's largest tool-call queue, so the largest --max-inflight.
+const maxInflightLimit = 10000
+
+// stdioLimits bound what the stdio transport holds: calls in flight and one message's size.
+type stdioLimits struct {
+	maxInflight     int // 0 = DefaultMaxInflight
+	maxRequestBytes int // 0 = DefaultMaxRequestBytes
+}
+
+// stdioLimits are o's bounds of the stdio transport (a zero takes the default).
+func (o Options) stdioLimits() stdioLimits {
+	return stdioLimits{maxInflight: o.MaxInflight, maxRequestBytes: int(min(o.MaxRequestBytes, 1<<30))}.withDefaults()
+}
+
+func (l stdioLimits) withDefaults() stdioLimits {
+	if l.maxInflight <= 0 {
+		l.maxInflight = DefaultMaxInflight
+	}
+	l.maxInflight = min(l.maxInflight, maxInflightLimit)
+	if l.maxRequestBytes <= 0 {
+		l.maxRequestBytes = DefaultMaxRequestBytes
+	}
+	return l
+}
 
 // protocolWriter serialises writes to the protocol stream. mcp-go writes each JSON-RPC
 // message with a single Write call, but server-initiated requests (roots/list) are written
@@ -52,23 +77,32 @@ func (e *eofReader) Read(p []byte) (int, error) {
 // serveStdio runs srv over stdin/stdout until stdin reaches EOF or ctx is cancelled. Both
 // are a normal end and return nil. In-flight calls see their context cancelled; serveStdio
 // waits at most grace for them and then returns regardless, so the process can exit.
-func serveStdio(ctx context.Context, srv *mcpserver.MCPServer, stdin io.Reader, stdout io.Writer, logger *slog.Logger, grace time.Duration) error {
+func serveStdio(ctx context.Context, srv *mcpserver.MCPServer, stdin io.Reader, stdout io.Writer, logger *slog.Logger, grace time.Duration, lim stdioLimits) error {
 	if grace <= 0 {
 		grace = defaultShutdownGrace
 	}
+	lim = lim.withDefaults()
 	in := &eofReader{r: stdin, done: make(chan struct{})}
 	out := &protocolWriter{w: stdout}
 
 	stdio := mcpserver.NewStdioServer(srv)
 	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
-	// Tool calls mostly wait for R2R (a RAG answer may take tens of seconds); with mcp-go's
-	// default of 5 workers, five slow answers would hold up every other call.
-	mcpserver.WithWorkerPoolSize(toolWorkers)(stdio)
+	// Tool calls mostly wait for R2R (a RAG answer may take tens of seconds): every admitted
+	// call gets a worker, and the queue holds every admitted call, so mcp-go never falls
+	// back to running a call on its read loop (frontdoor.go admits at most MaxInflight).
+	mcpserver.WithWorkerPoolSize(min(lim.maxInflight, maxToolWorkers))(stdio)
+	mcpserver.WithQueueSize(lim.maxInflight)(stdio)
+
+	gate := newInflight(lim.maxInflight)
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	front := &frontDoor{maxLine: lim.maxRequestBytes, gate: gate, out: out, log: logger.With("component", "stdin")}
+	go front.pump(in, pw)
 
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errc := make(chan error, 1)
-	go func() { errc <- stdio.Listen(lctx, in, out) }()
+	go func() { errc <- stdio.Listen(lctx, pr, gate.release(out)) }()
 
 	var reason string
 	select {

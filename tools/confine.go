@@ -13,6 +13,9 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/safeopen"
+	"github.com/r2r-mcp/r2r-mcp/tools/secretscan"
 )
 
 // Refusal kinds of path confinement (the "type" of the error result).
@@ -24,6 +27,7 @@ const (
 	refuseTooLarge = "file_too_large"
 	refuseType     = "unsupported_file_type"
 	refuseSystem   = "system_path"
+	refuseHardLink = "hard_link"
 )
 
 // ConfineError is a refusal to read a file; nothing has been sent to R2R.
@@ -80,7 +84,15 @@ var secretNames = []string{
 	// coding agents' own login state (Claude Code keeps an API key in ~/.claude.json)
 	".claude.json", ".credentials.json",
 	"*.tfstate", "*.tfstate.*",
+	// service-account keys under their download names: key.json, and gcloud's
+	// <project>-<12 hex digits of the key id>.json
+	"key.json", "*-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f].json",
+	"token.txt", "local.settings.json",
 }
+
+// secretFiles are directory/name pairs never uploaded: editors' and agents' MCP server
+// configuration, which holds the servers' API keys.
+var secretFiles = []string{".cursor/mcp.json", ".vscode/mcp.json"}
 
 // secretDirs are directory names whose contents are never uploaded, wherever they are.
 var secretDirs = []string{".git", ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".terraform.d",
@@ -238,6 +250,10 @@ func (l *located) read(p string, roots []string) (*confinedFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	if found, ok := secretscan.Find(data); ok {
+		return nil, refuse(refuseSecret, "%s contains what looks like a secret (%s) and is never uploaded. "+
+			"Remove the credential from the file, or copy the documentation without it to another file, and ingest that.", relSlash, found.Rule)
+	}
 	if asText && !isText(data) {
 		return nil, refuse(refuseType, "%s is a binary file (%s) that R2R has no parser for. Export its content to text, markdown or PDF and ingest that instead. Types R2R parses: %s.", relSlash, typeLabel(ext, false), strings.Join(documentTypes, " "))
 	}
@@ -271,7 +287,10 @@ var errFileChanged = errors.New("the file changed while it was being checked")
 // FIFOs or devices, and checks on the open descriptor that it is the file checked (same
 // device and inode). The caller must read from the returned file only.
 func openChecked(root *os.Root, rel string, checked os.FileInfo) (*os.File, os.FileInfo, error) {
-	f, err := root.OpenFile(rel, os.O_RDONLY|noBlockFlag, 0)
+	f, err := safeopen.Open(root, rel, os.O_RDONLY|noBlockFlag)
+	if errors.Is(err, safeopen.ErrChanged) {
+		return nil, nil, errFileChanged
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -300,6 +319,10 @@ func readRegular(root *os.Root, rel, p, rootPath string, checked os.FileInfo, li
 	defer f.Close()
 	if err := regularFile(p, fi); err != nil {
 		return nil, 0, err
+	}
+	if n := linkCount(fi); n > 1 {
+		return nil, 0, refuse(refuseHardLink, "%s has %d hard links: the same file is also reachable under another name, possibly outside the project, so it is not read. "+
+			"To ingest it anyway, make an independent copy inside the project (cp, not ln) and ingest the copy.", p, n)
 	}
 	if fi.Size() > limit {
 		return nil, 0, refuse(refuseTooLarge, "%s grew beyond %s while being checked.", p, humanBytes(limit))
@@ -363,6 +386,11 @@ func secretPath(rel string) (kind, why string) {
 		}
 	}
 	base := strings.ToLower(parts[len(parts)-1])
+	for _, sf := range secretFiles {
+		if len(parts) >= 2 && strings.EqualFold(parts[len(parts)-2]+"/"+base, sf) {
+			return "name", "it is " + sf + ", which holds MCP servers' credentials"
+		}
+	}
 	for _, pat := range secretNames {
 		if ok, _ := path.Match(pat, base); ok {
 			return "name", "its name matches " + pat

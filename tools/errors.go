@@ -14,6 +14,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 )
 
 // Error codes of error results, in ErrorInfo.Code.
@@ -168,13 +169,17 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 		return breakerOpenResult(err, e, baseURL)
 	}
 
+	if res := responseSizeResult(err, e); res != nil {
+		return res
+	}
 	return errorResult(httpErrorInfo(ctx, e, baseURL, h))
 }
 
 // httpErrorInfo describes an error R2R answered (or a request that got no answer) by
 // status: the cause, R2R's own words, and the next step.
 func httpErrorInfo(ctx context.Context, e *r2r.Error, baseURL string, h errHints) ErrorInfo {
-	msg := strings.TrimSpace(e.Message)
+	// R2R's error text is untrusted and may be long: cleaned and clipped before it is shown.
+	msg := cleantext.Clip(cleantext.Line(strings.TrimSpace(e.Message)), maxR2RMessageBytes)
 	r2rSays := ""
 	if msg != "" {
 		r2rSays = " R2R says: " + strings.TrimRight(msg, ".") + "."
@@ -185,7 +190,7 @@ func httpErrorInfo(ctx context.Context, e *r2r.Error, baseURL string, h errHints
 		info.Type, info.Code, info.Retryable = "unreachable", CodeR2RAPI, true
 		cause := "no answer"
 		if e.Err != nil {
-			cause = e.Err.Error()
+			cause = cleantext.Clip(cleantext.Line(e.Err.Error()), maxR2RMessageBytes)
 		}
 		info.Message = fmt.Sprintf("Cannot reach R2R at %s: %s. Start R2R or set --r2r-url / R2R_API_URL.", baseURL, cause)
 	case http.StatusUnauthorized:
@@ -231,6 +236,25 @@ func httpErrorInfo(ctx context.Context, e *r2r.Error, baseURL string, h errHints
 		info.Message = fmt.Sprintf("R2R failed to %s (%d).%s %s", e.Op, e.StatusCode, r2rSays, next)
 	}
 	return info
+}
+
+// maxR2RMessageBytes is how much of R2R's own error text a result repeats.
+const maxR2RMessageBytes = 400
+
+// responseSizeResult is the result for an R2R answer r2r-mcp would not hold in memory: too
+// large by itself, or too large beside the answers being read at the same moment; nil for
+// other errors.
+func responseSizeResult(err error, e *r2r.Error) *mcp.CallToolResult {
+	switch {
+	case errors.Is(err, r2r.ErrBodyBudget):
+		secs := 1.0
+		return errorResult(ErrorInfo{Type: "busy", Code: CodeRateLimited, Retryable: true, RetryAfter: &secs,
+			Message: fmt.Sprintf("r2r-mcp is busy: R2R's answers to the calls in flight fill its memory budget, so the answer to %s was not read. Retry in 1 s.", e.Op)})
+	case errors.Is(err, r2r.ErrResponseTooLarge):
+		return errorResult(ErrorInfo{Type: "too_large", Code: CodeR2RAPI, Status: e.StatusCode,
+			Message: fmt.Sprintf("R2R's answer to %s is larger than r2r-mcp reads (%s). Ask for less: a smaller limit, a page, or a narrower filter.", e.Op, e.Message)})
+	}
+	return nil
 }
 
 // authInfo says where the server's credentials came from, for advice on auth failures.

@@ -199,7 +199,7 @@ func (c *filterChecker) operand(op string, v any, path string) (any, error) {
 		}
 		return nil, fmt.Errorf("needs a number or string for %s at %s, got %s", op, path, jsonType(v))
 	case "$json_contains":
-		return v, nil
+		return v, c.jsonValue(v, path, 1)
 	}
 	// $eq, $ne, $contains and bare values: scalars, null, or lists of scalars.
 	switch x := v.(type) {
@@ -209,6 +209,44 @@ func (c *filterChecker) operand(op string, v any, path string) (any, error) {
 		return nil, fmt.Errorf("cannot compare with an object at %s; use $json_contains for JSON containment", path)
 	}
 	return v, nil
+}
+
+// jsonValue bounds a $json_contains value (any JSON) like the rest of the filter: its
+// objects, keys and list elements count towards maxFilterNodes, its nesting towards
+// maxFilterDepth, and its lists and field names have the usual limits.
+func (c *filterChecker) jsonValue(v any, path string, depth int) error {
+	if depth > maxFilterDepth {
+		return fmt.Errorf("is nested too deeply at %s (limit %d levels)", path, maxFilterDepth)
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			p := path + "." + k
+			if err := checkFieldName(k, path); err != nil {
+				return err
+			}
+			if err := c.count(p); err != nil {
+				return err
+			}
+			if err := c.jsonValue(x[k], p, depth+1); err != nil {
+				return err
+			}
+		}
+	case []any:
+		if len(x) > maxFilterList {
+			return fmt.Errorf("has %d elements at %s; the limit is %d", len(x), path, maxFilterList)
+		}
+		for i, e := range x {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			if err := c.count(p); err != nil {
+				return err
+			}
+			if err := c.jsonValue(e, p, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (c *filterChecker) scalarList(op string, list []any, path string) ([]any, error) {

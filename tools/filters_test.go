@@ -44,6 +44,10 @@ func TestNormalizeFilters(t *testing.T) {
 		{name: "empty field name", in: `{"": 1}`, wantErr: "empty field name"},
 		{name: "too deep", in: strings.Repeat(`{"$and":[`, 8) + `{"a":1}` + strings.Repeat(`]}`, 8), wantErr: "nested too deeply"},
 		{name: "deep but allowed", in: strings.Repeat(`{"$and":[`, 6) + `{"a":1}` + strings.Repeat(`]}`, 6)},
+		{name: "json_contains too deep", in: `{"m": {"$json_contains": ` + strings.Repeat(`[`, 2000) + strings.Repeat(`]`, 2000) + `}}`, wantErr: "nested too deeply at filters.m.$json_contains"},
+		{name: "json_contains too many nodes", in: `{"m": {"$json_contains": [` + strings.TrimSuffix(strings.Repeat(`[1,2,3,4,5,6,7,8,9,10],`, 20), ",") + `]}}`, wantErr: "is too large"},
+		{name: "json_contains list too long", in: `{"m": {"$json_contains": [` + strings.Repeat(`1,`, 100) + `1]}}`, wantErr: "the limit is 100"},
+		{name: "json_contains nested allowed", in: `{"m": {"$json_contains": {"a": [{"b": [1, "x", true, null]}]}}}`},
 		{name: "list too long", in: `{"a": {"$in": [` + strings.Repeat(`"x",`, 100) + `"y"]}}`, wantErr: "the limit is 100"},
 	}
 	for _, tt := range tests {

@@ -140,6 +140,12 @@ func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestArg
 	if err != nil && !d.Projects.Remote() {
 		return d.projectErrorResult(ctx, err)
 	}
+	// Concurrent ingests share a memory budget for the files they read (uploadbudget.go).
+	release, err := uploadBudget.reserve(ctx, uploadReservation(in.filePath, d.Projects.rootsOf(pr)))
+	if err != nil {
+		return uploadBusyResult()
+	}
+	defer release()
 	up, res := d.readUpload(pr, in.filePath)
 	if res != nil {
 		return res
@@ -215,10 +221,6 @@ func (d *Deps) readUpload(pr Project, filePath string) (*upload, *mcp.CallToolRe
 		up.rel = path.Join(filepath.Base(f.Root), f.Rel)
 		up.root = "extra:" + uuid.NewSHA1(kbsync.DocumentNamespace, []byte(f.Root)).String()[:8]
 		up.idPath = up.root + "/" + f.Rel
-	}
-	if f.Links > 1 {
-		d.logger().Warn("the file has several hard links; its content may also be reachable outside the project",
-			"file", up.rel, "links", f.Links)
 	}
 	return up, nil
 }

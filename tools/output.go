@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 )
 
 // Output limits.
@@ -21,44 +23,10 @@ const (
 	shortIDLen = 8
 )
 
-// Sanitize removes characters that can hide or reorder text from a reader: Unicode format
-// characters (Cf: zero-width spaces and joiners U+200B–U+200F, BiDi embeddings and
-// overrides U+202A–U+202E and isolates U+2066–U+2069, U+FEFF, tag characters, …), the
-// supplementary variation selectors, and control characters other than tab, newline and
-// carriage return. Invalid UTF-8 becomes U+FFFD. Retrieved text is untrusted data; it goes
-// through here before it reaches the model.
-func Sanitize(s string) string {
-	clean := true
-	for _, r := range s {
-		if dropRune(r) {
-			clean = false
-			break
-		}
-	}
-	if clean && utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		if !dropRune(r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func dropRune(r rune) bool {
-	switch {
-	case r == '\t' || r == '\n' || r == '\r':
-		return false
-	case r < 0x20 || (r >= 0x7f && r <= 0x9f):
-		return true
-	case r >= 0xE0100 && r <= 0xE01EF: // variation selectors supplement (used to smuggle text)
-		return true
-	}
-	return unicode.Is(unicode.Cf, r)
-}
+// Sanitize removes characters that can hide or reorder text from a reader (see
+// cleantext.String). Retrieved text is untrusted data; it goes through here before it
+// reaches the model.
+func Sanitize(s string) string { return cleantext.String(s) }
 
 // sanitizeValue applies Sanitize to every string inside a decoded JSON value (map keys
 // included) and returns the cleaned copy.

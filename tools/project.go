@@ -25,6 +25,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/homedir"
 )
 
 // ProjectConfigFile is the per-project override file in the project root:
@@ -273,16 +274,10 @@ func (p *ProjectResolver) projectRoot(start string) string {
 	return start
 }
 
-// tooWide reports whether dir is the user's home directory or a file-system root.
+// tooWide reports whether dir is a file-system root, the user's home directory or a
+// directory above it (homedir: $HOME and the OS user database).
 func tooWide(dir string) bool {
-	if filepath.Dir(dir) == dir {
-		return true
-	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		return false
-	}
-	return samePath(dir, home)
+	return filepath.Dir(dir) == dir || homedir.Covers(dir)
 }
 
 // samePath compares two directories after resolving symlinks (lexically when they cannot be

@@ -178,10 +178,6 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 		Config:    d.Status.Config,
 		Versions:  versions(d.Status),
 	}
-	if d.BreakerState != nil {
-		st := d.BreakerState() // one snapshot for both forms
-		o.Breaker, o.BreakerState = st.String(), breakerState(st)
-	}
 	if d.Cache != nil {
 		st := d.Cache.Stats()
 		o.Cache = &st
@@ -199,14 +195,20 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 	err := hc.Health(hctx)
 	o.Health.LatencyMS = time.Since(start).Milliseconds()
 	cancel()
+	// After the health check, which ends an open breaker when it succeeds: a status never
+	// shows R2R healthy and calls paused together.
+	if d.BreakerState != nil {
+		st := d.BreakerState() // one snapshot for both forms
+		o.Breaker, o.BreakerState = st.String(), breakerState(st)
+	}
 	var re *r2r.Error
 	switch {
 	case err == nil:
 		o.Health.OK, o.Health.Status = true, "ok"
 	case errors.As(err, &re) && re.StatusCode != 0:
-		o.Health.Status, o.Health.Error = "error", err.Error()
+		o.Health.Status, o.Health.Error = "error", errText(err)
 	default:
-		o.Health.Status, o.Health.Error = "unreachable", err.Error()
+		o.Health.Status, o.Health.Error = "unreachable", errText(err)
 	}
 
 	// The credential is read before the collection lookup, which needs it.
@@ -215,7 +217,7 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 
 	pr, err := d.Projects.Project(ctx)
 	if err != nil {
-		o.Project.Error = err.Error()
+		o.Project.Error = errText(err)
 		return o
 	}
 	o.Project = StatusProject{Name: pr.Name, Path: pr.Root, CollectionName: pr.CollectionName,
@@ -234,7 +236,7 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 	defer cancel()
 	pc, err := d.Projects.Collection(pctx, d.Client, false)
 	if err != nil {
-		o.Project.Error = err.Error()
+		o.Project.Error = errText(err)
 		return o
 	}
 	o.Project.CollectionID, o.Project.CollectionExists = pc.ID, pc.Exists()

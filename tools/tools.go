@@ -202,7 +202,7 @@ func Registry(deps *Deps) []Tool {
 	deps.setup()
 	for i := range tools {
 		name := tools[i].Def.Name
-		tools[i].Handler = deps.limits.wrap(deps, name, tools[i].Cached, guard(deps, name, tools[i].Handler))
+		tools[i].Handler = cleanResults(deps.limits.wrap(deps, name, tools[i].Cached, guard(deps, name, tools[i].Handler)))
 	}
 	return tools
 }
@@ -328,11 +328,11 @@ func guardResource(d *Deps, h server.ResourceHandlerFunc) server.ResourceHandler
 	if timeout <= 0 {
 		timeout = DefaultCallTimeout
 	}
-	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	return guardResourceRead(d, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		ctx, cancel := context.WithTimeout(withAuth(ctx, d.authState), timeout)
 		defer cancel()
 		return h(ctx, req)
-	}
+	})
 }
 
 // annotations builds the four hints explicitly (mcp-go defaults to destructive and open

@@ -1,0 +1,59 @@
+package r2r
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+)
+
+func failingHandler(context.Context, *Call) (*Response, error) {
+	return nil, &Error{Op: "x", StatusCode: http.StatusServiceUnavailable}
+}
+
+func okHandler(context.Context, *Call) (*Response, error) { return &Response{StatusCode: 200}, nil }
+
+func TestBreakerHealthy(t *testing.T) {
+	b := NewBreaker("http://r2r", BreakerSettings{Failures: 1, Cooldown: time.Hour}, nil)
+	call := &Call{Op: "x"}
+	if _, err := b.Middleware()(failingHandler)(context.Background(), call); err == nil {
+		t.Fatal("failure not passed on")
+	}
+	if _, err := b.Middleware()(okHandler)(context.Background(), call); !errors.Is(err, ErrCircuitOpen) {
+		t.Fatalf("after one failure: %v, want the breaker open", err)
+	}
+	// A successful call through the health client ends it.
+	if _, err := b.HealthProbe()(okHandler)(context.Background(), call); err != nil {
+		t.Fatal(err)
+	}
+	st := b.State()
+	if st.State != "closed" || st.Transitions[len(st.Transitions)-1].To != "closed" {
+		t.Fatalf("after a passing health check: %+v", st)
+	}
+	if _, err := b.Middleware()(okHandler)(context.Background(), call); err != nil {
+		t.Fatalf("first call after the health check: %v", err)
+	}
+	b.Healthy() // closed: nothing changes
+	if n := len(b.State().Transitions); n != len(st.Transitions) {
+		t.Errorf("Healthy on a closed breaker recorded a transition")
+	}
+}
+
+func TestBreakerOwnProbe(t *testing.T) {
+	b := NewBreaker("http://r2r", BreakerSettings{Failures: 1, Cooldown: time.Hour}, nil)
+	probed := make(chan struct{}, 10)
+	b.SetProbe(func(context.Context) error { probed <- struct{}{}; return nil })
+	call := &Call{Op: "x"}
+	_, _ = b.Middleware()(failingHandler)(context.Background(), call)
+	if _, err := b.Middleware()(okHandler)(context.Background(), call); !errors.Is(err, ErrCircuitOpen) {
+		t.Fatalf("want the breaker open, got %v", err)
+	}
+	<-probed // the rejected call started the probe
+	for b.State().State != "closed" {
+		time.Sleep(time.Millisecond) // the probe's goroutine closes it right after
+	}
+	if _, err := b.Middleware()(okHandler)(context.Background(), call); err != nil {
+		t.Fatalf("after the breaker's own probe passed: %v", err)
+	}
+}

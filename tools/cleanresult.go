@@ -1,0 +1,101 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
+)
+
+// cleanResults is the last step of every tool: whatever a handler built from R2R's data
+// (collection names, titles, error text, metadata), no control, invisible or BiDi
+// character reaches the model (Sanitize), in the text and in the structured content.
+func cleanResults(h server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := h(ctx, req)
+		if res != nil {
+			cleanResult(res)
+		}
+		return res, err
+	}
+}
+
+// cleanResult sanitises res in place. The structured content keeps its Go type unless a
+// string in it had to change; then it is replaced by the cleaned JSON value.
+func cleanResult(res *mcp.CallToolResult) {
+	for i, c := range res.Content {
+		switch t := c.(type) {
+		case mcp.TextContent:
+			t.Text = Sanitize(t.Text)
+			res.Content[i] = t
+		case *mcp.TextContent:
+			t.Text = Sanitize(t.Text)
+		}
+	}
+	if res.StructuredContent == nil {
+		return
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil || !dirtyJSON(b) {
+		return
+	}
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return
+	}
+	if cleaned := sanitizeValue(v); !reflect.DeepEqual(cleaned, v) {
+		res.StructuredContent = cleaned
+	}
+}
+
+// dirtyJSON reports whether JSON text from encoding/json may hold a string that Sanitize
+// changes: a character it drops, or a control character, which the encoder writes as \b,
+// \f or \u0000–\u001f (tab, newline and carriage return are kept). A false alarm (an
+// escaped backslash before b or f) only costs the slower, exact check.
+func dirtyJSON(b []byte) bool {
+	if bytes.Contains(b, []byte(`\u000`)) || bytes.Contains(b, []byte(`\u001`)) ||
+		bytes.Contains(b, []byte(`\b`)) || bytes.Contains(b, []byte(`\f`)) {
+		return true
+	}
+	return !utf8.Valid(b) || bytes.IndexFunc(b, cleantext.Drops) >= 0
+}
+
+// guardResourceRead applies what every resource read gets beside its deadline: the
+// rate limit of "resources/read" (the default per-tool limit) and clean text.
+func guardResourceRead(d *Deps, h server.ResourceHandlerFunc) server.ResourceHandlerFunc {
+	d.setup()
+	tl := d.limits.get("resources/read")
+	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		if wait, ok := tl.admit(d.now()); !ok {
+			secs := math.Ceil(wait.Seconds()*1000) / 1000
+			return nil, fmt.Errorf("too many resource reads: r2r-mcp allows %s per second (bursts of %d) to protect R2R; retry in %s s",
+				strconv.FormatFloat(tl.cfg.Rate, 'f', -1, 64), tl.cfg.Burst, strconv.FormatFloat(secs, 'f', -1, 64))
+		}
+		out, err := h(ctx, req)
+		for i, c := range out {
+			if t, ok := c.(mcp.TextResourceContents); ok {
+				t.Text = Sanitize(t.Text)
+				out[i] = t
+			}
+		}
+		return out, err
+	}
+}
+
+// maxErrorEcho is how much of an error's text a result repeats.
+const maxErrorEcho = 600
+
+// errText is err's text as a result may show it: cleaned and clipped (an error may carry
+// R2R's error body, or a caller's input).
+func errText(err error) string {
+	return cleantext.Clip(cleantext.Line(err.Error()), maxErrorEcho)
+}

@@ -1,0 +1,85 @@
+// Package cleantext makes untrusted text safe to show to a model or write to a log:
+// String removes characters that can hide or reorder text, and Clip bounds how much of a
+// client's or server's input is echoed back.
+package cleantext
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// String removes characters that can hide or reorder text from a reader: Unicode format
+// characters (Cf: zero-width spaces and joiners U+200B–U+200F, BiDi embeddings and
+// overrides U+202A–U+202E and isolates U+2066–U+2069, U+FEFF, tag characters, …), the
+// supplementary variation selectors, and control characters (C0, DEL, C1) other than tab,
+// newline and carriage return. Invalid UTF-8 becomes U+FFFD. A clean string is returned as
+// it is, without allocating.
+func String(s string) string {
+	clean := true
+	for _, r := range s {
+		if drop(r) {
+			clean = false
+			break
+		}
+	}
+	if clean && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		if !drop(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Line is String that also turns newlines, tabs and carriage returns into spaces: for a
+// value shown inside one line of text (a name, a title, an echoed argument).
+func Line(s string) string {
+	s = String(s)
+	if !strings.ContainsAny(s, "\n\r\t") {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// Drops reports whether String removes r.
+func Drops(r rune) bool { return drop(r) }
+
+func drop(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return false
+	case r < 0x20 || (r >= 0x7f && r <= 0x9f):
+		return true
+	case r >= 0xE0100 && r <= 0xE01EF: // variation selectors supplement (used to smuggle text)
+		return true
+	}
+	return unicode.Is(unicode.Cf, r)
+}
+
+// Clip returns s cut to at most max bytes on a rune boundary, followed by
+// "… (N bytes more)" when anything was cut. Use it on everything echoed back from input
+// (tool names, URIs, paths, R2R's error bodies) into an error or a log line.
+func Clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	if max < 0 {
+		max = 0
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "… (" + strconv.Itoa(len(s)-cut) + " bytes more)"
+}

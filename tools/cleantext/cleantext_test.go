@@ -1,0 +1,50 @@
+package cleantext
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestString(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"clean", "plain text\twith\nwhitespace\r\n", "plain text\twith\nwhitespace\r\n"},
+		{"C0 and DEL", "a\x00b\x1b[31mc\x7f", "ab[31mc"},
+		{"C1", "a\u0085b\u009bc", "abc"},
+		{"BiDi override and isolate", "user\u202Egnp.exe\u2066x\u2069", "usergnp.exex"},
+		{"zero width", "a\u200Bb\u200Dc\uFEFFd", "abcd"},
+		{"tag characters", "hi\U000E0041\U000E0042", "hi"},
+		{"invalid UTF-8", "a\xffb", "a\uFFFDb"},
+	}
+	for _, tt := range tests {
+		if got := String(tt.in); got != tt.want {
+			t.Errorf("%s: String(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
+		}
+	}
+	if got := Line("a\nb\tc\r"); got != "a b c " {
+		t.Errorf("Line = %q", got)
+	}
+}
+
+func TestClip(t *testing.T) {
+	tests := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly", 7, "exactly"},
+		{"abcdef", 3, "abc… (3 bytes more)"},
+		{"héllo", 2, "h… (5 bytes more)"}, // never cuts inside é
+		{"abc", -1, "… (3 bytes more)"},
+	}
+	for _, tt := range tests {
+		got := Clip(tt.in, tt.max)
+		if got != tt.want || !utf8.ValidString(got) {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		}
+	}
+	if got := Clip(strings.Repeat("x", 1<<20), 200); len(got) > 250 {
+		t.Errorf("Clip kept %d bytes", len(got))
+	}
+}
