@@ -397,6 +397,9 @@ func (d *doctor) checkProject(ctx context.Context) doctorCheck {
 		}
 		return failCheck(fmt.Sprintf("%s → collection %s: lookup failed: %v", head, want, err), "Check R2R's logs; run doctor again.")
 	}
+	if !pc.Exists() && tools.NotAProject(p.Root) {
+		return warnCheck(fmt.Sprintf("%s: no project collection", head), tools.NoProjectAdvice(p.Root)+".")
+	}
 	if !pc.Exists() {
 		return okCheck(fmt.Sprintf("%s → collection %s: not created yet — the first ingest creates it%s", head, pc.Name, configured))
 	}

@@ -402,6 +402,8 @@ func statusChecks(rep *StatusReport) [][3]string {
 		rows = append(rows, [3]string{markFail, "Collection", p.Error})
 	case p.CollectionExists:
 		rows = append(rows, [3]string{markOK, "Collection", fmt.Sprintf("%s exists (id %s)", coll, p.CollectionID)})
+	case p.CollectionChecked && tools.NotAProject(p.Root):
+		rows = append(rows, [3]string{markWarn, "Collection", "none: " + tools.NoProjectAdvice(p.Root)})
 	case p.CollectionChecked:
 		rows = append(rows, [3]string{markOK, "Collection", coll + " does not exist yet; the first r2r_ingest_document creates it"})
 	default:

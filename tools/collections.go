@@ -102,9 +102,9 @@ func listCollectionsTool(d *Deps) Tool {
 		}
 		// Marking the project's collection is a courtesy: a failure to resolve it does not
 		// fail the listing.
-		var projID string
+		var projID, projRoot string
 		if pc, err := d.Projects.Collection(ctx, d.Client, false); err == nil {
-			projID = pc.ID
+			projID, projRoot = pc.ID, pc.Project.Root
 			o.ProjectCollection = pc.Name
 		}
 		for i := range o.Collections {
@@ -113,7 +113,7 @@ func listCollectionsTool(d *Deps) Tool {
 				o.Collections[i].DocumentCount = d.projectDocumentCount(ctx, projID, o.Collections[i].DocumentCount)
 			}
 		}
-		return result(withCachedMarker(listCollectionsText(o, projID), cached), o), nil
+		return result(withCachedMarker(listCollectionsText(o, projID, projRoot), cached), o), nil
 	}}
 }
 
@@ -144,7 +144,7 @@ type collectionsPage struct {
 	Total int                 `json:"total"`
 }
 
-func listCollectionsText(o ListCollectionsOutput, projID string) string {
+func listCollectionsText(o ListCollectionsOutput, projID, projRoot string) string {
 	var b strings.Builder
 	if len(o.Collections) == 0 {
 		if o.Total > 0 {
@@ -170,7 +170,9 @@ func listCollectionsText(o ListCollectionsOutput, projID string) string {
 			fmt.Fprintf(&b, "%d more — call again with offset=%d.\n", rest, o.Offset+len(o.Collections))
 		}
 	}
-	if o.ProjectCollection != "" && projID == "" {
+	if o.ProjectCollection != "" && projID == "" && NotAProject(projRoot) {
+		fmt.Fprintf(&b, "\nNo project collection: %s.", NoProjectAdvice(projRoot))
+	} else if o.ProjectCollection != "" && projID == "" {
 		fmt.Fprintf(&b, "\nThe current project's collection %s does not exist yet; r2r_ingest_document creates it.", o.ProjectCollection)
 	}
 	return strings.TrimRight(b.String(), "\n")

@@ -274,6 +274,18 @@ func (p *ProjectResolver) projectRoot(start string) string {
 	return start
 }
 
+// NotAProject reports whether root is too wide to be a project (the file-system root, the
+// home directory or a directory above it): r2r-mcp ingests nothing from it, so advice must
+// not suggest that an ingest would create its collection.
+func NotAProject(root string) bool { return root != "" && tooWide(root) }
+
+// NoProjectAdvice says why root is not a project and what to do instead.
+func NoProjectAdvice(root string) string {
+	return fmt.Sprintf("r2r-mcp was started in %s, your home directory or the file-system root, which is not a project "+
+		"and is never ingested from: start your MCP client in a project directory (or pass --project-dir, or set "+
+		"CLAUDE_PROJECT_DIR), or name a collection with collection_id", root)
+}
+
 // tooWide reports whether dir is a file-system root, the user's home directory or a
 // directory above it (homedir: $HOME and the OS user database).
 func tooWide(dir string) bool {

@@ -38,6 +38,9 @@ func (s *scope) label() string {
 
 // missingNote is what reads say when the project's collection does not exist yet.
 func (s *scope) missingNote() string {
+	if s.Project != nil && NotAProject(s.Project.Root) {
+		return "No project collection: " + NoProjectAdvice(s.Project.Root) + "."
+	}
 	return fmt.Sprintf("No collection %s yet — ingest a file with r2r_ingest_document to create it.", s.Name)
 }
 

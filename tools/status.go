@@ -327,6 +327,8 @@ func statusText(o StatusOutput) string {
 		switch {
 		case p.CollectionExists:
 			fmt.Fprintf(&b, "Collection: %s (id %s)\n", coll, p.CollectionID)
+		case p.Error == "" && NotAProject(p.Path):
+			fmt.Fprintf(&b, "Collection: none — %s\n", NoProjectAdvice(p.Path))
 		case p.Error == "":
 			fmt.Fprintf(&b, "Collection: %s — not created yet; r2r_ingest_document creates it\n", coll)
 		}
