@@ -9,8 +9,10 @@ LDFLAGS   := -s -w -X github.com/r2r-mcp/r2r-mcp/cmd.version=$(VERSION) \
 
 .PHONY: build test test-unit test-keyring vet fmt-check bench cover emulator
 
+## build: bin/r2r-mcp (release flags) and bin/r2r-emulator (the R2R emulator of the try-it steps).
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/r2r-mcp .
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/r2r-emulator ./r2r/r2rtest/r2r-emulator
 
 ## test: everything CI checks — formatting, vet, unit and end-to-end tests and each benchmark
 ## once, with the race detector — then the tests that were skipped, and why. End-to-end tests
