@@ -24,10 +24,24 @@ type answer[T sizer] struct {
 }
 
 // finish builds the answer of out (cached false) and hit (the same, cached true) with text.
+// The text and the hit's JSON are cleaned here, once, so a cache hit serves them as they are
+// (cleanJSON tells cleanResults so).
 func finish[T sizer](out, hit T, text string) (answer[T], error) {
 	b, err := json.Marshal(hit)
-	return answer[T]{Out: out, HitJSON: b, Text: text}, err
+	if err == nil && dirtyJSON(b) {
+		var v any
+		if err = json.Unmarshal(b, &v); err == nil {
+			b, err = json.Marshal(sanitizeValue(v))
+		}
+	}
+	return answer[T]{Out: out, HitJSON: b, Text: Sanitize(text)}, err
 }
+
+// cleanJSON is structured content that is already encoded and already clean: a cache hit's.
+type cleanJSON json.RawMessage
+
+// MarshalJSON returns the bytes as they are.
+func (c cleanJSON) MarshalJSON() ([]byte, error) { return json.RawMessage(c).MarshalJSON() }
 
 func (a answer[T]) jsonSize() int { return len(a.Text) + a.Out.jsonSize() + len(a.HitJSON) }
 

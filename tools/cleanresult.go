@@ -32,6 +32,9 @@ func cleanResults(h server.ToolHandlerFunc) server.ToolHandlerFunc {
 // cleanResult sanitises res in place. The structured content keeps its Go type unless a
 // string in it had to change; then it is replaced by the cleaned JSON value.
 func cleanResult(res *mcp.CallToolResult) {
+	if _, ok := res.StructuredContent.(cleanJSON); ok {
+		return // a cache hit: its text and JSON were cleaned when the answer was made (finish)
+	}
 	for i, c := range res.Content {
 		switch t := c.(type) {
 		case mcp.TextContent:
@@ -44,8 +47,16 @@ func cleanResult(res *mcp.CallToolResult) {
 	if res.StructuredContent == nil {
 		return
 	}
-	b, err := json.Marshal(res.StructuredContent)
-	if err != nil || !dirtyJSON(b) {
+	// A cache hit's structured content is already encoded: check those bytes as they are
+	// rather than re-encode them.
+	b, ok := res.StructuredContent.(json.RawMessage)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(res.StructuredContent); err != nil {
+			return
+		}
+	}
+	if !dirtyJSON(b) {
 		return
 	}
 	var v any

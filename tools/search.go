@@ -204,7 +204,7 @@ func served[T sizer](a answer[T], cached bool) *mcp.CallToolResult {
 	if !cached {
 		return result(a.Text, a.Out)
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(cachedMarker + a.Text)}, StructuredContent: a.HitJSON}
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(cachedMarker + a.Text)}, StructuredContent: cleanJSON(a.HitJSON)}
 }
 
 // snippetSteps are the snippet lengths tried, longest first, until a result fits its budget.
