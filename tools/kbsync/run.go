@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Summary is what a sync did.
@@ -74,24 +76,13 @@ func (s *Syncer) Run(ctx context.Context, p *Plan, progress func(Progress)) *Sum
 		}
 	}
 	items := append(slices.Clone(p.Upload), p.Replace...)
-	sem := make(chan struct{}, s.Opts.concurrency())
-	var wg sync.WaitGroup
-	for _, it := range items {
-		if ctx.Err() != nil {
-			break
-		}
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			o, err := s.put(ctx, it)
-			mu.Lock()
-			defer mu.Unlock()
-			sum.record(it.Path, o, err)
-			report(it.Path, o.Action)
-		}()
-	}
-	wg.Wait()
+	bounded(ctx, items, s.Opts.concurrency(), func(it Item) {
+		o, err := s.put(ctx, it)
+		mu.Lock()
+		defer mu.Unlock()
+		sum.record(it.Path, o, err)
+		report(it.Path, o.Action)
+	})
 	// Pruning comes last, and only when every upload went through: a failed upload might
 	// be a file moved elsewhere whose old document is the only copy left.
 	if len(p.Delete) > 0 && ctx.Err() == nil {
@@ -124,31 +115,33 @@ func (s *Syncer) put(ctx context.Context, it Item) (Outcome, error) {
 
 func (s *Syncer) prune(ctx context.Context, dels []Deletion, sum *Summary, report func(string, Action)) {
 	var mu sync.Mutex
-	sem := make(chan struct{}, s.Opts.concurrency())
-	var wg sync.WaitGroup
-	for _, d := range dels {
+	bounded(ctx, dels, s.Opts.concurrency(), func(d Deletion) {
+		err := s.Writer.Delete(ctx, d.DocumentID)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			sum.Failed = append(sum.Failed, Problem{Path: d.Path, Kind: "delete", Reason: "deleting document " + d.DocumentID + ": " + err.Error()})
+			report(d.Path, Failed)
+			return
+		}
+		if !slices.Contains(sum.Deleted, d.Path) {
+			sum.Deleted = append(sum.Deleted, d.Path)
+		}
+		report(d.Path, Deleted)
+	})
+}
+
+// bounded runs fn for each item, at most n at a time, and starts no more once ctx ends.
+func bounded[T any](ctx context.Context, items []T, n int, fn func(T)) {
+	var g errgroup.Group
+	g.SetLimit(n)
+	for _, it := range items {
 		if ctx.Err() != nil {
 			break
 		}
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			err := s.Writer.Delete(ctx, d.DocumentID)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				sum.Failed = append(sum.Failed, Problem{Path: d.Path, Kind: "delete", Reason: "deleting document " + d.DocumentID + ": " + err.Error()})
-				report(d.Path, Failed)
-				return
-			}
-			if !slices.Contains(sum.Deleted, d.Path) {
-				sum.Deleted = append(sum.Deleted, d.Path)
-			}
-			report(d.Path, Deleted)
-		}()
+		g.Go(func() error { fn(it); return nil })
 	}
-	wg.Wait()
+	_ = g.Wait() // fn reports its own outcome; nothing returns an error
 }
 
 // record adds one file's outcome.
