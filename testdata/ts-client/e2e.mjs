@@ -7,7 +7,7 @@
 // message on stderr at the first failed step.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { check, need, sleep, text } from "./lib.mjs";
+import { call, check, ingest, need, text } from "./lib.mjs";
 
 const EXPECTED_TOOLS = [
   "r2r_search",
@@ -22,12 +22,6 @@ const EXPECTED_TOOLS = [
   "r2r_sync",
   "r2r_sync_status",
 ];
-
-async function call(client, name, args) {
-  const result = await client.callTool({ name, arguments: args });
-  check(!result.isError, `${name} failed: ${text(result)}`);
-  return result;
-}
 
 // expectToolError calls a tool that must fail with an isError result (never a thrown
 // protocol error) whose text names the next step and whose _meta carries the error code.
@@ -94,19 +88,7 @@ async function main() {
   await call(client, "r2r_search", { query: expect });
   console.log("search before ingestion: ok");
 
-  const ingested = await call(client, "r2r_ingest_document", { file_path: file });
-  const docId = ingested.structuredContent?.document_id;
-  check(typeof docId === "string" && docId.length === 36, `ingest returned no document_id: ${text(ingested)}`);
-  console.log(`ingested ${file} as ${docId}`);
-
-  let status = "";
-  for (let i = 0; i < 100 && status !== "success"; i++) {
-    const m = await call(client, "r2r_monitor_task", { document_id: docId });
-    status = m.structuredContent?.ingestion_status;
-    check(status !== "failed", `ingestion failed: ${text(m)}`);
-    if (status !== "success") await sleep(50);
-  }
-  check(status === "success", `ingestion still ${status} after 100 polls`);
+  const docId = await ingest(client, file, { polls: 100, intervalMs: 50 });
   console.log("monitor: success");
 
   const found = await call(client, "r2r_search", { query: expect, limit: 5 });

@@ -10,31 +10,7 @@
 // non-zero with a message on stderr at the first failed step; prints "ok" last.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { check, need, sleep, text } from "./lib.mjs";
-
-async function call(client, name, args) {
-  const result = await client.callTool({ name, arguments: args });
-  check(!result.isError, `${name} ${JSON.stringify(args)} failed: ${text(result)}`);
-  check(result.structuredContent !== undefined, `${name}: no structuredContent`);
-  return result;
-}
-
-// ingest uploads a project file and polls r2r_monitor_task until R2R reports success.
-async function ingest(client, file) {
-  const res = await call(client, "r2r_ingest_document", { file_path: file });
-  const id = res.structuredContent.document_id;
-  check(typeof id === "string" && id.length === 36, `ingest ${file} returned no document_id: ${text(res)}`);
-  let status = "";
-  for (let i = 0; i < 600 && status !== "success"; i++) {
-    const m = await call(client, "r2r_monitor_task", { document_id: id });
-    status = m.structuredContent.ingestion_status;
-    check(status !== "failed", `ingestion of ${file} failed: ${text(m)}`);
-    if (status !== "success") await sleep(100);
-  }
-  check(status === "success", `ingestion of ${file} still ${status} after 60 s`);
-  console.log(`ingested ${file} as ${id}: success`);
-  return id;
-}
+import { call, check, ingest, need, text } from "./lib.mjs";
 
 // findByTitle searches for phrase and checks the document is among the hits, titled by its
 // project path, in both the structured value and the text.
