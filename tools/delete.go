@@ -41,8 +41,7 @@ func deleteDocumentTool(d *Deps) Tool {
 			"Documents outside that collection are refused. Use r2r_list_documents or r2r_search to find the id."),
 		annotations(title, false, true, true, false),
 		withOutputSchema(out),
-		mcp.WithString("document_id", mcp.Required(), mcp.MinLength(minShortID), mcp.MaxLength(36),
-			mcp.Description("Document ID (UUID) to delete, e.g. from r2r_list_documents, or the short id (a unique prefix of at least 7 hex digits) such a result showed")),
+		documentIDParam("to delete, e.g. from r2r_list_documents or r2r_search"),
 	)
 	parseArgs := argsParser(def)
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -372,8 +372,7 @@ func monitorTaskTool(d *Deps) Tool {
 	opts := append(readTool("Check ingestion status",
 		"Check the status of an asynchronous document ingestion task: ingestion and extraction status, progress 0..1, "+
 			"and the failure reason if it failed.", out),
-		mcp.WithString("document_id", mcp.Required(), mcp.MinLength(minShortID), mcp.MaxLength(36),
-			mcp.Description("Document ID (UUID) to check status for, as returned by r2r_ingest_document, or the short id (a unique prefix of at least 7 hex digits) a result of this session showed")),
+		documentIDParam("to check status for, as returned by r2r_ingest_document"),
 	)
 	def := newTool("r2r_monitor_task", opts...)
 	parseArgs := argsParser(def)
@@ -480,8 +479,7 @@ func getDocumentTool(d *Deps) Tool {
 	opts := append(readTool("Read a document",
 		"Get a document's metadata and its text, reassembled from its chunks in order. Long documents come in pages: "+
 			"use offset and max_chars to read on.", out),
-		mcp.WithString("document_id", mcp.Required(), mcp.MinLength(minShortID), mcp.MaxLength(36),
-			mcp.Description("Document ID (UUID), e.g. from r2r_search or r2r_list_documents, or the short id (a unique prefix of at least 7 hex digits) such a result showed")),
+		documentIDParam("to read, e.g. from r2r_search or r2r_list_documents"),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.Max(100000000), mcp.DefaultNumber(0),
 			mcp.Description("Character offset to start reading at")),
 		mcp.WithInteger("max_chars", mcp.Min(1), mcp.Max(maxMaxChars), mcp.DefaultNumber(defaultMaxChars),

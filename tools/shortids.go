@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/google/uuid"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // maxShownIDs bounds the document ids remembered for short-id lookups: the oldest go first.
@@ -58,6 +59,15 @@ func (s *shownIDs) matching(prefix string) []string {
 
 // minShortID is the shortest prefix accepted: R2R's own citation ids are 7 characters.
 const minShortID = 7
+
+// documentIDParam is the document_id parameter of the tools that take one: a UUID, or the
+// short id a result of this session showed. purpose says what the id is for and where it
+// comes from.
+func documentIDParam(purpose string) mcp.ToolOption {
+	return mcp.WithString("document_id", mcp.Required(), mcp.MinLength(minShortID), mcp.MaxLength(36),
+		mcp.Description("Document ID (UUID) "+purpose+", or the short id (a unique prefix of at least 7 hex digits) "+
+			"such a result showed"))
+}
 
 // documentIDArg reads a document id argument: a full UUID, or the short id a search,
 // RAG answer or listing of this session showed, when it is a unique prefix of one of those.
