@@ -14,6 +14,7 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 )
 
 // gatedKeyring is an in-memory keyring whose Get waits until the gate opens (an unlock
@@ -303,24 +304,32 @@ func TestLazyCredentialsRetryAfterTimeout(t *testing.T) {
 	})
 }
 
+// storedKeyWorld is an emulated R2R with a user whose API key, made by PasswordLogin under
+// keyName, is in an in-memory keyring, and a client using the LazyCredentials that read it.
+func storedKeyWorld(t *testing.T, keyName string) (srv *r2rtest.Server, c *r2r.Client, kr *mapKeyring, made LoginResult, l *LazyCredentials, client *r2r.Client) {
+	t.Helper()
+	srv, c = newEmulator(t)
+	srv.CreateUser("dev@example.com", "pw", false)
+	made, err := PasswordLogin(context.Background(), c, "dev@example.com", "pw", keyName, "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kr = newMapKeyring()
+	seedKeyring(t, kr, srv.URL, made.Secret)
+	opts := lazyOptions(t, kr, nil)
+	opts.URLFlag = srv.URL
+	l, res := mustLazy(t, opts)
+	client, err = r2r.New(r2r.Options{BaseURL: res.URL, Credentials: res.Credentials})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, c, kr, made, l, client
+}
+
 func TestLazyCredentialsWithR2R(t *testing.T) {
 	ctx := context.Background()
 	t.Run("API key", func(t *testing.T) {
-		srv, c := newEmulator(t)
-		srv.CreateUser("dev@example.com", "pw", false)
-		made, err := PasswordLogin(ctx, c, "dev@example.com", "pw", "n", "d")
-		if err != nil {
-			t.Fatal(err)
-		}
-		kr := newMapKeyring()
-		seedKeyring(t, kr, srv.URL, made.Secret)
-		opts := lazyOptions(t, kr, nil)
-		opts.URLFlag = srv.URL
-		l, res := mustLazy(t, opts)
-		client, err := r2r.New(r2r.Options{BaseURL: res.URL, Credentials: res.Credentials})
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, _, _, made, l, client := storedKeyWorld(t, "n")
 		if me, err := client.Me(ctx); err != nil || me.Email != "dev@example.com" {
 			t.Fatalf("Me: %v %v", me, err)
 		}
@@ -381,21 +390,7 @@ func TestLazyCredentialsWithR2R(t *testing.T) {
 // concurrent rejected calls share that one re-read.
 func TestLazyCredentialsPickUpANewLogin(t *testing.T) {
 	ctx := context.Background()
-	srv, c := newEmulator(t)
-	srv.CreateUser("dev@example.com", "pw", false)
-	first, err := PasswordLogin(ctx, c, "dev@example.com", "pw", "first", "d")
-	if err != nil {
-		t.Fatal(err)
-	}
-	kr := newMapKeyring()
-	seedKeyring(t, kr, srv.URL, first.Secret)
-	opts := lazyOptions(t, kr, nil)
-	opts.URLFlag = srv.URL
-	l, res := mustLazy(t, opts)
-	client, err := r2r.New(r2r.Options{BaseURL: res.URL, Credentials: res.Credentials})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, c, kr, first, l, client := storedKeyWorld(t, "first")
 	if _, err := client.Me(ctx); err != nil {
 		t.Fatalf("Me with the first key: %v", err)
 	}
