@@ -5,9 +5,7 @@
 //   R2R_MCP_FILE=docs/guide.md R2R_MCP_EXPECT=<word in that file> node e2e.mjs
 // The server inherits this process's environment (R2R_API_URL etc.). Exits non-zero with a
 // message on stderr at the first failed step.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { call, check, ingest, need, text } from "./lib.mjs";
+import { call, check, connectStdio, ingest, need, text } from "./lib.mjs";
 
 const EXPECTED_TOOLS = [
   "r2r_search",
@@ -48,15 +46,7 @@ async function main() {
   const file = need("R2R_MCP_FILE");
   const expect = need("R2R_MCP_EXPECT");
 
-  const transport = new StdioClientTransport({
-    command: bin,
-    args: ["serve"],
-    cwd: project,
-    env: { ...process.env },
-    stderr: "inherit",
-  });
-  const client = new Client({ name: "r2r-mcp-ts-e2e", version: "1.0.0" });
-  await client.connect(transport); // initialize + notifications/initialized
+  const client = await connectStdio("r2r-mcp-ts-e2e", bin, project);
 
   const info = client.getServerVersion();
   check(info?.name === "r2r-mcp", `server name is ${info?.name}`);

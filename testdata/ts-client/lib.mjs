@@ -1,4 +1,6 @@
-// Helpers shared by the TypeScript SDK end-to-end scripts (e2e.mjs, real.mjs).
+// Helpers shared by the TypeScript SDK end-to-end scripts (e2e.mjs, real.mjs, http.mjs).
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 // need returns the environment variable name, or throws when it is not set.
 export function need(name) {
@@ -46,4 +48,19 @@ export async function ingest(client, file, { polls = 600, intervalMs = 100 } = {
   check(status === "success", `ingestion of ${file} still ${status} after ${polls} polls`);
   console.log(`ingested ${file} as ${id}: success`);
   return id;
+}
+
+// connectStdio spawns `bin serve` in project with this process's environment and returns a
+// connected client (initialize + notifications/initialized done).
+export async function connectStdio(name, bin, project) {
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: ["serve"],
+    cwd: project,
+    env: { ...process.env },
+    stderr: "inherit",
+  });
+  const client = new Client({ name, version: "1.0.0" });
+  await client.connect(transport);
+  return client;
 }

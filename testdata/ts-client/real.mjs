@@ -8,9 +8,7 @@
 //   R2R_MCP_PDF=docs/y.pdf R2R_MCP_PDF_PHRASE=... R2R_MCP_QUESTION=... node real.mjs
 // The server inherits this process's environment (R2R_API_URL and credentials). Exits
 // non-zero with a message on stderr at the first failed step; prints "ok" last.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { call, check, ingest, need, text } from "./lib.mjs";
+import { call, check, connectStdio, ingest, need, text } from "./lib.mjs";
 
 // findByTitle searches for phrase and checks the document is among the hits, titled by its
 // project path, in both the structured value and the text.
@@ -33,15 +31,7 @@ async function main() {
   const pdfPhrase = need("R2R_MCP_PDF_PHRASE");
   const question = need("R2R_MCP_QUESTION");
 
-  const transport = new StdioClientTransport({
-    command: bin,
-    args: ["serve"],
-    cwd: project,
-    env: { ...process.env },
-    stderr: "inherit",
-  });
-  const client = new Client({ name: "r2r-mcp-ts-real", version: "1.0.0" });
-  await client.connect(transport);
+  const client = await connectStdio("r2r-mcp-ts-real", bin, project);
   console.log(`initialized: ${client.getServerVersion()?.name}`);
 
   const status = await call(client, "r2r_status", {});
