@@ -61,12 +61,22 @@ Run "r2r-mcp login" once, then add "r2r-mcp serve" to your MCP client:
   claude mcp add r2r -- r2r-mcp serve`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       deps.Build.Version,
+		Args:          cobra.NoArgs,
+	}
+	// --version is ours, not cobra's: cobra's version template would link text/template's
+	// reflective method calls, which keep every exported method of every type in the binary.
+	var showVersion bool
+	root.Flags().BoolVar(&showVersion, "version", false, "print the version, commit and build date")
+	root.RunE = func(cmd *cobra.Command, _ []string) error {
+		if !showVersion {
+			return cmd.Help()
+		}
+		_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine(deps.Build))
+		return err
 	}
 	root.SetIn(deps.IO.In)
 	root.SetOut(deps.IO.Out)
 	root.SetErr(deps.IO.ErrOut)
-	root.SetVersionTemplate("r2r-mcp {{.Version}}\n")
 	root.AddCommand(
 		newServeCmd(deps, nil),
 		newLoginCmd(deps, nil),

@@ -31,11 +31,16 @@ func newVersionCmd(deps Deps, runF func(*versionOptions) error) *cobra.Command {
 					Platform  string `json:"platform"`
 				}{deps.Build, runtime.Version(), runtime.GOOS + "/" + runtime.GOARCH})
 			}
-			_, err := fmt.Fprintf(out, "r2r-mcp %s (commit %s, built %s, %s, %s/%s)\n",
-				deps.Build.Version, deps.Build.Commit, deps.Build.Date, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintln(out, versionLine(deps.Build))
 			return err
 		},
 	}
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print as JSON")
 	return c
+}
+
+// versionLine is what `r2r-mcp version` and `r2r-mcp --version` print.
+func versionLine(b BuildInfo) string {
+	return fmt.Sprintf("r2r-mcp %s (commit %s, built %s, %s, %s/%s)",
+		b.Version, b.Commit, b.Date, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
