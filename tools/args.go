@@ -1,15 +1,16 @@
 package tools
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
-	"math"
-	"slices"
-	"strconv"
+	"maps"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // ArgError is an invalid tool argument. Handlers turn it into an isError result with code
@@ -30,234 +31,101 @@ func argErr(name, format string, a ...any) *ArgError {
 	return &ArgError{Arg: name, Msg: fmt.Sprintf(format, a...)}
 }
 
-// Args are the decoded arguments of one tool call. The helpers never truncate or coerce:
-// 3.7 is not an integer, "10" is not a number, and 0, false and "" given explicitly are
-// values, not "missing" (only optional strings treat "" as absent, see OptString).
-type Args map[string]any
+// checker is a params struct with rules its tool's input schema cannot express (a UUID's
+// form, a size in bytes, a filter's shape). check may also normalise the values; d
+// resolves short document ids.
+type checker interface {
+	check(d *Deps) error
+}
 
-// newArgs checks the raw arguments of a call: they must be a JSON object (or absent) whose
-// keys are all in valid.
-func newArgs(raw any, valid []string) (Args, error) {
-	var m map[string]any
-	switch v := raw.(type) {
-	case nil:
-		m = map[string]any{}
+// bound returns the handler of tool def. The server has validated each call's arguments
+// against def's input schema (ValidateArgs); they are decoded once into a P over the
+// defaults the schema publishes, P's check runs when P has one, and h gets the result.
+func bound[P any](d *Deps, def mcp.Tool, h func(context.Context, mcp.CallToolRequest, P) (*mcp.CallToolResult, error)) server.ToolHandlerFunc {
+	defaults := schemaDefaults(def)
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var p P
+		if err := bind(req, defaults, &p); err != nil {
+			return internalError(fmt.Sprintf("r2r-mcp could not read the arguments of %s (%v); this is a bug, please report it.", def.Name, err)), nil
+		}
+		if c, ok := any(&p).(checker); ok {
+			if err := c.check(d); err != nil {
+				return invalidArgs(err), nil
+			}
+		}
+		return h(ctx, req, p)
+	}
+}
+
+// bind decodes the arguments of req, over defaults, into p. The arguments went through
+// the schema, so every key has a field in p and every value its type; numbers are
+// re-encoded from the decoded map, so 10.0 fits an int field as JSON Schema's integer
+// type says it does.
+func bind(req mcp.CallToolRequest, defaults map[string]any, p any) error {
+	args := maps.Clone(defaults)
+	switch a := req.Params.Arguments.(type) {
 	case map[string]any:
-		m = v
-	case json.RawMessage:
-		// "arguments": null means no arguments, as an absent field does.
-		if err := json.Unmarshal(v, &m); err != nil {
-			return nil, &ArgError{Msg: "arguments must be a JSON object"}
-		}
-		if m == nil {
-			m = map[string]any{}
+		maps.Copy(args, a)
+	case nil:
+		if len(bytes.TrimSpace(req.Params.RawArguments)) > 0 {
+			var m map[string]any
+			if err := json.Unmarshal(req.Params.RawArguments, &m); err != nil {
+				return err
+			}
+			maps.Copy(args, m)
 		}
 	default:
-		return nil, &ArgError{Msg: fmt.Sprintf("arguments must be a JSON object, got %s", jsonType(raw))}
+		return fmt.Errorf("arguments are %s, not an object", jsonType(a))
 	}
-	var unknown []string
-	for k := range m {
-		if !slices.Contains(valid, k) {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		quoted := make([]string, len(unknown))
-		for i, u := range unknown {
-			quoted[i] = strconv.Quote(u)
-		}
-		noun := "argument"
-		if len(unknown) > 1 {
-			noun = "arguments"
-		}
-		return nil, &ArgError{Arg: unknown[0], Msg: fmt.Sprintf("unknown %s %s; valid arguments: %s",
-			noun, strings.Join(quoted, ", "), strings.Join(valid, ", "))}
-	}
-	return Args(m), nil
-}
-
-// present reports whether name was given with a non-null value.
-func (a Args) present(name string) bool {
-	v, ok := a[name]
-	return ok && v != nil
-}
-
-// ReqString returns a required string of 1..maxLen characters (Unicode code points, as
-// JSON Schema's maxLength counts). Whitespace-only counts as empty.
-func (a Args) ReqString(name string, maxLen int) (string, error) {
-	if !a.present(name) {
-		return "", argErr(name, "is required")
-	}
-	s, err := a.str(name, maxLen)
+	b, err := json.Marshal(args)
 	if err != nil {
-		return "", err
+		return err
 	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode(p)
+}
+
+// schemaDefaults are the default values def's input schema publishes, by argument name.
+func schemaDefaults(def mcp.Tool) map[string]any {
+	out := map[string]any{}
+	for name, prop := range def.InputSchema.Properties {
+		if m, ok := prop.(map[string]any); ok && m["default"] != nil {
+			out[name] = m["default"]
+		}
+	}
+	return out
+}
+
+// nonBlank rejects a string of white space only, which a minLength of 1 lets through.
+func nonBlank(name, s string) error {
 	if strings.TrimSpace(s) == "" {
-		return "", argErr(name, "must not be empty")
+		return argErr(name, "must not be empty")
 	}
-	return s, nil
+	return nil
 }
 
-// OptString returns an optional string of at most maxLen characters; ok is false when the
-// argument is absent, null or "" (clients often send "" for "not set").
-func (a Args) OptString(name string, maxLen int) (s string, ok bool, err error) {
-	if !a.present(name) {
-		return "", false, nil
-	}
-	s, err = a.str(name, maxLen)
-	if err != nil || s == "" {
-		return "", false, err
-	}
-	return s, true, nil
-}
-
-func (a Args) str(name string, maxLen int) (string, error) {
-	s, ok := a[name].(string)
-	if !ok {
-		return "", argErr(name, "must be a string, got %s", jsonType(a[name]))
-	}
-	if !utf8.ValidString(s) {
-		return "", argErr(name, "must be valid UTF-8")
-	}
-	if n := utf8.RuneCountInString(s); maxLen > 0 && n > maxLen {
-		return "", argErr(name, "is %d characters long; the limit is %d", n, maxLen)
-	}
-	return s, nil
-}
-
-// Enum returns a string from allowed, or def when absent.
-func (a Args) Enum(name string, allowed []string, def string) (string, error) {
-	if !a.present(name) {
-		return def, nil
-	}
-	s, ok := a[name].(string)
-	if !ok {
-		return "", argErr(name, "must be a string, got %s", jsonType(a[name]))
-	}
-	if !slices.Contains(allowed, s) {
-		return "", argErr(name, "must be one of %s, got %q", strings.Join(allowed, ", "), s)
-	}
-	return s, nil
-}
-
-// Int returns an integer in [lo, hi], or def when absent. JSON numbers arrive as float64;
-// a value with a fractional part, a string or any other type is an error, never rounded.
-func (a Args) Int(name string, lo, hi, def int) (int, error) {
-	if !a.present(name) {
-		return def, nil
-	}
-	n, err := toInt(a[name])
-	if err != nil {
-		return 0, argErr(name, "%s", err.Error())
-	}
-	if n < int64(lo) || n > int64(hi) {
-		return 0, argErr(name, "must be between %d and %d, got %d", lo, hi, n)
-	}
-	return int(n), nil
-}
-
-func toInt(v any) (int64, error) {
-	switch x := v.(type) {
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) || x != math.Trunc(x) {
-			return 0, fmt.Errorf("must be an integer, got %v", x)
-		}
-		if math.Abs(x) > 1<<53 {
-			return 0, fmt.Errorf("is out of range: %v", x)
-		}
-		return int64(x), nil
-	case json.Number:
-		n, err := strconv.ParseInt(string(x), 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("must be an integer, got %s", x)
-		}
-		return n, nil
-	case int:
-		return int64(x), nil
-	case int64:
-		return x, nil
-	case int32:
-		return int64(x), nil
-	}
-	return 0, fmt.Errorf("must be an integer, got %s", jsonType(v))
-}
-
-// Number returns a number in [lo, hi], or def when absent.
-func (a Args) Number(name string, lo, hi, def float64) (float64, error) {
-	if !a.present(name) {
-		return def, nil
-	}
-	var f float64
-	switch x := a[name].(type) {
-	case float64:
-		f = x
-	case json.Number:
-		var err error
-		if f, err = x.Float64(); err != nil {
-			return 0, argErr(name, "must be a number, got %s", x)
-		}
-	case int:
-		f = float64(x)
-	case int64:
-		f = float64(x)
-	default:
-		return 0, argErr(name, "must be a number, got %s", jsonType(a[name]))
-	}
-	if math.IsNaN(f) || f < lo || f > hi {
-		return 0, argErr(name, "must be between %g and %g, got %g", lo, hi, f)
-	}
-	return f, nil
-}
-
-// Bool returns a boolean, or def when absent. "true" (a string) is not a boolean.
-func (a Args) Bool(name string, def bool) (bool, error) {
-	if !a.present(name) {
-		return def, nil
-	}
-	b, ok := a[name].(bool)
-	if !ok {
-		return false, argErr(name, "must be a boolean, got %s", jsonType(a[name]))
-	}
-	return b, nil
-}
-
-// Object returns an optional JSON object whose serialized form is at most maxBytes long.
-func (a Args) Object(name string, maxBytes int) (map[string]any, bool, error) {
-	if !a.present(name) {
-		return nil, false, nil
-	}
-	m, ok := a[name].(map[string]any)
-	if !ok {
-		return nil, false, argErr(name, "must be an object, got %s", jsonType(a[name]))
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return nil, false, argErr(name, "is not valid JSON: %v", err)
-	}
-	if len(b) > maxBytes {
-		return nil, false, argErr(name, "is %d bytes when serialized; the limit is %d bytes", len(b), maxBytes)
-	}
-	return m, true, nil
-}
-
-// UUID returns a required UUID in canonical lower-case form.
-func (a Args) UUID(name, listHint string) (string, error) {
-	s, err := a.ReqString(name, 64)
-	if err != nil {
-		return "", err
+// optUUID returns an optional UUID argument in canonical lower-case form; "" stays "".
+func optUUID(name, s, listHint string) (string, error) {
+	if s == "" {
+		return "", nil
 	}
 	return parseUUIDArg(name, s, listHint)
 }
 
-// OptUUID returns an optional UUID in canonical lower-case form.
-func (a Args) OptUUID(name, listHint string) (string, bool, error) {
-	s, ok, err := a.OptString(name, 64)
-	if err != nil || !ok {
-		return "", false, err
+// objectWithin rejects an object argument longer than maxBytes as JSON.
+func objectWithin(name string, m map[string]any, maxBytes int) error {
+	if m == nil {
+		return nil
 	}
-	id, err := parseUUIDArg(name, s, listHint)
-	return id, err == nil, err
+	b, err := json.Marshal(m)
+	if err != nil {
+		return argErr(name, "is not valid JSON: %v", err)
+	}
+	if len(b) > maxBytes {
+		return argErr(name, "is %d bytes when serialized; the limit is %d bytes", len(b), maxBytes)
+	}
+	return nil
 }
 
 func parseUUIDArg(name, s, listHint string) (string, error) {
