@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
+	"math"
+	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -39,13 +41,21 @@ type checker interface {
 }
 
 // bound returns the handler of tool def. The server has validated each call's arguments
-// against def's input schema (ValidateArgs); they are decoded once into a P over the
+// against def's input schema (ValidateArgs); they are bound once into a P over the
 // defaults the schema publishes, P's check runs when P has one, and h gets the result.
 func bound[P any](d *Deps, def mcp.Tool, h func(context.Context, mcp.CallToolRequest, P) (*mcp.CallToolResult, error)) server.ToolHandlerFunc {
-	defaults := schemaDefaults(def)
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	// Prepared on the first call, not while the server starts.
+	prepare := sync.OnceValues(func() (*binder, P) {
 		var p P
-		if err := bind(req, defaults, &p); err != nil {
+		b := newBinder(reflect.TypeFor[P]())
+		if err := b.set(reflect.ValueOf(&p).Elem(), schemaDefaults(def)); err != nil {
+			panic(fmt.Sprintf("%s: the schema's defaults do not fit its params: %v", def.Name, err))
+		}
+		return b, p
+	})
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		b, p := prepare()
+		if err := b.bind(req, &p); err != nil {
 			return internalError(fmt.Sprintf("r2r-mcp could not read the arguments of %s (%v); this is a bug, please report it.", def.Name, err)), nil
 		}
 		if c, ok := any(&p).(checker); ok {
@@ -57,33 +67,121 @@ func bound[P any](d *Deps, def mcp.Tool, h func(context.Context, mcp.CallToolReq
 	}
 }
 
-// bind decodes the arguments of req, over defaults, into p. The arguments went through
-// the schema, so every key has a field in p and every value its type; numbers are
-// re-encoded from the decoded map, so 10.0 fits an int field as JSON Schema's integer
-// type says it does.
-func bind(req mcp.CallToolRequest, defaults map[string]any, p any) error {
-	args := maps.Clone(defaults)
+// binder sets the fields of a params struct, named by their json tags, from a call's
+// decoded arguments. The arguments went through the schema, so every argument has a field
+// and every value its field's type; a mismatch is a params struct out of step with its
+// schema. Integers arrive as JSON numbers (10.0 is an integer to JSON Schema too).
+type binder struct {
+	fields map[string][]int // argument name → index of its field
+}
+
+func newBinder(t reflect.Type) *binder {
+	b := &binder{fields: map[string][]int{}}
+	for _, f := range reflect.VisibleFields(t) {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && f.IsExported() {
+			b.fields[name] = f.Index
+		}
+	}
+	return b
+}
+
+// bind sets *p from req's arguments; arguments absent or null keep p's values.
+func (b *binder) bind(req mcp.CallToolRequest, p any) error {
+	var args map[string]any
 	switch a := req.Params.Arguments.(type) {
 	case map[string]any:
-		maps.Copy(args, a)
+		args = a
 	case nil:
 		if len(bytes.TrimSpace(req.Params.RawArguments)) > 0 {
-			var m map[string]any
-			if err := json.Unmarshal(req.Params.RawArguments, &m); err != nil {
+			if err := json.Unmarshal(req.Params.RawArguments, &args); err != nil {
 				return err
 			}
-			maps.Copy(args, m)
 		}
 	default:
 		return fmt.Errorf("arguments are %s, not an object", jsonType(a))
 	}
-	b, err := json.Marshal(args)
-	if err != nil {
-		return err
+	return b.set(reflect.ValueOf(p).Elem(), args)
+}
+
+func (b *binder) set(p reflect.Value, args map[string]any) error {
+	for name, v := range args {
+		index, ok := b.fields[name]
+		if !ok {
+			return fmt.Errorf("no field for argument %q", name)
+		}
+		if v == nil {
+			continue
+		}
+		if err := setField(p.FieldByIndex(index), v); err != nil {
+			return fmt.Errorf("argument %q: %w", name, err)
+		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	return dec.Decode(p)
+	return nil
+}
+
+func setField(f reflect.Value, v any) error {
+	switch f.Kind() {
+	case reflect.String:
+		if s, ok := v.(string); ok {
+			f.SetString(s)
+			return nil
+		}
+	case reflect.Bool:
+		if x, ok := v.(bool); ok {
+			f.SetBool(x)
+			return nil
+		}
+	case reflect.Int:
+		if n, ok := integer(v); ok {
+			f.SetInt(n)
+			return nil
+		}
+	case reflect.Float64:
+		if x, ok := number(v); ok {
+			f.SetFloat(x)
+			return nil
+		}
+	case reflect.Map:
+		if m, ok := v.(map[string]any); ok && f.Type() == reflect.TypeOf(m) {
+			f.Set(reflect.ValueOf(m))
+			return nil
+		}
+	}
+	return fmt.Errorf("%s cannot go into a field of type %s", jsonType(v), f.Type())
+}
+
+// integer is v as an integer, when it is one exactly.
+func integer(v any) (int64, bool) {
+	switch x := v.(type) {
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) <= 1<<53 {
+			return int64(x), true
+		}
+	case int:
+		return int64(x), true
+	case int64:
+		return x, true
+	case json.Number:
+		n, err := x.Int64()
+		return n, err == nil
+	}
+	return 0, false
+}
+
+// number is v as a float64.
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	return 0, false
 }
 
 // schemaDefaults are the default values def's input schema publishes, by argument name.

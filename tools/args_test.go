@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -30,7 +31,11 @@ func bindTestDef() mcp.Tool {
 }
 
 func TestBind(t *testing.T) {
-	defaults := schemaDefaults(bindTestDef())
+	b := newBinder(reflect.TypeFor[bindTestParams]())
+	var defaults bindTestParams
+	if err := b.set(reflect.ValueOf(&defaults).Elem(), schemaDefaults(bindTestDef())); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		args    any    // req.Params.Arguments
@@ -47,7 +52,10 @@ func TestBind(t *testing.T) {
 			bindTestParams{Query: "q", Limit: 10, Temp: 0.7, Flag: true, Obj: map[string]any{"a": "b"}}, ""},
 		{"raw arguments only", nil, `{"query":"q","limit":1e1}`, bindTestParams{Query: "q", Limit: 10, Temp: 0.7, Flag: true}, ""},
 		{"no arguments", nil, "", bindTestParams{Limit: 10, Temp: 0.7, Flag: true}, ""},
-		{"a key the params lack", map[string]any{"query": "q", "top_k": 1.0}, "", bindTestParams{}, `unknown field "top_k"`},
+		{"null keeps the default", map[string]any{"query": "q", "limit": nil}, "", bindTestParams{Query: "q", Limit: 10, Temp: 0.7, Flag: true}, ""},
+		{"a key the params lack", map[string]any{"query": "q", "top_k": 1.0}, "", bindTestParams{}, `no field for argument "top_k"`},
+		{"a fraction for an int", map[string]any{"query": "q", "limit": 3.5}, "", bindTestParams{}, `argument "limit": a number cannot go into a field of type int`},
+		{"a string for a bool", map[string]any{"query": "q", "flag": "true"}, "", bindTestParams{}, `argument "flag": a string cannot go into a field of type bool`},
 		{"not an object", []any{1.0}, "", bindTestParams{}, "arguments are an array, not an object"},
 	}
 	for _, tt := range tests {
@@ -55,8 +63,8 @@ func TestBind(t *testing.T) {
 			var req mcp.CallToolRequest
 			req.Params.Arguments = tt.args
 			req.Params.RawArguments = json.RawMessage(tt.raw)
-			var got bindTestParams
-			err := bind(req, defaults, &got)
+			got := defaults
+			err := b.bind(req, &got)
 			checkArg(t, err, tt.wantErr)
 			if tt.wantErr == "" && !jsonEqual(t, got, tt.want) {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
