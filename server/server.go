@@ -499,7 +499,6 @@ func statusSettings(cfg Config) map[string]string {
 // and roots bridge; the caller adds tools and resources.
 func newMCPServer(cfg Config, registry []tools.Tool, projects *tools.ProjectResolver, cancelled *cancelledCalls,
 	lazy *lazyTools, logger *slog.Logger, mw ...mcpserver.ToolHandlerMiddleware) *mcpserver.MCPServer {
-	validator := newArgValidator(registry, logger.With("component", "validate"))
 	roots := &rootsBridge{projects: projects, logger: logger.With("component", "roots")}
 	hooks := &mcpserver.Hooks{}
 	hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { lazy.register() })
@@ -522,15 +521,15 @@ func newMCPServer(cfg Config, registry []tools.Tool, projects *tools.ProjectReso
 		mcpserver.WithRoots(),
 		mcpserver.WithRecovery(),
 		mcpserver.WithResourceRecovery(),
-		// Published schemas are strict (additionalProperties: false); validator enforces
-		// them with messages a model can act on, in place of WithInputSchemaValidation.
+		// Published schemas are strict (additionalProperties: false); tools.ValidateArgs
+		// enforces them with messages a model can act on, in place of WithInputSchemaValidation.
 		mcpserver.WithStrictInputSchemaDefault(),
 		mcpserver.WithLogger(logger.With("component", "mcp")),
 	}
 	for _, m := range mw {
 		opts = append(opts, mcpserver.WithToolHandlerMiddleware(m))
 	}
-	opts = append(opts, mcpserver.WithToolHandlerMiddleware(validator.middleware))
+	opts = append(opts, mcpserver.WithToolHandlerMiddleware(tools.ValidateArgs(registry, logger.With("component", "validate"))))
 	s := mcpserver.NewMCPServer(Name, cmp.Or(cfg.Version, "dev"), opts...)
 	roots.srv = s
 	projects.SetRootsProvider(roots.request)
