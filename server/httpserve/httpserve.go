@@ -76,15 +76,9 @@ type Options struct {
 	History tools.HistoryStore
 	// Ready are further readiness checks (Redis) run by /readyz beside R2R's health.
 	Ready map[string]func(context.Context) error
-	// MaxInFlight bounds the requests to /mcp and the gateway answered at once; beyond it
-	// a request gets 429 (busy) at once. 0 = DefaultMaxInFlight.
-	MaxInFlight int
 	// Now is the clock; nil = time.Now.
 	Now func() time.Time
 }
-
-// DefaultMaxInFlight is Options.MaxInFlight's default.
-const DefaultMaxInFlight = 512
 
 // MaxBodyBytes bounds a request body: a JSON-RPC message or an invoke request. Files are
 // never uploaded over HTTP (ingest reads them on the server host), so messages are small.
@@ -120,10 +114,9 @@ func New(base *server.Server, o Options) (*Handler, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.MaxInFlight <= 0 {
-		o.MaxInFlight = DefaultMaxInFlight
-	}
-	h := &Handler{base: base, opts: o, log: o.Logger, slots: make(chan struct{}, o.MaxInFlight)}
+	// The same bound as over stdio (--max-inflight), here on whole requests: beyond it a
+	// request gets 429 (busy) at once.
+	h := &Handler{base: base, opts: o, log: o.Logger, slots: make(chan struct{}, base.MaxInflight())}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
