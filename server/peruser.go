@@ -21,6 +21,8 @@ type UserOptions struct {
 	SharedLimits tools.SharedLimiter
 	// History keeps the search history across replicas; nil = this process's memory.
 	History tools.HistoryStore
+	// SyncJobs keeps the state of sync jobs across replicas; nil = this process's memory.
+	SyncJobs tools.SyncJobStore
 }
 
 // ForCredentials returns a server whose tools act as creds. It shares s's R2R connections,
@@ -58,6 +60,7 @@ func (s *Server) ForCredentials(creds r2r.Credentials, o UserOptions) (*Server, 
 		PollInterval:      base.PollInterval,
 		RateLimits:        base.RateLimits,
 		SharedLimits:      o.SharedLimits,
+		SyncJobs:          o.SyncJobs,
 	}
 	if o.Cache != nil {
 		deps.Cache = o.Cache

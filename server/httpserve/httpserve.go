@@ -74,6 +74,9 @@ type Options struct {
 	// History keeps every user's search history across replicas (Redis); nil = each
 	// replica's memory.
 	History tools.HistoryStore
+	// SyncJobs keeps every user's sync jobs (progress, result) across replicas (Redis);
+	// nil = each replica's memory.
+	SyncJobs tools.SyncJobStore
 	// Ready are further readiness checks (Redis) run by /readyz beside R2R's health.
 	Ready map[string]func(context.Context) error
 	// Now is the clock; nil = time.Now.
@@ -156,7 +159,7 @@ func (h *Handler) newUser(creds r2r.Credentials, id, source string) (*user, erro
 	if h.opts.Metrics != nil {
 		mw = append(mw, h.opts.Metrics.ToolMiddleware())
 	}
-	srv, err := h.base.ForCredentials(creds, server.UserOptions{Cache: h.opts.Cache, AuthSource: source, SharedLimits: h.opts.SharedLimits, History: h.opts.History,
+	srv, err := h.base.ForCredentials(creds, server.UserOptions{Cache: h.opts.Cache, AuthSource: source, SharedLimits: h.opts.SharedLimits, History: h.opts.History, SyncJobs: h.opts.SyncJobs,
 		Middleware: append(mw, collectionDefault(h.base.ToolDefs()))})
 	if err != nil {
 		return nil, err
