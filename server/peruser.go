@@ -1,6 +1,8 @@
 package server
 
 import (
+	"slices"
+
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
@@ -66,7 +68,7 @@ func (s *Server) ForCredentials(creds r2r.Credentials, o UserOptions) (*Server, 
 		deps.Cache = o.Cache
 	}
 	u := &Server{Deps: deps, Breaker: s.Breaker, Cache: s.Cache, cfg: s.cfg, logger: logger}
-	u.build(projects, o.Middleware...)
+	u.build(projects, append(slices.Clone(s.cfg.ToolMiddleware), o.Middleware...)...)
 	return u, nil
 }
 
