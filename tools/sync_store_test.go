@@ -126,3 +126,45 @@ func TestSyncDirectoryOnlyOverHTTP(t *testing.T) {
 		t.Fatalf("%+v", info)
 	}
 }
+
+// seqJobStore answers SyncJob with its states in turn, the last one from then on.
+type seqJobStore struct {
+	mu     sync.Mutex
+	states [][]byte
+	reads  int
+}
+
+func (s *seqJobStore) PutSyncJob(string, []byte, time.Duration) error { return nil }
+
+func (s *seqJobStore) SyncJob(string) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.states[min(s.reads, len(s.states)-1)]
+	s.reads++
+	return st, nil
+}
+
+// r2r_sync_status with wait_seconds on a job another replica runs reads the store again
+// until the job has finished.
+func TestSyncStatusWaitsForStoredJob(t *testing.T) {
+	const id = "0b7c6a4e-2d2c-4e55-9a51-6f8f7a1c2d3e"
+	state := func(s string, done int) []byte {
+		b, _ := json.Marshal(SyncStatusOutput{JobID: id, State: s, Done: done, Total: 2, Message: s})
+		return b
+	}
+	store := &seqJobStore{states: [][]byte{state(jobRunning, 1), state(jobDone, 2)}}
+	e := newEnv(t)
+	d := &Deps{Client: e.client, Projects: e.deps.Projects, SyncJobs: store}
+	d.setup()
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = "r2r_sync_status", map[string]any{"job_id": id, "wait_seconds": 5}
+	res, err := syncStatusTool(d).Handler(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o SyncStatusOutput
+	structured(t, res, &o)
+	if o.State != jobDone || o.Done != 2 || store.reads != 2 {
+		t.Errorf("after waiting: %+v (%d reads)", o, store.reads)
+	}
+}
