@@ -302,6 +302,11 @@ func runServe(cmd *cobra.Command, deps Deps, opts *serveOptions, knobs []serveKn
 	if runF != nil {
 		return runF(ctx, cfg)
 	}
+	stopTracing, err := startTracing(ctx, &cfg, getenv, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	if opts.HTTP.Addr != "" {
 		return runHTTP(ctx, cfg, logger)
 	}

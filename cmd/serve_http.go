@@ -27,7 +27,7 @@ func addHTTPFlags(f *pflag.FlagSet, o *server.HTTPOptions) {
 	f.DurationVar(&o.KeyTTL, "key-ttl", o.KeyTTL, "with --http: how long an API key R2R accepted is trusted before it is checked again")
 	f.StringSliceVar(&o.AllowedHosts, "allowed-hosts", nil, `with --http: Host header values accepted besides loopback names, comma-separated ("*" = any) (env R2R_MCP_ALLOWED_HOSTS)`)
 	f.StringSliceVar(&o.AllowedOrigins, "allowed-origins", nil, `with --http: browser Origin values accepted, comma-separated ("*" = any)`)
-	f.StringVar(&o.RedisURL, "redis-url", "", "with --http: Redis shared by the replicas (L2 cache, generations, rate limits), e.g. redis://127.0.0.1:6379/0; "+
+	f.StringVar(&o.RedisURL, "redis-url", "", "with --http: Redis shared by the replicas (L2 cache, generations, rate limits, search history, sync jobs), e.g. redis://127.0.0.1:6379/0; "+
 		"a URL with a password belongs in R2R_MCP_REDIS_URL, not in argv")
 	f.StringVar(&o.Collection, "collection", "", "with --http: collection id of calls that name none (and send no X-R2R-Collection header); default: searches cover every collection the user may read")
 }
@@ -115,7 +115,7 @@ func runHTTP(ctx context.Context, cfg server.Config, logger *slog.Logger) error 
 		if base.Cache != nil {
 			hopts.Cache = store.Cache(base.Cache)
 		}
-		hopts.SharedLimits, hopts.History = store, store
+		hopts.SharedLimits, hopts.History, hopts.SyncJobs = store, store, store
 		hopts.Ready = map[string]func(context.Context) error{"redis": store.Ping}
 	}
 	h, err := httpserve.New(base, hopts)

@@ -224,3 +224,25 @@ func TestInflightGate(t *testing.T) {
 		t.Fatalf("after one release: %d in flight", g.inFlight())
 	}
 }
+
+// Server.MaxInflight is --max-inflight with its default and bound, the bound serve --http
+// applies.
+func TestServerMaxInflight(t *testing.T) {
+	for _, tc := range []struct{ set, want int }{
+		{0, DefaultMaxInflight},
+		{1, 1},
+		{512, 512},
+		{maxInflightLimit + 1, maxInflightLimit},
+	} {
+		cfg := Config{R2RURL: "http://127.0.0.1:1", Options: DefaultOptions()}
+		cfg.Options.MaxInflight = tc.set
+		s, err := New(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.MaxInflight(); got != tc.want {
+			t.Errorf("MaxInflight %d: got %d, want %d", tc.set, got, tc.want)
+		}
+		s.Close()
+	}
+}

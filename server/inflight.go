@@ -132,3 +132,9 @@ func responseID(msg []byte) (key string, isResponse bool) {
 	}
 	return "", false
 }
+
+// MaxInflight is how many calls s serves at once (Options.MaxInflight, --max-inflight,
+// with its default and bound applied); serve --http applies it to whole requests.
+func (s *Server) MaxInflight() int {
+	return s.cfg.Options.stdioLimits().maxInflight
+}

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"slices"
+
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
@@ -21,6 +23,8 @@ type UserOptions struct {
 	SharedLimits tools.SharedLimiter
 	// History keeps the search history across replicas; nil = this process's memory.
 	History tools.HistoryStore
+	// SyncJobs keeps the state of sync jobs across replicas; nil = this process's memory.
+	SyncJobs tools.SyncJobStore
 }
 
 // ForCredentials returns a server whose tools act as creds. It shares s's R2R connections,
@@ -58,12 +62,13 @@ func (s *Server) ForCredentials(creds r2r.Credentials, o UserOptions) (*Server, 
 		PollInterval:      base.PollInterval,
 		RateLimits:        base.RateLimits,
 		SharedLimits:      o.SharedLimits,
+		SyncJobs:          o.SyncJobs,
 	}
 	if o.Cache != nil {
 		deps.Cache = o.Cache
 	}
 	u := &Server{Deps: deps, Breaker: s.Breaker, Cache: s.Cache, cfg: s.cfg, logger: logger}
-	u.build(projects, o.Middleware...)
+	u.build(projects, append(slices.Clone(s.cfg.ToolMiddleware), o.Middleware...)...)
 	return u, nil
 }
 

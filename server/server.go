@@ -106,8 +106,11 @@ type Config struct {
 	// Remote serves clients on other machines (serve --http): no local project, files only
 	// from AllowDirs (tools.ProjectOptions.Remote).
 	Remote bool
-	// R2RMiddleware wraps every R2R request outside retry and breaker (metrics).
+	// R2RMiddleware wraps every R2R request outside retry and breaker (metrics, tracing).
 	R2RMiddleware []r2r.Middleware
+	// ToolMiddleware wraps every tool call, first outermost, outside the argument
+	// validation and outside UserOptions.Middleware (tracing).
+	ToolMiddleware []mcpserver.ToolHandlerMiddleware
 
 	// Options are the tunable settings (cache, retries, breaker, rate limits, deadlines).
 	Options Options
@@ -381,7 +384,7 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		deps.Cache = results
 	}
 	srv := &Server{Deps: deps, Breaker: c.breaker, Cache: results, cfg: cfg, logger: logger}
-	srv.build(projects)
+	srv.build(projects, cfg.ToolMiddleware...)
 	return srv, nil
 }
 

@@ -48,6 +48,8 @@ type syncJob struct {
 	err      string
 	finished time.Time
 	changed  chan struct{} // closed and replaced on every change
+	// onChange, set before the job runs, is called after every change (shares the state).
+	onChange func()
 }
 
 // start registers a running job for root, or returns the job already running there.
@@ -82,7 +84,7 @@ func (j *syncJobs) end(job *syncJob) {
 	}
 }
 
-// get returns the job with id, or (id "") the newest job of root.
+// get returns the job with id, or (id "") the newest job of root (root "": of any root).
 func (j *syncJobs) get(id, root string) *syncJob {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -90,7 +92,7 @@ func (j *syncJobs) get(id, root string) *syncJob {
 		return j.byID[id]
 	}
 	for i := len(j.order) - 1; i >= 0; i-- {
-		if job := j.byID[j.order[i]]; job.Root == root {
+		if job := j.byID[j.order[i]]; root == "" || job.Root == root {
 			return job
 		}
 	}
@@ -99,10 +101,13 @@ func (j *syncJobs) get(id, root string) *syncJob {
 
 func (s *syncJob) update(f func()) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	f()
 	close(s.changed)
 	s.changed = make(chan struct{})
+	s.mu.Unlock()
+	if s.onChange != nil {
+		s.onChange()
+	}
 }
 
 func (s *syncJob) setPlan(p *kbsync.Plan) {

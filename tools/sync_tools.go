@@ -69,25 +69,28 @@ func syncTool(d *Deps) Tool {
 		mcp.WithDescription("Bring the project's R2R collection in step with its files: upload new files, replace changed ones "+
 			"(by content hash), and with prune delete documents of files that are gone. Files come from git ls-files "+
 			"(tracked and untracked, not ignored) and .r2r-mcp.json include/exclude; secrets and binaries are refused. "+
-			"Returns at once with a job id and the plan; follow progress with r2r_sync_status."),
+			"Returns at once with a job id and the plan; follow progress with r2r_sync_status. "+
+			"Over HTTP (serve --http) it syncs directory, a directory on the server host."),
 		annotations(title, false, true, true, true),
 		withOutputSchema(out),
 		mcp.WithBoolean("prune", mcp.DefaultBool(false),
 			mcp.Description("Also delete the documents r2r-mcp wrote for files no longer in the project (after a complete scan)")),
 		mcp.WithBoolean("dry_run", mcp.DefaultBool(false),
 			mcp.Description("Only report the plan; change nothing")),
+		mcp.WithString("directory", mcp.MinLength(1), mcp.MaxLength(maxPathChars),
+			mcp.Description("Only over HTTP (serve --http), where it is required: absolute path on the server host of the directory to sync, "+
+				"inside a directory the operator opened with --allow-dir. Over stdio the current project is synced; omit it")),
+		mcp.WithString("collection_id", mcp.MaxLength(36),
+			mcp.Description("Collection ID (UUID) to sync into; omit to use the current project's collection (created on first use). "+
+				"Over HTTP it is required unless the request or the server names a collection")),
 	)
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p syncParams) (*mcp.CallToolResult, error) {
-		prune, dryRun := p.Prune, p.DryRun
-		pr, err := d.Projects.Project(ctx)
-		if err != nil {
-			return d.projectErrorResult(ctx, err), nil
+		prune, dryRun, dir, collectionID := p.Prune, p.DryRun, p.Directory, p.CollectionID
+		target, errRes := d.syncTargetOf(ctx, dir)
+		if errRes != nil {
+			return errRes, nil
 		}
-		root, err := realPath(pr.Root)
-		if err != nil || tooWide(pr.Root) {
-			return refusal(refuseOutside, fmt.Sprintf("Not synced: the project root %s is your home directory or the file-system root "+
-				"(or cannot be read). Start your MCP client in a project directory, or pass --project-dir.", pr.Root)), nil
-		}
+		pr, root := target.project, target.root
 		if job := d.syncs.get("", root); job != nil && job.snapshot().State == jobRunning {
 			return syncRunning(job), nil
 		}
@@ -95,7 +98,7 @@ func syncTool(d *Deps) Tool {
 		if err != nil {
 			return d.projectErrorResult(ctx, err), nil
 		}
-		s, errRes := d.resolveScopeOf(ctx, &pr, "", !dryRun)
+		s, errRes := d.resolveScopeOf(ctx, &pr, collectionID, !dryRun)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -104,8 +107,8 @@ func syncTool(d *Deps) Tool {
 				return errRes, nil
 			}
 		}
-		syncer, stateDir, key, err := NewSyncer(SyncConfig{API: d.Client, Root: root, Prune: prune, StateDir: d.SyncStateDir, Poll: d.PollInterval,
-			Scope:   kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name},
+		syncer, stateDir, key, err := NewSyncer(SyncConfig{API: d.Client, Root: root, Dir: target.dir, Prune: prune, StateDir: d.SyncStateDir, Poll: d.PollInterval,
+			Scope:   kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name, Root: target.source},
 			OnWrite: func() { d.bumpAfterWrite(s.ID) }})
 		if err != nil {
 			return configError("Not synced: " + err.Error()), nil
@@ -133,6 +136,7 @@ func (d *Deps) startSync(ctx context.Context, syncer *kbsync.Syncer, s *scope, r
 		return syncRunning(running)
 	}
 	job.CollectionID, job.CollectionName = s.ID, s.Name
+	job.onChange = func() { d.publishSync(job) }
 	unlock, err := kbsync.Lock(stateDir, key)
 	if err != nil {
 		job.finish(nil, err, d.now())
@@ -288,7 +292,7 @@ func syncStatusTool(d *Deps) Tool {
 		"Report the progress and result of a sync started with r2r_sync (the newest of the current project when job_id is omitted). "+
 			"wait_seconds waits for it to finish, sending progress notifications when the request has a progress token.", out),
 		mcp.WithString("job_id", mcp.MinLength(36), mcp.MaxLength(36),
-			mcp.Description("Sync job id from r2r_sync; omit for the current project's newest job")),
+			mcp.Description("Sync job id from r2r_sync; omit for the current project's newest job (over HTTP: your newest job on this server)")),
 		mcp.WithInteger("wait_seconds", mcp.Min(0), mcp.Max(maxStatusWait), mcp.DefaultNumber(0),
 			mcp.Description("Wait up to this many seconds for the job to finish before answering")),
 	)
@@ -296,7 +300,7 @@ func syncStatusTool(d *Deps) Tool {
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p syncStatusParams) (*mcp.CallToolResult, error) {
 		id := p.JobID
 		root := ""
-		if id == "" {
+		if id == "" && !d.Projects.Remote() {
 			pr, err := d.Projects.Project(ctx)
 			if err != nil {
 				return d.projectErrorResult(ctx, err), nil
@@ -305,9 +309,17 @@ func syncStatusTool(d *Deps) Tool {
 		}
 		job := d.syncs.get(id, root)
 		if job == nil {
+			if o, ok := d.storedSyncStatus(ctx, id, time.Duration(p.WaitSeconds)*time.Second); ok {
+				return result(o.Message, o), nil
+			}
 			what := "No sync of the current project has run in this server."
-			if id != "" {
+			switch {
+			case id != "" && d.SyncJobs != nil:
+				what = fmt.Sprintf("No sync job %s of yours is known (jobs are kept for %s after their last change).", id, syncJobTTL)
+			case id != "":
 				what = fmt.Sprintf("No sync job %s is known to this server (jobs are kept in memory until it restarts).", id)
+			case d.Projects.Remote():
+				what = "No sync of yours has run in this server; pass the job_id r2r_sync returned."
 			}
 			return errorResult(ErrorInfo{Type: "not_found", Code: CodeInvalidParams, Message: what + " Start one with r2r_sync."}), nil
 		}
@@ -378,8 +390,20 @@ func statusOf(job *syncJob, v jobView) SyncStatusOutput {
 
 // syncParams are one r2r_sync call's arguments.
 type syncParams struct {
-	Prune  bool `json:"prune"`
-	DryRun bool `json:"dry_run"`
+	Prune        bool   `json:"prune"`
+	DryRun       bool   `json:"dry_run"`
+	Directory    string `json:"directory"`
+	CollectionID string `json:"collection_id"`
+}
+
+func (p *syncParams) check(*Deps) (err error) {
+	if p.Directory != "" {
+		if err = nonBlank("directory", p.Directory); err != nil {
+			return err
+		}
+	}
+	p.CollectionID, err = optUUID("collection_id", p.CollectionID, collectionIDHint)
+	return err
 }
 
 // syncStatusParams are one r2r_sync_status call's arguments.

@@ -124,6 +124,10 @@ type Deps struct {
 
 	// SyncStateDir keeps r2r_sync's lock and hash cache files; "" = kbsync.StateDir().
 	SyncStateDir string
+	// SyncJobs, when set, also keeps the state of sync jobs (keyed by credential identity
+	// and job id), so r2r_sync_status on another replica reports them; without it, or when
+	// it fails, jobs are known to this process only.
+	SyncJobs SyncJobStore
 
 	initOnce sync.Once
 	limits   *limiters

@@ -1,7 +1,7 @@
 // Package redisl2 is the state serve --http replicas share through Redis: a second-level
 // results cache behind the in-process ristretto cache, collection generations (a write
-// through one replica invalidates the cached results of every replica at once) and per-user
-// rate limits (GCRA).
+// through one replica invalidates the cached results of every replica at once), per-user
+// rate limits (GCRA), search histories and the state of sync jobs.
 //
 // Redis is an optimisation, never a dependency of a call: when it fails or is slow, the
 // replica answers from its own memory (L1, local generations, local token buckets), counts

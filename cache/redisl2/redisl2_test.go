@@ -233,3 +233,42 @@ func TestSharedHistory(t *testing.T) {
 		t.Fatal("no error without Redis")
 	}
 }
+
+// A sync job's state is shared by the replicas under its key, kept for its TTL after the
+// last write; an unknown key has none, and without Redis the caller gets an error (and
+// answers from its memory).
+func TestSharedSyncJobs(t *testing.T) {
+	mr := miniredis.RunT(t)
+	a, b := newReplica(t, "redis://"+mr.Addr(), nil), newReplica(t, "redis://"+mr.Addr(), nil)
+	for _, state := range []string{`{"state":"running"}`, `{"state":"done"}`} {
+		if err := a.store.PutSyncJob("r2r-user:alice\x00job-1", []byte(state), time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		key, want string
+	}{
+		{"r2r-user:alice\x00job-1", `{"state":"done"}`},
+		{"r2r-user:bob\x00job-1", ""},
+		{"r2r-user:alice\x00job-2", ""},
+	} {
+		got, err := b.store.SyncJob(tc.key)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%q through B: %q %v, want %q", tc.key, got, err, tc.want)
+		}
+	}
+	mr.FastForward(time.Hour + time.Second)
+	if got, err := b.store.SyncJob("r2r-user:alice\x00job-1"); err != nil || got != nil {
+		t.Errorf("after the TTL: %q %v", got, err)
+	}
+	mr.Close()
+	if err := a.store.PutSyncJob("r2r-user:alice\x00job-3", []byte(`{}`), time.Hour); err == nil {
+		t.Error("no error storing without Redis")
+	}
+	if _, err := b.store.SyncJob("r2r-user:alice\x00job-1"); err == nil {
+		t.Error("no error reading without Redis")
+	}
+	if b.obs.get(b.obs.errs, "sync_job") == 0 {
+		t.Error("the failure was not counted")
+	}
+}

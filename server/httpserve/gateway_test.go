@@ -96,8 +96,9 @@ func TestGatewayMatchesMCP(t *testing.T) {
 		"r2r_sync":             {"dry_run": true},
 		"r2r_sync_status":      {},
 	}
-	// Over HTTP a relative file_path is refused (files come only from --allow-dir), there
-	// is no project to sync or report on, and the document to delete does not exist.
+	// Over HTTP a relative file_path is refused (files come only from --allow-dir), r2r_sync
+	// needs a directory inside one, r2r_sync_status knows no job of Alice's, and the
+	// document to delete does not exist.
 	wantErrors := map[string]bool{"r2r_ingest_document": true, "r2r_sync": true, "r2r_sync_status": true,
 		"r2r_delete_document": true}
 	var names []string

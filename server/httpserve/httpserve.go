@@ -74,17 +74,14 @@ type Options struct {
 	// History keeps every user's search history across replicas (Redis); nil = each
 	// replica's memory.
 	History tools.HistoryStore
+	// SyncJobs keeps every user's sync jobs (progress, result) across replicas (Redis);
+	// nil = each replica's memory.
+	SyncJobs tools.SyncJobStore
 	// Ready are further readiness checks (Redis) run by /readyz beside R2R's health.
 	Ready map[string]func(context.Context) error
-	// MaxInFlight bounds the requests to /mcp and the gateway answered at once; beyond it
-	// a request gets 429 (busy) at once. 0 = DefaultMaxInFlight.
-	MaxInFlight int
 	// Now is the clock; nil = time.Now.
 	Now func() time.Time
 }
-
-// DefaultMaxInFlight is Options.MaxInFlight's default.
-const DefaultMaxInFlight = 512
 
 // MaxBodyBytes bounds a request body: a JSON-RPC message or an invoke request. Files are
 // never uploaded over HTTP (ingest reads them on the server host), so messages are small.
@@ -120,10 +117,9 @@ func New(base *server.Server, o Options) (*Handler, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.MaxInFlight <= 0 {
-		o.MaxInFlight = DefaultMaxInFlight
-	}
-	h := &Handler{base: base, opts: o, log: o.Logger, slots: make(chan struct{}, o.MaxInFlight)}
+	// The same bound as over stdio (--max-inflight), here on whole requests: beyond it a
+	// request gets 429 (busy) at once.
+	h := &Handler{base: base, opts: o, log: o.Logger, slots: make(chan struct{}, base.MaxInflight())}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -163,7 +159,7 @@ func (h *Handler) newUser(creds r2r.Credentials, id, source string) (*user, erro
 	if h.opts.Metrics != nil {
 		mw = append(mw, h.opts.Metrics.ToolMiddleware())
 	}
-	srv, err := h.base.ForCredentials(creds, server.UserOptions{Cache: h.opts.Cache, AuthSource: source, SharedLimits: h.opts.SharedLimits, History: h.opts.History,
+	srv, err := h.base.ForCredentials(creds, server.UserOptions{Cache: h.opts.Cache, AuthSource: source, SharedLimits: h.opts.SharedLimits, History: h.opts.History, SyncJobs: h.opts.SyncJobs,
 		Middleware: append(mw, collectionDefault(h.base.ToolDefs()))})
 	if err != nil {
 		return nil, err

@@ -290,12 +290,12 @@ func TestSearchHistoryPerUser(t *testing.T) {
 	}
 }
 
-// Requests beyond MaxInFlight are refused at once with 429; bodies beyond MaxBodyBytes are
+// Requests beyond the server's MaxInflight (--max-inflight) are refused at once with 429; bodies beyond MaxBodyBytes are
 // refused without being read whole.
 func TestBounds(t *testing.T) {
 	tm := newTeam(t)
 	tm.Emu.Configure(func(o *r2rtest.Options) { o.Latency = 500 * time.Millisecond })
-	rep := newReplica(t, tm, func(_ *server.Config, o *httpserve.Options) { o.MaxInFlight = 1 })
+	rep := newReplica(t, tm, func(c *server.Config, _ *httpserve.Options) { c.Options.MaxInflight = 1 })
 	// Two requests at once, each spending at least 500 ms in R2R: whichever comes second
 	// finds the only slot taken.
 	start := make(chan struct{})

@@ -111,6 +111,32 @@ func TestTwoReplicasOneRedis(t *testing.T) {
 		t.Errorf("alice's history holds bob's search: %s", h)
 	}
 
+	// A sync of a directory through A is reported through B, to Bob only.
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	notes := filepath.Join(docs, "notes")
+	if err := os.MkdirAll(notes, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(notes, "echidna.md"), []byte("# Echidna runbook\n\nThe echidna rotates the keys.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	text, res := callText(t, bobA, "r2r_sync", map[string]any{"directory": notes, "collection_id": tm.Bob.Collection})
+	if res.IsError {
+		t.Fatalf("sync through A: %s", text)
+	}
+	job := res.StructuredContent.(map[string]any)["job_id"].(string)
+	if text, res := callText(t, bobA, "r2r_sync_status", map[string]any{"job_id": job, "wait_seconds": 10}); res.IsError ||
+		res.StructuredContent.(map[string]any)["state"] != "done" {
+		t.Fatalf("the sync on A: %s", text)
+	}
+	if text, res := callText(t, bobB, "r2r_sync_status", map[string]any{"job_id": job}); res.IsError ||
+		res.StructuredContent.(map[string]any)["state"] != "done" {
+		t.Errorf("the sync through B: %s", text)
+	}
+	if text, res := callText(t, mcpClient(t, repB.URL, bearer(tm.Alice.Key)), "r2r_sync_status", map[string]any{"job_id": job}); !res.IsError {
+		t.Errorf("alice read bob's sync job: %s", text)
+	}
+
 	// Many concurrent calls of both users through both replicas; Redis dies halfway.
 	clients := map[string][]*client.Client{
 		"alice": {mcpClient(t, repA.URL, bearer(tm.Alice.Key)), mcpClient(t, repB.URL, bearer(tm.Alice.Key))},

@@ -116,7 +116,7 @@ func newRedisReplica(t testing.TB, tm *team, redisURL string, adjust func(*serve
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = store.Close() })
-		opts.Cache, opts.SharedLimits, opts.History = store.Cache(base.Cache), store, store
+		opts.Cache, opts.SharedLimits, opts.History, opts.SyncJobs = store.Cache(base.Cache), store, store, store
 		opts.Ready = map[string]func(context.Context) error{"redis": store.Ping}
 	}
 	h, err := httpserve.New(base, opts)
