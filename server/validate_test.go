@@ -11,6 +11,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 func testTool() tools.Tool {
@@ -161,7 +162,7 @@ func TestRegistrySchemasCompile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := tools.Registry(&tools.Deps{Client: client, Projects: tools.NewProjectResolver(tools.ProjectOptions{WorkDir: t.TempDir(), CacheFile: "-"})})
+	reg := tools.Registry(&tools.Deps{Client: client, Projects: project.NewResolver(project.Options{WorkDir: t.TempDir(), CacheFile: "-"})})
 	v := newArgValidator(reg, slog.New(slog.DiscardHandler))
 	minimal := map[string]string{
 		"r2r_search":          `{"query":"q"}`,

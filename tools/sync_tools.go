@@ -10,7 +10,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/upload"
 )
 
 // maxListedProblems bounds the refused and failed files a sync result lists.
@@ -95,9 +98,9 @@ func syncTool(d *Deps) Tool {
 		if err != nil {
 			return d.projectErrorResult(ctx, err), nil
 		}
-		root, err := realPath(pr.Root)
-		if err != nil || tooWide(pr.Root) {
-			return refusal(refuseOutside, fmt.Sprintf("Not synced: the project root %s is your home directory or the file-system root "+
+		root, err := confine.RealPath(pr.Root)
+		if err != nil || project.NotAProject(pr.Root) {
+			return refusal(confine.Outside, fmt.Sprintf("Not synced: the project root %s is your home directory or the file-system root "+
 				"(or cannot be read). Start your MCP client in a project directory, or pass --project-dir.", pr.Root)), nil
 		}
 		if job := d.syncs.get("", root); job != nil && job.snapshot().State == jobRunning {
@@ -116,7 +119,7 @@ func syncTool(d *Deps) Tool {
 				return errRes, nil
 			}
 		}
-		syncer, stateDir, key, err := NewSyncer(SyncConfig{API: d.Client, Root: root, Prune: prune, StateDir: d.SyncStateDir, Poll: d.PollInterval,
+		syncer, stateDir, key, err := upload.NewSyncer(upload.SyncConfig{API: d.Client, Root: root, Prune: prune, StateDir: d.SyncStateDir, Poll: d.PollInterval,
 			Scope:   kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name},
 			OnWrite: func() { d.bumpAfterWrite(s.ID) }})
 		if err != nil {
@@ -325,7 +328,7 @@ func syncStatusTool(d *Deps) Tool {
 			if err != nil {
 				return d.projectErrorResult(ctx, err), nil
 			}
-			root, _ = realPath(pr.Root)
+			root, _ = confine.RealPath(pr.Root)
 		}
 		job := d.syncs.get(id, root)
 		if job == nil {

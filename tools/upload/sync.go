@@ -1,4 +1,4 @@
-package tools
+package upload
 
 import (
 	"errors"
@@ -6,22 +6,23 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
-// ProjectFiles reads files of the project rooted at root under the ingest rules (see
-// confineFile) for the sync engine. A file reached through a symbolic link is refused:
+// ProjectFiles reads files of the project rooted at root under the upload rules (see
+// confine.Read) for the sync engine. A file reached through a symbolic link is refused:
 // sync writes every file under its own path.
 func ProjectFiles(root string) kbsync.FileReader { return projectFiles{root: root} }
 
 type projectFiles struct{ root string }
 
 func (p projectFiles) ReadFile(rel string) (kbsync.File, error) {
-	f, err := confineFile(filepath.FromSlash(rel), []string{p.root})
-	var ce *ConfineError
-	switch {
-	case errors.As(err, &ce):
+	f, err := confine.Read(filepath.FromSlash(rel), []string{p.root})
+	if ce, ok := errors.AsType[*confine.Error](err); ok {
 		return kbsync.File{}, &kbsync.Refusal{Kind: ce.Kind, Reason: ce.Msg}
+	}
+	switch {
 	case err != nil:
 		return kbsync.File{}, err
 	case f.Rel != rel:
@@ -48,7 +49,7 @@ type SyncConfig struct {
 }
 
 // NewSyncer builds the sync engine of c: the project's include/exclude globs from
-// .r2r-mcp.json, the ingest rules, and the hash cache in the state directory. It returns
+// .r2r-mcp.json, the upload rules, and the hash cache in the state directory. It returns
 // the state directory and the project's key in it too (for kbsync.Lock).
 func NewSyncer(c SyncConfig) (s *kbsync.Syncer, stateDir, key string, err error) {
 	globs, err := kbsync.LoadGlobs(c.Root)
