@@ -94,50 +94,56 @@ func syncTool(d *Deps) Tool {
 		if err != nil {
 			return invalidArgs(err), nil
 		}
-		pr, err := d.Projects.Project(ctx)
-		if err != nil {
-			return d.projectErrorResult(ctx, err), nil
-		}
-		root, err := confine.RealPath(pr.Root)
-		if err != nil || project.NotAProject(pr.Root) {
-			return refusal(confine.Outside, fmt.Sprintf("Not synced: the project root %s is your home directory or the file-system root "+
-				"(or cannot be read). Start your MCP client in a project directory, or pass --project-dir.", pr.Root)), nil
-		}
-		if job := d.syncs.get("", root); job != nil && job.snapshot().State == jobRunning {
-			return syncRunning(job), nil
-		}
-		userID, err := d.Projects.UserID(ctx, d.Client)
-		if err != nil {
-			return d.projectErrorResult(ctx, err), nil
-		}
-		s, errRes := d.resolveScopeOf(ctx, &pr, "", !dryRun)
-		if errRes != nil {
-			return errRes, nil
-		}
-		if !dryRun {
-			if s, errRes = d.verifyWriteScope(ctx, s); errRes != nil {
-				return errRes, nil
-			}
-		}
-		syncer, stateDir, key, err := upload.NewSyncer(upload.SyncConfig{API: d.Client, Root: root, Prune: prune, StateDir: d.SyncStateDir, Poll: d.PollInterval,
-			Scope:   kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name},
-			OnWrite: func() { d.bumpAfterWrite(s.ID) }})
-		if err != nil {
-			return configError("Not synced: " + err.Error()), nil
-		}
-		o := SyncOutput{DryRun: dryRun, Prune: prune, CollectionID: s.ID, CollectionName: s.Name}
-		if dryRun {
-			plan, err := syncer.Plan(ctx)
-			if err != nil {
-				return d.syncErrorResult(ctx, s, err), nil
-			}
-			o.State = "planned"
-			o.fill(plan)
-			o.Message = syncPlanText(o) + " Dry run: nothing was changed; call r2r_sync without dry_run to do it."
-			return result(o.Message, o), nil
-		}
-		return d.startSync(ctx, syncer, s, root, stateDir, key, o), nil
+		return d.syncProject(ctx, prune, dryRun), nil
 	}}
+}
+
+// syncProject plans a sync of the project into its collection; unless dryRun it runs the plan in
+// the background (startSync).
+func (d *Deps) syncProject(ctx context.Context, prune, dryRun bool) *mcp.CallToolResult {
+	pr, err := d.Projects.Project(ctx)
+	if err != nil {
+		return d.projectErrorResult(ctx, err)
+	}
+	root, err := confine.RealPath(pr.Root)
+	if err != nil || project.NotAProject(pr.Root) {
+		return refusal(confine.Outside, fmt.Sprintf("Not synced: the project root %s is your home directory or the file-system root "+
+			"(or cannot be read). Start your MCP client in a project directory, or pass --project-dir.", pr.Root))
+	}
+	if job := d.syncs.get("", root); job != nil && job.snapshot().State == jobRunning {
+		return syncRunning(job)
+	}
+	userID, err := d.Projects.UserID(ctx, d.Client)
+	if err != nil {
+		return d.projectErrorResult(ctx, err)
+	}
+	s, errRes := d.resolveScopeOf(ctx, &pr, "", !dryRun)
+	if errRes != nil {
+		return errRes
+	}
+	if !dryRun {
+		if s, errRes = d.verifyWriteScope(ctx, s); errRes != nil {
+			return errRes
+		}
+	}
+	syncer, stateDir, key, err := upload.NewSyncer(upload.SyncConfig{API: d.Client, Root: root, Prune: prune, StateDir: d.SyncStateDir, Poll: d.PollInterval,
+		Scope:   kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name},
+		OnWrite: func() { d.bumpAfterWrite(s.ID) }})
+	if err != nil {
+		return configError("Not synced: " + err.Error())
+	}
+	o := SyncOutput{DryRun: dryRun, Prune: prune, CollectionID: s.ID, CollectionName: s.Name}
+	if dryRun {
+		plan, err := syncer.Plan(ctx)
+		if err != nil {
+			return d.syncErrorResult(ctx, s, err)
+		}
+		o.State = "planned"
+		o.fill(plan)
+		o.Message = syncPlanText(o) + " Dry run: nothing was changed; call r2r_sync without dry_run to do it."
+		return result(o.Message, o)
+	}
+	return d.startSync(ctx, syncer, s, root, stateDir, key, o)
 }
 
 // startSync plans the sync within the call, then runs it in the background under the
