@@ -128,7 +128,7 @@ func (d *Deps) syncProject(ctx context.Context, prune, dryRun bool) *mcp.CallToo
 	}
 	syncer, stateDir, key, err := upload.NewSyncer(upload.SyncConfig{API: d.Client, Root: root, Prune: prune, StateDir: d.SyncStateDir, Poll: d.PollInterval,
 		Scope:   kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name},
-		OnWrite: func() { d.bumpAfterWrite(s.ID) }})
+		OnWrite: func() { d.bumpAfterWrite(s.ID) }, Pending: d.pendingUploads()})
 	if err != nil {
 		return configError("Not synced: " + err.Error())
 	}

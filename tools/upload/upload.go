@@ -36,15 +36,21 @@ type Options struct {
 	HomeRoot bool
 	// Remote: only absolute paths inside Roots are read (serve --http).
 	Remote bool
+	// Exact refuses a file reached through a symbolic link: it is written under its own
+	// path (sync), never under the link's.
+	Exact bool
 	// Metadata is the caller's own metadata; keys in ReservedMetadata are refused.
 	Metadata map[string]any
 	// Scope resolves the collection and owner the file is written for. It is called once
 	// the file has been read and passed every check, so a refused file creates nothing.
 	Scope func(ctx context.Context) (kbsync.Scope, error)
+	// Old are the versions the file's document has; nil = looked up in R2R.
+	Old func(ctx context.Context) ([]kbsync.Version, error)
 	// Mode is R2R's ingestion mode; "" = fast.
 	Mode string
-	// Wait bounds the wait for R2R to finish (further capped by ctx's deadline); with
-	// Async, a file without older versions is looked at once and not waited for.
+	// Wait bounds the wait for R2R to finish (further capped by ctx's deadline); 0 =
+	// kbsync.Writer's default. With Async, a file without older versions is looked at once
+	// and not waited for.
 	Wait  time.Duration
 	Async bool
 	Poll  time.Duration // first delay between status checks; 0 = 250 ms
@@ -167,6 +173,9 @@ func read(p string, opts Options) (*located, error) {
 		}
 		return nil, &confine.Error{Kind: confine.Missing, Msg: err.Error()}
 	}
+	if opts.Exact && f.Rel != filepath.ToSlash(p) {
+		return nil, &confine.Error{Kind: "symlink", Msg: fmt.Sprintf("%s is reached through a symbolic link (it is %s); that path is synced instead", filepath.ToSlash(p), f.Rel)}
+	}
 	l := &located{file: f, rel: f.Rel, idPath: f.Rel}
 	if !f.InProject {
 		// A file from an extra root: named by the root's base name, never by the local
@@ -208,7 +217,13 @@ func metadata(user map[string]any, ext string, asText bool) (map[string]any, err
 // before the upload, so no result from before the document is searchable gets cached
 // meanwhile, and kept until R2R has finished with it.
 func put(ctx context.Context, sc kbsync.Scope, file kbsync.File, opts Options) (*Result, error) {
-	old, err := kbsync.Versions(ctx, opts.API, sc, file.Path)
+	versions := opts.Old
+	if versions == nil {
+		versions = func(ctx context.Context) ([]kbsync.Version, error) {
+			return kbsync.Versions(ctx, opts.API, sc, file.Path)
+		}
+	}
+	old, err := versions(ctx)
 	if err != nil {
 		return nil, &WriteError{Err: err}
 	}
@@ -242,7 +257,7 @@ func put(ctx context.Context, sc kbsync.Scope, file kbsync.File, opts Options) (
 // there is time to answer; with Async and nothing to replace, one look at R2R's status.
 func waitFor(ctx context.Context, opts Options, oldVersions int) time.Duration {
 	wait := opts.Wait
-	if dl, ok := ctx.Deadline(); ok {
+	if dl, ok := ctx.Deadline(); ok && wait > 0 {
 		wait = min(wait, time.Until(dl)-2*time.Second)
 	}
 	if opts.Async && oldVersions == 0 {
