@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -245,36 +244,16 @@ func ingestOutput(r *upload.Result, s *scope) IngestOutput {
 }
 
 // settleMembership makes sure a document this server uploaded ends up in the collection it
-// was uploaded to. R2R at HEAD ignores the form field collection_ids;
-// metadata.collection_ids is sent as well, so this is the fallback. The check waits until
-// R2R reports the ingestion successful: with background (hatchet) ingestion the document
-// appears later, and adding it to a collection while R2R's own workflow still assigns it
-// could fail that workflow. Ingest, its wait and r2r_monitor_task call it whenever they
-// see the document; documents this process did not upload are left alone.
+// was uploaded to (upload.Pending.SettleMembership); r2r_monitor_task calls it whenever it
+// sees the document.
 func (d *Deps) settleMembership(ctx context.Context, doc *r2r.Document) {
-	collID, ok := d.pendingUploads().Membership(doc.ID)
-	if !ok {
-		return
+	coll, err := d.pendingUploads().SettleMembership(ctx, d.Client, doc)
+	switch {
+	case err != nil:
+		d.logger().Warn("adding the document to its collection failed", "document_id", doc.ID, "collection_id", coll, "error", err)
+	case coll != "":
+		d.bumpAfterWrite(coll)
 	}
-	switch doc.IngestionStatus {
-	case r2r.IngestionSuccess:
-	case r2r.IngestionFailed:
-		d.pendingUploads().Settled(doc.ID)
-		return
-	default:
-		return
-	}
-	if slices.Contains(doc.CollectionIDs, collID) {
-		d.pendingUploads().Settled(doc.ID)
-		return
-	}
-	err := d.Client.AddDocumentToCollection(ctx, collID, doc.ID)
-	if err != nil && !errors.Is(err, r2r.ErrConflict) {
-		d.logger().Warn("adding the document to its collection failed", "document_id", doc.ID, "collection_id", collID, "error", err)
-		return
-	}
-	d.pendingUploads().Settled(doc.ID)
-	d.bumpAfterWrite(collID)
 }
 
 // notifyProgress sends notifications/progress when the request asked for it.

@@ -1,8 +1,14 @@
 package upload
 
 import (
+	"context"
+	"errors"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
 // Bounds of the pending table. An ingestion nobody follows stops keeping its collection
@@ -124,4 +130,36 @@ func (t *Pending) putLocked(docID string, d pendingDoc) {
 		return
 	}
 	t.docs[docID] = d
+}
+
+// SettleMembership makes sure doc, when this process uploaded it, ends up in the collection
+// it was uploaded to. R2R at HEAD ignores the form field collection_ids;
+// metadata.collection_ids is sent as well, so this is the fallback. The check waits until
+// R2R reports the ingestion successful: with background (hatchet) ingestion the document
+// appears later, and adding it to a collection while R2R's own workflow still assigns it
+// could fail that workflow. Documents this process did not upload are left alone. It
+// returns the collection doc was added to ("" when nothing was written), or with an error
+// the collection it could not be added to.
+func (t *Pending) SettleMembership(ctx context.Context, api kbsync.API, doc *r2r.Document) (string, error) {
+	collID, ok := t.Membership(doc.ID)
+	if !ok {
+		return "", nil
+	}
+	switch doc.IngestionStatus {
+	case r2r.IngestionSuccess:
+	case r2r.IngestionFailed:
+		t.Settled(doc.ID)
+		return "", nil
+	default:
+		return "", nil
+	}
+	if slices.Contains(doc.CollectionIDs, collID) {
+		t.Settled(doc.ID)
+		return "", nil
+	}
+	if err := api.AddDocumentToCollection(ctx, collID, doc.ID); err != nil && !errors.Is(err, r2r.ErrConflict) {
+		return collID, err
+	}
+	t.Settled(doc.ID)
+	return collID, nil
 }
