@@ -25,7 +25,9 @@ function field(line, name,    re, v) {
 		printf "%s", out[key]
 		if (test == "") print "FAIL\t" pkg
 	} else if (action == "pass" && test == "") {
-		printf "ok  \t%s\t%.3fs\n", pkg, field2($0)
+		# make test runs go test twice (tests, then each benchmark once): say which is which.
+		printf "ok  \t%s\t%.3fs%s\n", pkg, field2($0), (pkg in passed) ? " (benchmarks)" : ""
+		passed[pkg] = 1
 	}
 	if (action == "pass" || action == "fail" || action == "skip") delete out[key]
 }

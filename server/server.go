@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -390,12 +391,26 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 func (s *Server) build(projects *project.Resolver, mw ...mcpserver.ToolHandlerMiddleware) {
 	registry := tools.Filter(tools.Registry(s.Deps), s.cfg.ReadOnly)
 	cancelled := newCancelledCalls(s.logger.With("component", "mcp"))
-	m := newMCPServer(s.cfg, registry, projects, cancelled, s.logger, mw...)
-	m.AddTools(tools.ServerTools(registry)...)
+	lazy := &lazyTools{tools: tools.ServerTools(registry)}
+	m := newMCPServer(s.cfg, registry, projects, cancelled, lazy, s.logger, mw...)
+	lazy.srv = m
 	m.AddResources(tools.Resources(s.Deps)...)
 	m.AddResourceTemplates(tools.ResourceTemplates(s.Deps)...)
 	s.MCP, s.Tools, s.cancelled = m, registry, cancelled
 }
+
+// lazyTools hands the tools to mcp-go on the first tools/list or tools/call rather than at
+// start-up: mcp-go re-encodes and re-reads every input schema as a tool is added (about a
+// third of serve's own start-up work), and a client's first message, initialize, needs
+// none of it. The capability is declared up front (WithToolCapabilities), so initialize
+// answers the same either way.
+type lazyTools struct {
+	once  sync.Once
+	srv   *mcpserver.MCPServer
+	tools []mcpserver.ServerTool
+}
+
+func (l *lazyTools) register() { l.once.Do(func() { l.srv.AddTools(l.tools...) }) }
 
 // clients are the R2R clients of one server: the tools' (retries inside one circuit
 // breaker) and r2r_status's health check (neither, so it reports R2R as it is now).
@@ -484,10 +499,11 @@ func statusSettings(cfg Config) map[string]string {
 // newMCPServer is the mcp-go server with r2r-mcp's options, hooks, argument validation
 // and roots bridge; the caller adds tools and resources.
 func newMCPServer(cfg Config, registry []tools.Tool, projects *project.Resolver, cancelled *cancelledCalls,
-	logger *slog.Logger, mw ...mcpserver.ToolHandlerMiddleware) *mcpserver.MCPServer {
-	validator := newArgValidator(registry, logger.With("component", "validate"))
+	lazy *lazyTools, logger *slog.Logger, mw ...mcpserver.ToolHandlerMiddleware) *mcpserver.MCPServer {
 	roots := &rootsBridge{projects: projects, logger: logger.With("component", "roots")}
 	hooks := &mcpserver.Hooks{}
+	hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { lazy.register() })
+	hooks.AddBeforeCallTool(func(context.Context, any, *mcp.CallToolRequest) { lazy.register() })
 	hooks.AddAfterCallTool(cancelled.afterCallTool)
 	hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		logger.Info("client initialized", "client", req.Params.ClientInfo.Name,
@@ -506,15 +522,15 @@ func newMCPServer(cfg Config, registry []tools.Tool, projects *project.Resolver,
 		mcpserver.WithRoots(),
 		mcpserver.WithRecovery(),
 		mcpserver.WithResourceRecovery(),
-		// Published schemas are strict (additionalProperties: false); validator enforces
-		// them with messages a model can act on, in place of WithInputSchemaValidation.
+		// Published schemas are strict (additionalProperties: false); tools.ValidateArgs
+		// enforces them with messages a model can act on, in place of WithInputSchemaValidation.
 		mcpserver.WithStrictInputSchemaDefault(),
 		mcpserver.WithLogger(logger.With("component", "mcp")),
 	}
 	for _, m := range mw {
 		opts = append(opts, mcpserver.WithToolHandlerMiddleware(m))
 	}
-	opts = append(opts, mcpserver.WithToolHandlerMiddleware(validator.middleware))
+	opts = append(opts, mcpserver.WithToolHandlerMiddleware(tools.ValidateArgs(registry, logger.With("component", "validate"))))
 	s := mcpserver.NewMCPServer(Name, cmp.Or(cfg.Version, "dev"), opts...)
 	roots.srv = s
 	projects.SetRootsProvider(roots.request)

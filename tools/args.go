@@ -1,15 +1,18 @@
 package tools
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
-	"strconv"
+	"reflect"
 	"strings"
-	"unicode/utf8"
+	"sync"
 
 	"github.com/google/uuid"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // ArgError is an invalid tool argument. Handlers turn it into an isError result with code
@@ -30,234 +33,197 @@ func argErr(name, format string, a ...any) *ArgError {
 	return &ArgError{Arg: name, Msg: fmt.Sprintf(format, a...)}
 }
 
-// Args are the decoded arguments of one tool call. The helpers never truncate or coerce:
-// 3.7 is not an integer, "10" is not a number, and 0, false and "" given explicitly are
-// values, not "missing" (only optional strings treat "" as absent, see OptString).
-type Args map[string]any
+// checker is a params struct with rules its tool's input schema cannot express (a UUID's
+// form, a size in bytes, a filter's shape). check may also normalise the values; d
+// resolves short document ids.
+type checker interface {
+	check(d *Deps) error
+}
 
-// newArgs checks the raw arguments of a call: they must be a JSON object (or absent) whose
-// keys are all in valid.
-func newArgs(raw any, valid []string) (Args, error) {
-	var m map[string]any
-	switch v := raw.(type) {
-	case nil:
-		m = map[string]any{}
-	case map[string]any:
-		m = v
-	case json.RawMessage:
-		// "arguments": null means no arguments, as an absent field does.
-		if err := json.Unmarshal(v, &m); err != nil {
-			return nil, &ArgError{Msg: "arguments must be a JSON object"}
+// bound returns the handler of tool def. The server has validated each call's arguments
+// against def's input schema (ValidateArgs); they are bound once into a P over the
+// defaults the schema publishes, P's check runs when P has one, and h gets the result.
+func bound[P any](d *Deps, def mcp.Tool, h func(context.Context, mcp.CallToolRequest, P) (*mcp.CallToolResult, error)) server.ToolHandlerFunc {
+	// Prepared on the first call, not while the server starts.
+	prepare := sync.OnceValues(func() (*binder, P) {
+		var p P
+		b := newBinder(reflect.TypeFor[P]())
+		if err := b.set(reflect.ValueOf(&p).Elem(), schemaDefaults(def)); err != nil {
+			panic(fmt.Sprintf("%s: the schema's defaults do not fit its params: %v", def.Name, err))
 		}
-		if m == nil {
-			m = map[string]any{}
+		return b, p
+	})
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		b, p := prepare()
+		if err := b.bind(req, &p); err != nil {
+			return internalError(fmt.Sprintf("r2r-mcp could not read the arguments of %s (%v); this is a bug, please report it.", def.Name, err)), nil
+		}
+		if c, ok := any(&p).(checker); ok {
+			if err := c.check(d); err != nil {
+				return invalidArgs(err), nil
+			}
+		}
+		return h(ctx, req, p)
+	}
+}
+
+// binder sets the fields of a params struct, named by their json tags, from a call's
+// decoded arguments. The arguments went through the schema, so every argument has a field
+// and every value its field's type; a mismatch is a params struct out of step with its
+// schema. Integers arrive as JSON numbers (10.0 is an integer to JSON Schema too).
+type binder struct {
+	fields map[string][]int // argument name → index of its field
+}
+
+func newBinder(t reflect.Type) *binder {
+	b := &binder{fields: map[string][]int{}}
+	for _, f := range reflect.VisibleFields(t) {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && f.IsExported() {
+			b.fields[name] = f.Index
+		}
+	}
+	return b
+}
+
+// bind sets *p from req's arguments; arguments absent or null keep p's values.
+func (b *binder) bind(req mcp.CallToolRequest, p any) error {
+	var args map[string]any
+	switch a := req.Params.Arguments.(type) {
+	case map[string]any:
+		args = a
+	case nil:
+		if len(bytes.TrimSpace(req.Params.RawArguments)) > 0 {
+			if err := json.Unmarshal(req.Params.RawArguments, &args); err != nil {
+				return err
+			}
 		}
 	default:
-		return nil, &ArgError{Msg: fmt.Sprintf("arguments must be a JSON object, got %s", jsonType(raw))}
+		return fmt.Errorf("arguments are %s, not an object", jsonType(a))
 	}
-	var unknown []string
-	for k := range m {
-		if !slices.Contains(valid, k) {
-			unknown = append(unknown, k)
+	return b.set(reflect.ValueOf(p).Elem(), args)
+}
+
+func (b *binder) set(p reflect.Value, args map[string]any) error {
+	for name, v := range args {
+		index, ok := b.fields[name]
+		if !ok {
+			return fmt.Errorf("no field for argument %q", name)
+		}
+		if v == nil {
+			continue
+		}
+		if err := setField(p.FieldByIndex(index), v); err != nil {
+			return fmt.Errorf("argument %q: %w", name, err)
 		}
 	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		quoted := make([]string, len(unknown))
-		for i, u := range unknown {
-			quoted[i] = strconv.Quote(u)
+	return nil
+}
+
+func setField(f reflect.Value, v any) error {
+	switch f.Kind() {
+	case reflect.String:
+		if s, ok := v.(string); ok {
+			f.SetString(s)
+			return nil
 		}
-		noun := "argument"
-		if len(unknown) > 1 {
-			noun = "arguments"
+	case reflect.Bool:
+		if x, ok := v.(bool); ok {
+			f.SetBool(x)
+			return nil
 		}
-		return nil, &ArgError{Arg: unknown[0], Msg: fmt.Sprintf("unknown %s %s; valid arguments: %s",
-			noun, strings.Join(quoted, ", "), strings.Join(valid, ", "))}
+	case reflect.Int:
+		if n, ok := integer(v); ok {
+			f.SetInt(n)
+			return nil
+		}
+	case reflect.Float64:
+		if x, ok := number(v); ok {
+			f.SetFloat(x)
+			return nil
+		}
+	case reflect.Map:
+		if m, ok := v.(map[string]any); ok && f.Type() == reflect.TypeOf(m) {
+			f.Set(reflect.ValueOf(m))
+			return nil
+		}
 	}
-	return Args(m), nil
+	return fmt.Errorf("%s cannot go into a field of type %s", jsonType(v), f.Type())
 }
 
-// present reports whether name was given with a non-null value.
-func (a Args) present(name string) bool {
-	v, ok := a[name]
-	return ok && v != nil
-}
-
-// ReqString returns a required string of 1..maxLen characters (Unicode code points, as
-// JSON Schema's maxLength counts). Whitespace-only counts as empty.
-func (a Args) ReqString(name string, maxLen int) (string, error) {
-	if !a.present(name) {
-		return "", argErr(name, "is required")
-	}
-	s, err := a.str(name, maxLen)
-	if err != nil {
-		return "", err
-	}
-	if strings.TrimSpace(s) == "" {
-		return "", argErr(name, "must not be empty")
-	}
-	return s, nil
-}
-
-// OptString returns an optional string of at most maxLen characters; ok is false when the
-// argument is absent, null or "" (clients often send "" for "not set").
-func (a Args) OptString(name string, maxLen int) (s string, ok bool, err error) {
-	if !a.present(name) {
-		return "", false, nil
-	}
-	s, err = a.str(name, maxLen)
-	if err != nil || s == "" {
-		return "", false, err
-	}
-	return s, true, nil
-}
-
-func (a Args) str(name string, maxLen int) (string, error) {
-	s, ok := a[name].(string)
-	if !ok {
-		return "", argErr(name, "must be a string, got %s", jsonType(a[name]))
-	}
-	if !utf8.ValidString(s) {
-		return "", argErr(name, "must be valid UTF-8")
-	}
-	if n := utf8.RuneCountInString(s); maxLen > 0 && n > maxLen {
-		return "", argErr(name, "is %d characters long; the limit is %d", n, maxLen)
-	}
-	return s, nil
-}
-
-// Enum returns a string from allowed, or def when absent.
-func (a Args) Enum(name string, allowed []string, def string) (string, error) {
-	if !a.present(name) {
-		return def, nil
-	}
-	s, ok := a[name].(string)
-	if !ok {
-		return "", argErr(name, "must be a string, got %s", jsonType(a[name]))
-	}
-	if !slices.Contains(allowed, s) {
-		return "", argErr(name, "must be one of %s, got %q", strings.Join(allowed, ", "), s)
-	}
-	return s, nil
-}
-
-// Int returns an integer in [lo, hi], or def when absent. JSON numbers arrive as float64;
-// a value with a fractional part, a string or any other type is an error, never rounded.
-func (a Args) Int(name string, lo, hi, def int) (int, error) {
-	if !a.present(name) {
-		return def, nil
-	}
-	n, err := toInt(a[name])
-	if err != nil {
-		return 0, argErr(name, "%s", err.Error())
-	}
-	if n < int64(lo) || n > int64(hi) {
-		return 0, argErr(name, "must be between %d and %d, got %d", lo, hi, n)
-	}
-	return int(n), nil
-}
-
-func toInt(v any) (int64, error) {
+// integer is v as an integer, when it is one exactly.
+func integer(v any) (int64, bool) {
 	switch x := v.(type) {
 	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) || x != math.Trunc(x) {
-			return 0, fmt.Errorf("must be an integer, got %v", x)
+		if x == math.Trunc(x) && math.Abs(x) <= 1<<53 {
+			return int64(x), true
 		}
-		if math.Abs(x) > 1<<53 {
-			return 0, fmt.Errorf("is out of range: %v", x)
-		}
-		return int64(x), nil
-	case json.Number:
-		n, err := strconv.ParseInt(string(x), 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("must be an integer, got %s", x)
-		}
-		return n, nil
 	case int:
-		return int64(x), nil
+		return int64(x), true
 	case int64:
-		return x, nil
-	case int32:
-		return int64(x), nil
+		return x, true
+	case json.Number:
+		n, err := x.Int64()
+		return n, err == nil
 	}
-	return 0, fmt.Errorf("must be an integer, got %s", jsonType(v))
+	return 0, false
 }
 
-// Number returns a number in [lo, hi], or def when absent.
-func (a Args) Number(name string, lo, hi, def float64) (float64, error) {
-	if !a.present(name) {
-		return def, nil
-	}
-	var f float64
-	switch x := a[name].(type) {
+// number is v as a float64.
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
 	case float64:
-		f = x
-	case json.Number:
-		var err error
-		if f, err = x.Float64(); err != nil {
-			return 0, argErr(name, "must be a number, got %s", x)
-		}
+		return x, true
 	case int:
-		f = float64(x)
+		return float64(x), true
 	case int64:
-		f = float64(x)
-	default:
-		return 0, argErr(name, "must be a number, got %s", jsonType(a[name]))
+		return float64(x), true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
 	}
-	if math.IsNaN(f) || f < lo || f > hi {
-		return 0, argErr(name, "must be between %g and %g, got %g", lo, hi, f)
-	}
-	return f, nil
+	return 0, false
 }
 
-// Bool returns a boolean, or def when absent. "true" (a string) is not a boolean.
-func (a Args) Bool(name string, def bool) (bool, error) {
-	if !a.present(name) {
-		return def, nil
+// schemaDefaults are the default values def's input schema publishes, by argument name.
+func schemaDefaults(def mcp.Tool) map[string]any {
+	out := map[string]any{}
+	for name, prop := range def.InputSchema.Properties {
+		if m, ok := prop.(map[string]any); ok && m["default"] != nil {
+			out[name] = m["default"]
+		}
 	}
-	b, ok := a[name].(bool)
-	if !ok {
-		return false, argErr(name, "must be a boolean, got %s", jsonType(a[name]))
-	}
-	return b, nil
+	return out
 }
 
-// Object returns an optional JSON object whose serialized form is at most maxBytes long.
-func (a Args) Object(name string, maxBytes int) (map[string]any, bool, error) {
-	if !a.present(name) {
-		return nil, false, nil
+// nonBlank rejects a string of white space only, which a minLength of 1 lets through.
+func nonBlank(name, s string) error {
+	if strings.TrimSpace(s) == "" {
+		return argErr(name, "must not be empty")
 	}
-	m, ok := a[name].(map[string]any)
-	if !ok {
-		return nil, false, argErr(name, "must be an object, got %s", jsonType(a[name]))
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return nil, false, argErr(name, "is not valid JSON: %v", err)
-	}
-	if len(b) > maxBytes {
-		return nil, false, argErr(name, "is %d bytes when serialized; the limit is %d bytes", len(b), maxBytes)
-	}
-	return m, true, nil
+	return nil
 }
 
-// UUID returns a required UUID in canonical lower-case form.
-func (a Args) UUID(name, listHint string) (string, error) {
-	s, err := a.ReqString(name, 64)
-	if err != nil {
-		return "", err
+// optUUID returns an optional UUID argument in canonical lower-case form; "" stays "".
+func optUUID(name, s, listHint string) (string, error) {
+	if s == "" {
+		return "", nil
 	}
 	return parseUUIDArg(name, s, listHint)
 }
 
-// OptUUID returns an optional UUID in canonical lower-case form.
-func (a Args) OptUUID(name, listHint string) (string, bool, error) {
-	s, ok, err := a.OptString(name, 64)
-	if err != nil || !ok {
-		return "", false, err
+// objectWithin rejects an object argument longer than maxBytes as JSON.
+func objectWithin(name string, m map[string]any, maxBytes int) error {
+	if m == nil {
+		return nil
 	}
-	id, err := parseUUIDArg(name, s, listHint)
-	return id, err == nil, err
+	b, err := json.Marshal(m)
+	if err != nil {
+		return argErr(name, "is not valid JSON: %v", err)
+	}
+	if len(b) > maxBytes {
+		return argErr(name, "is %d bytes when serialized; the limit is %d bytes", len(b), maxBytes)
+	}
+	return nil
 }
 
 func parseUUIDArg(name, s, listHint string) (string, error) {

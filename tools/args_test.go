@@ -1,176 +1,163 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
-func TestNewArgsRejectsUnknownAndNonObjects(t *testing.T) {
-	valid := []string{"limit", "query"}
+type bindTestParams struct {
+	Query string         `json:"query"`
+	Limit int            `json:"limit"`
+	Temp  float64        `json:"temperature"`
+	Flag  bool           `json:"flag"`
+	Obj   map[string]any `json:"obj"`
+}
+
+func (p *bindTestParams) check(*Deps) error { return nonBlank("query", p.Query) }
+
+func bindTestDef() mcp.Tool {
+	return mcp.NewTool("t_bind",
+		mcp.WithString("query", mcp.Required()),
+		mcp.WithInteger("limit", mcp.DefaultNumber(10)),
+		mcp.WithNumber("temperature", mcp.DefaultNumber(0.7)),
+		mcp.WithBoolean("flag", mcp.DefaultBool(true)),
+		mcp.WithObject("obj"),
+	)
+}
+
+func TestBind(t *testing.T) {
+	b := newBinder(reflect.TypeFor[bindTestParams]())
+	var defaults bindTestParams
+	if err := b.set(reflect.ValueOf(&defaults).Elem(), schemaDefaults(bindTestDef())); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
-		raw     any
+		args    any    // req.Params.Arguments
+		raw     string // req.Params.RawArguments, when args is nil
+		want    bindTestParams
 		wantErr string
 	}{
-		{"nil is empty", nil, ""},
-		{"known keys", map[string]any{"query": "x", "limit": 3.0}, ""},
-		{"raw json", json.RawMessage(`{"query":"x"}`), ""},
-		{"raw null is empty", json.RawMessage(`null`), ""},
-		{"unknown key", map[string]any{"query": "x", "top_k": 5.0}, `unknown argument "top_k"; valid arguments: limit, query`},
-		{"two unknown keys", map[string]any{"b": 1.0, "a": 1.0}, `unknown arguments "a", "b"`},
-		{"array", []any{1.0}, "arguments must be a JSON object, got an array"},
-		{"raw array", json.RawMessage(`[1]`), "arguments must be a JSON object"},
+		{"defaults from the schema", map[string]any{"query": "q"}, "", bindTestParams{Query: "q", Limit: 10, Temp: 0.7, Flag: true}, ""},
+		{"zero and false are values", map[string]any{"query": "q", "limit": 0.0, "temperature": 0.0, "flag": false},
+			"", bindTestParams{Query: "q"}, ""},
+		{"an integer as a JSON number", map[string]any{"query": "q", "limit": 3.0}, "", bindTestParams{Query: "q", Limit: 3, Temp: 0.7, Flag: true}, ""},
+		{"a Go int (in-process callers)", map[string]any{"query": "q", "limit": 42}, "", bindTestParams{Query: "q", Limit: 42, Temp: 0.7, Flag: true}, ""},
+		{"an object", map[string]any{"query": "q", "obj": map[string]any{"a": "b"}}, "",
+			bindTestParams{Query: "q", Limit: 10, Temp: 0.7, Flag: true, Obj: map[string]any{"a": "b"}}, ""},
+		{"raw arguments only", nil, `{"query":"q","limit":1e1}`, bindTestParams{Query: "q", Limit: 10, Temp: 0.7, Flag: true}, ""},
+		{"no arguments", nil, "", bindTestParams{Limit: 10, Temp: 0.7, Flag: true}, ""},
+		{"null keeps the default", map[string]any{"query": "q", "limit": nil}, "", bindTestParams{Query: "q", Limit: 10, Temp: 0.7, Flag: true}, ""},
+		{"a key the params lack", map[string]any{"query": "q", "top_k": 1.0}, "", bindTestParams{}, `no field for argument "top_k"`},
+		{"a fraction for an int", map[string]any{"query": "q", "limit": 3.5}, "", bindTestParams{}, `argument "limit": a number cannot go into a field of type int`},
+		{"a string for a bool", map[string]any{"query": "q", "flag": "true"}, "", bindTestParams{}, `argument "flag": a string cannot go into a field of type bool`},
+		{"not an object", []any{1.0}, "", bindTestParams{}, "arguments are an array, not an object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := newArgs(tt.raw, valid)
-			if tt.wantErr == "" {
-				if err != nil {
-					t.Fatalf("unexpected error %v", err)
+			var req mcp.CallToolRequest
+			req.Params.Arguments = tt.args
+			req.Params.RawArguments = json.RawMessage(tt.raw)
+			got := defaults
+			err := b.bind(req, &got)
+			checkArg(t, err, tt.wantErr)
+			if tt.wantErr == "" && !jsonEqual(t, got, tt.want) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func jsonEqual(t *testing.T, a, b any) bool {
+	t.Helper()
+	ja, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jb, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(ja) == string(jb)
+}
+
+// TestBound: the params' own check answers as invalid arguments; arguments that cannot be
+// decoded (the schema let through what the params cannot hold) are r2r-mcp's bug.
+func TestBound(t *testing.T) {
+	var seen bindTestParams
+	h := bound(&Deps{}, bindTestDef(), func(_ context.Context, _ mcp.CallToolRequest, p bindTestParams) (*mcp.CallToolResult, error) {
+		seen = p
+		return result("ok", nil), nil
+	})
+	tests := []struct {
+		name      string
+		args      map[string]any
+		wantType  string
+		wantInMsg string
+	}{
+		{"valid", map[string]any{"query": "q"}, "", ""},
+		{"check fails", map[string]any{"query": "  "}, "invalid_params", `Invalid arguments: argument "query" must not be empty`},
+		{"cannot decode", map[string]any{"query": 5.0}, "internal", "could not read the arguments of t_bind"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			seen = bindTestParams{}
+			var req mcp.CallToolRequest
+			req.Params.Arguments = tt.args
+			res, err := h(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantType == "" {
+				if res.IsError || seen.Query != "q" || seen.Limit != 10 {
+					t.Fatalf("res %+v, handler saw %+v", res, seen)
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
+			info, ok := ErrorOf(res)
+			if !ok || info.Type != tt.wantType || !strings.Contains(info.Message, tt.wantInMsg) || seen.Query != "" {
+				t.Fatalf("info %+v (ok %v), handler saw %+v", info, ok, seen)
 			}
 		})
 	}
 }
 
-func TestArgsInt(t *testing.T) {
+func TestArgumentRules(t *testing.T) {
 	tests := []struct {
 		name    string
-		args    Args
-		want    int
-		wantErr string
-	}{
-		{"absent gives default", Args{}, 10, ""},
-		{"null gives default", Args{"limit": nil}, 10, ""},
-		{"float64 integer", Args{"limit": 3.0}, 3, ""},
-		{"zero is a value", Args{"limit": 0.0}, 0, ""},
-		{"upper bound", Args{"limit": 100.0}, 100, ""},
-		{"fraction rejected", Args{"limit": 3.7}, 0, "must be an integer, got 3.7"},
-		{"below range", Args{"limit": -1.0}, 0, "must be between 0 and 100, got -1"},
-		{"above range", Args{"limit": 101.0}, 0, "must be between 0 and 100, got 101"},
-		{"string rejected", Args{"limit": "10"}, 0, "must be an integer, got a string"},
-		{"bool rejected", Args{"limit": true}, 0, "must be an integer, got a boolean"},
-		{"json.Number", Args{"limit": json.Number("7")}, 7, ""},
-		{"json.Number fraction", Args{"limit": json.Number("7.5")}, 0, "must be an integer"},
-		{"go int (direct call)", Args{"limit": 42}, 42, ""},
-		{"huge", Args{"limit": 1e300}, 0, "out of range"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := tt.args.Int("limit", 0, 100, 10)
-			checkArg(t, err, tt.wantErr)
-			if err == nil && got != tt.want {
-				t.Fatalf("got %d, want %d", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestArgsStrings(t *testing.T) {
-	long := strings.Repeat("é", 11) // 11 characters, 22 bytes
-	tests := []struct {
-		name    string
-		args    Args
-		req     bool
+		run     func() (string, error)
 		want    string
-		wantOK  bool
 		wantErr string
 	}{
-		{"required present", Args{"q": "hello"}, true, "hello", true, ""},
-		{"required missing", Args{}, true, "", false, `argument "q" is required`},
-		{"required null", Args{"q": nil}, true, "", false, "is required"},
-		{"required blank", Args{"q": "   "}, true, "", false, "must not be empty"},
-		{"required too long counts characters", Args{"q": long}, true, "", false, "is 11 characters long; the limit is 10"},
-		{"exactly at limit", Args{"q": strings.Repeat("é", 10)}, true, strings.Repeat("é", 10), true, ""},
-		{"wrong type", Args{"q": 5.0}, true, "", false, "must be a string, got a number"},
-		{"optional absent", Args{}, false, "", false, ""},
-		{"optional empty is absent", Args{"q": ""}, false, "", false, ""},
-		{"optional present", Args{"q": "x"}, false, "x", true, ""},
-		{"optional too long", Args{"q": long}, false, "", false, "the limit is 10"},
-		{"invalid utf8", Args{"q": "a\xffb"}, false, "", false, "valid UTF-8"},
+		{"not blank", func() (string, error) { return "", nonBlank("q", " x ") }, "", ""},
+		{"blank", func() (string, error) { return "", nonBlank("q", " \t ") }, "", `argument "q" must not be empty`},
+		{"optional uuid absent", func() (string, error) { return optUUID("id", "", "") }, "", ""},
+		{"uuid normalised", func() (string, error) { return optUUID("id", "9FBE403B-C11C-5AAE-8ADE-EF22980C3AD1", "") },
+			"9fbe403b-c11c-5aae-8ade-ef22980c3ad1", ""},
+		{"uuid rejected with hint", func() (string, error) { return optUUID("id", "1a2b3c4d", "run r2r_list_documents") },
+			"", `argument "id" must be a UUID like 9fbe403b-c11c-5aae-8ade-ef22980c3ad1, got "1a2b3c4d"; run r2r_list_documents`},
+		{"uuid without hyphens rejected", func() (string, error) { return optUUID("id", "9fbe403bc11c5aae8adeef22980c3ad1", "") },
+			"", "must be a UUID"},
+		{"object within its size", func() (string, error) { return "", objectWithin("o", map[string]any{"k": "v"}, 50) }, "", ""},
+		{"absent object", func() (string, error) { return "", objectWithin("o", nil, 1) }, "", ""},
+		{"object too large", func() (string, error) {
+			return "", objectWithin("o", map[string]any{"k": strings.Repeat("x", 100)}, 50)
+		}, "", `argument "o" is 108 bytes when serialized; the limit is 50 bytes`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got string
-			var ok bool
-			var err error
-			if tt.req {
-				got, err = tt.args.ReqString("q", 10)
-				ok = err == nil
-			} else {
-				got, ok, err = tt.args.OptString("q", 10)
-			}
+			got, err := tt.run()
 			checkArg(t, err, tt.wantErr)
-			if got != tt.want || ok != tt.wantOK {
-				t.Fatalf("got (%q, %v), want (%q, %v)", got, ok, tt.want, tt.wantOK)
+			if got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
 			}
 		})
 	}
-}
-
-func TestArgsBoolNumberEnumObjectUUID(t *testing.T) {
-	t.Run("false is a value", func(t *testing.T) {
-		b, err := Args{"x": false}.Bool("x", true)
-		if err != nil || b {
-			t.Fatalf("got %v, %v", b, err)
-		}
-	})
-	t.Run("bool default", func(t *testing.T) {
-		b, err := Args{}.Bool("x", true)
-		if err != nil || !b {
-			t.Fatalf("got %v, %v", b, err)
-		}
-	})
-	t.Run("string is not a bool", func(t *testing.T) {
-		_, err := Args{"x": "true"}.Bool("x", true)
-		checkArg(t, err, "must be a boolean, got a string")
-	})
-	t.Run("number zero is a value", func(t *testing.T) {
-		f, err := Args{"t": 0.0}.Number("t", 0, 2, 0.7)
-		if err != nil || f != 0 {
-			t.Fatalf("got %v, %v", f, err)
-		}
-	})
-	t.Run("number out of range", func(t *testing.T) {
-		_, err := Args{"t": 2.5}.Number("t", 0, 2, 0.7)
-		checkArg(t, err, "must be between 0 and 2, got 2.5")
-	})
-	t.Run("number wrong type", func(t *testing.T) {
-		_, err := Args{"t": "1"}.Number("t", 0, 2, 0.7)
-		checkArg(t, err, "must be a number, got a string")
-	})
-	t.Run("enum", func(t *testing.T) {
-		_, err := Args{"m": "turbo"}.Enum("m", []string{"basic", "advanced"}, "advanced")
-		checkArg(t, err, `must be one of basic, advanced, got "turbo"`)
-	})
-	t.Run("object size limit", func(t *testing.T) {
-		_, _, err := Args{"o": map[string]any{"k": strings.Repeat("x", 100)}}.Object("o", 50)
-		checkArg(t, err, "bytes when serialized; the limit is 50 bytes")
-	})
-	t.Run("object wrong type", func(t *testing.T) {
-		_, _, err := Args{"o": []any{}}.Object("o", 50)
-		checkArg(t, err, "must be an object, got an array")
-	})
-	t.Run("uuid normalised", func(t *testing.T) {
-		id, err := Args{"id": "9FBE403B-C11C-5AAE-8ADE-EF22980C3AD1"}.UUID("id", "")
-		if err != nil || id != "9fbe403b-c11c-5aae-8ade-ef22980c3ad1" {
-			t.Fatalf("got %q, %v", id, err)
-		}
-	})
-	t.Run("uuid rejected with hint", func(t *testing.T) {
-		_, err := Args{"id": "1a2b3c4d"}.UUID("id", "run r2r_list_documents")
-		checkArg(t, err, "must be a UUID")
-		checkArg(t, err, "run r2r_list_documents")
-	})
-	t.Run("uuid without hyphens rejected", func(t *testing.T) {
-		_, err := Args{"id": "9fbe403bc11c5aae8adeef22980c3ad1"}.UUID("id", "")
-		checkArg(t, err, "must be a UUID")
-	})
 }
 
 func checkArg(t *testing.T, err error, want string) {
@@ -183,5 +170,37 @@ func checkArg(t *testing.T, err error, want string) {
 	}
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("error = %v, want it to contain %q", err, want)
+	}
+}
+
+// TestEveryArgumentBinds calls each tool with every argument its schema declares, each a
+// value the schema accepts: whatever the call's outcome, the schema lets it through and
+// the tool's params hold every argument.
+func TestEveryArgumentBinds(t *testing.T) {
+	e := newEnv(t)
+	const id = "9fbe403b-c11c-5aae-8ade-ef22980c3ad1"
+	for _, tl := range e.list {
+		args := map[string]any{}
+		for name, prop := range tl.Def.InputSchema.Properties {
+			p, _ := prop.(map[string]any)
+			switch enum, _ := p["enum"].([]string); {
+			case p["default"] != nil:
+				args[name] = p["default"]
+			case len(enum) > 0:
+				args[name] = enum[0]
+			case p["type"] == "string":
+				args[name] = id
+			case p["type"] == "object":
+				args[name] = map[string]any{}
+			case p["type"] == "integer":
+				args[name] = p["minimum"]
+			default:
+				t.Fatalf("%s: no value for %s %v", tl.Def.Name, name, p)
+			}
+		}
+		res := e.call(tl.Def.Name, args)
+		if info, _ := ErrorOf(res); strings.HasPrefix(info.Message, "Invalid arguments for") || info.Type == "internal" {
+			t.Errorf("%s(%v): %s", tl.Def.Name, args, info.Message)
+		}
 	}
 }

@@ -58,9 +58,7 @@ func TestCancelDuringTitleLookupCachesNothing(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan *mcp.CallToolResult, 1)
 		go func() {
-			req := mcp.CallToolRequest{}
-			req.Params.Name, req.Params.Arguments = tc.tool, args
-			res, _ := e.tools[tc.tool].Handler(ctx, req)
+			res, _ := e.invoke(ctx, tc.tool, args)
 			done <- res
 		}()
 		select {

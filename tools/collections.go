@@ -58,20 +58,8 @@ func listCollectionsTool(d *Deps) Tool {
 			mcp.Description("Number of collections to return")),
 	)
 	def := newTool("r2r_list_collections", opts...)
-	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Cached: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(req)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		offset, err := a.Int("offset", 0, 1000000, 0)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		limit, err := a.Int("limit", 1, 100, 20)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
+	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Cached: true, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p pageParams) (*mcp.CallToolResult, error) {
+		offset, limit := p.Offset, p.Limit
 		// The listing spans collections (key collection ""); which one is the project's is
 		// marked afterwards, so one cached page serves every project.
 		args := map[string]any{"offset": offset, "limit": limit}
@@ -115,7 +103,7 @@ func listCollectionsTool(d *Deps) Tool {
 			}
 		}
 		return result(withCachedMarker(listCollectionsText(o, projID, projRoot), cached), o), nil
-	}}
+	})}
 }
 
 // projectDocumentCount is how many documents the project's collection holds. R2R 3.6.6's
@@ -177,4 +165,10 @@ func listCollectionsText(o ListCollectionsOutput, projID, projRoot string) strin
 		fmt.Fprintf(&b, "\nThe current project's collection %s does not exist yet; r2r_ingest_document creates it.", o.ProjectCollection)
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// pageParams are the arguments of a paged listing.
+type pageParams struct {
+	Offset int `json:"offset"`
+	Limit  int `json:"limit"`
 }

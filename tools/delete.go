@@ -43,16 +43,8 @@ func deleteDocumentTool(d *Deps) Tool {
 		withOutputSchema(out),
 		documentIDParam("to delete, e.g. from r2r_list_documents or r2r_search"),
 	)
-	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(req)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		id, err := d.documentIDArg(a, "document_id")
-		if err != nil {
-			return invalidArgs(err), nil
-		}
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p documentParams) (*mcp.CallToolResult, error) {
+		id := p.DocumentID
 		s, errRes := d.resolveScope(ctx, "", false)
 		if errRes != nil {
 			return errRes, nil
@@ -83,5 +75,5 @@ func deleteDocumentTool(d *Deps) Tool {
 			o.Message += fmt.Sprintf(" It was ingested from %s; ingest that file again to bring it back.", o.SourcePath)
 		}
 		return result(o.Message, o), nil
-	}}
+	})}
 }

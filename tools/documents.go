@@ -90,36 +90,18 @@ func listDocumentsDef() mcp.Tool {
 
 func listDocumentsTool(d *Deps) Tool {
 	def := listDocumentsDef()
-	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(req)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		var p listParams
-		if p.collectionID, _, err = a.OptUUID("collection_id", collectionIDHint); err != nil {
-			return invalidArgs(err), nil
-		}
-		if p.offset, err = a.Int("offset", 0, 1000000, 0); err != nil {
-			return invalidArgs(err), nil
-		}
-		if p.limit, err = a.Int("limit", 1, 100, 50); err != nil {
-			return invalidArgs(err), nil
-		}
-		if p.filter, err = a.Enum("status_filter", statusFilters, "all"); err != nil {
-			return invalidArgs(err), nil
-		}
-		s, errRes := d.resolveScope(ctx, p.collectionID, false)
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p listParams) (*mcp.CallToolResult, error) {
+		s, errRes := d.resolveScope(ctx, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
-		base := ListDocumentsOutput{Documents: []DocumentSummary{}, Offset: p.offset, Limit: p.limit, StatusFilter: p.filter,
+		base := ListDocumentsOutput{Documents: []DocumentSummary{}, Offset: p.Offset, Limit: p.Limit, StatusFilter: p.Filter,
 			CollectionID: s.ID, CollectionName: s.Name}
 		if s.missing() {
 			base.Note = s.missingNote()
 			return result(base.Note, base), nil
 		}
-		args := map[string]any{"offset": p.offset, "limit": p.limit, "status_filter": p.filter}
+		args := map[string]any{"offset": p.Offset, "limit": p.Limit, "status_filter": p.Filter}
 		o, cached, err := cachedLoad(ctx, d, cache.KindList, def.Name, args, s.ID, func(ctx context.Context) (ListDocumentsOutput, bool, error) {
 			return d.listDocuments(ctx, base, s, p)
 		})
@@ -132,13 +114,20 @@ func listDocumentsTool(d *Deps) Tool {
 			d.shown.remember(doc.DocumentID)
 		}
 		return result(withCachedMarker(listDocumentsText(o, s), cached), o), nil
-	}}
+	})}
 }
 
-// listParams are one r2r_list_documents call's effective arguments.
+// listParams are one r2r_list_documents call's arguments.
 type listParams struct {
-	collectionID, filter string
-	offset, limit        int
+	CollectionID string `json:"collection_id"`
+	Offset       int    `json:"offset"`
+	Limit        int    `json:"limit"`
+	Filter       string `json:"status_filter"`
+}
+
+func (p *listParams) check(*Deps) (err error) {
+	p.CollectionID, err = optUUID("collection_id", p.CollectionID, collectionIDHint)
+	return err
 }
 
 // listDocuments fetches one page of the collection's documents into a copy of base (the
@@ -147,8 +136,8 @@ type listParams struct {
 func (d *Deps) listDocuments(ctx context.Context, base ListDocumentsOutput, s *scope, p listParams) (ListDocumentsOutput, bool, error) {
 	o := base
 	var seen []r2r.Document
-	if p.filter == "all" {
-		page, err := d.Client.ListCollectionDocuments(ctx, s.ID, r2r.ListParams{Offset: p.offset, Limit: p.limit})
+	if p.Filter == "all" {
+		page, err := d.Client.ListCollectionDocuments(ctx, s.ID, r2r.ListParams{Offset: p.Offset, Limit: p.Limit})
 		if err != nil {
 			return o, false, err
 		}
@@ -164,16 +153,16 @@ func (d *Deps) listDocuments(ctx context.Context, base ListDocumentsOutput, s *s
 		}
 		var match []DocumentSummary
 		for _, doc := range docs {
-			if statusMatches(p.filter, doc.IngestionStatus) {
+			if statusMatches(p.Filter, doc.IngestionStatus) {
 				match = append(match, summarize(doc))
 			}
 		}
 		o.Total = len(match)
-		if p.offset < len(match) {
-			o.Documents = match[p.offset:min(p.offset+p.limit, len(match))]
+		if p.Offset < len(match) {
+			o.Documents = match[p.Offset:min(p.Offset+p.Limit, len(match))]
 		}
 		if truncated {
-			o.Note = fmt.Sprintf("Only the newest %d documents of the collection were scanned for status %q.", maxScan, p.filter)
+			o.Note = fmt.Sprintf("Only the newest %d documents of the collection were scanned for status %q.", maxScan, p.Filter)
 		}
 		seen = docs
 	}
@@ -377,16 +366,8 @@ func monitorTaskTool(d *Deps) Tool {
 		documentIDParam("to check status for, as returned by r2r_ingest_document"),
 	)
 	def := newTool("r2r_monitor_task", opts...)
-	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(req)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		id, err := d.documentIDArg(a, "document_id")
-		if err != nil {
-			return invalidArgs(err), nil
-		}
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p documentParams) (*mcp.CallToolResult, error) {
+		id := p.DocumentID
 		// Never cached: the status must be live.
 		doc, err := d.Client.GetDocument(ctx, id)
 		if err != nil {
@@ -405,7 +386,7 @@ func monitorTaskTool(d *Deps) Tool {
 			o.DocumentID = id
 		}
 		return result(monitorText(o), o), nil
-	}}
+	})}
 }
 
 func docNotFound(id string) errHints {
@@ -488,30 +469,20 @@ func getDocumentTool(d *Deps) Tool {
 			mcp.Description("Maximum number of characters of text to return")),
 	)
 	def := newTool("r2r_get_document", opts...)
-	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(req)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		id, err := d.documentIDArg(a, "document_id")
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		offset, err := a.Int("offset", 0, 100000000, 0)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		maxChars, err := a.Int("max_chars", 1, maxMaxChars, defaultMaxChars)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		o, errRes := d.readDocument(ctx, id, offset, maxChars)
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p getDocumentParams) (*mcp.CallToolResult, error) {
+		o, errRes := d.readDocument(ctx, p.DocumentID, p.Offset, p.MaxChars)
 		if errRes != nil {
 			return errRes, nil
 		}
-		return resultCap(withCachedMarker(documentText(*o), o.Cached), max(MaxTextBytes, 4*maxChars+4096), o), nil
-	}}
+		return resultCap(withCachedMarker(documentText(*o), o.Cached), max(MaxTextBytes, 4*p.MaxChars+4096), o), nil
+	})}
+}
+
+// getDocumentParams are one r2r_get_document call's arguments.
+type getDocumentParams struct {
+	documentParams
+	Offset   int `json:"offset"`
+	MaxChars int `json:"max_chars"`
 }
 
 // readDocument fetches a document and one page of its reassembled text, through the cache

@@ -304,12 +304,12 @@ func TestSearchValidationSendsNothing(t *testing.T) {
 		{"unknown operator", map[string]any{"query": "x", "filters": map[string]any{"title": map[string]any{"$regex": "x"}}},
 			"unknown operator $regex at filters.title; allowed operators: $eq $ne $lt $lte $gt $gte $like $ilike $in $nin $overlap $contains $json_contains $and $or"},
 		{"or needs list", map[string]any{"query": "x", "filters": map[string]any{"$or": map[string]any{}}}, "needs a list"},
-		{"query too long", map[string]any{"query": strings.Repeat("q", 4001)}, "is 4001 characters long; the limit is 4000"},
-		{"missing query", map[string]any{}, `argument "query" is required`},
-		{"fractional limit", map[string]any{"query": "x", "limit": 3.7}, "must be an integer, got 3.7"},
-		{"limit out of range", map[string]any{"query": "x", "limit": 101.0}, "between 1 and 100"},
-		{"unknown argument", map[string]any{"query": "x", "top_k": 5.0}, `unknown argument "top_k"; valid arguments: collection_id, filters, limit, query, search_mode`},
-		{"bad mode", map[string]any{"query": "x", "search_mode": "hyde"}, "must be one of basic, advanced, custom"},
+		{"query too long", map[string]any{"query": strings.Repeat("q", 4001)}, `argument "query" must be at most 4000 characters long, got 4001`},
+		{"missing query", map[string]any{}, `missing required argument "query"`},
+		{"fractional limit", map[string]any{"query": "x", "limit": 3.7}, `argument "limit" must be integer, got number`},
+		{"limit out of range", map[string]any{"query": "x", "limit": 101.0}, `argument "limit" must be at most 100, got 101`},
+		{"unknown argument", map[string]any{"query": "x", "top_k": 5.0}, `unknown argument "top_k". Valid arguments: query, collection_id, filters, limit, search_mode.`},
+		{"bad mode", map[string]any{"query": "x", "search_mode": "hyde"}, `argument "search_mode" must be one of "basic", "advanced", "custom", got "hyde"`},
 		{"bad collection id", map[string]any{"query": "x", "collection_id": "proj"}, "must be a UUID"},
 	}
 	for _, tt := range tests {
@@ -764,9 +764,7 @@ func TestErrorMapping(t *testing.T) {
 		defer e.r2r.Configure(func(o *r2rtest.Options) { o.Latency = 0 })
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 		defer cancel()
-		req := mcp.CallToolRequest{}
-		req.Params.Arguments = map[string]any{"document_id": io.DocumentID}
-		res, err := e.tools["r2r_monitor_task"].Handler(ctx, req)
+		res, err := e.invoke(ctx, "r2r_monitor_task", map[string]any{"document_id": io.DocumentID})
 		if err != nil || !res.IsError {
 			t.Fatalf("res %v err %v", res, err)
 		}
@@ -796,7 +794,7 @@ func TestRAGOptions(t *testing.T) {
 	if gen["model"] != "openai/gpt-4.1-mini" || gen["max_tokens_to_sample"] != 64.0 || gen["temperature"] != 0.0 {
 		t.Fatalf("generation config = %v", gen)
 	}
-	if _, info := e.fail("r2r_rag_query", map[string]any{"question": "x", "temperature": 2.5}); !strings.Contains(info.Message, "between 0 and 2") {
+	if _, info := e.fail("r2r_rag_query", map[string]any{"question": "x", "temperature": 2.5}); !strings.Contains(info.Message, `argument "temperature" must be at most 2, got 2.5`) {
 		t.Fatalf("%+v", info)
 	}
 }
@@ -934,9 +932,7 @@ func TestConcurrentFirstWritesCreateOneCollection(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req := mcp.CallToolRequest{}
-			req.Params.Arguments = map[string]any{"file_path": fmt.Sprintf("d%d.md", i)}
-			res, err := e.tools["r2r_ingest_document"].Handler(context.Background(), req)
+			res, err := e.invoke(context.Background(), "r2r_ingest_document", map[string]any{"file_path": fmt.Sprintf("d%d.md", i)})
 			if err != nil || res.IsError {
 				errs <- fmt.Sprint(err, text(res))
 			}
@@ -989,17 +985,16 @@ func TestBreakerOpenMapsToCode32003(t *testing.T) {
 	e := newEnv(t)
 	e.deps.Client = c
 	e.deps.BreakerState = b.State
-	tl := monitorTaskTool(e.deps)
+	mc := serve(t, []Tool{monitorTaskTool(e.deps), statusTool(e.deps)}, e.deps)
 	srv.ForceStatus("GET /v3/documents/{id}", 503, 2)
-	req := mcp.CallToolRequest{}
-	req.Params.Arguments = map[string]any{"document_id": "00000000-0000-4000-8000-000000000001"}
+	args := map[string]any{"document_id": "00000000-0000-4000-8000-000000000001"}
 	for range 2 {
-		res, _ := tl.Handler(context.Background(), req)
+		res, _ := invoke(context.Background(), mc, "r2r_monitor_task", args)
 		if info := errInfo(res); info.Status != 503 {
 			t.Fatalf("%+v", info)
 		}
 	}
-	res, _ := tl.Handler(context.Background(), req)
+	res, _ := invoke(context.Background(), mc, "r2r_monitor_task", args)
 	info := errInfo(res)
 	if info.Code != CodeBreakerOpen || info.Type != "breaker_open" || !info.Retryable || info.RetryAfter == nil || *info.RetryAfter < 1 {
 		t.Fatalf("%+v", info)
@@ -1012,7 +1007,7 @@ func TestBreakerOpenMapsToCode32003(t *testing.T) {
 	if n := srv.Count("GET /v3/documents/{id}"); n != 2 {
 		t.Fatalf("the open breaker let a request through (%d)", n)
 	}
-	res, _ = statusTool(e.deps).Handler(context.Background(), mcp.CallToolRequest{})
+	res, _ = invoke(context.Background(), mc, "r2r_status", nil)
 	var st StatusOutput
 	structured(t, res, &st)
 	if st.Breaker != b.Summary() || !strings.Contains(text(res), "Circuit breaker: "+b.Summary()) {

@@ -3,9 +3,12 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,6 +30,8 @@ type env struct {
 	deps    *Deps
 	tools   map[string]Tool
 	list    []Tool
+	cliOnce sync.Once
+	cli     *client.Client // for call, made on first use
 }
 
 type envOption func(*envConfig)
@@ -86,24 +91,43 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	return e
 }
 
-// call invokes a handler directly, as the server would.
+// call invokes a tool through the in-process client, as a client of the server would:
+// its arguments are validated by the middleware the server runs (ValidateArgs).
 func (e *env) call(name string, args map[string]any) *mcp.CallToolResult {
 	e.t.Helper()
-	tl, ok := e.tools[name]
-	if !ok {
+	return e.callCtx(context.Background(), name, args)
+}
+
+// callCtx is call with the request's context.
+func (e *env) callCtx(ctx context.Context, name string, args map[string]any) *mcp.CallToolResult {
+	e.t.Helper()
+	if _, ok := e.tools[name]; !ok {
 		e.t.Fatalf("no tool %s", name)
 	}
+	res, err := e.invoke(ctx, name, args)
+	if err != nil {
+		e.t.Fatalf("%s returned a protocol error: %v", name, err)
+	}
+	return res
+}
+
+// invoke is callCtx for any goroutine: it reports a protocol error instead of failing the
+// test.
+func (e *env) invoke(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	e.cliOnce.Do(func() { e.cli = e.mcpClient() })
+	return invoke(ctx, e.cli, name, args)
+}
+
+// invoke calls tool name through c.
+func invoke(ctx context.Context, c *client.Client, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name
 	req.Params.Arguments = args
-	res, err := tl.Handler(context.Background(), req)
-	if err != nil {
-		e.t.Fatalf("%s returned a Go error: %v", name, err)
+	res, err := c.CallTool(ctx, req)
+	if err == nil && res == nil {
+		err = fmt.Errorf("%s returned no result", name)
 	}
-	if res == nil {
-		e.t.Fatalf("%s returned nil", name)
-	}
-	return res
+	return res, err
 }
 
 // ok calls a tool and fails the test on an error result.
@@ -147,37 +171,43 @@ func (e *env) write(rel, content string) string {
 	return p
 }
 
-// mcpClient serves the registry through a real mcp-go server (with input and output
-// schema validation, as the server workstream configures it) and returns a connected
-// in-process client.
+// mcpClient serves the registry through a real mcp-go server (see serve).
 func (e *env) mcpClient(opts ...server.ServerOption) *client.Client {
 	e.t.Helper()
+	return serve(e.t, e.list, e.deps, opts...)
+}
+
+// serve serves tools ts and the resources of d through a real mcp-go server (with the
+// server's argument validation, ValidateArgs, and mcp-go's output schema validation) and
+// returns a connected in-process client.
+func serve(t *testing.T, ts []Tool, d *Deps, opts ...server.ServerOption) *client.Client {
+	t.Helper()
 	base := []server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
-		server.WithInputSchemaValidation(),
 		server.WithStrictInputSchemaDefault(),
+		server.WithToolHandlerMiddleware(ValidateArgs(ts, slog.New(slog.DiscardHandler))),
 		server.WithOutputSchemaValidation(),
 		server.WithRecovery(),
 	}
 	s := server.NewMCPServer("r2r-mcp-test", "test", append(base, opts...)...)
-	s.AddTools(ServerTools(e.list)...)
-	s.AddResources(Resources(e.deps)...)
-	s.AddResourceTemplates(ResourceTemplates(e.deps)...)
+	s.AddTools(ServerTools(ts)...)
+	s.AddResources(Resources(d)...)
+	s.AddResourceTemplates(ResourceTemplates(d)...)
 	c, err := client.NewInProcessClient(s)
 	if err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
-	e.t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() { c.Close() })
 	ctx := context.Background()
 	if err := c.Start(ctx); err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: "tools-test", Version: "1"}
 	if _, err := c.Initialize(ctx, init); err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return c
 }

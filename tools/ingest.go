@@ -42,30 +42,29 @@ type IngestOutput struct {
 
 func ingestDocumentTool(d *Deps) Tool {
 	def := ingestDocumentDef()
-	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(req)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		var in ingestArgs
-		if in.filePath, err = a.ReqString("file_path", maxPathChars); err != nil {
-			return invalidArgs(err), nil
-		}
-		if in.collectionID, _, err = a.OptUUID("collection_id", collectionIDHint); err != nil {
-			return invalidArgs(err), nil
-		}
-		if in.metadata, _, err = a.Object("metadata", maxMetadataBytes); err != nil {
-			return invalidArgs(err), nil
-		}
-		if in.mode, err = a.Enum("ingestion_mode", ingestionModes, "fast"); err != nil {
-			return invalidArgs(err), nil
-		}
-		if in.async, err = a.Bool("run_async", true); err != nil {
-			return invalidArgs(err), nil
-		}
-		return d.ingest(ctx, req, in), nil
-	}}
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p ingestParams) (*mcp.CallToolResult, error) {
+		return d.ingest(ctx, req, ingestArgs{filePath: p.FilePath, collectionID: p.CollectionID, metadata: p.Metadata,
+			mode: p.Mode, async: p.Async}), nil
+	})}
+}
+
+// ingestParams are one r2r_ingest_document call's arguments.
+type ingestParams struct {
+	FilePath     string         `json:"file_path"`
+	CollectionID string         `json:"collection_id"`
+	Metadata     map[string]any `json:"metadata"`
+	Mode         string         `json:"ingestion_mode"`
+	Async        bool           `json:"run_async"`
+}
+
+func (p *ingestParams) check(*Deps) (err error) {
+	if err = nonBlank("file_path", p.FilePath); err != nil {
+		return err
+	}
+	if p.CollectionID, err = optUUID("collection_id", p.CollectionID, collectionIDHint); err != nil {
+		return err
+	}
+	return objectWithin("metadata", p.Metadata, maxMetadataBytes)
 }
 
 // ingestDocumentDef is r2r_ingest_document's definition.

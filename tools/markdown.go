@@ -40,7 +40,7 @@ func paramList(t Tool) string {
 	required := t.Def.InputSchema.Required
 	names := slices.Clone(t.Def.InputSchema.PropertyOrder)
 	if len(names) != len(props) {
-		names = propertyNames(t.Def)
+		names = sortedKeys(props)
 	}
 	// Required parameters first, each group in declaration order.
 	slices.SortStableFunc(names, func(a, b string) int {

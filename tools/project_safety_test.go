@@ -200,20 +200,11 @@ func TestDocumentIDsDifferPerOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.write("docs/guide.md", ledgerDoc)
-	toolsOf := func(c *r2r.Client) map[string]Tool {
-		d := &Deps{Client: c, Projects: e.deps.Projects, PollInterval: 5 * time.Millisecond}
-		m := map[string]Tool{}
-		for _, tl := range Registry(d) {
-			m[tl.Def.Name] = tl
-		}
-		return m
-	}
 	ingest := func(c *r2r.Client) IngestOutput {
 		t.Helper()
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "r2r_ingest_document"
-		req.Params.Arguments = map[string]any{"file_path": "docs/guide.md", "collection_id": shared.ID}
-		res, err := toolsOf(c)["r2r_ingest_document"].Handler(ctx, req)
+		d := &Deps{Client: c, Projects: e.deps.Projects, PollInterval: 5 * time.Millisecond}
+		res, err := invoke(ctx, serve(t, Registry(d), d), "r2r_ingest_document",
+			map[string]any{"file_path": "docs/guide.md", "collection_id": shared.ID})
 		if err != nil || res.IsError {
 			t.Fatalf("ingest: %v %s", err, text(res))
 		}

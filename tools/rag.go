@@ -109,52 +109,21 @@ func ragQueryDef() mcp.Tool {
 	return newTool("r2r_rag_query", opts...)
 }
 
-// bindRAG reads r2r_rag_query's arguments, defaults applied.
-func bindRAG(a Args) (q ragRequest, err error) {
-	if q.question, err = a.ReqString("question", maxQueryChars); err != nil {
-		return q, err
-	}
-	if q.collectionID, _, err = a.OptUUID("collection_id", collectionIDHint); err != nil {
-		return q, err
-	}
-	if q.model, _, err = a.OptString("model", maxModelChars); err != nil {
-		return q, err
-	}
-	q.model = strings.TrimSpace(q.model)
-	if q.maxTokens, err = a.Int("max_tokens", 1, maxRAGTokens, 500); err != nil {
-		return q, err
-	}
-	if q.temperature, err = a.Number("temperature", 0, 2, 0.7); err != nil {
-		return q, err
-	}
-	q.includeSources, err = a.Bool("include_sources", true)
-	return q, err
-}
-
 func ragQueryTool(d *Deps) Tool {
 	def := ragQueryDef()
-	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(req)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		q, err := bindRAG(a)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		s, errRes := d.resolveScope(ctx, q.collectionID, false)
+	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, q ragRequest) (*mcp.CallToolResult, error) {
+		s, errRes := d.resolveScope(ctx, q.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
-		base := RAGOutput{Sources: []RAGSource{}, Question: q.question, CollectionID: s.ID, CollectionName: s.Name}
+		base := RAGOutput{Sources: []RAGSource{}, Question: q.Question, CollectionID: s.ID, CollectionName: s.Name}
 		if s.missing() {
 			base.ModelUsed = "none"
 			base.Note = s.missingNote()
 			return result(base.Note, base), nil
 		}
-		args := map[string]any{"question": q.question, "model": q.model, "max_tokens": q.maxTokens,
-			"temperature": q.temperature, "include_sources": q.includeSources}
+		args := map[string]any{"question": q.Question, "model": q.Model, "max_tokens": q.MaxTokens,
+			"temperature": q.Temperature, "include_sources": q.IncludeSources}
 		ans, cached, err := cachedLoad(ctx, d, cache.KindRAG, def.Name, args, s.ID, func(ctx context.Context) (answer[RAGOutput], bool, error) {
 			return d.runRAG(ctx, base, s, q)
 		})
@@ -172,17 +141,28 @@ func ragQueryTool(d *Deps) Tool {
 		}
 		res := served(ans, cached)
 		// The answer may legitimately be long when max_tokens is large: allow for it.
-		res.Content = []mcp.Content{mcp.NewTextContent(capText(withCachedMarker(ans.Text, cached), max(MaxTextBytes, 4*q.maxTokens+8<<10)))}
+		res.Content = []mcp.Content{mcp.NewTextContent(capText(withCachedMarker(ans.Text, cached), max(MaxTextBytes, 4*q.MaxTokens+8<<10)))}
 		return res, nil
-	}}
+	})}
 }
 
-// ragRequest is one r2r_rag_query call's effective arguments.
+// ragRequest is one r2r_rag_query call's arguments.
 type ragRequest struct {
-	question, collectionID, model string
-	maxTokens                     int
-	temperature                   float64
-	includeSources                bool
+	Question       string  `json:"question"`
+	CollectionID   string  `json:"collection_id"`
+	Model          string  `json:"model"`
+	MaxTokens      int     `json:"max_tokens"`
+	Temperature    float64 `json:"temperature"`
+	IncludeSources bool    `json:"include_sources"`
+}
+
+func (q *ragRequest) check(*Deps) (err error) {
+	if err = nonBlank("question", q.Question); err != nil {
+		return err
+	}
+	q.Model = strings.TrimSpace(q.Model)
+	q.CollectionID, err = optUUID("collection_id", q.CollectionID, collectionIDHint)
+	return err
 }
 
 // runRAG asks R2R and builds the finished answer on a copy of base. The answer is complete
@@ -191,7 +171,7 @@ func (d *Deps) runRAG(ctx context.Context, base RAGOutput, s *scope, q ragReques
 	t := true
 	limit := ragSearchLimit
 	res, err := d.Client.RAG(ctx, r2r.RAGRequest{
-		Query:      q.question,
+		Query:      q.Question,
 		SearchMode: r2r.SearchModeCustom,
 		SearchSettings: &r2r.SearchSettings{
 			UseSemanticSearch: &t,
@@ -199,9 +179,9 @@ func (d *Deps) runRAG(ctx context.Context, base RAGOutput, s *scope, q ragReques
 			Limit:             &limit,
 		},
 		RAGGenerationConfig: &r2r.GenerationConfig{
-			Model:             q.model,
-			Temperature:       &q.temperature,
-			MaxTokensToSample: &q.maxTokens,
+			Model:             q.Model,
+			Temperature:       &q.Temperature,
+			MaxTokensToSample: &q.MaxTokens,
 		},
 		IncludeTitleIfAvailable: &t,
 	})
@@ -218,7 +198,7 @@ func (d *Deps) runRAG(ctx context.Context, base RAGOutput, s *scope, q ragReques
 		o.ModelUsed = Sanitize(m)
 	}
 	var terr error
-	if q.includeSources {
+	if q.IncludeSources {
 		o.Sources = ragSources(o.Answer, res)
 		terr = d.fillTitles(ctx, s.ID, len(o.Sources), func(i int) string { return o.Sources[i].DocumentID },
 			func(i int) *string { return &o.Sources[i].Title })
@@ -228,7 +208,7 @@ func (d *Deps) runRAG(ctx context.Context, base RAGOutput, s *scope, q ragReques
 	}
 	hit := o
 	hit.Cached = true
-	a, err := finish(o, hit, ragText(o, s, q.includeSources))
+	a, err := finish(o, hit, ragText(o, s, q.IncludeSources))
 	return a, terr == nil, err
 }
 

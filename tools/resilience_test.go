@@ -363,10 +363,7 @@ func TestDeadlineAndCancellation(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		cancel()
 	}()
-	req := mcp.CallToolRequest{}
-	req.Params.Name = "r2r_search"
-	req.Params.Arguments = args
-	res, err := e.tools["r2r_search"].Handler(ctx, req)
+	res, err := e.invoke(ctx, "r2r_search", args)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,8 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
-// Argument limits shared by schemas and handlers.
+// Argument limits: the schemas publish most; the byte sizes of metadata and filters, which
+// a schema cannot bound, the params check.
 const (
 	maxQueryChars    = 4000
 	maxMetadataBytes = 16 << 10
@@ -94,60 +95,45 @@ func searchDef() mcp.Tool {
 	return newTool("r2r_search", opts...)
 }
 
-// searchParams are one r2r_search call's effective arguments.
+// searchParams are one r2r_search call's arguments.
 type searchParams struct {
-	query, collectionID, mode string
-	limit                     int
-	filters                   map[string]any
+	Query        string         `json:"query"`
+	CollectionID string         `json:"collection_id"`
+	Mode         string         `json:"search_mode"`
+	Limit        int            `json:"limit"`
+	Filters      map[string]any `json:"filters"`
 }
 
-// bindSearch reads r2r_search's arguments, defaults applied.
-func bindSearch(a Args) (p searchParams, err error) {
-	if p.query, err = a.ReqString("query", maxQueryChars); err != nil {
-		return p, err
+func (p *searchParams) check(*Deps) (err error) {
+	if err = nonBlank("query", p.Query); err != nil {
+		return err
 	}
-	if p.collectionID, _, err = a.OptUUID("collection_id", collectionIDHint); err != nil {
-		return p, err
+	if p.CollectionID, err = optUUID("collection_id", p.CollectionID, collectionIDHint); err != nil {
+		return err
 	}
-	if p.mode, err = a.Enum("search_mode", searchModes, r2r.SearchModeAdvanced); err != nil {
-		return p, err
+	if err = objectWithin("filters", p.Filters, maxFilterBytes); err != nil {
+		return err
 	}
-	if p.limit, err = a.Int("limit", 1, 100, 10); err != nil {
-		return p, err
-	}
-	if p.filters, _, err = a.Object("filters", maxFilterBytes); err != nil {
-		return p, err
-	}
-	p.filters, err = normalizeFilters(p.filters)
-	return p, err
+	p.Filters, err = normalizeFilters(p.Filters)
+	return err
 }
 
 func searchTool(d *Deps) Tool {
 	def := searchDef()
-	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(req)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		p, err := bindSearch(a)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		query, mode, limit, filters := p.query, p.mode, p.limit, p.filters
-		s, errRes := d.resolveScope(ctx, p.collectionID, false)
+	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p searchParams) (*mcp.CallToolResult, error) {
+		s, errRes := d.resolveScope(ctx, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
-		base := SearchOutput{Results: []SearchHit{}, Query: query, SearchMode: mode, Limit: limit,
-			CollectionID: s.ID, CollectionName: s.Name, filterFields: filterFields(filters)}
+		base := SearchOutput{Results: []SearchHit{}, Query: p.Query, SearchMode: p.Mode, Limit: p.Limit,
+			CollectionID: s.ID, CollectionName: s.Name, filterFields: filterFields(p.Filters)}
 		if s.missing() {
 			base.Note = s.missingNote()
 			return result(base.Note, base), nil
 		}
-		args := map[string]any{"query": query, "search_mode": mode, "limit": limit, "filters": filters}
+		args := map[string]any{"query": p.Query, "search_mode": p.Mode, "limit": p.Limit, "filters": p.Filters}
 		ans, cached, err := cachedLoad(ctx, d, cache.KindSearch, def.Name, args, s.ID, func(ctx context.Context) (answer[SearchOutput], bool, error) {
-			return d.runSearch(ctx, base, s, filters)
+			return d.runSearch(ctx, base, s, p.Filters)
 		})
 		if err != nil {
 			d.forgetOn404(ctx, s, err)
@@ -159,14 +145,14 @@ func searchTool(d *Deps) Tool {
 			}
 		}
 		if key, _ := d.historyKey(ctx, s.Project); key != "" {
-			d.History.Add(key, SearchEntry{Time: d.now().UTC(), Query: query, Hits: ans.Out.Count,
-				SearchMode: mode, CollectionID: s.ID})
+			d.History.Add(key, SearchEntry{Time: d.now().UTC(), Query: p.Query, Hits: ans.Out.Count,
+				SearchMode: p.Mode, CollectionID: s.ID})
 		}
 		for _, h := range ans.Out.Results {
 			d.shown.remember(h.DocumentID)
 		}
 		return served(ans, cached), nil
-	}}
+	})}
 }
 
 // runSearch asks R2R and builds the finished answer on a copy of base. The answer is

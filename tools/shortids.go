@@ -69,11 +69,20 @@ func documentIDParam(purpose string) mcp.ToolOption {
 			"such a result showed"))
 }
 
-// documentIDArg reads a document id argument: a full UUID, or the short id a search,
-// RAG answer or listing of this session showed, when it is a unique prefix of one of those.
-func (d *Deps) documentIDArg(a Args, name string) (string, error) {
-	s, err := a.ReqString(name, 36)
-	if err != nil {
+// documentParams are the arguments of a tool that takes one document.
+type documentParams struct {
+	DocumentID string `json:"document_id"`
+}
+
+func (p *documentParams) check(d *Deps) (err error) {
+	p.DocumentID, err = d.documentID("document_id", p.DocumentID)
+	return err
+}
+
+// documentID reads a document id argument: a full UUID, or the short id a search, RAG
+// answer or listing of this session showed, when it is a unique prefix of one of those.
+func (d *Deps) documentID(name, s string) (string, error) {
+	if err := nonBlank(name, s); err != nil {
 		return "", err
 	}
 	s = strings.ToLower(strings.TrimSpace(s))

@@ -137,14 +137,10 @@ func statusTool(d *Deps) Tool {
 		"Show r2r-mcp's status: R2R URL and live health, where the credentials came from, the current project and its "+
 			"collection, circuit breaker and cache state, versions and recent search count.", out)
 	def := newTool("r2r_status", opts...)
-	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupStatus, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if _, err := parseArgs(req); err != nil {
-			return invalidArgs(err), nil
-		}
+	return Tool{Def: def, Group: GroupStatus, ReadOnly: true, Handler: bound(d, def, func(ctx context.Context, _ mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, error) {
 		o := d.status(ctx)
 		return result(statusText(o), o), nil
-	}}
+	})}
 }
 
 // credentialLoader is a credential read on first use (auth.LazyCredentials in serve). Load

@@ -80,22 +80,9 @@ func syncTool(d *Deps) Tool {
 		mcp.WithBoolean("dry_run", mcp.DefaultBool(false),
 			mcp.Description("Only report the plan; change nothing")),
 	)
-	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(req)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		prune, err := a.Bool("prune", false)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		dryRun, err := a.Bool("dry_run", false)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		return d.syncProject(ctx, prune, dryRun), nil
-	}}
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p syncParams) (*mcp.CallToolResult, error) {
+		return d.syncProject(ctx, p.Prune, p.DryRun), nil
+	})}
 }
 
 // syncProject plans a sync of the project into its collection; unless dryRun it runs the plan in
@@ -314,20 +301,8 @@ func syncStatusTool(d *Deps) Tool {
 			mcp.Description("Wait up to this many seconds for the job to finish before answering")),
 	)
 	def := newTool("r2r_sync_status", opts...)
-	parseArgs := argsParser(def)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a, err := parseArgs(req)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		id, _, err := a.OptUUID("job_id", "r2r_sync returns the job id")
-		if err != nil {
-			return invalidArgs(err), nil
-		}
-		wait, err := a.Int("wait_seconds", 0, maxStatusWait, 0)
-		if err != nil {
-			return invalidArgs(err), nil
-		}
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p syncStatusParams) (*mcp.CallToolResult, error) {
+		id := p.JobID
 		root := ""
 		if id == "" {
 			pr, err := d.Projects.Project(ctx)
@@ -344,10 +319,10 @@ func syncStatusTool(d *Deps) Tool {
 			}
 			return errorResult(ErrorInfo{Type: "not_found", Code: CodeInvalidParams, Message: what + " Start one with r2r_sync."}), nil
 		}
-		v := waitForJob(ctx, req, job, time.Duration(wait)*time.Second)
+		v := waitForJob(ctx, req, job, time.Duration(p.WaitSeconds)*time.Second)
 		o := statusOf(job, v)
 		return result(o.Message, o), nil
-	}}
+	})}
 }
 
 // waitForJob waits up to wait for job to finish, sending progress notifications.
@@ -407,4 +382,21 @@ func statusOf(job *syncJob, v jobView) SyncStatusOutput {
 	}
 	o.Message = b.String()
 	return o
+}
+
+// syncParams are one r2r_sync call's arguments.
+type syncParams struct {
+	Prune  bool `json:"prune"`
+	DryRun bool `json:"dry_run"`
+}
+
+// syncStatusParams are one r2r_sync_status call's arguments.
+type syncStatusParams struct {
+	JobID       string `json:"job_id"`
+	WaitSeconds int    `json:"wait_seconds"`
+}
+
+func (p *syncStatusParams) check(*Deps) (err error) {
+	p.JobID, err = optUUID("job_id", p.JobID, "r2r_sync returns the job id")
+	return err
 }

@@ -352,8 +352,7 @@ func annotations(title string, readOnly, destructive, idempotent, openWorld bool
 // newTool is mcp.NewTool that also records the order in which properties are declared, so
 // tools/list (and the README) show them in that order instead of alphabetically.
 func newTool(name string, opts ...mcp.ToolOption) mcp.Tool {
-	// additionalProperties:false: clients and mcp-go's input validation reject unknown
-	// arguments (the handlers check them too, for direct calls).
+	// additionalProperties:false: clients and ValidateArgs reject unknown arguments.
 	t := mcp.NewTool(name, mcp.WithSchemaAdditionalProperties(false))
 	var order []string
 	for _, o := range opts {
@@ -385,29 +384,6 @@ func withOutputSchema(schema map[string]any) mcp.ToolOption {
 		props, _ := schema["properties"].(map[string]any)
 		required, _ := schema["required"].([]string)
 		t.OutputSchema = mcp.ToolOutputSchema{Type: "object", Properties: props, Required: required}
-	}
-}
-
-// propertyNames lists a tool's input properties, for the unknown-argument check.
-func propertyNames(t mcp.Tool) []string {
-	names := make([]string, 0, len(t.InputSchema.Properties))
-	for k := range t.InputSchema.Properties {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
-}
-
-// argsParser returns the argument parser of tool t: it decodes a call's arguments and
-// rejects names t does not declare. The declared names are listed once, here.
-func argsParser(t mcp.Tool) func(mcp.CallToolRequest) (Args, error) {
-	valid := propertyNames(t)
-	return func(req mcp.CallToolRequest) (Args, error) {
-		raw := req.Params.Arguments
-		if raw == nil && len(req.Params.RawArguments) > 0 {
-			raw = req.Params.RawArguments
-		}
-		return newArgs(raw, valid)
 	}
 }
 

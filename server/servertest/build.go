@@ -85,7 +85,7 @@ func build() (dir, path string, err error) {
 	}
 	path = filepath.Join(dir, name)
 	args := []string{"build"}
-	if raceEnabled {
+	if RaceEnabled {
 		args = append(args, "-race")
 	}
 	args = append(args, "-ldflags", "-X github.com/r2r-mcp/r2r-mcp/cmd.version=e2e", "-o", path, ".")

@@ -38,8 +38,9 @@ func Env(t testing.TB, r2rURL string, extra ...string) []string {
 }
 
 // MinimalEnv is the whole environment of a child r2r-mcp: PATH, a private HOME with its
-// XDG directories under it, and extra ("K=V"). Nothing else is inherited: no R2R_*
-// variable and no D-Bus address unless extra passes one.
+// XDG directories under it, the race detector's options (GORACE, when set), and extra
+// ("K=V"). Nothing else is inherited: no R2R_* variable and no D-Bus address unless extra
+// passes one.
 func MinimalEnv(t testing.TB, extra ...string) []string {
 	t.Helper()
 	home := t.TempDir()
@@ -49,6 +50,9 @@ func MinimalEnv(t testing.TB, extra ...string) []string {
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+	}
+	if v, ok := os.LookupEnv("GORACE"); ok {
+		env = append(env, "GORACE="+v)
 	}
 	return append(env, extra...)
 }

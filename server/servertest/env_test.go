@@ -44,9 +44,10 @@ func TestEnvIsHermetic(t *testing.T) {
 
 func TestMinimalEnv(t *testing.T) {
 	t.Setenv("R2R_API_URL", "http://inherited")
+	t.Setenv("GORACE", "atexit_sleep_ms=10")
 	env := MinimalEnv(t, "DBUS_SESSION_BUS_ADDRESS=unix:path=/bus")
-	if len(env) != 6 {
-		t.Errorf("MinimalEnv = %q, want PATH, HOME, three XDG dirs and the extra entry", env)
+	if len(env) != 7 || EnvValue(env, "GORACE") != "atexit_sleep_ms=10" {
+		t.Errorf("MinimalEnv = %q, want PATH, HOME, three XDG dirs, GORACE and the extra entry", env)
 	}
 	home := EnvValue(env, "HOME")
 	for k, want := range map[string]string{

@@ -2,4 +2,6 @@
 
 package servertest
 
-const raceEnabled = false
+// RaceEnabled reports whether this test binary (and so the binary Build makes) has the race
+// detector on.
+const RaceEnabled = false

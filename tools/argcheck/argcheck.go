@@ -1,8 +1,9 @@
-package server
+// Package argcheck checks the arguments of a tool call against the tool's published input
+// schema and words each violation so that a model can fix its call.
+package argcheck
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,22 +16,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
-
-	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
-// argValidator checks tool arguments against each tool's input schema before the handler
-// runs. mcp-go's WithInputSchemaValidation does the same check but words failures as
+// Validator checks tool arguments against each tool's input schema. mcp-go's
+// WithInputSchemaValidation does the same check but words failures as
 // "<root>: &{Properties:[qeury]}"; a model fixes its call faster from "unknown argument
-// "qeury" (did you mean "query"?)", so the server validates itself and answers in the same
-// isError shape the tools use (text, plus {type, code -32602, retryable} in
-// _meta["r2r-mcp/error"]; no structuredContent, which would have to match the output schema).
-type argValidator struct {
+// "qeury" (did you mean "query"?)".
+type Validator struct {
 	logger *slog.Logger
 	tools  map[string]*toolSchema
 }
@@ -47,15 +43,45 @@ type toolSchema struct {
 
 var printer = message.NewPrinter(language.English)
 
-// newArgValidator prepares the validation of every tool's arguments. Schemas are made
-// strict (additionalProperties false unless the tool says otherwise), exactly as
-// WithStrictInputSchemaDefault publishes them, so what is enforced is what clients see.
-func newArgValidator(ts []tools.Tool, logger *slog.Logger) *argValidator {
-	v := &argValidator{logger: logger, tools: make(map[string]*toolSchema, len(ts))}
-	for _, t := range ts {
-		v.tools[t.Def.Name] = &toolSchema{def: strictSchema(t.Def)}
+// New prepares the validation of the arguments of the tools defs; nothing is compiled
+// before a tool's first call. Schemas are made strict (additionalProperties false unless
+// the tool says otherwise), exactly as mcp-go's WithStrictInputSchemaDefault publishes
+// them, so what is enforced is what clients see. logger receives broken schemas.
+func New(defs []mcp.Tool, logger *slog.Logger) *Validator {
+	v := &Validator{logger: logger, tools: make(map[string]*toolSchema, len(defs))}
+	for _, d := range defs {
+		v.tools[d.Name] = &toolSchema{def: strictSchema(d)}
 	}
 	return v
+}
+
+// Error is a call's arguments that do not fit its tool's schema.
+type Error struct {
+	Tool     string
+	Problems []string // one sentence fragment per violation, at most maxProblems+1
+	Valid    []string // the tool's argument names, required first
+}
+
+// Error is the whole rejection as a model reads it: what is wrong, the valid argument
+// names and the next step.
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Invalid arguments for %s: %s.", e.Tool, strings.Join(e.Problems, "; "))
+	if len(e.Valid) > 0 {
+		fmt.Fprintf(&b, " Valid arguments: %s.", strings.Join(e.Valid, ", "))
+	}
+	b.WriteString(" Fix the arguments and call again.")
+	return b.String()
+}
+
+// Check returns nil when req's arguments fit its tool's schema, or when the tool is not
+// one of New's (mcp-go answers unknown tools itself), and an *Error otherwise.
+func (v *Validator) Check(req mcp.CallToolRequest) *Error {
+	problems := v.check(req)
+	if problems == nil {
+		return nil
+	}
+	return &Error{Tool: req.Params.Name, Problems: problems, Valid: v.props(req.Params.Name)}
 }
 
 // compiled returns the tool's compiled schema and property names, compiling them once.
@@ -92,7 +118,7 @@ func (t *toolSchema) compiled() (*jsonschema.Schema, []string, error) {
 }
 
 // props returns a tool's property names, required first; nil when unknown.
-func (v *argValidator) props(tool string) []string {
+func (v *Validator) props(tool string) []string {
 	t, ok := v.tools[tool]
 	if !ok {
 		return nil
@@ -131,25 +157,8 @@ func propertyList(raw []byte) []string {
 	return append(req, opt...)
 }
 
-func (v *argValidator) middleware(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if problems := v.check(req); problems != nil {
-			res := v.invalid(req.Params.Name, problems)
-			// With the request's context, so a client that asked for info-level logs
-			// (logging/setLevel) sees the rejection too.
-			v.logger.InfoContext(ctx, "rejected tool arguments", "tool", req.Params.Name, "problems", strings.Join(problems, "; "))
-			return res, nil
-		}
-		// "arguments": null (sent by clients for a tool without parameters) means none.
-		if string(bytes.TrimSpace(req.Params.RawArguments)) == "null" {
-			req.Params.RawArguments, req.Params.Arguments = nil, nil
-		}
-		return next(ctx, req)
-	}
-}
-
 // check returns what is wrong with req's arguments, or nil when they fit the tool's schema.
-func (v *argValidator) check(req mcp.CallToolRequest) []string {
+func (v *Validator) check(req mcp.CallToolRequest) []string {
 	name := req.Params.Name
 	t, ok := v.tools[name]
 	if !ok {
@@ -221,7 +230,7 @@ func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
 }
 
 // describe words one schema violation for a model.
-func (v *argValidator) describe(tool string, e *jsonschema.ValidationError) string {
+func (v *Validator) describe(tool string, e *jsonschema.ValidationError) string {
 	arg := strings.Join(e.InstanceLocation, ".")
 	subject := "the arguments"
 	if arg != "" {
@@ -301,16 +310,6 @@ func clip(s string, maxChars int) string {
 // quote is strconv.Quote of at most maxQuoted characters of s.
 func quote(s string) string {
 	return strconv.Quote(clip(s, maxQuoted))
-}
-
-func (v *argValidator) invalid(tool string, problems []string) *mcp.CallToolResult {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Invalid arguments for %s: %s.", tool, strings.Join(problems, "; "))
-	if props := v.props(tool); len(props) > 0 {
-		fmt.Fprintf(&b, " Valid arguments: %s.", strings.Join(props, ", "))
-	}
-	b.WriteString(" Fix the arguments and call again.")
-	return tools.NewErrorResult(tools.ErrorInfo{Type: "invalid_params", Code: tools.CodeInvalidParams, Message: b.String()})
 }
 
 func quoteAll(names []string) string {

@@ -1,4 +1,4 @@
-package server
+package argcheck
 
 import (
 	"encoding/json"
@@ -8,13 +8,9 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/r2r-mcp/r2r-mcp/r2r"
-	"github.com/r2r-mcp/r2r-mcp/tools"
-	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
-func testTool() tools.Tool {
+func testTool() mcp.Tool {
 	def := mcp.NewTool("t_search",
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(10)),
 		mcp.WithString("mode", mcp.Enum("basic", "advanced")),
@@ -22,7 +18,7 @@ func testTool() tools.Tool {
 		mcp.WithNumber("temperature", mcp.Min(0), mcp.Max(2)),
 		mcp.WithObject("filters"),
 	)
-	return tools.Tool{Def: def}
+	return def
 }
 
 func callReq(raw string) mcp.CallToolRequest {
@@ -37,7 +33,7 @@ func callReq(raw string) mcp.CallToolRequest {
 }
 
 func TestArgValidator(t *testing.T) {
-	v := newArgValidator([]tools.Tool{testTool()}, slog.New(slog.DiscardHandler))
+	v := New([]mcp.Tool{testTool()}, slog.New(slog.DiscardHandler))
 	tests := []struct {
 		name string
 		args string // raw JSON; "" = no arguments member
@@ -80,36 +76,24 @@ func TestArgValidator(t *testing.T) {
 	}
 }
 
-func TestArgValidatorResult(t *testing.T) {
-	v := newArgValidator([]tools.Tool{testTool()}, slog.New(slog.DiscardHandler))
-	res := v.invalid("t_search", v.check(callReq(`{"qeury":"x"}`)))
-	if !res.IsError {
-		t.Fatal("not an error result")
+func TestErrorText(t *testing.T) {
+	v := New([]mcp.Tool{testTool()}, slog.New(slog.DiscardHandler))
+	err := v.Check(callReq(`{"qeury":"x"}`))
+	if err == nil {
+		t.Fatal("accepted a misspelled argument")
 	}
-	text := res.Content[0].(mcp.TextContent).Text
-	for _, w := range []string{"Invalid arguments for t_search", "Valid arguments: query, filters, limit, mode, temperature", "call again"} {
-		if !strings.Contains(text, w) {
-			t.Errorf("text %q lacks %q", text, w)
-		}
+	want := `Invalid arguments for t_search: missing required argument "query"; unknown argument "qeury" (did you mean "query"?). ` +
+		"Valid arguments: query, filters, limit, mode, temperature. Fix the arguments and call again."
+	if err.Error() != want {
+		t.Errorf("text\n%s\nwant\n%s", err.Error(), want)
 	}
-	if res.StructuredContent != nil {
-		t.Errorf("error result carries structured content (it must match the output schema): %#v", res.StructuredContent)
+	if v.Check(callReq(`{"query":"x"}`)) != nil {
+		t.Error("rejected valid arguments")
 	}
-	info, ok := tools.ErrorOf(res)
-	if !ok || info.Code != tools.CodeInvalidParams || info.Type != "invalid_params" || info.Retryable || info.Message != text {
-		t.Errorf("_meta error = %#v (ok %v)", info, ok)
-	}
-	wire, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(wire, &m); err != nil {
-		t.Fatal(err)
-	}
-	meta, _ := m["_meta"].(map[string]any)
-	if e, _ := meta[tools.ErrorMetaKey].(map[string]any); e["code"] != float64(tools.CodeInvalidParams) || e["type"] != "invalid_params" || e["retryable"] != false {
-		t.Errorf("wire _meta = %s", wire)
+	other := callReq(`{"anything":1}`)
+	other.Params.Name = "not_ours"
+	if v.Check(other) != nil {
+		t.Error("checked a tool it does not know")
 	}
 }
 
@@ -117,7 +101,7 @@ func TestArgValidatorResult(t *testing.T) {
 // rejection quotes at most maxQuoted characters of each, lists at most maxProblems
 // problems, and does not compute edit distances for names no property could be a typo of.
 func TestArgValidatorBoundsEcho(t *testing.T) {
-	v := newArgValidator([]tools.Tool{testTool()}, slog.New(slog.DiscardHandler))
+	v := New([]mcp.Tool{testTool()}, slog.New(slog.DiscardHandler))
 	long := strings.Repeat("q", 1<<20)
 	var many strings.Builder
 	many.WriteString(`{"query":"x"`)
@@ -138,8 +122,7 @@ func TestArgValidatorBoundsEcho(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			problems := v.check(callReq(tt.args))
-			text := v.invalid("t_search", problems).Content[0].(mcp.TextContent).Text
+			text := v.Check(callReq(tt.args)).Error()
 			for _, w := range tt.want {
 				if !strings.Contains(text, w) {
 					t.Errorf("text %q lacks %q", text, w)
@@ -152,41 +135,6 @@ func TestArgValidatorBoundsEcho(t *testing.T) {
 				t.Errorf("rejection is %d bytes long: %.400q", len(text), text)
 			}
 		})
-	}
-}
-
-// TestRegistrySchemasCompile checks every real tool schema compiles and accepts a minimal
-// valid call, so the validator never blocks a tool by mistake.
-func TestRegistrySchemasCompile(t *testing.T) {
-	client, err := r2r.New(r2r.Options{BaseURL: "http://127.0.0.1:1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := tools.Registry(&tools.Deps{Client: client, Projects: project.NewResolver(project.Options{WorkDir: t.TempDir(), CacheFile: "-"})})
-	v := newArgValidator(reg, slog.New(slog.DiscardHandler))
-	minimal := map[string]string{
-		"r2r_search":          `{"query":"q"}`,
-		"r2r_rag_query":       `{"question":"q"}`,
-		"r2r_ingest_document": `{"file_path":"README.md"}`,
-		"r2r_monitor_task":    `{"document_id":"5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}`,
-		"r2r_get_document":    `{"document_id":"5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}`,
-		"r2r_delete_document": `{"document_id":"5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}`,
-	}
-	for _, tl := range reg {
-		args := minimal[tl.Def.Name]
-		if args == "" {
-			args = `{}`
-		}
-		req := callReq(args)
-		req.Params.Name = tl.Def.Name
-		if p := v.check(req); p != nil {
-			t.Errorf("%s rejects %s: %v", tl.Def.Name, args, p)
-		}
-		req = callReq(`{"no_such_argument":1}`)
-		req.Params.Name = tl.Def.Name
-		if p := v.check(req); !strings.Contains(strings.Join(p, ";"), `unknown argument "no_such_argument"`) {
-			t.Errorf("%s accepts an unknown argument: %v", tl.Def.Name, p)
-		}
 	}
 }
 

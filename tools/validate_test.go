@@ -1,0 +1,102 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/argcheck"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
+)
+
+// TestValidateArgsResult: a rejection is an error result in the shape of every tool error,
+// and the handler does not run.
+func TestValidateArgsResult(t *testing.T) {
+	def := mcp.NewTool("t_search", mcp.WithString("query", mcp.Required()))
+	ran := false
+	h := ValidateArgs([]Tool{{Def: def}}, slog.New(slog.DiscardHandler))(func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ran = true
+		return result("ok", nil), nil
+	})
+	var req mcp.CallToolRequest
+	if err := json.Unmarshal([]byte(`{"name":"t_search","arguments":{"qeury":"x"}}`), &req.Params); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h(context.Background(), req)
+	if err != nil || ran || !res.IsError {
+		t.Fatalf("res %#v, err %v, handler ran %v", res, err, ran)
+	}
+	text := res.Content[0].(mcp.TextContent).Text
+	for _, w := range []string{"Invalid arguments for t_search", `(did you mean "query"?)`, "Valid arguments: query", "call again"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("text %q lacks %q", text, w)
+		}
+	}
+	if res.StructuredContent != nil {
+		t.Errorf("error result carries structured content (it must match the output schema): %#v", res.StructuredContent)
+	}
+	info, ok := ErrorOf(res)
+	if !ok || info.Code != CodeInvalidParams || info.Type != "invalid_params" || info.Retryable || info.Message != text {
+		t.Errorf("_meta error = %#v (ok %v)", info, ok)
+	}
+	wire, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(wire, &m); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := m["_meta"].(map[string]any)
+	if e, _ := meta[ErrorMetaKey].(map[string]any); e["code"] != float64(CodeInvalidParams) || e["type"] != "invalid_params" || e["retryable"] != false {
+		t.Errorf("wire _meta = %s", wire)
+	}
+}
+
+// TestRegistrySchemasCompile checks every real tool schema compiles and accepts a minimal
+// valid call, so the validator never blocks a tool by mistake.
+func TestRegistrySchemasCompile(t *testing.T) {
+	client, err := r2r.New(r2r.Options{BaseURL: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := Registry(&Deps{Client: client, Projects: project.NewResolver(project.Options{WorkDir: t.TempDir(), CacheFile: "-"})})
+	defs := make([]mcp.Tool, len(reg))
+	for i, tl := range reg {
+		defs[i] = tl.Def
+	}
+	v := argcheck.New(defs, slog.New(slog.DiscardHandler))
+	minimal := map[string]string{
+		"r2r_search":          `{"query":"q"}`,
+		"r2r_rag_query":       `{"question":"q"}`,
+		"r2r_ingest_document": `{"file_path":"README.md"}`,
+		"r2r_monitor_task":    `{"document_id":"5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}`,
+		"r2r_get_document":    `{"document_id":"5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}`,
+		"r2r_delete_document": `{"document_id":"5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}`,
+	}
+	call := func(name, args string) mcp.CallToolRequest {
+		var req mcp.CallToolRequest
+		if err := json.Unmarshal([]byte(`{"name":"`+name+`","arguments":`+args+`}`), &req.Params); err != nil {
+			t.Fatal(err)
+		}
+		return req
+	}
+	for _, tl := range reg {
+		args := minimal[tl.Def.Name]
+		if args == "" {
+			args = `{}`
+		}
+		if err := v.Check(call(tl.Def.Name, args)); err != nil {
+			t.Errorf("%s rejects %s: %v", tl.Def.Name, args, err)
+		}
+		err := v.Check(call(tl.Def.Name, `{"no_such_argument":1}`))
+		if err == nil || !strings.Contains(err.Error(), `unknown argument "no_such_argument"`) {
+			t.Errorf("%s accepts an unknown argument: %v", tl.Def.Name, err)
+		}
+	}
+}
