@@ -43,8 +43,7 @@ type IngestOutput struct {
 func ingestDocumentTool(d *Deps) Tool {
 	def := ingestDocumentDef()
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p ingestParams) (*mcp.CallToolResult, error) {
-		return d.ingest(ctx, req, ingestArgs{filePath: p.FilePath, collectionID: p.CollectionID, metadata: p.Metadata,
-			mode: p.Mode, async: p.Async}), nil
+		return d.ingest(ctx, req, p), nil
 	})}
 }
 
@@ -110,16 +109,9 @@ func ingestDocumentDef() mcp.Tool {
 	)
 }
 
-// ingestArgs are one r2r_ingest_document call's arguments.
-type ingestArgs struct {
-	filePath, collectionID, mode string
-	metadata                     map[string]any
-	async                        bool
-}
-
 // ingest uploads the file (upload.Upload) into the collection named or the project's,
 // creating the project's on first use.
-func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestArgs) *mcp.CallToolResult {
+func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestParams) *mcp.CallToolResult {
 	pr, err := d.Projects.Project(ctx)
 	if err != nil && !d.Projects.Remote() {
 		return d.projectErrorResult(ctx, err)
@@ -129,13 +121,13 @@ func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestArg
 	opts := d.uploadOptions(ctx, req, pr, in)
 	opts.Scope = func(ctx context.Context) (kbsync.Scope, error) {
 		var userID string
-		if s, userID, scopeRes = d.writeScope(ctx, &pr, in.collectionID); scopeRes != nil {
+		if s, userID, scopeRes = d.writeScope(ctx, &pr, in.CollectionID); scopeRes != nil {
 			return kbsync.Scope{}, errScopeRefused
 		}
 		return kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name}, nil
 	}
 	opts.OnWrite = func() { d.bumpAfterWrite(s.ID) }
-	r, err := upload.Upload(ctx, in.filePath, opts)
+	r, err := upload.Upload(ctx, in.FilePath, opts)
 	if err != nil {
 		return d.uploadErrorResult(ctx, err, s, scopeRes)
 	}
@@ -148,7 +140,7 @@ func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestArg
 
 // uploadOptions are the options of in's upload but its scope: the project's roots, the
 // wait for R2R, progress notifications while waiting, this server's pending uploads.
-func (d *Deps) uploadOptions(ctx context.Context, req mcp.CallToolRequest, pr project.Project, in ingestArgs) upload.Options {
+func (d *Deps) uploadOptions(ctx context.Context, req mcp.CallToolRequest, pr project.Project, in ingestParams) upload.Options {
 	roots := d.Projects.RootsOf(pr)
 	wait := d.IngestWait
 	if wait <= 0 {
@@ -156,10 +148,10 @@ func (d *Deps) uploadOptions(ctx context.Context, req mcp.CallToolRequest, pr pr
 	}
 	lastProgress := -1.0
 	return upload.Options{API: d.Client, Roots: roots, Remote: d.Projects.Remote(),
-		HomeRoot: len(roots) > 0 && project.NotAProject(roots[0]), Metadata: in.metadata, Mode: in.mode,
-		Wait: wait, Async: in.async, Poll: d.PollInterval, Pending: d.pendingUploads(), Now: d.now,
+		HomeRoot: len(roots) > 0 && project.NotAProject(roots[0]), Metadata: in.Metadata, Mode: in.Mode,
+		Wait: wait, Async: in.Async, Poll: d.PollInterval, Pending: d.pendingUploads(), Now: d.now,
 		OnStatus: func(_, st string) {
-			if p := ingestionProgress(st); !in.async && p > lastProgress {
+			if p := ingestionProgress(st); !in.Async && p > lastProgress {
 				lastProgress = p
 				notifyProgress(ctx, req, p, "ingestion "+orUnknown(st))
 			}
