@@ -85,7 +85,7 @@ type MetadataError struct{ Msg string }
 
 func (e *MetadataError) Error() string { return e.Msg }
 
-// ScopeError is Options.Scope's error, returned as is inside.
+// ScopeError wraps the error of Options.Scope; nothing was sent.
 type ScopeError struct{ Err error }
 
 func (e *ScopeError) Error() string { return e.Err.Error() }
