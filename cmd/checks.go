@@ -17,7 +17,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
-	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // ClaudeProjectDirEnv is set by Claude Code, for the servers it starts, to the project the
@@ -230,13 +230,13 @@ func checkUser(ctx context.Context, c *r2r.Client, timeout time.Duration, source
 
 // newProjectResolver resolves the project in dir without a disk cache: status and doctor
 // look the collection up afresh and write nothing.
-func newProjectResolver(dir string) *tools.ProjectResolver {
-	return tools.NewProjectResolver(tools.ProjectOptions{WorkDir: dir, CacheFile: "-"})
+func newProjectResolver(dir string) *project.Resolver {
+	return project.NewResolver(project.Options{WorkDir: dir, CacheFile: "-"})
 }
 
 // lookupCollection finds the project's collection within timeout, read only: a missing
 // collection is reported (Exists() false), never created.
-func lookupCollection(ctx context.Context, pr *tools.ProjectResolver, c *r2r.Client, timeout time.Duration) (*tools.ProjectCollection, error) {
+func lookupCollection(ctx context.Context, pr *project.Resolver, c *r2r.Client, timeout time.Duration) (*project.Collection, error) {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return pr.Collection(cctx, c, false)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
-	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // Time limits of the individual R2R checks.
@@ -375,7 +375,7 @@ func (d *doctor) checkProject(ctx context.Context) doctorCheck {
 	pr := newProjectResolver(d.cfg.ProjectDir)
 	p, err := pr.Project(ctx)
 	if err != nil {
-		return failCheck(err.Error(), "Fix "+tools.ProjectConfigFile+" in the project root (it should be {\"collection\": \"<name or id>\"}).")
+		return failCheck(err.Error(), "Fix "+project.ConfigFile+" in the project root (it should be {\"collection\": \"<name or id>\"}).")
 	}
 	head := fmt.Sprintf("%s (%s)", p.Name, p.Root)
 	want := collectionLabel(p.CollectionName, p.CollectionID)
@@ -397,8 +397,8 @@ func (d *doctor) checkProject(ctx context.Context) doctorCheck {
 		}
 		return failCheck(fmt.Sprintf("%s → collection %s: lookup failed: %v", head, want, err), "Check R2R's logs; run doctor again.")
 	}
-	if !pc.Exists() && tools.NotAProject(p.Root) {
-		return warnCheck(fmt.Sprintf("%s: no project collection", head), tools.NoProjectAdvice(p.Root)+".")
+	if !pc.Exists() && project.NotAProject(p.Root) {
+		return warnCheck(fmt.Sprintf("%s: no project collection", head), project.NoProjectAdvice(p.Root)+".")
 	}
 	if !pc.Exists() {
 		return okCheck(fmt.Sprintf("%s → collection %s: not created yet — the first ingest creates it%s", head, pc.Name, configured))

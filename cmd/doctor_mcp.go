@@ -23,6 +23,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // statusToolName is the tool doctor calls once the server is up.
@@ -68,7 +69,7 @@ var toolErrors = map[int]rpcErrorInfo{
 	// A tool result with -32603 is r2r-mcp's own verdict (tools.CodeInternal), not a crash:
 	// a configuration problem or a bug, which the text names. Calling again changes nothing.
 	tools.CodeInternal: {"r2r-mcp could not run the tool: a configuration problem or an internal error", false,
-		"Read the text: fix what it names (often the project's " + tools.ProjectConfigFile + "), or report the bug with this output."},
+		"Read the text: fix what it names (often the project's " + project.ConfigFile + "), or report the bug with this output."},
 }
 
 // explainCode returns the table entry for a JSON-RPC error code; unknown codes are

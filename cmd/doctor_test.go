@@ -27,6 +27,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // allDoctorChecks is the order of the report.
@@ -214,7 +215,7 @@ func registryToolNames(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	var names []string
-	for _, tl := range tools.Registry(&tools.Deps{Client: c, Projects: tools.NewProjectResolver(tools.ProjectOptions{CacheFile: "-"}),
+	for _, tl := range tools.Registry(&tools.Deps{Client: c, Projects: project.NewResolver(project.Options{CacheFile: "-"}),
 		History: tools.NewSearchHistory(0)}) {
 		names = append(names, tl.Def.Name)
 	}
@@ -245,7 +246,7 @@ func TestDoctor(t *testing.T) {
 		srv := r2rtest.NewServer(t, r2rtest.Options{RequireAuth: true})
 		key, client := newAPIKey(t, srv)
 		proj := gitProjectDir(t, "ledgerline")
-		coll, err := client.CreateCollection(context.Background(), tools.CollectionPrefix+"ledgerline", "")
+		coll, err := client.CreateCollection(context.Background(), project.CollectionPrefix+"ledgerline", "")
 		if err != nil {
 			t.Fatal(err)
 		}

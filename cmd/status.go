@@ -15,7 +15,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
-	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // defaultStatusTimeout bounds each live check of status (health, user, collection).
@@ -244,7 +244,7 @@ func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 }
 
 // projectSource says how the project root was inferred.
-func projectSource(pr tools.Project, start string) string {
+func projectSource(pr project.Project, start string) string {
 	if _, err := os.Lstat(filepath.Join(pr.Root, ".git")); err == nil {
 		return "git root of " + start
 	}
@@ -302,7 +302,7 @@ func (rep *StatusReport) checkUser(ctx context.Context, c *r2r.Client, timeout t
 }
 
 // checkCollection looks the project's collection up without creating it.
-func (rep *StatusReport) checkCollection(ctx context.Context, projects *tools.ProjectResolver, c *r2r.Client, timeout time.Duration) {
+func (rep *StatusReport) checkCollection(ctx context.Context, projects *project.Resolver, c *r2r.Client, timeout time.Duration) {
 	pc, err := lookupCollection(ctx, projects, c, timeout)
 	if err != nil {
 		rep.Project.Error = err.Error()
@@ -402,8 +402,8 @@ func statusChecks(rep *StatusReport) [][3]string {
 		rows = append(rows, [3]string{markFail, "Collection", p.Error})
 	case p.CollectionExists:
 		rows = append(rows, [3]string{markOK, "Collection", fmt.Sprintf("%s exists (id %s)", coll, p.CollectionID)})
-	case p.CollectionChecked && tools.NotAProject(p.Root):
-		rows = append(rows, [3]string{markWarn, "Collection", "none: " + tools.NoProjectAdvice(p.Root)})
+	case p.CollectionChecked && project.NotAProject(p.Root):
+		rows = append(rows, [3]string{markWarn, "Collection", "none: " + project.NoProjectAdvice(p.Root)})
 	case p.CollectionChecked:
 		rows = append(rows, [3]string{markOK, "Collection", coll + " does not exist yet; the first r2r_ingest_document creates it"})
 	default:

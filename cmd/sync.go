@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/r2r-mcp/r2r-mcp/tools"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/upload"
 )
 
 type syncOptions struct {
@@ -166,7 +166,7 @@ func resolveSync(ctx context.Context, o *syncOptions) (*syncTarget, error) {
 	if label == "" {
 		label = "collection " + pc.ID
 	}
-	syncer, stateDir, key, err := tools.NewSyncer(tools.SyncConfig{API: client, Root: root, Dir: dir, Prune: o.Prune,
+	syncer, stateDir, key, err := upload.NewSyncer(upload.SyncConfig{API: client, Root: root, Dir: dir, Prune: o.Prune,
 		Concurrency: o.Concurrency, Mode: o.Mode, StateDir: o.StateDir,
 		Scope: kbsync.Scope{CollectionID: pc.ID, UserID: userID, Project: pr.Name}})
 	if err != nil {

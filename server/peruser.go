@@ -8,6 +8,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // UserOptions adapt the copy of a server that ForCredentials builds.
@@ -35,7 +36,7 @@ type UserOptions struct {
 func (s *Server) ForCredentials(creds r2r.Credentials, o UserOptions) (*Server, error) {
 	base := s.Deps
 	logger := s.logger.With("identity", creds.Identity())
-	projects := tools.NewProjectResolver(tools.ProjectOptions{
+	projects := project.NewResolver(project.Options{
 		WorkDir:    s.cfg.WorkDir,
 		ExtraRoots: s.cfg.AllowDirs,
 		CacheFile:  "-", // mappings of one user stay in memory

@@ -9,7 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
-	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // rootsTimeout bounds a roots/list request: a client that declares roots but never
@@ -32,7 +32,7 @@ var errModernRoots = errors.New("roots are not requested on protocol 2026-07-28 
 // (--project-dir), which is where MCP clients start stdio servers anyway.
 type rootsBridge struct {
 	srv      *mcpserver.MCPServer
-	projects *tools.ProjectResolver
+	projects *project.Resolver
 	logger   *slog.Logger
 }
 

@@ -36,6 +36,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // describedCredentials are credentials that say where they came from as far as known
@@ -104,7 +105,7 @@ type Config struct {
 	AllowDirs []string
 
 	// Remote serves clients on other machines (serve --http): no local project, files only
-	// from AllowDirs (tools.ProjectOptions.Remote).
+	// from AllowDirs (project.Options.Remote).
 	Remote bool
 	// R2RMiddleware wraps every R2R request outside retry and breaker (metrics, tracing).
 	R2RMiddleware []r2r.Middleware
@@ -372,7 +373,7 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if cfg.ConfigDir != "" {
 		cacheFile = filepath.Join(cfg.ConfigDir, "projects.json")
 	}
-	projects := tools.NewProjectResolver(tools.ProjectOptions{
+	projects := project.NewResolver(project.Options{
 		WorkDir:    cfg.WorkDir,
 		ExtraRoots: cfg.AllowDirs,
 		CacheFile:  cacheFile,
@@ -390,7 +391,7 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 
 // build registers s.Deps's tools and resources on a new MCP server; mw wrap every tool
 // call outside the argument validation.
-func (s *Server) build(projects *tools.ProjectResolver, mw ...mcpserver.ToolHandlerMiddleware) {
+func (s *Server) build(projects *project.Resolver, mw ...mcpserver.ToolHandlerMiddleware) {
 	registry := tools.Filter(tools.Registry(s.Deps), s.cfg.ReadOnly)
 	cancelled := newCancelledCalls(s.logger.With("component", "mcp"))
 	lazy := &lazyTools{tools: tools.ServerTools(registry)}
@@ -453,7 +454,7 @@ func newClients(cfg Config, base string, res resilience, logger *slog.Logger) (c
 }
 
 // newDeps gathers what the tools share.
-func newDeps(cfg Config, res resilience, c clients, projects *tools.ProjectResolver, logger *slog.Logger) *tools.Deps {
+func newDeps(cfg Config, res resilience, c clients, projects *project.Resolver, logger *slog.Logger) *tools.Deps {
 	deps := &tools.Deps{
 		Client:       c.tools,
 		Projects:     projects,
@@ -500,7 +501,7 @@ func statusSettings(cfg Config) map[string]string {
 
 // newMCPServer is the mcp-go server with r2r-mcp's options, hooks, argument validation
 // and roots bridge; the caller adds tools and resources.
-func newMCPServer(cfg Config, registry []tools.Tool, projects *tools.ProjectResolver, cancelled *cancelledCalls,
+func newMCPServer(cfg Config, registry []tools.Tool, projects *project.Resolver, cancelled *cancelledCalls,
 	lazy *lazyTools, logger *slog.Logger, mw ...mcpserver.ToolHandlerMiddleware) *mcpserver.MCPServer {
 	roots := &rootsBridge{projects: projects, logger: logger.With("component", "roots")}
 	hooks := &mcpserver.Hooks{}

@@ -14,6 +14,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // benchSearch returns the r2r_search handler of a registry wired as serve wires it (cache,
@@ -37,7 +38,7 @@ func benchSearch(b *testing.B, url string, br *r2r.Breaker, limits RateLimits) s
 	if err := os.WriteFile(filepath.Join(proj, "ledger.md"), []byte(ledgerDoc), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	d := &Deps{Client: c, Projects: NewProjectResolver(ProjectOptions{WorkDir: proj, CacheFile: "-"}),
+	d := &Deps{Client: c, Projects: project.NewResolver(project.Options{WorkDir: proj, CacheFile: "-"}),
 		History: NewSearchHistory(0), Cache: results, RateLimits: limits}
 	reg := map[string]server.ToolHandlerFunc{}
 	for _, t := range Registry(d) {

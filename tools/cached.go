@@ -4,10 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
-	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/cache"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
 // cachedMarker starts the text of a result served from the cache.
@@ -117,7 +116,7 @@ func cachedLoad[T any](ctx context.Context, d *Deps, kind cache.Kind, tool strin
 		Args: args, Collection: collection})
 	// The ingestion check comes after the key: an ingest marks the collection busy before it
 	// bumps its generation, so a key of the new generation always sees the mark.
-	if err != nil || d.tracker().busy(collection, d.now()) {
+	if err != nil || d.pendingUploads().Busy(collection, d.now()) {
 		out, _, err = load(ctx)
 		return out, false, err
 	}
@@ -169,66 +168,12 @@ func (d *Deps) bumpAfterWrite(collection string) {
 // started that ingestion, the collection's cached results are invalidated, since the
 // document is searchable now.
 func (d *Deps) ingestionDone(docID, status string) {
-	if !terminal(status) {
+	if !kbsync.Terminal(status) {
 		return
 	}
-	if coll, ok := d.tracker().finish(docID); ok {
+	if coll, ok := d.pendingUploads().Finish(docID); ok {
 		d.bumpAfterWrite(coll)
 	}
-}
-
-// maxPendingAge bounds how long an ingestion this server started keeps its collection out
-// of the cache when nobody looks at its status.
-const maxPendingAge = 15 * time.Minute
-
-// ingestTracker remembers the documents this server uploaded that R2R is still processing.
-type ingestTracker struct {
-	mu   sync.Mutex
-	docs map[string]pendingIngest // document id →
-}
-
-type pendingIngest struct {
-	collection string
-	since      time.Time
-}
-
-func newIngestTracker() *ingestTracker {
-	return &ingestTracker{docs: map[string]pendingIngest{}}
-}
-
-// start marks docID as being ingested into collection.
-func (t *ingestTracker) start(docID, collection string, now time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.docs[docID] = pendingIngest{collection: collection, since: now}
-}
-
-// finish forgets docID and returns its collection, if it was tracked.
-func (t *ingestTracker) finish(docID string) (string, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	p, ok := t.docs[docID]
-	delete(t.docs, docID)
-	return p.collection, ok
-}
-
-// busy reports whether a tracked ingestion into collection is in progress.
-func (t *ingestTracker) busy(collection string, now time.Time) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.docs) == 0 {
-		return false
-	}
-	found := false
-	for id, p := range t.docs {
-		switch {
-		case now.Sub(p.since) > maxPendingAge:
-			delete(t.docs, id)
-		case p.collection == collection:
-			found = true
-		}
-	}
-	return found
 }
 
 // SharedCache is a Cache that also keeps its entries outside this process (the Redis the

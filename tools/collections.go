@@ -10,6 +10,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // CollectionSummary is one entry of r2r_list_collections.
@@ -158,8 +159,8 @@ func listCollectionsText(o ListCollectionsOutput, projID, projRoot string) strin
 			fmt.Fprintf(&b, "%d more — call again with offset=%d.\n", rest, o.Offset+len(o.Collections))
 		}
 	}
-	if o.ProjectCollection != "" && projID == "" && NotAProject(projRoot) {
-		fmt.Fprintf(&b, "\nNo project collection: %s.", NoProjectAdvice(projRoot))
+	if o.ProjectCollection != "" && projID == "" && project.NotAProject(projRoot) {
+		fmt.Fprintf(&b, "\nNo project collection: %s.", project.NoProjectAdvice(projRoot))
 	} else if o.ProjectCollection != "" && projID == "" {
 		fmt.Fprintf(&b, "\nThe current project's collection %s does not exist yet; r2r_ingest_document creates it.", o.ProjectCollection)
 	}

@@ -67,7 +67,7 @@ func deleteDocumentTool(d *Deps) Tool {
 			d.bumpAfterWrite(s.ID) // R2R may have deleted it before failing to answer
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id)), nil
 		}
-		d.tracker().finish(id)
+		d.pendingUploads().Finish(id)
 		d.bumpAfterWrite(s.ID)
 		o.Deleted = true
 		o.Message = fmt.Sprintf("Deleted document %s %q from %s.", id, o.Title, s.label())

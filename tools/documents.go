@@ -13,6 +13,8 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/confine"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
 const documentIDHint = "run r2r_list_documents to see document ids"
@@ -167,7 +169,7 @@ func (d *Deps) listDocuments(ctx context.Context, base ListDocumentsOutput, s *s
 	store := true
 	for _, doc := range seen {
 		d.ingestionDone(doc.ID, doc.IngestionStatus)
-		store = store && terminal(doc.IngestionStatus)
+		store = store && kbsync.Terminal(doc.IngestionStatus)
 	}
 	return o, store, nil
 }
@@ -231,7 +233,7 @@ func statusMatches(filter, status string) bool {
 	case "all":
 		return true
 	case "pending":
-		return !terminal(status)
+		return !kbsync.Terminal(status)
 	}
 	return status == filter
 }
@@ -289,7 +291,7 @@ func listDocumentsText(o ListDocumentsOutput, s *scope) string {
 	for i, doc := range o.Documents {
 		size := ""
 		if doc.SizeBytes > 0 {
-			size = ", " + humanBytes(doc.SizeBytes)
+			size = ", " + confine.HumanBytes(doc.SizeBytes)
 		}
 		date := ""
 		if len(doc.CreatedAt) >= 10 {
@@ -378,7 +380,7 @@ func monitorTaskTool(d *Deps) Tool {
 		o := MonitorOutput{
 			DocumentID: doc.ID, IngestionStatus: doc.IngestionStatus, ExtractionStatus: doc.ExtractionStatus,
 			Title: documentTitle(*doc), Progress: ingestionProgress(doc.IngestionStatus),
-			Done: terminal(doc.IngestionStatus), Failure: failureReason(doc), UpdatedAt: formatTime(doc.UpdatedAt.Time),
+			Done: kbsync.Terminal(doc.IngestionStatus), Failure: failureReason(doc), UpdatedAt: formatTime(doc.UpdatedAt.Time),
 		}
 		if o.DocumentID == "" {
 			o.DocumentID = id
@@ -496,7 +498,7 @@ func (d *Deps) readDocument(ctx context.Context, id string, offset, maxChars int
 		}
 		d.ingestionDone(id, o.IngestionStatus)
 		// Until ingestion has finished, status and text are still changing.
-		return o, terminal(o.IngestionStatus) && o.Note == "", nil
+		return o, kbsync.Terminal(o.IngestionStatus) && o.Note == "", nil
 	})
 	if err != nil {
 		return nil, r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id))
@@ -659,7 +661,7 @@ func documentText(o GetDocumentOutput) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Document %s %q (%s, %s", o.DocumentID, o.Title, orUnknown(o.DocumentType), orUnknown(o.IngestionStatus))
 	if o.SizeBytes > 0 {
-		fmt.Fprintf(&b, ", %s", humanBytes(o.SizeBytes))
+		fmt.Fprintf(&b, ", %s", confine.HumanBytes(o.SizeBytes))
 	}
 	fmt.Fprintf(&b, ", %s", plural(o.ChunkCount, "chunk"))
 	if o.CreatedAt != "" {

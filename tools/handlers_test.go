@@ -17,7 +17,9 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 const ledgerDoc = `# Ledger design
@@ -350,7 +352,7 @@ func TestReadsBeforeTheCollectionExists(t *testing.T) {
 
 func TestProjectConfigFileOverridesCollection(t *testing.T) {
 	e := newEnv(t)
-	e.write(ProjectConfigFile, `{"collection": "team-docs"}`)
+	e.write(project.ConfigFile, `{"collection": "team-docs"}`)
 	e.write("a.md", ledgerDoc)
 	var io IngestOutput
 	structured(t, e.ok("r2r_ingest_document", map[string]any{"file_path": "a.md"}), &io)
@@ -359,12 +361,12 @@ func TestProjectConfigFileOverridesCollection(t *testing.T) {
 		t.Fatalf("collection = %+v, %v", coll, err)
 	}
 	// A configured id that does not exist is a configuration error, not a silent creation.
-	e.write(ProjectConfigFile, `{"collection": "00000000-0000-4000-8000-000000000001"}`)
+	e.write(project.ConfigFile, `{"collection": "00000000-0000-4000-8000-000000000001"}`)
 	_, info := e.fail("r2r_search", map[string]any{"query": "ledger"})
 	if info.Type != "configuration" || !strings.Contains(info.Message, ".r2r-mcp.json") {
 		t.Fatalf("info = %+v", info)
 	}
-	e.write(ProjectConfigFile, `{"collection": `)
+	e.write(project.ConfigFile, `{"collection": `)
 	_, info = e.fail("r2r_list_documents", nil)
 	if !strings.Contains(info.Message, "not valid JSON") {
 		t.Fatalf("info = %+v", info)
@@ -376,7 +378,7 @@ func TestProjectMappingCachedOnDiskAndRevalidated(t *testing.T) {
 	e.write("a.md", ledgerDoc)
 	var io IngestOutput
 	structured(t, e.ok("r2r_ingest_document", map[string]any{"file_path": "a.md"}), &io)
-	cacheFile := e.deps.Projects.cacheFile()
+	cacheFile := e.deps.Projects.CacheFile()
 	fi, err := os.Stat(cacheFile)
 	if err != nil {
 		t.Fatal(err)
@@ -390,7 +392,7 @@ func TestProjectMappingCachedOnDiskAndRevalidated(t *testing.T) {
 	}
 
 	// A new process (new resolver) uses the disk entry after one check, without a name lookup.
-	fresh := NewProjectResolver(ProjectOptions{WorkDir: e.project, CacheFile: cacheFile})
+	fresh := project.NewResolver(project.Options{WorkDir: e.project, CacheFile: cacheFile})
 	e.r2r.ResetCounts()
 	pc, err := fresh.Collection(context.Background(), e.client, false)
 	if err != nil || pc.ID != io.CollectionID {
@@ -407,7 +409,7 @@ func TestProjectMappingCachedOnDiskAndRevalidated(t *testing.T) {
 	if _, err := deleteCollection(e, io.CollectionID); err != nil {
 		t.Fatal(err)
 	}
-	stale := NewProjectResolver(ProjectOptions{WorkDir: e.project, CacheFile: cacheFile})
+	stale := project.NewResolver(project.Options{WorkDir: e.project, CacheFile: cacheFile})
 	pc, err = stale.Collection(context.Background(), e.client, false)
 	if err != nil || pc.Exists() {
 		t.Fatalf("after delete: %+v, %v", pc, err)
@@ -505,34 +507,34 @@ func TestIngestConfinement(t *testing.T) {
 	tests := []struct {
 		name, path, kind string
 	}{
-		{"dotdot escape", "../outside/notes.md", refuseOutside},
-		{"dotdot inside the path", "docs/../../outside/notes.md", refuseOutside},
-		{"absolute outside", secretOutside, refuseOutside},
-		{"symlink to a file outside", "link.md", refuseOutside},
-		{"symlinked directory outside", "linkdir/notes.md", refuseOutside},
-		{"proc environ", "/proc/self/environ", refuseSystem},
-		{"dev null", "/dev/null", refuseSystem},
-		{"etc passwd", "/etc/passwd", refuseOutside},
-		{"missing", "docs/missing.md", refuseMissing},
-		{"directory", "adir.md", refuseSpecial},
-		{"project root", ".", refuseSpecial},
-		{"dotenv", ".env", refuseSecret},
-		{"dotenv variant", ".env.local", refuseSecret},
-		{"pem", "certs/server.pem", refuseSecret},
-		{"key", "keys/deploy.key", refuseSecret},
-		{"ssh private key", "home/id_rsa", refuseSecret},
-		{"ssh public key", "home/id_ed25519.pub", refuseSecret},
-		{"git internals", ".git/config", refuseSecret},
-		{"netrc", ".netrc", refuseSecret},
-		{"npmrc", ".npmrc", refuseSecret},
-		{"credentials.json", "gcp/credentials.json", refuseSecret},
-		{"symlink to a secret", "innocent.md", refuseSecret},
-		{"unsupported type", "tool.exe", refuseType},
-		{"no extension", "noext", refuseType},
-		{"too large for md", "big.md", refuseTooLarge},
+		{"dotdot escape", "../outside/notes.md", confine.Outside},
+		{"dotdot inside the path", "docs/../../outside/notes.md", confine.Outside},
+		{"absolute outside", secretOutside, confine.Outside},
+		{"symlink to a file outside", "link.md", confine.Outside},
+		{"symlinked directory outside", "linkdir/notes.md", confine.Outside},
+		{"proc environ", "/proc/self/environ", confine.System},
+		{"dev null", "/dev/null", confine.System},
+		{"etc passwd", "/etc/passwd", confine.Outside},
+		{"missing", "docs/missing.md", confine.Missing},
+		{"directory", "adir.md", confine.Special},
+		{"project root", ".", confine.Special},
+		{"dotenv", ".env", confine.Secret},
+		{"dotenv variant", ".env.local", confine.Secret},
+		{"pem", "certs/server.pem", confine.Secret},
+		{"key", "keys/deploy.key", confine.Secret},
+		{"ssh private key", "home/id_rsa", confine.Secret},
+		{"ssh public key", "home/id_ed25519.pub", confine.Secret},
+		{"git internals", ".git/config", confine.Secret},
+		{"netrc", ".netrc", confine.Secret},
+		{"npmrc", ".npmrc", confine.Secret},
+		{"credentials.json", "gcp/credentials.json", confine.Secret},
+		{"symlink to a secret", "innocent.md", confine.Secret},
+		{"unsupported type", "tool.exe", confine.Type},
+		{"no extension", "noext", confine.Type},
+		{"too large for md", "big.md", confine.TooLarge},
 	}
 	if haveFIFO {
-		tests = append(tests, struct{ name, path, kind string }{"fifo", "pipe.md", refuseSpecial})
+		tests = append(tests, struct{ name, path, kind string }{"fifo", "pipe.md", confine.Special})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

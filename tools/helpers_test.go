@@ -18,6 +18,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // env is one test setup: an emulated R2R, a project directory (a git root) and the tools.
@@ -74,7 +75,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	mustMkdir(t, filepath.Join(proj, ".git"))
 	deps := &Deps{
 		Client:       c,
-		Projects:     NewProjectResolver(ProjectOptions{WorkDir: proj, CacheFile: filepath.Join(base, "cfg", "projects.json"), ExtraRoots: cfg.extraRoots}),
+		Projects:     project.NewResolver(project.Options{WorkDir: proj, CacheFile: filepath.Join(base, "cfg", "projects.json"), ExtraRoots: cfg.extraRoots}),
 		History:      NewSearchHistory(0),
 		Status:       StatusInfo{Version: "test", AuthSource: "none", URLSource: "test"},
 		PollInterval: 5 * time.Millisecond,

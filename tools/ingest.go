@@ -4,28 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
-	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
-	"github.com/google/uuid"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/upload"
 )
 
 const maxPathChars = 4096
 
 var ingestionModes = []string{"hi-res", "fast", "custom"}
-
-// reservedMetadata are metadata keys r2r-mcp sets itself. collection_ids is among them
-// because R2R at HEAD takes a document's collections from metadata.collection_ids.
-var reservedMetadata = []string{kbsync.MetaSourcePath, kbsync.MetaContentSHA, kbsync.MetaSource, kbsync.MetaProject,
-	kbsync.MetaIngestedBy, kbsync.MetaSourceRoot, "collection_ids"}
 
 // IngestOutput is the structured result of r2r_ingest_document.
 type IngestOutput struct {
@@ -50,8 +43,7 @@ type IngestOutput struct {
 func ingestDocumentTool(d *Deps) Tool {
 	def := ingestDocumentDef()
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p ingestParams) (*mcp.CallToolResult, error) {
-		return d.ingest(ctx, req, ingestArgs{filePath: p.FilePath, collectionID: p.CollectionID, metadata: p.Metadata,
-			mode: p.Mode, async: p.Async}), nil
+		return d.ingest(ctx, req, p), nil
 	})}
 }
 
@@ -117,241 +109,142 @@ func ingestDocumentDef() mcp.Tool {
 	)
 }
 
-// ingestArgs are one r2r_ingest_document call's arguments.
-type ingestArgs struct {
-	filePath, collectionID, mode string
-	metadata                     map[string]any
-	async                        bool
-}
-
-// upload is a confined file on its way to R2R.
-type upload struct {
-	file   *confinedFile
-	rel    string // the name it is shown and titled by
-	idPath string // the path its document id is derived from
-	root   string // kbsync.MetaSourceRoot: "" for project files, "extra:<id>" for an extra root's
-}
-
-// ingest reads the file within the project's rules, resolves the collection (creating the
-// project's on first use) and writes the file as the current version of its document.
-func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestArgs) *mcp.CallToolResult {
+// ingest uploads the file (upload.Upload) into the collection named or the project's,
+// creating the project's on first use.
+func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestParams) *mcp.CallToolResult {
 	pr, err := d.Projects.Project(ctx)
 	if err != nil && !d.Projects.Remote() {
 		return d.projectErrorResult(ctx, err)
 	}
-	// Concurrent ingests share a memory budget for the files they read (uploadbudget.go).
-	release, err := uploadBudget.reserve(ctx, uploadReservation(in.filePath, d.Projects.rootsOf(pr)))
+	var s *scope
+	var scopeRes *mcp.CallToolResult // why no collection could be written to
+	opts := d.uploadOptions(ctx, req, pr, in)
+	opts.Scope = func(ctx context.Context) (kbsync.Scope, error) {
+		var userID string
+		if s, userID, scopeRes = d.writeScope(ctx, &pr, in.CollectionID); scopeRes != nil {
+			return kbsync.Scope{}, errScopeRefused
+		}
+		return kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name}, nil
+	}
+	opts.OnWrite = func() { d.bumpAfterWrite(s.ID) }
+	r, err := upload.Upload(ctx, in.FilePath, opts)
 	if err != nil {
-		return uploadBusyResult()
+		return d.uploadErrorResult(ctx, err, s, scopeRes)
 	}
-	defer release()
-	up, res := d.readUpload(pr, in.filePath)
-	if res != nil {
-		return res
+	if r.Warning != nil {
+		d.logger().Warn("ingest: replacing the older versions did not finish", "document_id", r.DocumentID, "error", r.Warning)
 	}
-	md, err := documentMetadata(in.metadata, up.file.Ext, up.file.AsText)
-	if err != nil {
-		return invalidArgs(err)
-	}
-	// The document id depends on who uploads (see kbsync.VersionID); asked before the
-	// collection may be created, so a failure leaves nothing behind.
-	userID, err := d.Projects.UserID(ctx, d.Client)
-	if err != nil {
-		return d.projectErrorResult(ctx, err)
-	}
-	s, errRes := d.resolveScopeOf(ctx, &pr, in.collectionID, true)
-	if errRes != nil {
-		return errRes
-	}
-	if s, errRes = d.verifyWriteScope(ctx, s); errRes != nil {
-		return errRes
-	}
-	if s.Created {
-		d.bumpAfterWrite("") // the collection list changed
-	}
-	file := kbsync.File{Path: up.rel, IDPath: up.idPath, Data: up.file.Data, AsText: up.file.AsText, Metadata: md}
-	o, errRes := d.putFile(ctx, req, s, kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name, Root: up.root},
-		file, in.mode, in.async)
-	if errRes != nil {
-		return errRes
-	}
-	o.FileName, o.SizeBytes, o.CollectionNew = path.Base(up.file.Rel), int64(len(up.file.Data)), s.Created
-	o.Message = ingestMessage(o, s)
+	o := ingestOutput(r, s)
 	return result(o.Message, o)
 }
 
-// readUpload applies the confinement rules to path for project pr and reads the file; the
-// result is the refusal when it may not be read.
-func (d *Deps) readUpload(pr Project, filePath string) (*upload, *mcp.CallToolResult) {
-	roots := d.Projects.rootsOf(pr)
-	if d.Projects.Remote() && (len(roots) == 0 || !filepath.IsAbs(filePath)) {
-		return nil, refusal(refuseOutside, "Not ingested: over HTTP, r2r-mcp reads only files on its own host, inside a directory "+
-			"its operator opened with --allow-dir, named by absolute path. Upload the file's directory there, or ingest from a local r2r-mcp.")
-	}
-	// Started in the home directory (or /) with no project around it, everything there
-	// (agents' own credential files included) would be "in the project": only the
-	// --allow-dir roots are open then (relative paths still start at the project root).
-	homeRoot := len(roots) > 0 && tooWide(roots[0])
-	if homeRoot {
-		if !filepath.IsAbs(filePath) {
-			filePath = filepath.Join(roots[0], filePath)
-		}
-		roots = roots[1:]
-	}
-	f, err := confineFile(filePath, roots)
-	if err != nil {
-		var ce *ConfineError
-		if errors.As(err, &ce) && homeRoot && ce.Kind == refuseOutside {
-			return nil, refusal(refuseOutside, fmt.Sprintf("Not ingested: the project root is %s, your home directory or "+
-				"the file-system root, so r2r-mcp does not ingest from it. Start your MCP client in a project "+
-				"directory (or pass --project-dir), or allow one directory with --allow-dir.", pr.Root))
-		}
-		if errors.As(err, &ce) {
-			return nil, refusal(ce.Kind, "Not ingested: "+ce.Msg)
-		}
-		return nil, refusal(refuseMissing, "Not ingested: "+err.Error())
-	}
-	up := &upload{file: f, rel: f.Rel, idPath: f.Rel}
-	if !f.InProject {
-		// A file from an extra root: named by the root's base name, never by the local
-		// absolute path (user name, home layout), which would end up in shared metadata.
-		// Its id also depends on the root's real path, so it cannot collide with a
-		// project file (or another root's) that has the same displayed name.
-		up.rel = path.Join(filepath.Base(f.Root), f.Rel)
-		up.root = "extra:" + uuid.NewSHA1(kbsync.DocumentNamespace, []byte(f.Root)).String()[:8]
-		up.idPath = up.root + "/" + f.Rel
-	}
-	return up, nil
-}
-
-// putFile writes one file as the current version of its document (kbsync.Writer.Put):
-// unchanged content sends nothing, changed content replaces the older versions once the
-// new one has succeeded. A new file with async returns as soon as R2R has it; otherwise
-// the wait for R2R ends with the call's time.
-func (d *Deps) putFile(ctx context.Context, req mcp.CallToolRequest, s *scope, sc kbsync.Scope, file kbsync.File, mode string, async bool) (IngestOutput, *mcp.CallToolResult) {
-	o := IngestOutput{CollectionID: s.ID, CollectionName: s.Name, RelativePath: file.Path, Replaced: []string{}}
-	old, err := kbsync.Versions(ctx, d.Client, sc, file.Path)
-	if err != nil {
-		d.forgetOn404(ctx, s, err)
-		return o, r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s))
-	}
+// uploadOptions are the options of in's upload but its scope: the project's roots, the
+// wait for R2R, progress notifications while waiting, this server's pending uploads.
+func (d *Deps) uploadOptions(ctx context.Context, req mcp.CallToolRequest, pr project.Project, in ingestParams) upload.Options {
+	roots := d.Projects.RootsOf(pr)
 	wait := d.IngestWait
 	if wait <= 0 {
 		wait = DefaultIngestWait
 	}
-	if dl, ok := ctx.Deadline(); ok {
-		wait = min(wait, time.Until(dl)-2*time.Second)
-	}
-	if async && len(old) == 0 {
-		wait = time.Nanosecond // nothing to replace: one look at R2R's status, then return
-	}
 	lastProgress := -1.0
-	w := &kbsync.Writer{API: d.Client, Scope: sc, Mode: mode, Wait: wait, Poll: d.PollInterval,
-		OnWrite: func() { d.bumpAfterWrite(s.ID) },
-		OnStatus: func(id, st string) {
-			if p := ingestionProgress(st); !async && p > lastProgress {
+	return upload.Options{API: d.Client, Roots: roots, Remote: d.Projects.Remote(),
+		HomeRoot: len(roots) > 0 && project.NotAProject(roots[0]), Metadata: in.Metadata, Mode: in.Mode,
+		Wait: wait, Async: in.Async, Poll: d.PollInterval, Pending: d.pendingUploads(), Now: d.now,
+		OnStatus: func(_, st string) {
+			if p := ingestionProgress(st); !in.Async && p > lastProgress {
 				lastProgress = p
 				notifyProgress(ctx, req, p, "ingestion "+orUnknown(st))
 			}
 		}}
-	docID := kbsync.VersionID(sc.CollectionID, sc.UserID, cmpOr(file.IDPath, file.Path), kbsync.SHA256(file.Data))
-	// Mark the collection busy before the upload, so no search result from before the
-	// document is searchable gets cached meanwhile (see cachedLoad).
-	d.tracker().start(docID, s.ID, d.now())
-	out, err := w.Put(ctx, file, old)
-	o.DocumentID, o.ContentSHA, o.IngestionStatus, o.Failure = out.DocumentID, out.SHA, out.Status, out.Failure
-	o.Replaced = append(o.Replaced, out.Deleted...)
-	o.SentAs = "file"
-	if file.AsText {
+}
+
+// errScopeRefused stops an upload whose collection could not be resolved; the result
+// saying why is kept by the caller.
+var errScopeRefused = errors.New("tools: no collection to write to")
+
+// writeScope resolves the collection an ingest writes to and the R2R user it writes as.
+// The user id is asked for first: a document's id depends on it (see kbsync.VersionID), and
+// a failure then leaves no newly created collection behind.
+func (d *Deps) writeScope(ctx context.Context, pr *project.Project, explicitID string) (*scope, string, *mcp.CallToolResult) {
+	userID, err := d.Projects.UserID(ctx, d.Client)
+	if err != nil {
+		return nil, "", d.projectErrorResult(ctx, err)
+	}
+	s, errRes := d.resolveScopeOf(ctx, pr, explicitID, true)
+	if errRes != nil {
+		return nil, "", errRes
+	}
+	if s, errRes = d.verifyWriteScope(ctx, s); errRes != nil {
+		return nil, "", errRes
+	}
+	if s.Created {
+		d.bumpAfterWrite("") // the collection list changed
+	}
+	return s, userID, nil
+}
+
+// uploadErrorResult maps upload.Upload's errors to results. On a failed write R2R may
+// have stored the document even so (a proxy's 502 after R2R took it); on a timeout R2R may
+// still be ingesting: the result says to follow the document rather than to retry.
+func (d *Deps) uploadErrorResult(ctx context.Context, err error, s *scope, scopeRes *mcp.CallToolResult) *mcp.CallToolResult {
+	if ce, ok := errors.AsType[*confine.Error](err); ok {
+		return refusal(ce.Kind, "Not ingested: "+ce.Msg)
+	}
+	if me, ok := errors.AsType[*upload.MetadataError](err); ok {
+		return invalidArgs(argErr("metadata", "%s", me.Msg))
+	}
+	if se, ok := errors.AsType[*upload.ScopeError](err); ok {
+		if scopeRes != nil {
+			return scopeRes
+		}
+		return d.projectErrorResult(ctx, se.Err)
+	}
+	if errors.Is(err, upload.ErrBusy) {
+		return uploadBusyResult()
+	}
+	hints := collectionNotFound(s)
+	if we, ok := errors.AsType[*upload.WriteError](err); ok && we.DocumentID != "" {
+		hints = stillIngesting(hints, we.DocumentID)
+	}
+	d.forgetOn404(ctx, s, err)
+	return r2rErrorResult(ctx, err, d.Client.BaseURL(), hints)
+}
+
+// uploadBusyResult answers an ingest that found no room in the upload budget before its
+// deadline.
+func uploadBusyResult() *mcp.CallToolResult {
+	secs := 1.0
+	return errorResult(ErrorInfo{Type: "busy", Code: CodeRateLimited, Retryable: true, RetryAfter: &secs,
+		Message: "Not ingested: other ingests in flight fill r2r-mcp's memory budget for uploads, and none finished before this call's deadline. Retry in 1 s, or ingest fewer files at once."})
+}
+
+// ingestOutput is r2r_ingest_document's structured result of r.
+func ingestOutput(r *upload.Result, s *scope) IngestOutput {
+	o := IngestOutput{DocumentID: r.DocumentID, ContentSHA: r.SHA, IngestionStatus: r.Status, Failure: r.Failure,
+		CollectionID: s.ID, CollectionName: s.Name, RelativePath: r.Path, Replaced: append([]string{}, r.Deleted...),
+		SentAs: "file", Status: ingestStatus(r.Outcome), OldKept: r.OldKept,
+		FileName: r.FileName, SizeBytes: r.Size, CollectionNew: s.Created}
+	if r.AsText {
 		o.SentAs = "text"
 	}
-	if err != nil && out.Action == kbsync.Failed {
-		// R2R may have stored the document even so (a proxy's 502 after R2R took it):
-		// invalidate rather than risk serving results from before. On a timeout R2R may
-		// still be ingesting: say to follow the document rather than to retry.
-		d.tracker().finish(docID)
-		d.bumpAfterWrite(s.ID)
-		d.forgetOn404(ctx, s, err)
-		return o, r2rErrorResult(ctx, err, d.Client.BaseURL(), stillIngesting(collectionNotFound(s), docID))
+	if r.Warning != nil {
+		o.Warning = Sanitize(r.Warning.Error())
 	}
-	if err != nil {
-		d.logger().Warn("ingest: replacing the older versions did not finish", "document_id", docID, "error", err)
-		o.Warning = Sanitize(err.Error())
-	}
-	if !terminal(out.Status) {
-		d.Projects.expectMembership(docID, s.ID)
-	}
-	d.ingestionDone(docID, out.Status)
-	if out.Action == kbsync.Unchanged {
-		d.tracker().finish(docID)
-	}
-	o.Status = ingestStatus(out)
-	o.OldKept = out.Action != kbsync.Unchanged && len(old) > len(o.Replaced)
-	return o, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-// documentMetadata checks the caller's metadata: keys r2r-mcp sets itself are refused
-// (kbsync.Writer adds them and the title, the relative path, when the caller sets none).
-// R2R derives a file's type from the title's extension, so a file's title must keep the
-// file's extension; text is typed by R2R as text whatever its title.
-func documentMetadata(user map[string]any, ext string, asText bool) (map[string]any, error) {
-	md := make(map[string]any, len(user))
-	for k, v := range user {
-		if slices.Contains(reservedMetadata, k) {
-			return nil, argErr("metadata", "must not set %q: r2r-mcp sets %s itself", k, strings.Join(reservedMetadata, ", "))
-		}
-		md[k] = v
-	}
-	if t, ok := md["title"]; ok {
-		ts, isStr := t.(string)
-		switch {
-		case !isStr:
-			return nil, argErr("metadata", "title must be a string")
-		case !asText && !strings.EqualFold(strings.TrimPrefix(path.Ext(ts), "."), ext):
-			return nil, argErr("metadata", "title must be a string ending in .%s: R2R takes the document type from the title's extension", ext)
-		}
-	}
-	return md, nil
+	o.Message = ingestMessage(o, s)
+	return o
 }
 
 // settleMembership makes sure a document this server uploaded ends up in the collection it
-// was uploaded to. R2R at HEAD ignores the form field collection_ids;
-// metadata.collection_ids is sent as well, so this is the fallback. The check waits until
-// R2R reports the ingestion successful: with background (hatchet) ingestion the document
-// appears later, and adding it to a collection while R2R's own workflow still assigns it
-// could fail that workflow. Ingest, its wait and r2r_monitor_task call it whenever they
-// see the document; documents this process did not upload are left alone.
+// was uploaded to (upload.Pending.SettleMembership); r2r_monitor_task calls it whenever it
+// sees the document.
 func (d *Deps) settleMembership(ctx context.Context, doc *r2r.Document) {
-	collID, ok := d.Projects.expectedMembership(doc.ID)
-	if !ok {
-		return
+	coll, err := d.pendingUploads().SettleMembership(ctx, d.Client, doc)
+	switch {
+	case err != nil:
+		d.logger().Warn("adding the document to its collection failed", "document_id", doc.ID, "collection_id", coll, "error", err)
+	case coll != "":
+		d.bumpAfterWrite(coll)
 	}
-	switch doc.IngestionStatus {
-	case r2r.IngestionSuccess:
-	case r2r.IngestionFailed:
-		d.Projects.membershipSettled(doc.ID)
-		return
-	default:
-		return
-	}
-	if slices.Contains(doc.CollectionIDs, collID) {
-		d.Projects.membershipSettled(doc.ID)
-		return
-	}
-	err := d.Client.AddDocumentToCollection(ctx, collID, doc.ID)
-	if err != nil && !errors.Is(err, r2r.ErrConflict) {
-		d.logger().Warn("adding the document to its collection failed", "document_id", doc.ID, "collection_id", collID, "error", err)
-		return
-	}
-	d.Projects.membershipSettled(doc.ID)
-	d.bumpAfterWrite(collID)
 }
 
 // notifyProgress sends notifications/progress when the request asked for it.
@@ -369,10 +262,6 @@ func notifyProgress(ctx context.Context, req mcp.CallToolRequest, progress float
 		"total":         1.0,
 		"message":       msg,
 	})
-}
-
-func terminal(status string) bool {
-	return status == r2r.IngestionSuccess || status == r2r.IngestionFailed
 }
 
 func ingestStatus(o kbsync.Outcome) string {
@@ -419,13 +308,13 @@ func ingestMessage(o IngestOutput, s *scope) string {
 		fmt.Fprintf(&b, "%s is already current in %s as document %s (same content); nothing was sent.", o.RelativePath, s.label(), o.DocumentID)
 	case "success":
 		fmt.Fprintf(&b, "Ingested %s (%s)%s into %s%s as document %s. It is searchable now.",
-			o.RelativePath, humanBytes(o.SizeBytes), asText, s.label(), created, o.DocumentID)
+			o.RelativePath, confine.HumanBytes(o.SizeBytes), asText, s.label(), created, o.DocumentID)
 	case "failed":
 		fmt.Fprintf(&b, "Ingestion of %s into %s%s FAILED (document %s): %s. Fix the file (or try ingestion_mode \"hi-res\") and ingest it again.",
 			o.RelativePath, s.label(), created, o.DocumentID, o.Failure)
 	default:
 		fmt.Fprintf(&b, "Uploaded %s (%s)%s to %s%s as document %s; R2R is processing it (status %s). Call r2r_monitor_task with document_id %s to follow it.",
-			o.RelativePath, humanBytes(o.SizeBytes), asText, s.label(), created, o.DocumentID, orUnknown(o.IngestionStatus), o.DocumentID)
+			o.RelativePath, confine.HumanBytes(o.SizeBytes), asText, s.label(), created, o.DocumentID, orUnknown(o.IngestionStatus), o.DocumentID)
 	}
 	if len(o.Replaced) > 0 {
 		fmt.Fprintf(&b, " It replaced the older version (deleted: %s).", strings.Join(o.Replaced, ", "))

@@ -3,6 +3,8 @@ package tools
 import (
 	"strings"
 	"testing"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // TestNoProjectAdviceInHome: a server started in the home directory (where some clients
@@ -11,7 +13,7 @@ import (
 func TestNoProjectAdviceInHome(t *testing.T) {
 	e := newEnv(t)
 	t.Setenv("HOME", e.project)
-	if !NotAProject(e.project) {
+	if !project.NotAProject(e.project) {
 		t.Fatalf("NotAProject(%s) with HOME there is false", e.project)
 	}
 	texts := map[string]string{

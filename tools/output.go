@@ -212,20 +212,6 @@ func capText(s string, limit int) string {
 	return s[:cut] + notice
 }
 
-// humanBytes formats a size for people: 512 B, 12.3 KB, 4.0 MB (decimal units, as R2R's
-// limits are stated).
-func humanBytes(n int64) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprintf("%d B", n)
-	case n < 1000*1000:
-		return fmt.Sprintf("%.1f KB", float64(n)/1000)
-	case n < 1000*1000*1000:
-		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
-	}
-	return fmt.Sprintf("%.1f GB", float64(n)/1e9)
-}
-
 // plural returns "1 result" / "2 results".
 func plural(n int, word string) string {
 	if n == 1 {

@@ -14,11 +14,14 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
-	"golang.org/x/sync/singleflight"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // userID is the R2R user the env's client acts as, asked of R2R directly.
@@ -48,7 +51,7 @@ func mustReturn[T any](t *testing.T, what string, fn func() T) T {
 
 func TestProjectConfigFileMustBeARegularFile(t *testing.T) {
 	e := newEnv(t)
-	cfg := filepath.Join(e.project, ProjectConfigFile)
+	cfg := filepath.Join(e.project, project.ConfigFile)
 	outside := filepath.Join(filepath.Dir(e.project), "elsewhere.json")
 	if err := os.WriteFile(outside, []byte(`{"collection": "stolen"}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -71,7 +74,7 @@ func TestProjectConfigFileMustBeARegularFile(t *testing.T) {
 		}, "target cannot be read", ""},
 		{"directory", func(t *testing.T) bool { return os.Mkdir(cfg, 0o755) == nil }, "is a directory", ""},
 		{"oversized", func(t *testing.T) bool {
-			big := `{"collection": "x", "pad": "` + strings.Repeat("a", maxConfigBytes) + `"}`
+			big := `{"collection": "x", "pad": "` + strings.Repeat("a", project.MaxConfigBytes) + `"}`
 			return os.WriteFile(cfg, []byte(big), 0o644) == nil
 		}, "larger than 64 KiB", ""},
 		{"symlink inside the project", func(t *testing.T) bool {
@@ -87,7 +90,7 @@ func TestProjectConfigFileMustBeARegularFile(t *testing.T) {
 				t.Skip("not possible on this system")
 			}
 			type outcome struct {
-				pr  Project
+				pr  project.Project
 				err error
 			}
 			out := mustReturn(t, "Project", func() outcome {
@@ -101,8 +104,8 @@ func TestProjectConfigFileMustBeARegularFile(t *testing.T) {
 				}
 				return
 			}
-			var pe *projectError
-			if !errors.As(err, &pe) || !strings.Contains(pe.msg, tt.want) || !strings.Contains(pe.msg, ProjectConfigFile) {
+			var pe *project.Error
+			if !errors.As(err, &pe) || !strings.Contains(pe.Error(), tt.want) || !strings.Contains(pe.Error(), project.ConfigFile) {
 				t.Fatalf("error %v, want a configuration error containing %q", err, tt.want)
 			}
 			// The tools answer with the same configuration error, and nothing reaches R2R.
@@ -121,7 +124,7 @@ func TestProjectConfigFileMustBeARegularFile(t *testing.T) {
 
 func TestProjectConfigParseIsReusedUntilTheFileChanges(t *testing.T) {
 	e := newEnv(t)
-	cfg := e.write(ProjectConfigFile, `{"collection": "aaaa"}`)
+	cfg := e.write(project.ConfigFile, `{"collection": "aaaa"}`)
 	mtime := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
 	if err := os.Chtimes(cfg, mtime, mtime); err != nil {
 		t.Fatal(err)
@@ -162,7 +165,7 @@ func TestProjectConfigParseIsReusedUntilTheFileChanges(t *testing.T) {
 		t.Fatalf("a changed file was not read again: %q", got)
 	}
 	// So is a new size.
-	e.write(ProjectConfigFile, `{"collection": "cccccc"}`)
+	e.write(project.ConfigFile, `{"collection": "cccccc"}`)
 	if got := name(); got != "cccccc" {
 		t.Fatalf("collection %q", got)
 	}
@@ -172,170 +175,6 @@ func TestProjectConfigParseIsReusedUntilTheFileChanges(t *testing.T) {
 	if got := name(); got != "claude-code-demo-app" {
 		t.Fatalf("without the file: %q", got)
 	}
-}
-
-func TestProjectRootIsNeverHomeOrTheFileSystemRoot(t *testing.T) {
-	home, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("HOME", home)
-	t.Setenv("USERPROFILE", home)
-	mustMkdir(t, filepath.Join(home, ".git")) // a dotfiles repository
-	loose := filepath.Join(home, "notes", "sub")
-	mustMkdir(t, loose)
-	repo := filepath.Join(home, "code", "app")
-	mustMkdir(t, filepath.Join(repo, ".git"))
-	mustMkdir(t, filepath.Join(repo, "pkg"))
-
-	for _, tt := range []struct {
-		name, start, want string
-	}{
-		{"a directory under a dotfiles home is its own project", loose, loose},
-		{"a real repository inside home", filepath.Join(repo, "pkg"), repo},
-		{"home itself", home, home},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			p := NewProjectResolver(ProjectOptions{WorkDir: tt.start, CacheFile: "-"})
-			pr, err := p.Project(context.Background())
-			if err != nil || pr.Root != tt.want || pr.Name != filepath.Base(tt.want) {
-				t.Fatalf("project %+v, %v; want root %s", pr, err, tt.want)
-			}
-		})
-	}
-	if !tooWide(string(filepath.Separator)) || !tooWide(home) || tooWide(repo) {
-		t.Fatal("tooWide misjudges /, home or a repository")
-	}
-}
-
-func TestSecretPathRules(t *testing.T) {
-	for _, tt := range []struct {
-		rel    string
-		secret bool
-	}{
-		{".config/gcloud/application_default_credentials.json", true},
-		{"backup/application_default_credentials.json", true},
-		{".config/gcloud/configurations/config_default", true},
-		{"home/.config/gh/hosts.yml", true},
-		{".terraform.d/credentials.tfrc.json", true},
-		{".docker/config.json", true},
-		{".kube/config", true},
-		{".ssh/notes.md", true},
-		{".gnupg/readme.txt", true},
-		{".aws/config", true},
-		{"credentials.json", true},
-		{"credentials-prod.json", true},
-		{"gcp_credentials.json", true},
-		{"app-secrets.yaml", true},
-		{"db_secret.json", true},
-		{"k8s/secret.yml", true},
-		{"oauth_token.json", true},
-		{"token.json", true},
-		{".git-credentials", true},
-		{".pypirc", true},
-		{".env.production", true},
-		{".claude.json", true},
-		{".claude/.credentials.json", true},
-		{"backup/.credentials.json", true},
-		{".codex/auth.json", true},
-		{"vendor/composer/auth.json", true},
-		{".gemini/oauth_creds.json", true},
-		{".config/github-copilot/apps.json", true},
-		{"firebase/serviceAccountKey.json", true},
-		{"gcp/service_account.json", true},
-		{".local/share/keyrings/login.keyring", true},
-		{".password-store/bank.gpg", true},
-		// Documentation about secrets is not a secret.
-		{"docs/secrets-management.md", false},
-		{"docs/credentials.md", false},
-		{"docs/token-rotation.md", false},
-		{".config/nvim/init.md", false},
-		{"gh/notes.md", false},
-		{"config/gcloud-setup.md", false},
-		{"README.md", false},
-	} {
-		kind, why := secretPath(tt.rel)
-		if (kind != "") != tt.secret {
-			t.Errorf("secretPath(%q) = %q %q, want secret=%v", tt.rel, kind, why, tt.secret)
-		}
-	}
-}
-
-// TestConfinementOpensBeneathTheRoot swaps a checked directory for a symlink between the
-// checks and the open, the race confineFile's os.Root handle closes.
-func TestConfinementOpensBeneathTheRoot(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("symlinks need privileges on Windows")
-	}
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Join(base, "proj")
-	mustMkdir(t, filepath.Join(root, "docs"))
-	mustMkdir(t, filepath.Join(root, "other"))
-	mustMkdir(t, filepath.Join(base, "outside"))
-	for p, body := range map[string]string{
-		"proj/docs/a.md": "# a", "proj/other/a.md": "# other", "outside/a.md": "# outside",
-	} {
-		if err := os.WriteFile(filepath.Join(base, p), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rel := filepath.Join("docs", "a.md")
-	swap := func(t *testing.T, target string) os.FileInfo {
-		t.Helper()
-		fi, err := os.Lstat(filepath.Join(root, rel)) // the check
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.RemoveAll(filepath.Join(root, "docs")); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(target, filepath.Join(root, "docs")); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			os.Remove(filepath.Join(root, "docs"))
-			mustMkdir(t, filepath.Join(root, "docs"))
-			os.WriteFile(filepath.Join(root, rel), []byte("# a"), 0o644)
-		})
-		return fi
-	}
-	open := func(t *testing.T, checked os.FileInfo) error {
-		r, err := os.OpenRoot(root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		_, _, err = readRegular(r, rel, rel, root, checked, 1<<20)
-		return err
-	}
-
-	t.Run("directory swapped for a link leaving the root", func(t *testing.T) {
-		checked := swap(t, filepath.Join(base, "outside"))
-		var ce *ConfineError
-		// The link is refused at the first component (safeopen), before it could lead out.
-		if err := open(t, checked); !errors.As(err, &ce) || ce.Kind != refuseSpecial || !strings.Contains(ce.Msg, "changed") {
-			t.Fatalf("err = %v, want a changed-file refusal", err)
-		}
-	})
-	t.Run("directory swapped for a link inside the root", func(t *testing.T) {
-		checked := swap(t, "other")
-		var ce *ConfineError
-		if err := open(t, checked); !errors.As(err, &ce) || ce.Kind != refuseSpecial || !strings.Contains(ce.Msg, "changed") {
-			t.Fatalf("err = %v, want a changed-file refusal", err)
-		}
-	})
-	t.Run("unchanged", func(t *testing.T) {
-		fi, err := os.Lstat(filepath.Join(root, rel))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := open(t, fi); err != nil {
-			t.Fatal(err)
-		}
-	})
 }
 
 // TestDocumentIDsDifferPerOwner: two users ingest the same relative path into one
@@ -491,7 +330,8 @@ func TestDeletedProjectCollection(t *testing.T) {
 	e := newEnv(t)
 	var clock atomic.Int64
 	clock.Store(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	e.deps.Projects.now = func() time.Time { return time.Unix(0, clock.Load()) }
+	e.deps.Projects = project.NewResolver(project.Options{WorkDir: e.project, CacheFile: e.deps.Projects.CacheFile(),
+		Now: func() time.Time { return time.Unix(0, clock.Load()) }})
 	e.write("a.md", ledgerDoc)
 	var first IngestOutput
 	structured(t, e.ok("r2r_ingest_document", map[string]any{"file_path": "a.md"}), &first)
@@ -503,7 +343,7 @@ func TestDeletedProjectCollection(t *testing.T) {
 	if err != nil || pc.ID != first.CollectionID {
 		t.Fatalf("mapping %+v, %v", pc, err)
 	}
-	// Within VerifyTTL of the last check the mapping is trusted; after it, a read that
+	// Within project.VerifyTTL of the last check the mapping is trusted; after it, a read that
 	// found nothing (search, RAG) checks it.
 	s, errRes := e.deps.resolveScope(context.Background(), "", false)
 	if errRes != nil {
@@ -512,7 +352,7 @@ func TestDeletedProjectCollection(t *testing.T) {
 	if res := e.deps.verifyScope(context.Background(), s); res != nil {
 		t.Fatalf("checked within the TTL: %s", text(res))
 	}
-	clock.Add(int64(VerifyTTL + time.Second))
+	clock.Add(int64(project.VerifyTTL + time.Second))
 	// A search that finds nothing checks the collection and says it is gone.
 	if info, ok := ErrorOf(e.call("r2r_search", map[string]any{"query": "ledger"})); !ok || info.Type != "not_found" ||
 		!strings.Contains(info.Message, first.CollectionID) {
@@ -542,7 +382,7 @@ func TestDeletedProjectCollection(t *testing.T) {
 	if _, err := deleteCollection(e, second.CollectionID); err != nil {
 		t.Fatal(err)
 	}
-	clock.Add(int64(VerifyTTL + time.Second))
+	clock.Add(int64(project.VerifyTTL + time.Second))
 	e.write("c.md", "# c")
 	var third IngestOutput
 	structured(t, e.ok("r2r_ingest_document", map[string]any{"file_path": "c.md"}), &third)
@@ -738,10 +578,10 @@ func TestNoIngestFromHomeAsProject(t *testing.T) {
 		}
 	}
 	e := newEnv(t, withDeps(func(d *Deps) {
-		d.Projects = NewProjectResolver(ProjectOptions{WorkDir: home, ExtraRoots: []string{shared}, CacheFile: "-"})
+		d.Projects = project.NewResolver(project.Options{WorkDir: home, ExtraRoots: []string{shared}, CacheFile: "-"})
 	}))
 	info, ok := ErrorOf(e.call("r2r_ingest_document", map[string]any{"file_path": "notes.md"}))
-	if !ok || info.Type != refuseOutside || !strings.Contains(info.Message, "home directory") {
+	if !ok || info.Type != confine.Outside || !strings.Contains(info.Message, "home directory") {
 		t.Fatalf("ingest from home: %+v", info)
 	}
 	if n := e.r2r.Count("POST /v3/documents"); n != 0 {

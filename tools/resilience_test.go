@@ -213,21 +213,6 @@ func TestCacheBypassedWhileIngesting(t *testing.T) {
 	}
 }
 
-func TestIngestTrackerExpires(t *testing.T) {
-	tr := newIngestTracker()
-	t0 := time.Now()
-	tr.start("d1", "c1", t0)
-	if !tr.busy("c1", t0.Add(time.Minute)) || tr.busy("c2", t0) {
-		t.Fatal("busy wrong")
-	}
-	if tr.busy("c1", t0.Add(maxPendingAge+time.Second)) {
-		t.Fatal("an unobserved ingestion keeps its collection out of the cache forever")
-	}
-	if _, ok := tr.finish("d1"); ok {
-		t.Fatal("expired entry still tracked")
-	}
-}
-
 // fakeClock is a settable clock for rate-limit tests.
 type fakeClock struct {
 	mu sync.Mutex

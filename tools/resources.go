@@ -8,6 +8,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // Resource URIs.
@@ -120,7 +122,7 @@ func (d *Deps) projectContext(ctx context.Context) (*ProjectContext, error) {
 	}
 	pc := &ProjectContext{ProjectName: pr.Name, ProjectPath: pr.Root, CollectionName: pr.CollectionName,
 		IngestionStatus: map[string]int{"pending": 0, "success": 0, "failed": 0}}
-	coll, err := d.Projects.collectionOf(ctx, d.Client, pr, false)
+	coll, err := d.Projects.CollectionOf(ctx, d.Client, pr, false)
 	if err != nil {
 		return nil, resultError(d.projectErrorResult(ctx, err))
 	}
@@ -158,7 +160,7 @@ func (d *Deps) projectContext(ctx context.Context) (*ProjectContext, error) {
 // historyKey names the search history a call belongs to, and its project's name: the
 // project's (pr, or the current one when pr is nil); on a remote server, which has no
 // project, the user's. "" = none.
-func (d *Deps) historyKey(ctx context.Context, pr *Project) (key, name string) {
+func (d *Deps) historyKey(ctx context.Context, pr *project.Project) (key, name string) {
 	if d.Projects.Remote() {
 		return "user:" + d.Client.Identity(), ""
 	}

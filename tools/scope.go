@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // scope is the collection one call works on.
@@ -16,7 +17,7 @@ type scope struct {
 	Name     string // collection name when known
 	Explicit bool   // the caller passed collection_id
 	Created  bool   // the project's collection was created by this call
-	Project  *Project
+	Project  *project.Project
 	// All: no collection was named on a remote server, so the read covers every
 	// collection the user may read (ID is "").
 	All bool
@@ -38,8 +39,8 @@ func (s *scope) label() string {
 
 // missingNote is what reads say when the project's collection does not exist yet.
 func (s *scope) missingNote() string {
-	if s.Project != nil && NotAProject(s.Project.Root) {
-		return "No project collection: " + NoProjectAdvice(s.Project.Root) + "."
+	if s.Project != nil && project.NotAProject(s.Project.Root) {
+		return "No project collection: " + project.NoProjectAdvice(s.Project.Root) + "."
 	}
 	return fmt.Sprintf("No collection %s yet — ingest a file with r2r_ingest_document to create it.", s.Name)
 }
@@ -54,7 +55,7 @@ func (d *Deps) resolveScope(ctx context.Context, explicitID string, create bool)
 
 // resolveScopeOf is resolveScope for a project the caller already resolved; nil resolves
 // it.
-func (d *Deps) resolveScopeOf(ctx context.Context, known *Project, explicitID string, create bool) (*scope, *mcp.CallToolResult) {
+func (d *Deps) resolveScopeOf(ctx context.Context, known *project.Project, explicitID string, create bool) (*scope, *mcp.CallToolResult) {
 	if explicitID != "" {
 		s := &scope{ID: explicitID, Explicit: true}
 		if known != nil {
@@ -68,10 +69,10 @@ func (d *Deps) resolveScopeOf(ctx context.Context, known *Project, explicitID st
 	if d.Projects.Remote() {
 		return d.remoteScope(ctx, create)
 	}
-	var pc *ProjectCollection
+	var pc *project.Collection
 	var err error
 	if known != nil {
-		pc, err = d.Projects.collectionOf(ctx, d.Client, *known, create)
+		pc, err = d.Projects.CollectionOf(ctx, d.Client, *known, create)
 	} else {
 		pc, err = d.Projects.Collection(ctx, d.Client, create)
 	}
@@ -88,17 +89,17 @@ func (d *Deps) remoteScope(ctx context.Context, create bool) (*scope, *mcp.CallT
 	if ci, ok := callFrom(ctx); ok && !create && (ci.tool == "r2r_search" || ci.tool == "r2r_rag_query") {
 		return &scope{All: true}, nil
 	}
-	return nil, d.projectErrorResult(ctx, errRemoteProject)
+	return nil, d.projectErrorResult(ctx, project.ErrRemote)
 }
 
 // projectErrorResult maps a failure to resolve the project or its collection.
 func (d *Deps) projectErrorResult(ctx context.Context, err error) *mcp.CallToolResult {
-	var pe *projectError
+	var pe *project.Error
 	var re *r2r.Error
 	switch {
 	case errors.As(err, &pe):
 		// Not the call's arguments: the project's configuration (or R2R's account data).
-		return configError(pe.msg)
+		return configError(pe.Error())
 	case errors.As(err, &re), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{})
 	}
@@ -123,7 +124,7 @@ func (d *Deps) forgetOn404(ctx context.Context, s *scope, err error) {
 
 // verifyScope checks that the collection of a read still exists in R2R; search and RAG
 // call it when they found nothing, because R2R answers a filter on a deleted collection
-// with no hits rather than 404. R2R is asked at most once per VerifyTTL per collection. A
+// with no hits rather than 404. R2R is asked at most once per project.VerifyTTL per collection. A
 // project mapping whose collection is gone is dropped, so the next call resolves it
 // afresh. It returns the error result to answer instead of "no results", or nil when the
 // collection exists, does not exist yet (s.missing), or R2R could not say (the read's own

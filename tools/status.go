@@ -16,6 +16,8 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/confine"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // statusCheckTimeout bounds each live check of r2r_status.
@@ -323,8 +325,8 @@ func statusText(o StatusOutput) string {
 		switch {
 		case p.CollectionExists:
 			fmt.Fprintf(&b, "Collection: %s (id %s)\n", coll, p.CollectionID)
-		case p.Error == "" && NotAProject(p.Path):
-			fmt.Fprintf(&b, "Collection: none — %s\n", NoProjectAdvice(p.Path))
+		case p.Error == "" && project.NotAProject(p.Path):
+			fmt.Fprintf(&b, "Collection: none — %s\n", project.NoProjectAdvice(p.Path))
 		case p.Error == "":
 			fmt.Fprintf(&b, "Collection: %s — not created yet; r2r_ingest_document creates it\n", coll)
 		}
@@ -342,7 +344,7 @@ func statusText(o StatusOutput) string {
 	}
 	if c := o.Cache; c != nil && c.Enabled {
 		fmt.Fprintf(&b, "Cache: %d hits, %d misses (%.0f%% hits), %d entries, %s of %s, %d evictions\n",
-			c.Hits, c.Misses, c.HitRatio*100, c.Entries, humanBytes(c.CostBytes), humanBytes(c.MaxBytes), c.Evictions)
+			c.Hits, c.Misses, c.HitRatio*100, c.Entries, confine.HumanBytes(c.CostBytes), confine.HumanBytes(c.MaxBytes), c.Evictions)
 	} else {
 		b.WriteString("Cache: off\n")
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // BenchmarkSyncToolReturnsJobID measures how long r2r_sync takes to answer with its job id
@@ -42,7 +43,7 @@ func BenchmarkSyncToolReturnsJobID(b *testing.B) {
 		if err := os.MkdirAll(filepath.Join(proj, ".git"), 0o755); err != nil {
 			b.Fatal(err)
 		}
-		d := &Deps{Client: c, Projects: NewProjectResolver(ProjectOptions{WorkDir: proj, CacheFile: "-"}),
+		d := &Deps{Client: c, Projects: project.NewResolver(project.Options{WorkDir: proj, CacheFile: "-"}),
 			SyncStateDir: b.TempDir(), PollInterval: time.Millisecond}
 		reg := map[string]server.ToolHandlerFunc{}
 		for _, t := range Registry(d) {

@@ -11,7 +11,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // SyncJobStore keeps the state of sync jobs outside the process, so that r2r_sync_status on
@@ -86,10 +88,10 @@ func (d *Deps) storedSyncStatus(ctx context.Context, id string, wait time.Durati
 // syncTarget is what one r2r_sync call syncs: the project over stdio, a directory inside
 // an --allow-dir root on the server host over HTTP.
 type syncTarget struct {
-	project Project // its Name is the documents' project
-	root    string  // real path of the project root or of the --allow-dir root; the job and lock key
-	dir     string  // the directory synced inside root; "" = root
-	source  string  // kbsync.Scope.Root of the documents written
+	project project.Project // its Name is the documents' project
+	root    string          // real path of the project root or of the --allow-dir root; the job and lock key
+	dir     string          // the directory synced inside root; "" = root
+	source  string          // kbsync.Scope.Root of the documents written
 }
 
 // syncTargetOf resolves the target of r2r_sync with the directory argument dir ("" =
@@ -105,9 +107,9 @@ func (d *Deps) syncTargetOf(ctx context.Context, dir string) (syncTarget, *mcp.C
 	if err != nil {
 		return syncTarget{}, d.projectErrorResult(ctx, err)
 	}
-	root, err := realPath(pr.Root)
-	if err != nil || tooWide(pr.Root) {
-		return syncTarget{}, refusal(refuseOutside, fmt.Sprintf("Not synced: the project root %s is your home directory or the file-system root "+
+	root, err := confine.RealPath(pr.Root)
+	if err != nil || project.NotAProject(pr.Root) {
+		return syncTarget{}, refusal(confine.Outside, fmt.Sprintf("Not synced: the project root %s is your home directory or the file-system root "+
 			"(or cannot be read). Start your MCP client in a project directory, or pass --project-dir.", pr.Root))
 	}
 	return syncTarget{project: pr, root: root}, nil
@@ -118,30 +120,30 @@ func (d *Deps) syncTargetOf(ctx context.Context, dir string) (syncTarget, *mcp.C
 // tagged with that root, as r2r_ingest_document tags the files it reads from one, and
 // their project is the root's base name.
 func (d *Deps) remoteSyncTarget(dir string) (syncTarget, *mcp.CallToolResult) {
-	roots := d.Projects.rootsOf(Project{})
+	roots := d.Projects.RootsOf(project.Project{})
 	if len(roots) == 0 || dir == "" || !filepath.IsAbs(dir) {
-		return syncTarget{}, refusal(refuseOutside, "Not synced: over HTTP, r2r_sync syncs a directory on the server host, inside a directory "+
+		return syncTarget{}, refusal(confine.Outside, "Not synced: over HTTP, r2r_sync syncs a directory on the server host, inside a directory "+
 			"its operator opened with --allow-dir, named by absolute path in directory.")
 	}
-	real, err := realPath(dir)
+	real, err := confine.RealPath(dir)
 	if err != nil {
-		return syncTarget{}, refusal(refuseMissing, fmt.Sprintf("Not synced: %s cannot be read on the server host.", Sanitize(dir)))
+		return syncTarget{}, refusal(confine.Missing, fmt.Sprintf("Not synced: %s cannot be read on the server host.", Sanitize(dir)))
 	}
 	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
-		return syncTarget{}, refusal(refuseMissing, fmt.Sprintf("Not synced: %s is not a directory on the server host; "+
+		return syncTarget{}, refusal(confine.Missing, fmt.Sprintf("Not synced: %s is not a directory on the server host; "+
 			"to send one file use r2r_ingest_document.", Sanitize(dir)))
 	}
 	for _, r := range roots {
-		root, err := realPath(r)
-		if err != nil || !within(root, real) {
+		root, err := confine.RealPath(r)
+		if err != nil || !confine.Within(root, real) {
 			continue
 		}
-		t := syncTarget{project: Project{Name: filepath.Base(root), Root: root}, root: root,
+		t := syncTarget{project: project.Project{Name: filepath.Base(root), Root: root}, root: root,
 			source: "extra:" + uuid.NewSHA1(kbsync.DocumentNamespace, []byte(root)).String()[:8]}
 		if real != root {
 			t.dir = real
 		}
 		return t, nil
 	}
-	return syncTarget{}, refusal(refuseOutside, fmt.Sprintf("Not synced: %s is outside every directory the operator opened with --allow-dir.", Sanitize(dir)))
+	return syncTarget{}, refusal(confine.Outside, fmt.Sprintf("Not synced: %s is outside every directory the operator opened with --allow-dir.", Sanitize(dir)))
 }

@@ -10,7 +10,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/upload"
 )
 
 // maxListedProblems bounds the refused and failed files a sync result lists.
@@ -85,47 +87,54 @@ func syncTool(d *Deps) Tool {
 				"Over HTTP it is required unless the request or the server names a collection")),
 	)
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p syncParams) (*mcp.CallToolResult, error) {
-		prune, dryRun, dir, collectionID := p.Prune, p.DryRun, p.Directory, p.CollectionID
-		target, errRes := d.syncTargetOf(ctx, dir)
-		if errRes != nil {
-			return errRes, nil
-		}
-		pr, root := target.project, target.root
-		if job := d.syncs.get("", root); job != nil && job.snapshot().State == jobRunning {
-			return syncRunning(job), nil
-		}
-		userID, err := d.Projects.UserID(ctx, d.Client)
-		if err != nil {
-			return d.projectErrorResult(ctx, err), nil
-		}
-		s, errRes := d.resolveScopeOf(ctx, &pr, collectionID, !dryRun)
-		if errRes != nil {
-			return errRes, nil
-		}
-		if !dryRun {
-			if s, errRes = d.verifyWriteScope(ctx, s); errRes != nil {
-				return errRes, nil
-			}
-		}
-		syncer, stateDir, key, err := NewSyncer(SyncConfig{API: d.Client, Root: root, Dir: target.dir, Prune: prune, StateDir: d.SyncStateDir, Poll: d.PollInterval,
-			Scope:   kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name, Root: target.source},
-			OnWrite: func() { d.bumpAfterWrite(s.ID) }})
-		if err != nil {
-			return configError("Not synced: " + err.Error()), nil
-		}
-		o := SyncOutput{DryRun: dryRun, Prune: prune, CollectionID: s.ID, CollectionName: s.Name}
-		if dryRun {
-			plan, err := syncer.Plan(ctx)
-			if err != nil {
-				return d.syncErrorResult(ctx, s, err), nil
-			}
-			o.State = "planned"
-			o.fill(plan)
-			o.Message = syncPlanText(o) + " Dry run: nothing was changed; call r2r_sync without dry_run to do it."
-			return result(o.Message, o), nil
-		}
-		return d.startSync(ctx, syncer, s, root, stateDir, key, o), nil
+		return d.syncProject(ctx, p), nil
 	})}
+}
+
+// syncProject plans a sync of the project into its collection; unless dryRun it runs the plan in
+// the background (startSync).
+func (d *Deps) syncProject(ctx context.Context, p syncParams) *mcp.CallToolResult {
+	prune, dryRun := p.Prune, p.DryRun
+	target, errRes := d.syncTargetOf(ctx, p.Directory)
+	if errRes != nil {
+		return errRes
+	}
+	pr, root := target.project, target.root
+	if job := d.syncs.get("", root); job != nil && job.snapshot().State == jobRunning {
+		return syncRunning(job)
+	}
+	userID, err := d.Projects.UserID(ctx, d.Client)
+	if err != nil {
+		return d.projectErrorResult(ctx, err)
+	}
+	s, errRes := d.resolveScopeOf(ctx, &pr, p.CollectionID, !dryRun)
+	if errRes != nil {
+		return errRes
+	}
+	if !dryRun {
+		if s, errRes = d.verifyWriteScope(ctx, s); errRes != nil {
+			return errRes
+		}
+	}
+	syncer, stateDir, key, err := upload.NewSyncer(upload.SyncConfig{API: d.Client, Root: root, Dir: target.dir, Prune: prune,
+		StateDir: d.SyncStateDir, Poll: d.PollInterval,
+		Scope:   kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name, Root: target.source},
+		OnWrite: func() { d.bumpAfterWrite(s.ID) }, Pending: d.pendingUploads()})
+	if err != nil {
+		return configError("Not synced: " + err.Error())
+	}
+	o := SyncOutput{DryRun: dryRun, Prune: prune, CollectionID: s.ID, CollectionName: s.Name}
+	if dryRun {
+		plan, err := syncer.Plan(ctx)
+		if err != nil {
+			return d.syncErrorResult(ctx, s, err)
+		}
+		o.State = "planned"
+		o.fill(plan)
+		o.Message = syncPlanText(o) + " Dry run: nothing was changed; call r2r_sync without dry_run to do it."
+		return result(o.Message, o)
+	}
+	return d.startSync(ctx, syncer, s, root, stateDir, key, o)
 }
 
 // startSync plans the sync within the call, then runs it in the background under the
@@ -305,7 +314,7 @@ func syncStatusTool(d *Deps) Tool {
 			if err != nil {
 				return d.projectErrorResult(ctx, err), nil
 			}
-			root, _ = realPath(pr.Root)
+			root, _ = confine.RealPath(pr.Root)
 		}
 		job := d.syncs.get(id, root)
 		if job == nil {

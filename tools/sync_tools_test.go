@@ -12,6 +12,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
@@ -86,7 +87,7 @@ func TestIngestSourceFilesAsText(t *testing.T) {
 		t.Fatalf(".go and .yaml not found: %q", hits)
 	}
 	_, info := e.fail("r2r_ingest_document", map[string]any{"file_path": "assets/logo.ico"})
-	if info.Type != refuseType || !strings.Contains(info.Message, "binary") || !strings.Contains(info.Message, "Export") {
+	if info.Type != confine.Type || !strings.Contains(info.Message, "binary") || !strings.Contains(info.Message, "Export") {
 		t.Fatalf("binary: %+v", info)
 	}
 }

@@ -20,6 +20,8 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/upload"
 )
 
 // Tool groups.
@@ -75,13 +77,13 @@ type StatusInfo struct {
 
 // Deps are what the tools need. Client and Projects are required; the rest is optional.
 type Deps struct {
-	Client   *r2r.Client      // always non-nil; may point at an unreachable R2R
-	Projects *ProjectResolver // project → collection
-	Cache    Cache            // nil = no caching
-	History  *SearchHistory   // last searches per project; nil = none kept
-	Logger   *slog.Logger     // nil = discard
-	Status   StatusInfo       // static facts for r2r_status
-	Now      func() time.Time // nil = time.Now
+	Client   *r2r.Client       // always non-nil; may point at an unreachable R2R
+	Projects *project.Resolver // project → collection
+	Cache    Cache             // nil = no caching
+	History  *SearchHistory    // last searches per project; nil = none kept
+	Logger   *slog.Logger      // nil = discard
+	Status   StatusInfo        // static facts for r2r_status
+	Now      func() time.Time  // nil = time.Now
 
 	// AuthState, when set, says where the credentials come from and any warning about
 	// them, as known now; it overrides Status.AuthSource and Status.AuthWarning (a
@@ -131,7 +133,7 @@ type Deps struct {
 
 	initOnce sync.Once
 	limits   *limiters
-	ingests  *ingestTracker
+	pending  *upload.Pending // uploads R2R has not finished with
 	titles   titleMemory
 	shown    shownIDs // document ids shown to the model, for short-id lookups
 	syncs    *syncJobs
@@ -149,19 +151,19 @@ const (
 )
 
 // setup builds the run-time state shared by every tool (rate limiters from RateLimits,
-// ingestions in progress) on first use; later changes to RateLimits have no effect.
+// uploads in progress) on first use; later changes to RateLimits have no effect.
 func (d *Deps) setup() {
 	d.initOnce.Do(func() {
 		d.limits = newLimiters(d.RateLimits)
-		d.ingests = newIngestTracker()
+		d.pending = upload.NewPending()
 		d.syncs = newSyncJobs()
 	})
 }
 
-// tracker returns the ingestions in progress.
-func (d *Deps) tracker() *ingestTracker {
+// pendingUploads returns the uploads of this server R2R has not finished with.
+func (d *Deps) pendingUploads() *upload.Pending {
 	d.setup()
-	return d.ingests
+	return d.pending
 }
 
 // titleMemory returns the document titles remembered by id.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/argcheck"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 // TestValidateArgsResult: a rejection is an error result in the shape of every tool error,
@@ -64,7 +65,7 @@ func TestRegistrySchemasCompile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := Registry(&Deps{Client: client, Projects: NewProjectResolver(ProjectOptions{WorkDir: t.TempDir(), CacheFile: "-"})})
+	reg := Registry(&Deps{Client: client, Projects: project.NewResolver(project.Options{WorkDir: t.TempDir(), CacheFile: "-"})})
 	defs := make([]mcp.Tool, len(reg))
 	for i, tl := range reg {
 		defs[i] = tl.Def

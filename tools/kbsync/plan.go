@@ -50,6 +50,9 @@ type Options struct {
 type Syncer struct {
 	Opts   Options
 	Writer *Writer // API and Scope of the collection
+	// Put, when set, writes one item of the plan instead of reading it with Opts.Files and
+	// writing it with Writer.Put. A refused file gives a *Refusal.
+	Put func(ctx context.Context, it Item) (Outcome, error)
 }
 
 // Item is one file the plan uploads or replaces.

@@ -106,6 +106,9 @@ func (s *Syncer) Run(ctx context.Context, p *Plan, progress func(Progress)) *Sum
 
 // put reads one file again (it may have changed since the plan) and writes it.
 func (s *Syncer) put(ctx context.Context, it Item) (Outcome, error) {
+	if s.Put != nil {
+		return s.Put(ctx, it)
+	}
 	f, err := s.Opts.Files.ReadFile(it.Path)
 	if err != nil {
 		return Outcome{Action: Failed}, err

@@ -115,7 +115,7 @@ func (w *Writer) Put(ctx context.Context, f File, old []Version) (Outcome, error
 			// R2R may have stored the document anyway: a synchronous ingestion that failed
 			// answers 500 with the document marked failed; a proxy may fail after R2R took it.
 			doc, gerr := w.API.GetDocument(ctx, o.DocumentID)
-			if gerr != nil || !terminal(doc.IngestionStatus) {
+			if gerr != nil || !Terminal(doc.IngestionStatus) {
 				o.Action = Failed
 				return o, err
 			}
@@ -230,7 +230,7 @@ func (w *Writer) wait(ctx context.Context, id string) (*r2r.Document, error) {
 			if w.OnStatus != nil {
 				w.OnStatus(id, doc.IngestionStatus)
 			}
-			if terminal(doc.IngestionStatus) {
+			if Terminal(doc.IngestionStatus) {
 				return doc, nil
 			}
 		case ctx.Err() != nil:
@@ -265,7 +265,8 @@ func (w *Writer) ensureMember(ctx context.Context, doc *r2r.Document) {
 	}
 }
 
-func terminal(status string) bool {
+// Terminal reports whether R2R has finished with a document in ingestion status (success or failed).
+func Terminal(status string) bool {
 	return status == r2r.IngestionSuccess || status == r2r.IngestionFailed
 }
 

@@ -1,26 +1,28 @@
-package tools
+package upload
 
 import (
 	"context"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 )
 
-func TestByteBudgetReserve(t *testing.T) {
-	b := newByteBudget(100)
-	r1, err := b.reserve(context.Background(), 60)
+func TestBudgetReserve(t *testing.T) {
+	b := NewBudget(100)
+	r1, err := b.Reserve(context.Background(), 60)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := b.reserve(ctx, 60); err == nil {
+	if _, err := b.Reserve(ctx, 60); err == nil {
 		t.Fatal("a reservation beyond the budget did not wait for room")
 	}
 	r1()
 	r1()                                              // twice is harmless
-	big, err := b.reserve(context.Background(), 1000) // more than the budget: all of it
+	big, err := b.Reserve(context.Background(), 1000) // more than the budget: all of it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,11 +47,11 @@ func TestUploadReservation(t *testing.T) {
 		{"a.md", 2*1000 + 64<<10},
 		{filepath.Join(dir, "a.md"), 2*1000 + 64<<10},
 		{"missing.pdf", 2*30e6 + 64<<10},
-		{"missing", 2*otherMaxUploadBytes + 64<<10},
+		{"missing", 2*confine.OtherMaxBytes + 64<<10},
 	}
 	for _, tt := range tests {
-		if got := uploadReservation(tt.p, []string{dir}); got != tt.want {
-			t.Errorf("uploadReservation(%s) = %d, want %d", tt.p, got, tt.want)
+		if got := reservation(tt.p, []string{dir}); got != tt.want {
+			t.Errorf("reservation(%s) = %d, want %d", tt.p, got, tt.want)
 		}
 	}
 }

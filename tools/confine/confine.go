@@ -1,4 +1,9 @@
-package tools
+// Package confine decides whether a file a caller names may be uploaded to R2R, and reads
+// it if so: inside one of the allowed roots (as written and as resolved), a regular file
+// that is not a secret by name or content, Within R2R's size limit for its type, and text
+// when R2R has no parser for it. It also holds the path checks other readers of project
+// files share.
+package confine
 
 import (
 	"bytes"
@@ -20,30 +25,30 @@ import (
 
 // Refusal kinds of path confinement (the "type" of the error result).
 const (
-	refuseOutside  = "path_outside_project"
-	refuseSpecial  = "not_a_regular_file"
-	refuseMissing  = "file_not_found"
-	refuseSecret   = "secret_file"
-	refuseTooLarge = "file_too_large"
-	refuseType     = "unsupported_file_type"
-	refuseSystem   = "system_path"
-	refuseHardLink = "hard_link"
+	Outside  = "path_outside_project"
+	Special  = "not_a_regular_file"
+	Missing  = "file_not_found"
+	Secret   = "secret_file"
+	TooLarge = "file_too_large"
+	Type     = "unsupported_file_type"
+	System   = "system_path"
+	HardLink = "hard_link"
 )
 
-// ConfineError is a refusal to read a file; nothing has been sent to R2R.
-type ConfineError struct {
+// Error is a refusal to read a file; nothing has been sent to R2R.
+type Error struct {
 	Kind string
 	Msg  string
 }
 
-func (e *ConfineError) Error() string { return e.Msg }
+func (e *Error) Error() string { return e.Msg }
 
-func refuse(kind, format string, a ...any) *ConfineError {
-	return &ConfineError{Kind: kind, Msg: fmt.Sprintf(format, a...)}
+func refuse(kind, format string, a ...any) *Error {
+	return &Error{Kind: kind, Msg: fmt.Sprintf(format, a...)}
 }
 
 // maxUploadBytes is R2R's default per-extension upload limit (decimal
-// MB). Extensions R2R accepts but lists no limit for use otherMaxUploadBytes.
+// MB). Extensions R2R accepts but lists no limit for use OtherMaxBytes.
 var maxUploadBytes = map[string]int64{
 	"txt": 2e6, "md": 2e6, "tsv": 2e6,
 	"csv": 5e6, "html": 5e6,
@@ -54,21 +59,22 @@ var maxUploadBytes = map[string]int64{
 	"jpg": 5e6, "png": 5e6, "tiff": 5e6, "rtf": 5e6, "rst": 5e6, "org": 5e6,
 }
 
-// otherMaxUploadBytes bounds the remaining accepted types. R2R's code default is 2 MB and
+// OtherMaxBytes bounds the remaining accepted types. R2R's code default is 2 MB and
 // its shipped config 200 GiB; r2r-mcp reads the file into memory, so it keeps to the
 // largest per-type default.
-const otherMaxUploadBytes = 30e6
+const OtherMaxBytes = 30e6
 
 // documentTypes are the extensions R2R ingests; others get 415.
 var documentTypes = []string{"mp3", "csv", "eml", "msg", "p7s", "epub", "xls", "xlsx", "html", "htm",
 	"bmp", "heic", "jpeg", "png", "tiff", "jpg", "svg", "md", "org", "odt", "pdf", "txt", "json", "ppt",
 	"pptx", "rst", "rtf", "tsv", "gif", "doc", "docx", "py", "js", "ts", "css"}
 
-func uploadLimit(ext string) int64 {
+// Limit is the largest file of extension ext (lower case, no dot) R2R accepts.
+func Limit(ext string) int64 {
 	if n, ok := maxUploadBytes[ext]; ok {
 		return n
 	}
-	return otherMaxUploadBytes
+	return OtherMaxBytes
 }
 
 // secretNames are base names (glob patterns, case-insensitive) never uploaded.
@@ -106,8 +112,8 @@ var secretDirPaths = []string{".config/gcloud", ".config/gh", ".config/github-co
 // process state and secrets.
 var systemPrefixes = []string{"/proc", "/sys", "/dev"}
 
-// confinedFile is a file that passed every rule, with its content.
-type confinedFile struct {
+// File is a file that passed every rule, with its content.
+type File struct {
 	Abs  string // real absolute path (symlinks resolved)
 	Rel  string // path relative to its root, forward slashes
 	Root string // the root it lies in (real path)
@@ -124,10 +130,10 @@ type confinedFile struct {
 	Links uint64
 }
 
-// confineFile applies the confinement rules to a caller's path and reads the file.
+// Read applies the confinement rules to a caller's path and reads the file.
 // Relative paths are taken from the first root (the project root). Every failure is a
-// *ConfineError that names the rule and the way out.
-func confineFile(p string, roots []string) (*confinedFile, error) {
+// *Error that names the rule and the way out.
+func Read(p string, roots []string) (*File, error) {
 	loc, err := locate(p, roots)
 	if err != nil {
 		return nil, err
@@ -146,21 +152,21 @@ type located struct {
 // locate applies the rules on names to p.
 func locate(p string, roots []string) (*located, error) {
 	if len(roots) == 0 {
-		return nil, refuse(refuseOutside, "No project root is known, so no file can be ingested. Start r2r-mcp inside the project.")
+		return nil, refuse(Outside, "No project root is known, so no file can be ingested. Start r2r-mcp inside the project.")
 	}
 	if strings.ContainsRune(p, 0) {
-		return nil, refuse(refuseOutside, "file_path contains a NUL byte.")
+		return nil, refuse(Outside, "file_path contains a NUL byte.")
 	}
 	realRoots := make([]string, 0, len(roots))
 	for _, r := range roots {
-		rr, err := realPath(r)
+		rr, err := RealPath(r)
 		if err != nil {
 			continue // a configured extra root that does not exist does not widen anything
 		}
 		realRoots = append(realRoots, rr)
 	}
 	if len(realRoots) == 0 {
-		return nil, refuse(refuseOutside, "The project root %s cannot be read.", roots[0])
+		return nil, refuse(Outside, "The project root %s cannot be read.", roots[0])
 	}
 
 	cand := p
@@ -168,8 +174,8 @@ func locate(p string, roots []string) (*located, error) {
 		cand = filepath.Join(realRoots[0], cand)
 	}
 	cand = filepath.Clean(cand)
-	if isSystemPath(cand) {
-		return nil, refuse(refuseSystem, "%s is inside a system pseudo-filesystem (/proc, /sys, /dev); those files are never ingested.", p)
+	if IsSystemPath(cand) {
+		return nil, refuse(System, "%s is inside a system pseudo-filesystem (/proc, /sys, /dev); those files are never ingested.", p)
 	}
 	// Judge the lexical path first, so "../x" is refused as an escape even when it happens
 	// to resolve back inside. Absolute paths may name a root as given or as resolved.
@@ -179,44 +185,44 @@ func locate(p string, roots []string) (*located, error) {
 			bases = append(bases, abs)
 		}
 	}
-	if !slices.ContainsFunc(bases, func(b string) bool { return within(b, cand) }) {
-		return nil, refuse(refuseOutside, "%s is outside the project root %s. Only files inside the project (or configured extra roots) can be ingested; copy the file into the project first.", p, realRoots[0])
+	if !slices.ContainsFunc(bases, func(b string) bool { return Within(b, cand) }) {
+		return nil, refuse(Outside, "%s is outside the project root %s. Only files inside the project (or configured extra roots) can be ingested; copy the file into the project first.", p, realRoots[0])
 	}
 
 	real, err := filepath.EvalSymlinks(cand)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, refuse(refuseMissing, "%s does not exist. Give a path relative to the project root %s, or an absolute path inside it.", p, realRoots[0])
+			return nil, refuse(Missing, "%s does not exist. Give a path relative to the project root %s, or an absolute path inside it.", p, realRoots[0])
 		}
-		return nil, refuse(refuseMissing, "%s cannot be read: %v.", p, unwrapPathErr(err))
+		return nil, refuse(Missing, "%s cannot be read: %v.", p, UnwrapPathErr(err))
 	}
-	if isSystemPath(real) {
-		return nil, refuse(refuseSystem, "%s resolves to %s, a system pseudo-filesystem; those files are never ingested.", p, real)
+	if IsSystemPath(real) {
+		return nil, refuse(System, "%s resolves to %s, a system pseudo-filesystem; those files are never ingested.", p, real)
 	}
 	root := ""
 	for _, rr := range realRoots {
-		if within(rr, real) {
+		if Within(rr, real) {
 			root = rr
 			break
 		}
 	}
 	if root == "" {
-		return nil, refuse(refuseOutside, "%s is a symlink that points outside the project (%s). Only files really inside the project root %s can be ingested.", p, real, realRoots[0])
+		return nil, refuse(Outside, "%s is a symlink that points outside the project (%s). Only files really inside the project root %s can be ingested.", p, real, realRoots[0])
 	}
 	rel, err := filepath.Rel(root, real)
 	if err != nil || rel == "." {
-		return nil, refuse(refuseSpecial, "%s is the project root itself, not a file.", p)
+		return nil, refuse(Special, "%s is the project root itself, not a file.", p)
 	}
 	relSlash := filepath.ToSlash(rel)
 	if kind, why := secretPath(relSlash); kind != "" {
-		return nil, refuse(refuseSecret, "%s looks like a secret (%s) and is never uploaded. If it really holds documentation, copy the text to a file with another name.", relSlash, why)
+		return nil, refuse(Secret, "%s looks like a secret (%s) and is never uploaded. If it really holds documentation, copy the text to a file with another name.", relSlash, why)
 	}
 	return &located{real: real, root: root, rel: rel, relSlash: relSlash}, nil
 }
 
 // read opens the located file beneath its root and reads it, checking type, extension and
 // size on the handle that is read.
-func (l *located) read(p string, roots []string) (*confinedFile, error) {
+func (l *located) read(p string, roots []string) (*File, error) {
 	real, root, rel, relSlash := l.real, l.root, l.rel, l.relSlash
 	// Everything below happens through a handle on the root: os.Root resolves rel beneath
 	// it, so a directory of rel swapped for a link leaving the root after the checks above
@@ -226,24 +232,24 @@ func (l *located) read(p string, roots []string) (*confinedFile, error) {
 	// place just as well.)
 	rootFS, err := os.OpenRoot(root)
 	if err != nil {
-		return nil, refuse(refuseOutside, "The root %s cannot be opened: %v.", root, unwrapPathErr(err))
+		return nil, refuse(Outside, "The root %s cannot be opened: %v.", root, UnwrapPathErr(err))
 	}
 	defer rootFS.Close()
 	fi, err := rootFS.Lstat(rel)
 	if err != nil {
 		return nil, openRefusal(p, root, err)
 	}
-	if err := regularFile(p, fi); err != nil {
+	if err := RegularFile(p, fi); err != nil {
 		return nil, err
 	}
 	ext := strings.TrimPrefix(strings.ToLower(path.Ext(relSlash)), ".")
 	asText := ext == "" || !slices.Contains(documentTypes, ext)
-	limit := uploadLimit(ext)
+	limit := Limit(ext)
 	if asText {
 		limit = maxTextBytes
 	}
 	if fi.Size() > limit {
-		return nil, refuse(refuseTooLarge, "%s is %s; R2R accepts at most %s for %s. Split it or export a smaller version.", relSlash, humanBytes(fi.Size()), humanBytes(limit), typeLabel(ext, asText))
+		return nil, refuse(TooLarge, "%s is %s; R2R accepts at most %s for %s. Split it or export a smaller version.", relSlash, HumanBytes(fi.Size()), HumanBytes(limit), typeLabel(ext, asText))
 	}
 
 	data, links, err := readRegular(rootFS, rel, p, root, fi, limit)
@@ -251,14 +257,14 @@ func (l *located) read(p string, roots []string) (*confinedFile, error) {
 		return nil, err
 	}
 	if found, ok := secretscan.Find(data); ok {
-		return nil, refuse(refuseSecret, "%s contains what looks like a secret (%s) and is never uploaded. "+
+		return nil, refuse(Secret, "%s contains what looks like a secret (%s) and is never uploaded. "+
 			"Remove the credential from the file, or copy the documentation without it to another file, and ingest that.", relSlash, found.Rule)
 	}
 	if asText && !isText(data) {
-		return nil, refuse(refuseType, "%s is a binary file (%s) that R2R has no parser for. Export its content to text, markdown or PDF and ingest that instead. Types R2R parses: %s.", relSlash, typeLabel(ext, false), strings.Join(documentTypes, " "))
+		return nil, refuse(Type, "%s is a binary file (%s) that R2R has no parser for. Export its content to text, markdown or PDF and ingest that instead. Types R2R parses: %s.", relSlash, typeLabel(ext, false), strings.Join(documentTypes, " "))
 	}
-	projectRoot, _ := realPath(roots[0])
-	return &confinedFile{Abs: real, Rel: relSlash, Root: root, Ext: ext, Data: data, AsText: asText, InProject: root == projectRoot, Links: links}, nil
+	projectRoot, _ := RealPath(roots[0])
+	return &File{Abs: real, Rel: relSlash, Root: root, Ext: ext, Data: data, AsText: asText, InProject: root == projectRoot, Links: links}, nil
 }
 
 // maxTextBytes bounds files sent as text (R2R's limit for .txt files).
@@ -280,16 +286,16 @@ func typeLabel(ext string, asText bool) string {
 	return "." + ext + " files"
 }
 
-// errFileChanged reports that the file opened is not the one that was checked.
-var errFileChanged = errors.New("the file changed while it was being checked")
+// ErrFileChanged reports that the file opened is not the one that was checked.
+var ErrFileChanged = errors.New("the file changed while it was being checked")
 
-// openChecked opens rel (beneath root, native separators) read-only without blocking on
+// OpenChecked opens rel (beneath root, native separators) read-only without blocking on
 // FIFOs or devices, and checks on the open descriptor that it is the file checked (same
 // device and inode). The caller must read from the returned file only.
-func openChecked(root *os.Root, rel string, checked os.FileInfo) (*os.File, os.FileInfo, error) {
+func OpenChecked(root *os.Root, rel string, checked os.FileInfo) (*os.File, os.FileInfo, error) {
 	f, err := safeopen.Open(root, rel, os.O_RDONLY|noBlockFlag)
 	if errors.Is(err, safeopen.ErrChanged) {
-		return nil, nil, errFileChanged
+		return nil, nil, ErrFileChanged
 	}
 	if err != nil {
 		return nil, nil, err
@@ -301,67 +307,68 @@ func openChecked(root *os.Root, rel string, checked os.FileInfo) (*os.File, os.F
 	}
 	if !os.SameFile(fi, checked) {
 		f.Close()
-		return nil, fi, errFileChanged
+		return nil, fi, ErrFileChanged
 	}
 	return f, fi, nil
 }
 
-// readRegular opens rel beneath root (see openChecked), re-checks type and size on the
+// readRegular opens rel beneath root (see OpenChecked), re-checks type and size on the
 // descriptor, and reads at most limit bytes. It also reports the file's hard-link count.
 func readRegular(root *os.Root, rel, p, rootPath string, checked os.FileInfo, limit int64) ([]byte, uint64, error) {
-	f, fi, err := openChecked(root, rel, checked)
+	f, fi, err := OpenChecked(root, rel, checked)
 	switch {
-	case errors.Is(err, errFileChanged):
-		return nil, 0, refuse(refuseSpecial, "%s changed while it was being checked; try again.", p)
+	case errors.Is(err, ErrFileChanged):
+		return nil, 0, refuse(Special, "%s changed while it was being checked; try again.", p)
 	case err != nil:
 		return nil, 0, openRefusal(p, rootPath, err)
 	}
 	defer f.Close()
-	if err := regularFile(p, fi); err != nil {
+	if err := RegularFile(p, fi); err != nil {
 		return nil, 0, err
 	}
 	if n := linkCount(fi); n > 1 {
-		return nil, 0, refuse(refuseHardLink, "%s has %d hard links: the same file is also reachable under another name, possibly outside the project, so it is not read. "+
+		return nil, 0, refuse(HardLink, "%s has %d hard links: the same file is also reachable under another name, possibly outside the project, so it is not read. "+
 			"To ingest it anyway, make an independent copy inside the project (cp, not ln) and ingest the copy.", p, n)
 	}
 	if fi.Size() > limit {
-		return nil, 0, refuse(refuseTooLarge, "%s grew beyond %s while being checked.", p, humanBytes(limit))
+		return nil, 0, refuse(TooLarge, "%s grew beyond %s while being checked.", p, HumanBytes(limit))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, 0, refuse(refuseMissing, "%s cannot be read: %v.", p, unwrapPathErr(err))
+		return nil, 0, refuse(Missing, "%s cannot be read: %v.", p, UnwrapPathErr(err))
 	}
 	if int64(len(data)) > limit {
-		return nil, 0, refuse(refuseTooLarge, "%s grew beyond %s while being read.", p, humanBytes(limit))
+		return nil, 0, refuse(TooLarge, "%s grew beyond %s while being read.", p, HumanBytes(limit))
 	}
 	return data, linkCount(fi), nil
 }
 
 // openRefusal maps a failure to stat or open a checked path beneath its root: it vanished,
 // or something was swapped in that os.Root will not follow (a link leaving the root).
-func openRefusal(p, root string, err error) *ConfineError {
+func openRefusal(p, root string, err error) *Error {
 	if errors.Is(err, fs.ErrNotExist) {
-		return refuse(refuseMissing, "%s disappeared while it was being checked.", p)
+		return refuse(Missing, "%s disappeared while it was being checked.", p)
 	}
 	if errors.Is(err, fs.ErrPermission) {
-		return refuse(refuseMissing, "%s cannot be read: %v.", p, unwrapPathErr(err))
+		return refuse(Missing, "%s cannot be read: %v.", p, UnwrapPathErr(err))
 	}
-	return refuse(refuseOutside, "%s cannot be opened beneath %s (%v): part of its path changed or now leaves the root. Only files really inside the project can be ingested.", p, root, unwrapPathErr(err))
+	return refuse(Outside, "%s cannot be opened beneath %s (%v): part of its path changed or now leaves the root. Only files really inside the project can be ingested.", p, root, UnwrapPathErr(err))
 }
 
-func regularFile(p string, fi os.FileInfo) error {
+// RegularFile refuses fi (the file named p) unless it is a regular file, saying what it is.
+func RegularFile(p string, fi os.FileInfo) error {
 	m := fi.Mode()
 	switch {
 	case m.IsDir():
-		return refuse(refuseSpecial, "%s is a directory. Ingest its files one at a time.", p)
+		return refuse(Special, "%s is a directory. Ingest its files one at a time.", p)
 	case m&os.ModeNamedPipe != 0:
-		return refuse(refuseSpecial, "%s is a named pipe (FIFO), not a regular file.", p)
+		return refuse(Special, "%s is a named pipe (FIFO), not a regular file.", p)
 	case m&os.ModeSocket != 0:
-		return refuse(refuseSpecial, "%s is a socket, not a regular file.", p)
+		return refuse(Special, "%s is a socket, not a regular file.", p)
 	case m&os.ModeDevice != 0 || m&os.ModeCharDevice != 0:
-		return refuse(refuseSpecial, "%s is a device file, not a regular file.", p)
+		return refuse(Special, "%s is a device file, not a regular file.", p)
 	case !m.IsRegular():
-		return refuse(refuseSpecial, "%s is not a regular file.", p)
+		return refuse(Special, "%s is not a regular file.", p)
 	}
 	return nil
 }
@@ -399,7 +406,8 @@ func secretPath(rel string) (kind, why string) {
 	return "", ""
 }
 
-func isSystemPath(p string) bool {
+// IsSystemPath reports whether p lies in a pseudo-filesystem (/proc, /sys, /dev).
+func IsSystemPath(p string) bool {
 	if runtime.GOOS == "windows" {
 		return false
 	}
@@ -411,8 +419,8 @@ func isSystemPath(p string) bool {
 	return false
 }
 
-// within reports whether p is root or below it (both clean absolute paths).
-func within(root, p string) bool {
+// Within reports whether p is root or below it (both clean absolute paths).
+func Within(root, p string) bool {
 	if root == p {
 		return true
 	}
@@ -423,8 +431,8 @@ func within(root, p string) bool {
 	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// realPath is the absolute path with every symlink resolved.
-func realPath(p string) (string, error) {
+// RealPath is the absolute path with every symlink resolved.
+func RealPath(p string) (string, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return "", err
@@ -432,10 +440,24 @@ func realPath(p string) (string, error) {
 	return filepath.EvalSymlinks(abs)
 }
 
-func unwrapPathErr(err error) error {
+// UnwrapPathErr drops the path an *fs.PathError repeats, for messages that name it already.
+func UnwrapPathErr(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
 	}
 	return err
+}
+
+// HumanBytes formats n bytes in decimal units, as r2r-mcp's messages show sizes.
+func HumanBytes(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1f KB", float64(n)/1000)
+	case n < 1000*1000*1000:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/1e9)
 }

@@ -1,0 +1,147 @@
+package confine
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func mustMkdir(t *testing.T, p string) {
+	t.Helper()
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSecretPathRules(t *testing.T) {
+	for _, tt := range []struct {
+		rel    string
+		secret bool
+	}{
+		{".config/gcloud/application_default_credentials.json", true},
+		{"backup/application_default_credentials.json", true},
+		{".config/gcloud/configurations/config_default", true},
+		{"home/.config/gh/hosts.yml", true},
+		{".terraform.d/credentials.tfrc.json", true},
+		{".docker/config.json", true},
+		{".kube/config", true},
+		{".ssh/notes.md", true},
+		{".gnupg/readme.txt", true},
+		{".aws/config", true},
+		{"credentials.json", true},
+		{"credentials-prod.json", true},
+		{"gcp_credentials.json", true},
+		{"app-secrets.yaml", true},
+		{"db_secret.json", true},
+		{"k8s/secret.yml", true},
+		{"oauth_token.json", true},
+		{"token.json", true},
+		{".git-credentials", true},
+		{".pypirc", true},
+		{".env.production", true},
+		{".claude.json", true},
+		{".claude/.credentials.json", true},
+		{"backup/.credentials.json", true},
+		{".codex/auth.json", true},
+		{"vendor/composer/auth.json", true},
+		{".gemini/oauth_creds.json", true},
+		{".config/github-copilot/apps.json", true},
+		{"firebase/serviceAccountKey.json", true},
+		{"gcp/service_account.json", true},
+		{".local/share/keyrings/login.keyring", true},
+		{".password-store/bank.gpg", true},
+		// Documentation about secrets is not a secret.
+		{"docs/secrets-management.md", false},
+		{"docs/credentials.md", false},
+		{"docs/token-rotation.md", false},
+		{".config/nvim/init.md", false},
+		{"gh/notes.md", false},
+		{"config/gcloud-setup.md", false},
+		{"README.md", false},
+	} {
+		kind, why := secretPath(tt.rel)
+		if (kind != "") != tt.secret {
+			t.Errorf("secretPath(%q) = %q %q, want secret=%v", tt.rel, kind, why, tt.secret)
+		}
+	}
+}
+
+// TestConfinementOpensBeneathTheRoot swaps a checked directory for a symlink between the
+// checks and the open, the race Read's os.Root handle closes.
+func TestConfinementOpensBeneathTheRoot(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks need privileges on Windows")
+	}
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(base, "proj")
+	mustMkdir(t, filepath.Join(root, "docs"))
+	mustMkdir(t, filepath.Join(root, "other"))
+	mustMkdir(t, filepath.Join(base, "outside"))
+	for p, body := range map[string]string{
+		"proj/docs/a.md": "# a", "proj/other/a.md": "# other", "outside/a.md": "# outside",
+	} {
+		if err := os.WriteFile(filepath.Join(base, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rel := filepath.Join("docs", "a.md")
+	swap := func(t *testing.T, target string) os.FileInfo {
+		t.Helper()
+		fi, err := os.Lstat(filepath.Join(root, rel)) // the check
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.RemoveAll(filepath.Join(root, "docs")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(root, "docs")); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			os.Remove(filepath.Join(root, "docs"))
+			mustMkdir(t, filepath.Join(root, "docs"))
+			os.WriteFile(filepath.Join(root, rel), []byte("# a"), 0o644)
+		})
+		return fi
+	}
+	open := func(t *testing.T, checked os.FileInfo) error {
+		r, err := os.OpenRoot(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		_, _, err = readRegular(r, rel, rel, root, checked, 1<<20)
+		return err
+	}
+
+	t.Run("directory swapped for a link leaving the root", func(t *testing.T) {
+		checked := swap(t, filepath.Join(base, "outside"))
+		var ce *Error
+		// The link is refused at the first component (safeopen), before it could lead out.
+		if err := open(t, checked); !errors.As(err, &ce) || ce.Kind != Special || !strings.Contains(ce.Msg, "changed") {
+			t.Fatalf("err = %v, want a changed-file refusal", err)
+		}
+	})
+	t.Run("directory swapped for a link inside the root", func(t *testing.T) {
+		checked := swap(t, "other")
+		var ce *Error
+		if err := open(t, checked); !errors.As(err, &ce) || ce.Kind != Special || !strings.Contains(ce.Msg, "changed") {
+			t.Fatalf("err = %v, want a changed-file refusal", err)
+		}
+	})
+	t.Run("unchanged", func(t *testing.T) {
+		fi, err := os.Lstat(filepath.Join(root, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := open(t, fi); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
