@@ -7,29 +7,27 @@ LDFLAGS   := -s -w -X github.com/r2r-mcp/r2r-mcp/cmd.version=$(VERSION) \
              -X github.com/r2r-mcp/r2r-mcp/cmd.commit=$(COMMIT) \
              -X github.com/r2r-mcp/r2r-mcp/cmd.date=$(DATE)
 
-.PHONY: build test test-unit test-keyring vet fmt-check bench bench-rss cover emulator
+.PHONY: build test test-unit test-keyring vet fmt-check bench bench-smoke bench-rss cover emulator
 
 ## build: bin/r2r-mcp (release flags) and bin/r2r-emulator (the R2R emulator of the try-it steps).
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/r2r-mcp .
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/r2r-emulator ./r2r/r2rtest/r2r-emulator
 
-## test: everything CI checks — formatting, vet, unit and end-to-end tests and each benchmark
-## once, with the race detector — then the tests that were skipped, and why. End-to-end tests
-## mostly wait on child processes, so more of them run at once than there are CPUs; they
-## share one race build of r2r-mcp; the keyring test runs beside them. Benchmarks run in a
-## second go test (with -bench, go test runs packages one at a time). GORACE's exit pause
-## is 10 ms, not the default 1 s that every race-built test binary and child process waits.
+## test: formatting, vet, unit and end-to-end tests with the race detector — then the tests
+## that were skipped, and why. End-to-end tests mostly wait on child processes, so more of
+## them run at once than there are CPUs; they share one race build of r2r-mcp; the keyring
+## test runs beside them. GORACE's exit pause is 10 ms, not the default 1 s that every
+## race-built test binary and child process would wait. Benchmarks are make bench-smoke.
 test: fmt-check vet
 	@kr=$$(mktemp); rc=$$(mktemp); bin=$$(mktemp -d); trap 'rm -rf "$$kr" "$$rc" "$$bin"' EXIT; \
-	$(MAKE) --no-print-directory test-keyring > "$$kr" 2>&1 & krpid=$$!; \
 	$(GO) build -race -ldflags '-X github.com/r2r-mcp/r2r-mcp/cmd.version=e2e' -o "$$bin/r2r-mcp" . || exit 1; \
 	export R2R_MCP_E2E_BINARY="$$bin/r2r-mcp" GORACE="$${GORACE:-atexit_sleep_ms=10}"; \
-	{ $(GO) test -race -count=1 -parallel 8 -json ./... 2>&1; echo $$? > "$$rc"; \
-	  $(GO) test -race -count=1 -run '^$$' -bench . -benchtime 1x -json ./... 2>&1; echo $$? >> "$$rc"; } | \
+	$(MAKE) --no-print-directory test-keyring > "$$kr" 2>&1 & krpid=$$!; \
+	{ $(GO) test -race -count=1 -parallel 8 -json ./... 2>&1; echo $$? > "$$rc"; } | \
 	awk -f .ci/test-summary.awk; sum=$$?; \
 	wait $$krpid; krc=$$?; grep -v 'Failed to set fd limit' "$$kr"; \
-	[ "$$(tr -d '\n' < "$$rc")" = 00 ] && [ $$sum = 0 ] && [ $$krc = 0 ]
+	[ "$$(cat "$$rc")" = 0 ] && [ $$sum = 0 ] && [ $$krc = 0 ]
 
 ## test-keyring: login/serve/logout against a real Secret Service (gnome-keyring in a private
 ## D-Bus session). Skipped with a note when those are not installed, except under CI=true.
@@ -58,6 +56,13 @@ cover:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-smoke: each benchmark once, without -race (with -bench, go test runs packages one at
+## a time: apart from make test, which runs them side by side). CI runs it.
+bench-smoke:
+	@rc=$$(mktemp); trap 'rm -f "$$rc"' EXIT; \
+	{ $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -json ./... 2>&1; echo $$? > "$$rc"; } | \
+	awk -f .ci/test-summary.awk && [ "$$(cat "$$rc")" = 0 ]
 
 ## bench-rss: peak memory under the hostile loads, without -race (make test skips it: under
 ## -race it would measure the detector's shadow memory). Each load runs once.

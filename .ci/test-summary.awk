@@ -1,6 +1,6 @@
 # test-summary.awk — reads `go test -json` and prints what plain `go test` would (one line
 # per package, the output of failed tests in full), then every skipped test with its reason.
-# Used by `make test`. Exit status: 1 when a test or package failed or a build broke.
+# Used by `make test` and `make bench-smoke`. Exit status: 1 when a test or package failed or a build broke.
 function field(line, name,    re, v) {
 	re = "\"" name "\":\"([^\"\\\\]|\\\\.)*\""
 	if (!match(line, re)) return ""
@@ -25,9 +25,7 @@ function field(line, name,    re, v) {
 		printf "%s", out[key]
 		if (test == "") print "FAIL\t" pkg
 	} else if (action == "pass" && test == "") {
-		# make test runs go test twice (tests, then each benchmark once): say which is which.
-		printf "ok  \t%s\t%.3fs%s\n", pkg, field2($0), (pkg in passed) ? " (benchmarks)" : ""
-		passed[pkg] = 1
+		printf "ok  \t%s\t%.3fs\n", pkg, field2($0)
 	}
 	if (action == "pass" || action == "fail" || action == "skip") delete out[key]
 }
