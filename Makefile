@@ -45,7 +45,6 @@ test-unit:
 
 vet:
 	$(GO) vet ./...
-	$(GO) vet -tags otel ./cmd
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -11,6 +11,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/server"
+	"github.com/r2r-mcp/r2r-mcp/server/tracing"
 )
 
 type fakeTracer struct{ shutdowns int }
@@ -23,44 +24,59 @@ func (f *fakeTracer) R2RMiddleware() r2r.Middleware {
 }
 func (f *fakeTracer) Shutdown(context.Context) error { f.shutdowns++; return nil }
 
-// serve traces only with an OTLP endpoint in the environment, and in a build without the
-// otel tag says that traces need that build instead.
+// serve constructs a tracer only with an OTLP endpoint in the environment, hands it the
+// endpoint and its version, and refuses to start on a malformed OTLP setting without
+// quoting a header value.
 func TestStartTracing(t *testing.T) {
-	fake := &fakeTracer{}
 	for _, tc := range []struct {
-		name    string
-		env     map[string]string
-		tracer  func(context.Context, string) (tracer, error)
-		wantMW  bool
-		wantLog string
+		name         string
+		env          map[string]string
+		wantEndpoint string // "" = no tracer constructed
+		wantErr      string
+		wantLog      string
 	}{
-		{"no endpoint", nil, func(context.Context, string) (tracer, error) { return fake, nil }, false, ""},
-		{"endpoint", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"},
-			func(context.Context, string) (tracer, error) { return fake, nil }, true, "sending OpenTelemetry traces"},
-		{"traces endpoint", map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:4318/v1/traces"},
-			func(context.Context, string) (tracer, error) { return fake, nil }, true, "sending OpenTelemetry traces"},
-		{"built without otel", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}, nil, false, "-tags otel"},
+		{name: "no endpoint", env: map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "broken"}},
+		{name: "endpoint", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"},
+			wantEndpoint: "http://127.0.0.1:4318/v1/traces", wantLog: "sending OpenTelemetry traces"},
+		{name: "traces endpoint", env: map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:4318/custom"},
+			wantEndpoint: "http://127.0.0.1:4318/custom", wantLog: "sending OpenTelemetry traces"},
+		{name: "bad headers", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318",
+			"OTEL_EXPORTER_OTLP_HEADERS": "authorization=Bearer%zzsecret"}, wantErr: "OTEL_EXPORTER_OTLP_HEADERS"},
+		{name: "bad endpoint", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "127.0.0.1:4318"}, wantErr: "not an http"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			fake := &fakeTracer{}
+			var got *tracing.Config
 			old := newTracer
-			newTracer = tc.tracer
+			newTracer = func(cfg tracing.Config, _ *slog.Logger) (tracer, error) { got = &cfg; return fake, nil }
 			t.Cleanup(func() { newTracer = old })
-			fake.shutdowns = 0
 			var logs bytes.Buffer
-			cfg := server.Config{}
+			cfg := server.Config{Version: "1.2.3"}
 			stop, err := startTracing(context.Background(), &cfg, func(k string) string { return tc.env[k] }, slog.New(slog.NewTextHandler(&logs, nil)))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "secret") {
+					t.Fatalf("error %v, want one naming %q and no header value", err, tc.wantErr)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
 			stop()
-			if got := len(cfg.ToolMiddleware) == 1 && len(cfg.R2RMiddleware) == 1; got != tc.wantMW {
-				t.Errorf("middleware added: %v, want %v", got, tc.wantMW)
+			if tc.wantEndpoint == "" {
+				if got != nil || len(cfg.ToolMiddleware)+len(cfg.R2RMiddleware) != 0 || logs.Len() != 0 {
+					t.Errorf("tracing set up without an endpoint: %v, log %q", got, logs.String())
+				}
+				return
 			}
-			if tc.wantMW && fake.shutdowns != 1 {
-				t.Errorf("stop flushed %d times", fake.shutdowns)
+			if got == nil || got.Endpoint != tc.wantEndpoint || got.ServiceVersion != "1.2.3" {
+				t.Fatalf("tracer config %+v, want endpoint %s, version 1.2.3", got, tc.wantEndpoint)
 			}
-			if (tc.wantLog == "") != (logs.Len() == 0) || !strings.Contains(logs.String(), tc.wantLog) {
-				t.Errorf("log: %q, want %q", logs.String(), tc.wantLog)
+			if len(cfg.ToolMiddleware) != 1 || len(cfg.R2RMiddleware) != 1 || fake.shutdowns != 1 {
+				t.Errorf("middleware %d/%d, flushed %d times", len(cfg.ToolMiddleware), len(cfg.R2RMiddleware), fake.shutdowns)
+			}
+			if !strings.Contains(logs.String(), tc.wantLog) {
+				t.Errorf("log %q, want %q", logs.String(), tc.wantLog)
 			}
 		})
 	}

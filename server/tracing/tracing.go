@@ -1,23 +1,23 @@
 // Package tracing exports OpenTelemetry traces of r2r-mcp over OTLP/HTTP: a span per tool
-// call (tool name, outcome) and a span per R2R request (route, status) inside it, exported as
-// configured by the standard OTEL_EXPORTER_OTLP_* environment variables (endpoint,
-// headers, timeout).
-//
-// The OpenTelemetry SDK and exporter double the size of the r2r-mcp binary and add about
-// 1 ms of package initialisation to every start, so only a build with the otel tag links
-// this package (cmd/tracing_otel.go).
+// call (tool name, outcome) and a span per R2R request (route, status) inside it, sent in
+// batches by the SDK's batch span processor through the OTLP/HTTP JSON exporter of
+// server/tracing/otlpjson, to the endpoint the standard OTEL_EXPORTER_OTLP_* environment
+// variables name (see FromEnv).
 package tracing
 
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
@@ -25,6 +25,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/server/metrics"
+	"github.com/r2r-mcp/r2r-mcp/server/tracing/otlpjson"
 )
 
 // Span attributes beside OpenTelemetry's semantic conventions.
@@ -41,19 +42,39 @@ type Tracer struct {
 	tracer   trace.Tracer
 }
 
-// New starts the OTLP/HTTP exporter configured by the OTEL_EXPORTER_OTLP_* environment
-// variables. It does no network I/O: spans are sent in the background.
-func New(ctx context.Context, version string) (*Tracer, error) {
-	exp, err := otlptracehttp.New(ctx)
-	if err != nil {
+// New starts a tracer that exports to cfg's endpoint. It does no network I/O: spans are
+// sent in the background, and failed exports are logged to logger, at most one line a
+// minute. A protocol other than http/json in cfg is logged as a warning: this exporter
+// speaks http/json whatever was asked.
+func New(cfg Config, logger *slog.Logger) (*Tracer, error) {
+	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	res := resource.NewSchemaless(semconv.ServiceName("r2r-mcp"), semconv.ServiceVersion(version))
+	if cfg.Protocol != "" && cfg.Protocol != ProtocolJSON {
+		logger.Warn("OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL asks for "+cfg.Protocol+", but r2r-mcp exports traces over http/json only; "+
+			"point the endpoint at an OTLP/HTTP receiver (the OpenTelemetry Collector's listens on port 4318)",
+			"endpoint", cfg.RedactedEndpoint())
+	}
+	otel.SetErrorHandler(newErrorLog(logger, time.Now))
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	// Its own transport, so that Shutdown closes only the exporter's connections.
+	client := &http.Client{Timeout: timeout, Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	exp := otlpjson.New(cfg.Endpoint, cfg.Headers, client)
+	name := cfg.ServiceName
+	if name == "" {
+		name = DefaultServiceName
+	}
+	res := resource.NewSchemaless(semconv.ServiceName(name), semconv.ServiceVersion(cfg.ServiceVersion))
+	// The batch span processor's queue is bounded (OTEL_BSP_MAX_QUEUE_SIZE, 2048 by default)
+	// and drops spans when full rather than blocking a call.
 	p := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
-	return &Tracer{provider: p, tracer: p.Tracer("github.com/r2r-mcp/r2r-mcp")}, nil
+	return &Tracer{provider: p, tracer: p.Tracer("github.com/r2r-mcp/r2r-mcp", trace.WithInstrumentationVersion(cfg.ServiceVersion))}, nil
 }
 
-// Shutdown sends the spans still buffered and stops the exporter.
+// Shutdown sends the spans still buffered, until ctx ends, and stops the exporter.
 func (t *Tracer) Shutdown(ctx context.Context) error { return t.provider.Shutdown(ctx) }
 
 // ToolMiddleware wraps every tool call in a span named "tools/call TOOL" with the

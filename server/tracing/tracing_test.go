@@ -1,44 +1,58 @@
 package tracing_test
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/server/tracing"
+	"github.com/r2r-mcp/r2r-mcp/server/tracing/otlpjson/otlpjsontest"
 	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
-// receiver is an OTLP/HTTP trace endpoint in-process: it decodes every export request.
+// receiver is an OTLP/HTTP trace endpoint in-process: it decodes every JSON export request
+// with the official OTLP messages and answers status (200 when 0).
 type receiver struct {
-	mu    sync.Mutex
-	spans []*tracepb.Span
-	svc   string
+	status int
+
+	mu      sync.Mutex
+	spans   []*tracepb.Span
+	svc     string
+	auth    []string
+	exports int
 }
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
-	var req coltrace.ExportTraceServiceRequest
-	if err == nil {
-		err = proto.Unmarshal(body, &req)
-	}
-	if r.URL.Path != "/v1/traces" || r.Header.Get("Content-Type") != "application/x-protobuf" || err != nil {
+	if err != nil || r.URL.Path != "/v1/traces" || r.Header.Get("Content-Type") != "application/json" {
 		http.Error(w, "bad export", http.StatusBadRequest)
+		return
+	}
+	req, err := otlpjsontest.Decode(body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
+	rc.exports++
+	rc.auth = append(rc.auth, r.Header.Get("Authorization"))
+	if rc.status != 0 {
+		http.Error(w, "collector says no", rc.status)
+		return
+	}
 	for _, rs := range req.ResourceSpans {
 		for _, a := range rs.GetResource().GetAttributes() {
 			if a.Key == "service.name" {
@@ -49,9 +63,8 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			rc.spans = append(rc.spans, ss.Spans...)
 		}
 	}
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	out, _ := proto.Marshal(&coltrace.ExportTraceServiceResponse{})
-	_, _ = w.Write(out)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, "{}")
 }
 
 func attr(s *tracepb.Span, key string) *commonpb.AnyValue {
@@ -65,18 +78,28 @@ func attr(s *tracepb.Span, key string) *commonpb.AnyValue {
 
 // Each tool call is a server span with its tool and outcome; each R2R request inside it a
 // client span, its child, with the route and status. They reach the OTLP endpoint named by
-// OTEL_EXPORTER_OTLP_ENDPOINT.
+// OTEL_EXPORTER_OTLP_ENDPOINT with the headers of OTEL_EXPORTER_OTLP_HEADERS, under the
+// service name of OTEL_SERVICE_NAME.
 func TestSpansReachTheOTLPEndpoint(t *testing.T) {
 	rc := &receiver{}
 	otlp := httptest.NewServer(rc)
 	t.Cleanup(otlp.Close)
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", otlp.URL)
-
-	ctx := context.Background()
-	tr, err := tracing.New(ctx, "1.2.3")
+	env := map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT": otlp.URL,
+		"OTEL_EXPORTER_OTLP_HEADERS":  "Authorization=Bearer%20s3cret",
+		"OTEL_SERVICE_NAME":           "kb-gateway",
+	}
+	cfg, ok, err := tracing.FromEnv(func(k string) string { return env[k] })
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	cfg.ServiceVersion = "1.2.3"
+	var logs bytes.Buffer
+	tr, err := tracing.New(cfg, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx := context.Background()
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
 	client, err := r2r.New(r2r.Options{BaseURL: emu.URL, Middleware: []r2r.Middleware{tr.R2RMiddleware()}})
 	if err != nil {
@@ -105,8 +128,8 @@ func TestSpansReachTheOTLPEndpoint(t *testing.T) {
 
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	if rc.svc != "r2r-mcp" {
-		t.Errorf("service.name %q", rc.svc)
+	if rc.svc != "kb-gateway" || rc.auth[0] != "Bearer s3cret" || logs.Len() != 0 {
+		t.Errorf("service.name %q, Authorization %q, log %q", rc.svc, rc.auth, logs.String())
 	}
 	byName := map[string][]*tracepb.Span{}
 	for _, s := range rc.spans {
@@ -145,5 +168,51 @@ func TestSpansReachTheOTLPEndpoint(t *testing.T) {
 				t.Errorf("no %q span inside %s; all: %v", name, tc.tool, byName)
 			}
 		}
+	}
+}
+
+// A collector that refuses the export does not fail the call: the error is logged (without
+// the headers) and the span dropped. A protocol this build does not speak is warned about.
+func TestExportFailureIsLoggedNotFatal(t *testing.T) {
+	rc := &receiver{status: http.StatusServiceUnavailable}
+	otlp := httptest.NewServer(rc)
+	t.Cleanup(otlp.Close)
+	env := map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT": otlp.URL,
+		"OTEL_EXPORTER_OTLP_HEADERS":  "authorization=Bearer%20s3cret",
+		"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+	}
+	cfg, _, err := tracing.FromEnv(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	tr, err := tracing.New(cfg, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler := tr.ToolMiddleware()(func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ok"), nil
+	})
+	res, err := handler(context.Background(), mcp.CallToolRequest{})
+	if err != nil || res.IsError {
+		t.Fatalf("call failed: %v %v", res, err)
+	}
+	if err := tr.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	out := logs.String()
+	if rc.exports != 1 || len(rc.spans) != 0 {
+		t.Errorf("%d exports, %d spans kept", rc.exports, len(rc.spans))
+	}
+	for _, want := range []string{"asks for http/protobuf", "exports traces over http/json only", "traces not sent", "HTTP 503"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "s3cret") {
+		t.Errorf("log holds a header value:\n%s", out)
 	}
 }
