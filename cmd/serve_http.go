@@ -128,7 +128,7 @@ func runHTTP(ctx context.Context, cfg server.Config, logger *slog.Logger) error 
 	}
 	logger.Info("r2r-mcp serving MCP over HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "version", cfg.Version,
 		"r2r_url", base.Deps.Client.BaseURL(), "auth_mode", o.AuthMode, "read_only", cfg.ReadOnly,
-		"tools", len(base.Tools))
+		"tools", len(base.Tools()))
 	if o.AuthMode == server.AuthModeShared {
 		logger.Warn("--auth-mode shared: every caller reads with this server's credential and sends no key; " +
 			"let only the proxy reach this address")

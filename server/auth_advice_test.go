@@ -37,7 +37,7 @@ func TestAuthAdviceFollowsCredentials(t *testing.T) {
 	}
 	defer s.Close()
 	call := func(name string) *mcp.CallToolResult {
-		for _, tl := range s.Tools {
+		for _, tl := range s.Tools() {
 			if tl.Def.Name == name {
 				req := mcp.CallToolRequest{}
 				req.Params.Name = name

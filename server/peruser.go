@@ -75,8 +75,9 @@ func (s *Server) ForCredentials(creds r2r.Credentials, o UserOptions) (*Server, 
 
 // ToolDefs returns the definitions of the tools s offers, in registry order.
 func (s *Server) ToolDefs() []mcp.Tool {
-	out := make([]mcp.Tool, len(s.Tools))
-	for i, t := range s.Tools {
+	ts := s.Tools()
+	out := make([]mcp.Tool, len(ts))
+	for i, t := range ts {
 		out[i] = t.Def
 	}
 	return out

@@ -301,7 +301,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	}
 	logger.Info("r2r-mcp serving on stdio", "version", cfg.Version, "r2r_url", s.Deps.Client.BaseURL(),
 		"url_source", cfg.URLSource, "auth_source", authSource, "read_only", cfg.ReadOnly,
-		"tools", len(s.Tools), "cache_bytes", s.Cache.Stats().MaxBytes,
+		"cache_bytes", s.Cache.Stats().MaxBytes,
 		"breaker_failures", s.Breaker.Settings().Failures, "breaker_cooldown", s.Breaker.Settings().Cooldown)
 	if cfg.AuthWarning != "" {
 		logger.Warn("credentials", "warning", cfg.AuthWarning)
@@ -328,9 +328,8 @@ func limitMemory(cacheBytes int64) {
 
 // Server is a configured MCP server and the dependencies its tools share.
 type Server struct {
-	MCP   *mcpserver.MCPServer
-	Deps  *tools.Deps
-	Tools []tools.Tool
+	MCP  *mcpserver.MCPServer
+	Deps *tools.Deps
 	// Breaker guards every call to R2R; Cache holds tool results (nil when disabled).
 	Breaker *r2r.Breaker
 	Cache   *cache.Cache
@@ -338,10 +337,14 @@ type Server struct {
 	// cancelled remembers tool calls whose context ended before they answered, so their
 	// responses are not written (see cancel.go).
 	cancelled *cancelledCalls
+	tools     func() []tools.Tool // built on first use (lazyTools)
 
 	cfg    Config
 	logger *slog.Logger
 }
+
+// Tools returns the tools s offers, in registry order.
+func (s *Server) Tools() []tools.Tool { return s.tools() }
 
 // Close releases the cache. The server must not be used afterwards.
 func (s *Server) Close() {
@@ -392,28 +395,36 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 // build registers s.Deps's tools and resources on a new MCP server; mw wrap every tool
 // call outside the argument validation.
 func (s *Server) build(projects *project.Resolver, mw ...mcpserver.ToolHandlerMiddleware) {
-	registry := tools.Filter(tools.Registry(s.Deps), s.cfg.ReadOnly)
+	registry := sync.OnceValue(func() []tools.Tool { return tools.Filter(tools.Registry(s.Deps), s.cfg.ReadOnly) })
 	cancelled := newCancelledCalls(s.logger.With("component", "mcp"))
-	lazy := &lazyTools{tools: tools.ServerTools(registry)}
+	lazy := &lazyTools{registry: registry}
 	m := newMCPServer(s.cfg, registry, projects, cancelled, lazy, s.logger, mw...)
 	lazy.srv = m
 	m.AddResources(tools.Resources(s.Deps)...)
 	m.AddResourceTemplates(tools.ResourceTemplates(s.Deps)...)
-	s.MCP, s.Tools, s.cancelled = m, registry, cancelled
+	s.MCP, s.tools, s.cancelled = m, registry, cancelled
 }
 
-// lazyTools hands the tools to mcp-go on the first tools/list or tools/call rather than at
-// start-up: mcp-go re-encodes and re-reads every input schema as a tool is added (about a
-// third of serve's own start-up work), and a client's first message, initialize, needs
-// none of it. The capability is declared up front (WithToolCapabilities), so initialize
-// answers the same either way.
+// lazyTools builds the tools and hands them to mcp-go on the first tools/list or tools/call
+// rather than at start-up: building the definitions, and mcp-go re-encoding and re-reading
+// every input schema as a tool is added, are most of serve's own start-up work, and a
+// client's first message, initialize, needs none of it. The capability is declared up
+// front (WithToolCapabilities), so initialize answers the same either way.
 type lazyTools struct {
-	once  sync.Once
-	srv   *mcpserver.MCPServer
-	tools []mcpserver.ServerTool
+	once     sync.Once
+	srv      *mcpserver.MCPServer
+	registry func() []tools.Tool
 }
 
-func (l *lazyTools) register() { l.once.Do(func() { l.srv.AddTools(l.tools...) }) }
+func (l *lazyTools) register() {
+	l.once.Do(func() { l.srv.AddTools(tools.ServerTools(l.registry())...) })
+}
+
+// lazyMiddleware is a tool middleware built by build on the first call.
+func lazyMiddleware(build func() mcpserver.ToolHandlerMiddleware) mcpserver.ToolHandlerMiddleware {
+	mw := sync.OnceValue(build)
+	return func(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc { return mw()(next) }
+}
 
 // clients are the R2R clients of one server: the tools' (retries inside one circuit
 // breaker) and r2r_status's health check (neither, so it reports R2R as it is now).
@@ -501,7 +512,7 @@ func statusSettings(cfg Config) map[string]string {
 
 // newMCPServer is the mcp-go server with r2r-mcp's options, hooks, argument validation
 // and roots bridge; the caller adds tools and resources.
-func newMCPServer(cfg Config, registry []tools.Tool, projects *project.Resolver, cancelled *cancelledCalls,
+func newMCPServer(cfg Config, registry func() []tools.Tool, projects *project.Resolver, cancelled *cancelledCalls,
 	lazy *lazyTools, logger *slog.Logger, mw ...mcpserver.ToolHandlerMiddleware) *mcpserver.MCPServer {
 	roots := &rootsBridge{projects: projects, logger: logger.With("component", "roots")}
 	hooks := &mcpserver.Hooks{}
@@ -533,7 +544,9 @@ func newMCPServer(cfg Config, registry []tools.Tool, projects *project.Resolver,
 	for _, m := range mw {
 		opts = append(opts, mcpserver.WithToolHandlerMiddleware(m))
 	}
-	opts = append(opts, mcpserver.WithToolHandlerMiddleware(tools.ValidateArgs(registry, logger.With("component", "validate"))))
+	opts = append(opts, mcpserver.WithToolHandlerMiddleware(lazyMiddleware(func() mcpserver.ToolHandlerMiddleware {
+		return tools.ValidateArgs(registry(), logger.With("component", "validate"))
+	})))
 	s := mcpserver.NewMCPServer(Name, cmp.Or(cfg.Version, "dev"), opts...)
 	roots.srv = s
 	projects.SetRootsProvider(roots.request)
