@@ -42,6 +42,7 @@ func main() {
 	conc := flag.Int("concurrency", 50, "calls in flight")
 	dur := flag.Duration("duration", 10*time.Second, "measuring time (at most 2m)")
 	rate := flag.Float64("rate", 0, "calls per second to offer (0 = as fast as -concurrency allows)")
+	warm := flag.Int("warm", 1, "warm-up calls per user before measuring (behind a round-robin proxy, one per replica builds each replica's state for the user)")
 	prefix := flag.String("prefix", "load", "user name prefix (a second run against the same R2R needs another)")
 	flag.Parse()
 	for _, u := range []string{*r2rURL, *target} {
@@ -49,15 +50,17 @@ func main() {
 			fail("only http://127.0.0.1:PORT addresses are allowed, got %q", u)
 		}
 	}
-	if *dur > 2*time.Minute || *users < 1 || *users > 1000 || *conc < 1 || *conc > 1000 {
-		fail("bounds: -duration ≤ 2m, 1 ≤ -users ≤ 1000, 1 ≤ -concurrency ≤ 1000")
+	if *dur > 2*time.Minute || *users < 1 || *users > 1000 || *conc < 1 || *conc > 1000 || *warm < 1 || *warm > 10 {
+		fail("bounds: -duration ≤ 2m, 1 ≤ -users ≤ 1000, 1 ≤ -concurrency ≤ 1000, 1 ≤ -warm ≤ 10")
 	}
 	ctx := context.Background()
 	us := setup(ctx, *r2rURL, *prefix, *users)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *conc * 2, MaxConnsPerHost: *conc * 2}}
-	for _, u := range us { // warm: the first call of each user fills the caches
-		if err := call(ctx, hc, *target, u); err != nil {
-			fail("warm-up call of %s: %v", u.email, err)
+	for _, u := range us { // warm: the first calls of each user fill the caches
+		for range *warm {
+			if err := call(ctx, hc, *target, u); err != nil {
+				fail("warm-up call of %s: %v", u.email, err)
+			}
 		}
 	}
 

@@ -82,7 +82,7 @@ wait_port "$NGINX"
 echo "== one replica, no Redis"
 "$WORK/load" -r2r "http://127.0.0.1:$R2R" -target "http://127.0.0.1:$SINGLE" -users 50 -concurrency 50 -rate "$RATE" -duration "$DUR" -prefix single
 echo "== three replicas behind nginx, Redis"
-"$WORK/load" -r2r "http://127.0.0.1:$R2R" -target "http://127.0.0.1:$NGINX" -users 50 -concurrency 50 -rate "$RATE" -duration "$DUR" -prefix team
+"$WORK/load" -r2r "http://127.0.0.1:$R2R" -target "http://127.0.0.1:$NGINX" -users 50 -concurrency 50 -rate "$RATE" -duration "$DUR" -prefix team -warm 3
 echo "== /metrics of one replica behind nginx (tool calls, cache lookups by layer)"
 curl -s "http://127.0.0.1:$(echo "$UP" | sed -n 's/.*127.0.0.1:\([0-9]*\);.*/\1/p' | head -1)/metrics" |
 	grep -E '^r2r_mcp_(tool_calls_total|cache_lookups_total|redis_errors_total)' || true
