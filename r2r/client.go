@@ -90,6 +90,19 @@ type Handler func(ctx context.Context, call *Call) (*Response, error)
 // Middleware wraps a Handler, e.g. with retries or a circuit breaker.
 type Middleware func(next Handler) Handler
 
+// StatusOf is the HTTP status a Handler's result carries: the response's, an *Error's, or
+// 0 when R2R did not answer.
+func StatusOf(resp *Response, err error) int {
+	var re *Error
+	switch {
+	case resp != nil:
+		return resp.StatusCode
+	case errors.As(err, &re):
+		return re.StatusCode
+	}
+	return 0
+}
+
 // Client talks to one R2R server. It is safe for concurrent use.
 type Client struct {
 	base     string

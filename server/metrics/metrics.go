@@ -11,7 +11,6 @@ package metrics
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"runtime"
 	rtmetrics "runtime/metrics"
@@ -166,14 +165,7 @@ func (m *Metrics) R2RMiddleware() r2r.Middleware {
 		return func(ctx context.Context, call *r2r.Call) (*r2r.Response, error) {
 			start := time.Now()
 			resp, err := next(ctx, call)
-			status := 0
-			var re *r2r.Error
-			switch {
-			case resp != nil:
-				status = resp.StatusCode
-			case errors.As(err, &re):
-				status = re.StatusCode
-			}
+			status := r2r.StatusOf(resp, err)
 			m.r2rSeconds.with(call.Op).observe(time.Since(start).Seconds())
 			m.r2rRequests.with(call.Op, strconv.Itoa(status)).inc()
 			return resp, err

@@ -7,7 +7,6 @@ package tracing
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -106,14 +105,7 @@ func (t *Tracer) R2RMiddleware() r2r.Middleware {
 				trace.WithAttributes(AttrRoute.String(call.Op), semconv.HTTPRequestMethodKey.String(call.Method)))
 			defer span.End()
 			resp, err := next(ctx, call)
-			status := 0
-			var re *r2r.Error
-			switch {
-			case resp != nil:
-				status = resp.StatusCode
-			case errors.As(err, &re):
-				status = re.StatusCode
-			}
+			status := r2r.StatusOf(resp, err)
 			span.SetAttributes(semconv.HTTPResponseStatusCode(status))
 			if err != nil || status >= 400 {
 				span.SetStatus(codes.Error, "status "+strconv.Itoa(status))
