@@ -97,24 +97,64 @@ func (t *toolSchema) compiled() (*jsonschema.Schema, []string, error) {
 			}
 			raw = b
 		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-		if err != nil {
-			t.err = fmt.Errorf("%s: input schema: %w", def.Name, err)
-			return
-		}
-		url := "mem:///r2r-mcp/tools/" + def.Name + ".json"
-		c := jsonschema.NewCompiler()
-		if err := c.AddResource(url, doc); err != nil {
-			t.err = fmt.Errorf("%s: input schema: %w", def.Name, err)
-			return
-		}
-		if t.schema, err = c.Compile(url); err != nil {
-			t.err = fmt.Errorf("%s: input schema does not compile: %w", def.Name, err)
-			return
-		}
-		t.props = propertyList(raw)
+		c := shared.get(def.Name, raw)
+		t.schema, t.props, t.err = c.schema, c.props, c.err
 	})
 	return t.schema, t.props, t.err
+}
+
+// compiledSchema is one input schema compiled; compiled schemas are only read afterwards.
+type compiledSchema struct {
+	once   sync.Once
+	schema *jsonschema.Schema
+	props  []string
+	err    error
+}
+
+// schemaMemo shares compiled schemas between validators: serve --http keeps a copy of the
+// tools for each user, all with the same schemas, and compiling one takes milliseconds and
+// holds tens of kilobytes. It holds at most maxShared schemas; beyond that each validator
+// compiles its own.
+type schemaMemo struct {
+	mu sync.Mutex
+	m  map[string]*compiledSchema
+}
+
+const maxShared = 256
+
+var shared = &schemaMemo{m: map[string]*compiledSchema{}}
+
+func (s *schemaMemo) get(name string, raw []byte) *compiledSchema {
+	key := name + "\x00" + string(raw)
+	s.mu.Lock()
+	c, ok := s.m[key]
+	if !ok {
+		c = &compiledSchema{}
+		if len(s.m) < maxShared {
+			s.m[key] = c
+		}
+	}
+	s.mu.Unlock()
+	c.once.Do(func() { c.schema, c.props, c.err = compile(name, raw) })
+	return c
+}
+
+// compile compiles the input schema raw of the tool name.
+func compile(name string, raw []byte) (*jsonschema.Schema, []string, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: input schema: %w", name, err)
+	}
+	url := "mem:///r2r-mcp/tools/" + name + ".json"
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, nil, fmt.Errorf("%s: input schema: %w", name, err)
+	}
+	schema, err := c.Compile(url)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: input schema does not compile: %w", name, err)
+	}
+	return schema, propertyList(raw), nil
 }
 
 // props returns a tool's property names, required first; nil when unknown.

@@ -158,3 +158,17 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
+
+// Validators of the same tools (serve --http keeps one per user) share each compiled
+// schema, and the shared one rejects and accepts as a validator's own would.
+func TestValidatorsShareCompiledSchemas(t *testing.T) {
+	a, b := New([]mcp.Tool{testTool()}, slog.New(slog.DiscardHandler)), New([]mcp.Tool{testTool()}, slog.New(slog.DiscardHandler))
+	sa, _, errA := a.tools["t_search"].compiled()
+	sb, _, errB := b.tools["t_search"].compiled()
+	if errA != nil || errB != nil || sa == nil || sa != sb {
+		t.Fatalf("schemas %p and %p (errors %v, %v), want one shared schema", sa, sb, errA, errB)
+	}
+	if b.Check(callReq(`{"query":"x"}`)) != nil || b.Check(callReq(`{"qeury":"x"}`)) == nil {
+		t.Error("the shared schema does not check as its own would")
+	}
+}
