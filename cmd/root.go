@@ -66,7 +66,7 @@ Run "r2r-mcp login" once, then add "r2r-mcp serve" to your MCP client:
 	// --version is ours, not cobra's: cobra's version template would link text/template's
 	// reflective method calls, which keep every exported method of every type in the binary.
 	var showVersion bool
-	root.Flags().BoolVar(&showVersion, "version", false, "print the version, commit and build date")
+	root.Flags().BoolVarP(&showVersion, "version", "v", false, "print the version, commit and build date")
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		if !showVersion {
 			return cmd.Help()

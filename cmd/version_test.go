@@ -16,7 +16,8 @@ func TestVersionCmd(t *testing.T) {
 	}{
 		{"text", []string{"version"}, []string{"r2r-mcp 1.2.3", "commit abc123", "built 2026-11-21"}},
 		{"json", []string{"version", "--json"}, []string{`"version":"1.2.3"`, `"commit":"abc123"`}},
-		{"flag", []string{"--version"}, []string{"r2r-mcp 1.2.3"}},
+		{"flag", []string{"--version"}, []string{"r2r-mcp 1.2.3", "commit abc123"}},
+		{"short flag", []string{"-v"}, []string{"r2r-mcp 1.2.3", "commit abc123"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
