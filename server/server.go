@@ -312,7 +312,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 
 // memoryHeadroom is what a serve process needs beside its result cache: the runtime, the
 // tool registry, requests in flight.
-const memoryHeadroom = 24 << 20
+const memoryHeadroom = 20 << 20
 
 // limitMemory sets the Go runtime's soft memory limit to the cache's bound plus
 // memoryHeadroom, unless GOMEMLIMIT says otherwise. Without it a full cache lets the heap
