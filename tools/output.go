@@ -234,6 +234,22 @@ const (
 	minSearchBudget   = 4000
 )
 
+// scopeFieldsSize is the length of the optional collection_id, collection_name and note
+// members that search and RAG answers share (each omitted when empty).
+func scopeFieldsSize(collectionID, collectionName, note string) int {
+	n := 0
+	if collectionID != "" {
+		n += len(`,"collection_id":`) + jsonStringSize(collectionID)
+	}
+	if collectionName != "" {
+		n += len(`,"collection_name":`) + jsonStringSize(collectionName)
+	}
+	if note != "" {
+		n += len(`,"note":`) + jsonStringSize(note)
+	}
+	return n
+}
+
 // jsonStringSize is the length of s encoded as a JSON string by encoding/json (quotes,
 // escapes, HTML-safe escaping of <, > and &, U+2028 and U+2029), without encoding it.
 func jsonStringSize(s string) int {

@@ -50,15 +50,7 @@ func (o RAGOutput) jsonSize() int {
 	if o.Cached {
 		n--
 	}
-	if o.CollectionID != "" {
-		n += len(`,"collection_id":`) + jsonStringSize(o.CollectionID)
-	}
-	if o.CollectionName != "" {
-		n += len(`,"collection_name":`) + jsonStringSize(o.CollectionName)
-	}
-	if o.Note != "" {
-		n += len(`,"note":`) + jsonStringSize(o.Note)
-	}
+	n += scopeFieldsSize(o.CollectionID, o.CollectionName, o.Note)
 	for i := range o.Sources {
 		n += o.Sources[i].jsonSize()
 	}
