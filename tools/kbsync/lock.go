@@ -36,13 +36,18 @@ func Lock(dir, key string) (unlock func(), err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	l := flock.New(filepath.Join(dir, key+".lock"))
+	l := flock.New(filepath.Join(dir, key+".lock"), flock.SetFlag(os.O_CREATE|os.O_RDONLY|lockOpenFlags),
+		flock.SetPermissions(0o600))
 	ok, err := l.TryLock()
 	if err != nil {
-		return nil, fmt.Errorf("taking the sync lock %s: %w", l.Path(), err)
+		return nil, fmt.Errorf("taking the sync lock %s: %w (remove it if it is not a regular file)", l.Path(), err)
 	}
 	if !ok {
 		return nil, ErrLocked
+	}
+	if fi, err := l.Stat(); err != nil || !fi.Mode().IsRegular() {
+		_ = l.Unlock()
+		return nil, fmt.Errorf("the sync lock %s is not a regular file; remove it and sync again", l.Path())
 	}
 	return func() { _ = l.Unlock() }, nil
 }
