@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 	"github.com/r2r-mcp/r2r-mcp/tools/upload"
 )
@@ -222,7 +223,7 @@ func progressReporter(w io.Writer, total int) (func(kbsync.Progress), func()) {
 		return func(kbsync.Progress) { _ = bar.Add(1) }, func() { _ = bar.Finish() }
 	}
 	return func(p kbsync.Progress) {
-		fmt.Fprintf(w, "[%d/%d] %s %s\n", p.Done, p.Total, p.Action, p.Path)
+		fmt.Fprintf(w, "[%d/%d] %s %s\n", p.Done, p.Total, p.Action, cleantext.Terminal(p.Path))
 	}, func() {}
 }
 
@@ -237,7 +238,7 @@ func printSummary(w io.Writer, asJSON bool, t *syncTarget, s *kbsync.Summary) er
 		verb = "Dry run: would sync"
 	}
 	fmt.Fprintf(w, "%s %s into %s: %d uploaded, %d replaced, %d unchanged, %d deleted, %d refused, %d failed",
-		verb, t.dir, t.label, len(s.Uploaded), len(s.Replaced), s.Unchanged, len(s.Deleted), len(s.Refused), len(s.Failed))
+		verb, cleantext.Terminal(t.dir), cleantext.Terminal(t.label), len(s.Uploaded), len(s.Replaced), s.Unchanged, len(s.Deleted), len(s.Refused), len(s.Failed))
 	if !s.DryRun {
 		fmt.Fprintf(w, " (%.1f s)", float64(s.DurationMS)/1000)
 	}
@@ -248,7 +249,7 @@ func printSummary(w io.Writer, asJSON bool, t *syncTarget, s *kbsync.Summary) er
 			paths []string
 		}{{"upload", s.Uploaded}, {"replace", s.Replaced}, {"delete", s.Deleted}} {
 			for _, p := range l.paths {
-				fmt.Fprintf(w, "  %s %s\n", l.what, p)
+				fmt.Fprintf(w, "  %s %s\n", l.what, cleantext.Terminal(p))
 			}
 		}
 	}
@@ -258,16 +259,16 @@ func printSummary(w io.Writer, asJSON bool, t *syncTarget, s *kbsync.Summary) er
 	if s.Stale > 0 {
 		fmt.Fprintf(w, "%d document(s) of files no longer in the project are kept", s.Stale)
 		if s.PruneSkipped != "" {
-			fmt.Fprintf(w, ": %s.\n", s.PruneSkipped)
+			fmt.Fprintf(w, ": %s.\n", cleantext.Line(s.PruneSkipped))
 		} else {
 			fmt.Fprintln(w, " (sync with --prune to delete them).")
 		}
 	}
 	for _, p := range s.Refused {
-		fmt.Fprintf(w, "  refused %s: %s\n", p.Path, p.Reason)
+		fmt.Fprintf(w, "  refused %s: %s\n", cleantext.Terminal(p.Path), cleantext.Line(p.Reason))
 	}
 	for _, p := range s.Failed {
-		fmt.Fprintf(w, "  FAILED %s: %s\n", p.Path, p.Reason)
+		fmt.Fprintf(w, "  FAILED %s: %s\n", cleantext.Terminal(p.Path), cleantext.Line(p.Reason))
 	}
 	return nil
 }

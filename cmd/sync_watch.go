@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
@@ -37,7 +38,7 @@ func watchSync(ctx context.Context, o *syncOptions, t *syncTarget) error {
 		}
 	}
 	report(syncOnce(ctx, o, t))
-	fmt.Fprintf(errOut, "Watching %s for changes (Ctrl-C to stop).\n", t.dir)
+	fmt.Fprintf(errOut, "Watching %s for changes (Ctrl-C to stop).\n", cleantext.Terminal(t.dir))
 	debounce := o.Debounce
 	if debounce <= 0 {
 		debounce = defaultDebounce

@@ -83,3 +83,17 @@ func Clip(s string, max int) string {
 	}
 	return s[:cut] + "… (" + strconv.Itoa(len(s)-cut) + " bytes more)"
 }
+
+// Terminal returns s for one line of a terminal: as it is when it is valid UTF-8 and every
+// rune is printable and kept by String, else Go-quoted, so control characters (ESC, BEL,
+// newlines that would forge another line), invisible and BiDi characters and invalid bytes
+// show as escapes instead of acting on the terminal. Use it for file names and other
+// untrusted names in CLI output.
+func Terminal(s string) string {
+	for _, r := range s {
+		if drop(r) || r == utf8.RuneError || (r != ' ' && !unicode.IsPrint(r)) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}

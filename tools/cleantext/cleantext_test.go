@@ -48,3 +48,20 @@ func TestClip(t *testing.T) {
 		t.Errorf("Clip kept %d bytes", len(got))
 	}
 }
+
+func TestTerminal(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"docs/runbook.md", "docs/runbook.md"},
+		{"docs/my notes – ü.md", "docs/my notes – ü.md"},
+		{"a\nuploaded prod.env", `"a\nuploaded prod.env"`},
+		{"evil\x1b]0;title\x07.md", `"evil\x1b]0;title\a.md"`},
+		{"cod\u202egnp.exe", `"cod\u202egnp.exe"`},
+		{"zero\u200bwidth", `"zero\u200bwidth"`},
+		{"bad\xffbyte", `"bad\xffbyte"`},
+		{"tab\there", `"tab\there"`},
+	} {
+		if got := Terminal(tc.in); got != tc.want {
+			t.Errorf("Terminal(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
