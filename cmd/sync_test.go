@@ -229,3 +229,56 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestSyncCommandWatchIgnoresIgnoredChanges: a file the sync leaves out (here a log that
+// .gitignore excludes) being written all the time used to restart the debounce on every
+// write, so the watch never synced the real change beside it.
+func TestSyncCommandWatchIgnoresIgnoredChanges(t *testing.T) {
+	f := newSyncFixture(t)
+	f.write(".gitignore", "*.log\n")
+	f.write("a.md", "alpha")
+	f.write("app.log", "start\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	deps := Deps{IO: IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Build: BuildInfo{Version: "test"},
+		Getenv: func(string) string { return "" }}
+	done := make(chan error, 1)
+	go func() {
+		done <- runSync(&syncOptions{Dir: f.root, URL: f.srv.URL, Watch: true, Concurrency: 2, Mode: "fast", Ctx: ctx, Deps: deps,
+			Env: authEnv{ConfigDir: f.config}, StateDir: f.stateDir, Debounce: 300 * time.Millisecond})
+	}()
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(8 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s; stderr: %s", what, errOut.String())
+			}
+		}
+	}
+	waitFor("the first sync", func() bool { return strings.Contains(errOut.String(), "Watching") })
+	before := f.srv.Count("POST /v3/documents")
+	logCtx, stopLog := context.WithCancel(ctx)
+	go func() { // the log keeps growing, faster than the debounce
+		lf, err := os.OpenFile(filepath.Join(f.root, "app.log"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer lf.Close()
+		for tick := time.NewTicker(20 * time.Millisecond); ; {
+			select {
+			case <-logCtx.Done():
+				return
+			case <-tick.C:
+				_, _ = lf.WriteString("line\n")
+			}
+		}
+	}()
+	f.write("b.md", "beta")
+	waitFor("the upload of b.md while app.log is written", func() bool { return f.srv.Count("POST /v3/documents") == before+1 })
+	stopLog()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

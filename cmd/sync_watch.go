@@ -21,30 +21,40 @@ const defaultDebounce = 500 * time.Millisecond
 
 // watchSync syncs once, then again each time files under the directory have changed and
 // stayed unchanged for the debounce time, until ctx ends (Ctrl-C). A failed sync is
-// reported and the watch goes on.
+// reported and the watch goes on. Changes to files the sync leaves out (ignored ones next
+// to listed files, such as a log being written) do not count; and a stream of changes
+// that never settles syncs at least once per maxWait, so no file can postpone a sync
+// forever.
 func watchSync(ctx context.Context, o *syncOptions, t *syncTarget) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return fmt.Errorf("watching files: %w", err)
 	}
 	defer w.Close()
-	if err := watchDirs(ctx, w, t); err != nil {
+	ignored, err := watchDirs(ctx, w, t)
+	if err != nil {
 		return err
 	}
 	errOut := o.Deps.IO.ErrOut
-	report := func(err error) {
-		if err != nil && !errors.Is(err, SilentError) {
+	resync := func() {
+		if err := syncOnce(ctx, o, t); err != nil && !errors.Is(err, SilentError) {
 			fmt.Fprintln(errOut, "sync failed:", err)
 		}
+		// Files may have appeared, gone or become ignored: watch and filter anew.
+		if ig, err := watchDirs(ctx, w, t); err == nil {
+			ignored = ig
+		}
 	}
-	report(syncOnce(ctx, o, t))
+	resync()
 	fmt.Fprintf(errOut, "Watching %s for changes (Ctrl-C to stop).\n", cleantext.Terminal(t.dir))
 	debounce := o.Debounce
 	if debounce <= 0 {
 		debounce = defaultDebounce
 	}
+	maxWait := max(20*debounce, 10*time.Second)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	var first time.Time // the first change not yet synced; zero = none
 	for {
 		select {
 		case <-ctx.Done():
@@ -52,7 +62,7 @@ func watchSync(ctx context.Context, o *syncOptions, t *syncTarget) error {
 		case err := <-w.Errors:
 			fmt.Fprintln(errOut, "watch:", err)
 		case ev := <-w.Events:
-			if inGitDir(t.root, ev.Name) {
+			if inGitDir(t.root, ev.Name) || ignored[ev.Name] {
 				continue
 			}
 			if ev.Has(fsnotify.Create) {
@@ -60,37 +70,54 @@ func watchSync(ctx context.Context, o *syncOptions, t *syncTarget) error {
 					_ = addTree(w, ev.Name)
 				}
 			}
-			timer.Reset(debounce)
+			now := time.Now()
+			if first.IsZero() {
+				first = now
+			}
+			timer.Reset(min(debounce, max(first.Add(maxWait).Sub(now), 0)))
 		case <-timer.C:
-			report(syncOnce(ctx, o, t))
+			first = time.Time{}
+			resync()
 		}
 	}
 }
 
 // watchDirs watches the synced directory and every directory holding a listed file
 // (ignored trees such as node_modules are not watched, which keeps within inotify's
-// limits).
-func watchDirs(ctx context.Context, w *fsnotify.Watcher, t *syncTarget) error {
+// limits). It returns the files in those directories that the sync leaves out, by path.
+func watchDirs(ctx context.Context, w *fsnotify.Watcher, t *syncTarget) (map[string]bool, error) {
 	files, err := kbsync.ListFiles(ctx, t.root, t.dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	abs := func(rel string) string {
+		if filepath.IsAbs(rel) {
+			return rel
+		}
+		return filepath.Join(t.root, filepath.FromSlash(rel))
+	}
+	listed := make(map[string]bool, len(files))
 	dirs := map[string]bool{t.dir: true}
 	for _, f := range files {
+		listed[abs(f)] = true
 		for d := path.Dir(f); d != "." && !dirs[d]; d = path.Dir(d) {
 			dirs[d] = true
 		}
 	}
+	ignored := map[string]bool{}
 	for d := range dirs {
-		p := d
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(t.root, filepath.FromSlash(d))
-		}
+		p := abs(d)
 		if err := w.Add(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("watching %s: %w", p, err)
+			return nil, fmt.Errorf("watching %s: %w", p, err)
+		}
+		entries, _ := os.ReadDir(p)
+		for _, e := range entries {
+			if f := filepath.Join(p, e.Name()); !e.IsDir() && !listed[f] {
+				ignored[f] = true
+			}
 		}
 	}
-	return nil
+	return ignored, nil
 }
 
 // addTree watches a new directory and the directories below it.
