@@ -3,6 +3,8 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -257,6 +259,8 @@ func TestStatusSettingsAndSources(t *testing.T) {
 	if real, err := filepath.EvalSymlinks(plain); err == nil {
 		plain = real
 	}
+	plainSum := sha256.Sum256([]byte(plain))
+	plainName := filepath.Base(plain) + "-" + hex.EncodeToString(plainSum[:4])
 	tests := []struct {
 		name string
 		dir  string
@@ -272,9 +276,10 @@ func TestStatusSettingsAndSources(t *testing.T) {
 			}},
 		{name: "URL from R2R_API_BASE, no git repository", dir: plain, env: map[string]string{"R2R_API_BASE": f.srv.URL + "/v3"},
 			want: map[string][2]string{
-				"r2r_url":    {f.srv.URL, auth.URLSourceEnvBase},
-				"project":    {plain, "--project-dir, not in a git repository"},
-				"collection": {"claude-code-" + filepath.Base(plain), "default name for project " + filepath.Base(plain)},
+				"r2r_url": {f.srv.URL, auth.URLSourceEnvBase},
+				"project": {plain, "--project-dir, not in a git repository"},
+				// outside git the project is named by its path too (issue 18 item 4)
+				"collection": {"claude-code-" + plainName, "default name for project " + plainName},
 			}},
 	}
 	for _, tt := range tests {

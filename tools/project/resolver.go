@@ -6,6 +6,8 @@ package project
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -224,8 +226,8 @@ func (p *Resolver) Project(ctx context.Context) (Project, error) {
 			}
 		}
 	}
-	root := p.projectRoot(start)
-	pr := Project{Name: filepath.Base(root), Root: root}
+	root, inGit := p.projectRoot(start)
+	pr := Project{Name: projectName(root, inGit), Root: root}
 	pr.CollectionName = CollectionPrefix + pr.Name
 
 	cfgPath := filepath.Join(root, ConfigFile)
@@ -246,13 +248,25 @@ func (p *Resolver) Project(ctx context.Context) (Project, error) {
 	return pr, nil
 }
 
+// projectName names the project rooted at root: a git work tree by its base name (clones of
+// one repository share it, so teammates share its collection), any other directory by its
+// base name and a hash of its full path, since two unrelated folders both called "docs"
+// must not share one collection and prune each other's documents.
+func projectName(root string, inGit bool) string {
+	if inGit {
+		return filepath.Base(root)
+	}
+	h := sha256.Sum256([]byte(filepath.Clean(root)))
+	return filepath.Base(root) + "-" + hex.EncodeToString(h[:4])
+}
+
 // projectRoot is the git root above start, unless that is too wide to be a project (the
-// home directory or the file-system root); then start.
-func (p *Resolver) projectRoot(start string) string {
+// home directory or the file-system root); then start. inGit reports a git root.
+func (p *Resolver) projectRoot(start string) (root string, inGit bool) {
 	start = filepath.Clean(start)
-	root := gitRoot(start)
+	root, inGit = gitRoot(start)
 	if root == start || !tooWide(root) {
-		return root
+		return root, inGit
 	}
 	p.mu.Lock()
 	warned := p.warnedRoots[root]
@@ -262,7 +276,7 @@ func (p *Resolver) projectRoot(start string) string {
 		p.log.Warn("the git root above the start directory is the home directory or the file-system root; "+
 			"using the start directory as the project instead", "git_root", root, "project_root", start)
 	}
-	return start
+	return start, false
 }
 
 // NotAProject reports whether root is too wide to be a project (the file-system root, the
@@ -284,16 +298,16 @@ func tooWide(dir string) bool {
 }
 
 // gitRoot walks up from dir to the nearest directory containing .git (a directory, or a
-// file in worktrees and submodules); dir itself when there is none.
-func gitRoot(dir string) string {
+// file in worktrees and submodules); dir itself, and false, when there is none.
+func gitRoot(dir string) (string, bool) {
 	d := filepath.Clean(dir)
 	for {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
+			return d, true
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return filepath.Clean(dir)
+			return filepath.Clean(dir), false
 		}
 		d = parent
 	}
