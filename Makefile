@@ -68,8 +68,12 @@ bench-smoke:
 bench-rss:
 	$(GO) test -run '^$$' -bench PeakRSS -benchtime 1x ./server
 
-emulator:
-	$(GO) run ./r2r/r2rtest/r2r-emulator --addr 127.0.0.1:7272 --seed testdata/docs --seed-collection claude-code-$(notdir $(CURDIR))
+## emulator: the R2R emulator on 127.0.0.1:7272 with testdata/docs synced into this clone's
+## collection by r2r-mcp itself (so a later sync of the clone finds them current); Ctrl-C stops it.
+emulator: build
+	@bin/r2r-emulator --addr 127.0.0.1:7272 & pid=$$!; trap 'kill $$pid 2>/dev/null' EXIT INT TERM; \
+	for i in $$(seq 50); do curl -fsS -o /dev/null http://127.0.0.1:7272/v3/health 2>/dev/null && break; sleep 0.1; done; \
+	R2R_API_URL=http://127.0.0.1:7272 bin/r2r-mcp sync testdata/docs && wait $$pid
 
 # GoReleaser pin: v2.16.0 is the newest release that installs here with Go 1.26.8
 # (v2.18.2 needs go >= 1.27.1; v2.17.0 pulls go.digitalxero.dev/go-msix, a module host outside

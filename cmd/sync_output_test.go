@@ -2,6 +2,10 @@ package cmd
 
 import (
 	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,5 +43,57 @@ func TestSyncOutputEscapesNames(t *testing.T) {
 	}
 	if !strings.Contains(progress.String(), `"a\n  upload prod.env"`) {
 		t.Errorf("the name is not shown escaped: %q", progress.String())
+	}
+}
+
+// TestQuickStartSeedIsRecognised: the README's try-it steps used to seed the emulator with
+// its own --seed (documents shaped as R2R ingests them, without r2r-mcp's metadata), so a
+// later r2r_sync of the clone uploaded the whole corpus again and every hit showed twice.
+// The steps now seed with `r2r-mcp sync testdata/docs`; a sync of the whole project then
+// finds those documents current.
+func TestQuickStartSeedIsRecognised(t *testing.T) {
+	raw, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(raw)
+	start := strings.Index(readme, "## Try it in")
+	if start < 0 {
+		t.Fatal("README has no try-it section")
+	}
+	block := readme[start:]
+	block = block[strings.Index(block, "```sh"):]
+	block = block[:strings.Index(block[5:], "```")+5]
+	if !strings.Contains(block, "bin/r2r-mcp sync testdata/docs") || strings.Contains(block, "--seed") {
+		t.Fatalf("the try-it block must seed with `bin/r2r-mcp sync testdata/docs`, not the emulator's --seed:\n%s", block)
+	}
+
+	f := newSyncFixture(t)
+	var docs []string
+	err = filepath.WalkDir(filepath.Join("..", "testdata", "docs"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("..", p)
+		docs = append(docs, filepath.ToSlash(rel))
+		f.write(filepath.ToSlash(rel), string(data))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.write("main.go", "package main\n")
+	s, r := f.sync(filepath.Join(f.root, "testdata", "docs"))
+	if r.err != nil || len(s.Uploaded) != len(docs) {
+		t.Fatalf("seeding sync: %d of %d uploaded, %v\n%s", len(s.Uploaded), len(docs), r.err, r.stderr)
+	}
+	s, r = f.sync(f.root)
+	if r.err != nil || s.Unchanged != len(docs) || !slices.Equal(s.Uploaded, []string{"main.go"}) {
+		t.Fatalf("whole-project sync after the seed: uploaded %v, %d unchanged (want only main.go, %d unchanged), %v",
+			s.Uploaded, s.Unchanged, len(docs), r.err)
 	}
 }
