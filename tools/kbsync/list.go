@@ -51,16 +51,14 @@ func gitLsFiles(ctx context.Context, dir string) ([]string, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, errNotGit
 	}
-	probe := exec.CommandContext(ctx, "git", "rev-parse", "--is-inside-work-tree")
-	probe.Dir = dir
+	probe := gitCommand(ctx, dir, "rev-parse", "--is-inside-work-tree")
 	if out, err := probe.Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, errNotGit
 	}
-	cmd := exec.CommandContext(ctx, "git", "ls-files", "-co", "--exclude-standard", "-z", "--", ".")
-	cmd.Dir = dir
+	cmd := gitCommand(ctx, dir, "ls-files", "-co", "--exclude-standard", "-z", "--", ".")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
