@@ -200,6 +200,9 @@ func (s *Syncer) hashAll(ctx context.Context, files []string, p *Plan) (hashes m
 				o.Hashes.Forget(f)
 			case prob != nil:
 				present[f] = true
+				// A document written for a name R2R could not store holds the name it did
+				// store: it may be this file's, so it is not pruned either.
+				present[storedName(f)] = true
 				p.Refused = append(p.Refused, *prob)
 			default:
 				present[f] = true
@@ -219,6 +222,9 @@ func (s *Syncer) hashAll(ctx context.Context, files []string, p *Plan) (hashes m
 // refused. err is an unexpected failure to look at it.
 func (s *Syncer) hashOne(rel string) (sha string, exists bool, prob *Problem, err error) {
 	o := &s.Opts
+	if r := nameRefusal(rel); r != nil {
+		return "", true, &Problem{Path: rel, Kind: r.Kind, Reason: r.Reason}, nil
+	}
 	fi, err := os.Lstat(filepath.Join(o.Root, filepath.FromSlash(rel)))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -1,0 +1,56 @@
+package kbsync
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+)
+
+// syncOnce plans and runs one sync and returns the summary.
+func (f *fixture) syncOnce(s *Syncer) *Summary {
+	f.t.Helper()
+	ctx := context.Background()
+	plan, err := s.Plan(ctx)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return s.Run(ctx, plan, nil)
+}
+
+// TestSyncInvalidUTF8NameIsRefusedAndNeverPruned: a file whose name is not valid UTF-8
+// is refused with its reason, and pruning never deletes a document it could be (one
+// written for it under the name R2R stored, with U+FFFD), however often sync runs.
+func TestSyncInvalidUTF8NameIsRefusedAndNeverPruned(t *testing.T) {
+	f := newFixture(t, r2rtest.Options{})
+	bad := "notes/caf\xe9.md"
+	f.write(bad, "latin-1 name")
+	f.write("good.md", "good")
+	// What an earlier version wrote for it: R2R stored the name with U+FFFD.
+	if _, err := f.client.CreateDocument(context.Background(), r2r.DocumentCreate{RawText: "latin-1 name",
+		CollectionIDs: []string{f.scope.CollectionID}, Metadata: map[string]any{MetaSource: SourceValue,
+			MetaSourcePath: bad, MetaProject: f.scope.Project, MetaContentSHA: SHA256([]byte("latin-1 name"))}}); err != nil {
+		t.Fatal(err)
+	}
+	for run := range 3 {
+		sum := f.syncOnce(f.syncer(true))
+		if len(sum.Deleted) != 0 || !sum.OK() {
+			t.Fatalf("run %d deleted %v (failed %+v)", run, sum.Deleted, sum.Failed)
+		}
+		if len(sum.Refused) != 1 || sum.Refused[0].Path != bad || sum.Refused[0].Kind != "invalid_file_name" {
+			t.Fatalf("run %d refused %+v", run, sum.Refused)
+		}
+		if run == 0 && !slices.Equal(sum.Uploaded, []string{"good.md"}) {
+			t.Fatalf("uploaded %v", sum.Uploaded)
+		}
+	}
+	if n := f.r2r.Count("DELETE /v3/documents/{id}"); n != 0 {
+		t.Fatalf("%d documents deleted", n)
+	}
+	// Written on its own (as r2r_ingest_document does), it is refused too.
+	if _, err := f.writer().Put(context.Background(), File{Path: bad, Data: []byte("x")}, nil); err == nil {
+		t.Fatal("a name that is not UTF-8 was written")
+	}
+}
