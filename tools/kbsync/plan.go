@@ -66,6 +66,8 @@ type Item struct {
 type Deletion struct {
 	Path       string `json:"path"`
 	DocumentID string `json:"document_id"`
+	// SHA is the content hash the document records ("" before content hashes).
+	SHA string `json:"-"`
 }
 
 // Problem is a file that was refused or failed, with the reason.
@@ -84,7 +86,8 @@ type Plan struct {
 	Delete    []Deletion `json:"delete"`
 	Refused   []Problem  `json:"refused"`
 	// PruneSkipped says why nothing is pruned although Prune was asked for ("" = it was
-	// not asked for, or the scan was complete).
+	// not asked for, or the scan was complete). Run may keep some documents for a reason
+	// of its own (see Summary).
 	PruneSkipped string `json:"prune_skipped,omitempty"`
 	// Stale are documents of files no longer in the synced set that are kept because
 	// Prune was not asked for.
@@ -144,7 +147,7 @@ func (s *Syncer) Plan(ctx context.Context) (*Plan, error) {
 		}
 		for _, v := range m.Paths[pth] {
 			if o.Prune {
-				p.Delete = append(p.Delete, Deletion{Path: pth, DocumentID: v.ID})
+				p.Delete = append(p.Delete, Deletion{Path: pth, DocumentID: v.ID, SHA: v.SHA})
 			} else {
 				p.Stale++
 			}

@@ -54,3 +54,31 @@ func TestSyncInvalidUTF8NameIsRefusedAndNeverPruned(t *testing.T) {
 		t.Fatal("a name that is not UTF-8 was written")
 	}
 }
+
+// TestSyncFailedFileSparesOnlyWhatItCouldBe: a file that fails to upload keeps from
+// pruning only the document with its content (a moved file's only copy); the documents of
+// files really deleted are pruned, exactly those.
+func TestSyncFailedFileSparesOnlyWhatItCouldBe(t *testing.T) {
+	f := newFixture(t, r2rtest.Options{})
+	f.write("a.md", "alpha")
+	f.write("b.md", "beta")
+	f.write("c.md", "gamma")
+	if sum := f.syncOnce(f.syncer(true)); len(sum.Uploaded) != 3 {
+		t.Fatalf("first %+v", sum)
+	}
+	f.remove("b.md")             // deleted
+	f.remove("c.md")             // moved to d.md, whose upload fails
+	f.write("d.md", "gamma")     //
+	f.write("big.md", "too big") // a new file whose upload fails
+	f.r2r.ResetCounts()
+	f.r2r.ForceStatus("POST /v3/documents", 400, 2)
+	sum := f.syncOnce(f.syncer(true))
+	if len(sum.Failed) != 2 || !slices.Equal(sum.Deleted, []string{"b.md"}) || sum.Stale != 1 || sum.PruneSkipped == "" {
+		t.Fatalf("prune with failures: %+v", sum)
+	}
+	// Once d.md is uploaded, c.md's document goes too.
+	sum = f.syncOnce(f.syncer(true))
+	if !sum.OK() || !slices.Equal(sum.Deleted, []string{"c.md"}) || !slices.Equal(sum.Uploaded, []string{"big.md", "d.md"}) || sum.Stale != 0 {
+		t.Fatalf("next prune: %+v", sum)
+	}
+}
