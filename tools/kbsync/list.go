@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 	ignore "github.com/sabhiram/go-gitignore"
@@ -22,9 +24,16 @@ import (
 // the .gitignore files from root down. Tracked files deleted from the work tree are
 // listed too; the caller finds them missing. .git directories are never listed.
 func ListFiles(ctx context.Context, root, dir string) ([]string, error) {
+	files, _, err := listFiles(ctx, root, dir)
+	return files, err
+}
+
+// listFiles is ListFiles with the directories the walk could not read (their files are not
+// listed), each with the reason.
+func listFiles(ctx context.Context, root, dir string) ([]string, []Problem, error) {
 	prefix, err := filepath.Rel(root, dir)
 	if err != nil || prefix == ".." || strings.HasPrefix(prefix, ".."+string(filepath.Separator)) {
-		return nil, fmt.Errorf("%s is not inside the project root %s", dir, root)
+		return nil, nil, fmt.Errorf("%s is not inside the project root %s", dir, root)
 	}
 	prefix = filepath.ToSlash(prefix)
 	if prefix == "." {
@@ -35,12 +44,12 @@ func ListFiles(ctx context.Context, root, dir string) ([]string, error) {
 		return walkFiles(root, prefix)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, f := range files {
 		files[i] = path.Join(prefix, f)
 	}
-	return files, nil
+	return files, nil, nil
 }
 
 var errNotGit = errors.New("not in a git work tree")
@@ -113,8 +122,10 @@ func ignored(files []ignoreFile, rel string, isDir bool) bool {
 }
 
 // walkFiles walks root/prefix, skipping what the .gitignore files (of root, the
-// directories down to prefix, and below) ignore, and .git directories.
-func walkFiles(root, prefix string) ([]string, error) {
+// directories down to prefix, and below) ignore, and .git directories. A subdirectory it
+// cannot read (a path longer than the system allows, no permission) is skipped with its
+// reason; only prefix itself failing fails the walk.
+func walkFiles(root, prefix string) ([]string, []Problem, error) {
 	var files []ignoreFile
 	var dirs []string
 	if prefix != "" {
@@ -129,12 +140,17 @@ func walkFiles(root, prefix string) ([]string, error) {
 		}
 	}
 	var out []string
+	var skipped []Problem
 	var walk func(dir string, files []ignoreFile) error
 	walk = func(dir string, files []ignoreFile) error {
 		if f, ok := readIgnore(root, dir); ok {
 			files = append(files[:len(files):len(files)], f)
 		}
 		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
+		if err != nil && dir != prefix {
+			skipped = append(skipped, unreadable(dir, err))
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -155,9 +171,26 @@ func walkFiles(root, prefix string) ([]string, error) {
 		return nil
 	}
 	if err := walk(prefix, files); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, skipped, nil
+}
+
+// unreadable is the problem of a path that cannot be looked at.
+func unreadable(rel string, err error) Problem {
+	if errors.Is(err, syscall.ENAMETOOLONG) {
+		return Problem{Path: rel, Kind: "path_too_long", Reason: "its path is longer than this system lets a program open; " +
+			"move it higher up to sync it"}
+	}
+	return Problem{Path: rel, Kind: "unreadable", Reason: "it cannot be read: " + errText(err)}
+}
+
+// errText is err without the absolute path an *fs.PathError carries.
+func errText(err error) string {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // readIgnore reads the .gitignore of dir (relative to root).

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	"golang.org/x/sync/errgroup"
 
@@ -114,7 +115,7 @@ func (s *Syncer) Plan(ctx context.Context) (*Plan, error) {
 	if err := o.Globs.Validate(); err != nil {
 		return nil, err
 	}
-	files, err := ListFiles(ctx, o.Root, o.dir())
+	files, skipped, err := listFiles(ctx, o.Root, o.dir())
 	if err != nil {
 		return nil, err
 	}
@@ -139,10 +140,18 @@ func (s *Syncer) Plan(ctx context.Context) (*Plan, error) {
 		}
 		classify(p, f, sha, m.Paths[f])
 	}
+	p.Refused = append(p.Refused, skipped...)
 	prefix, _ := filepath.Rel(o.Root, o.dir())
 	prefix = filepath.ToSlash(prefix)
 	for _, pth := range sortedKeys(m.Paths) {
 		if present[pth] || !within(prefix, pth) {
+			continue
+		}
+		if prob := s.unproven(pth, skipped); prob != nil {
+			// Not listed, but not proven gone either: its documents stay.
+			if prob.Path != "" {
+				p.Refused = append(p.Refused, *prob)
+			}
 			continue
 		}
 		for _, v := range m.Paths[pth] {
@@ -153,12 +162,31 @@ func (s *Syncer) Plan(ctx context.Context) (*Plan, error) {
 			}
 		}
 	}
+	slices.SortFunc(p.Refused, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
 	if o.Prune && incomplete != "" {
 		p.PruneSkipped = incomplete
 		p.Stale += len(p.Delete)
 		p.Delete = []Deletion{}
 	}
 	return p, nil
+}
+
+// unproven returns nil when the file pth (not listed) is proven gone from the synced set:
+// it does not exist, or it does and the listing left it out (ignored, excluded). Otherwise
+// it says why it could not be looked at (with no Path when a skipped directory holding it
+// was reported already).
+func (s *Syncer) unproven(pth string, skipped []Problem) *Problem {
+	_, err := os.Lstat(filepath.Join(s.Opts.Root, filepath.FromSlash(pth)))
+	if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil
+	}
+	for _, sk := range skipped {
+		if within(sk.Path, pth) {
+			return &Problem{}
+		}
+	}
+	prob := unreadable(pth, err)
+	return &prob
 }
 
 // classify puts one file into the plan given its documents.
@@ -232,6 +260,9 @@ func (s *Syncer) hashOne(rel string) (sha string, exists bool, prob *Problem, er
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", false, nil, nil
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		prob := unreadable(rel, err)
+		return "", true, &prob, nil
 	case err != nil:
 		return "", true, nil, err
 	case fi.IsDir():

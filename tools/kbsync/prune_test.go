@@ -2,7 +2,10 @@ package kbsync
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
@@ -80,5 +83,64 @@ func TestSyncFailedFileSparesOnlyWhatItCouldBe(t *testing.T) {
 	sum = f.syncOnce(f.syncer(true))
 	if !sum.OK() || !slices.Equal(sum.Deleted, []string{"c.md"}) || !slices.Equal(sum.Uploaded, []string{"big.md", "d.md"}) || sum.Stale != 0 {
 		t.Fatalf("next prune: %+v", sum)
+	}
+}
+
+// longPath creates a file below f.root whose absolute path is longer than PATH_MAX
+// (created one directory at a time, relative to the last) and returns its relative path.
+func (f *fixture) longPath(content string) string {
+	f.t.Helper()
+	r, err := os.OpenRoot(f.root)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	comp := strings.Repeat("d", 200)
+	var parts []string
+	for range 25 {
+		if err := r.Mkdir(comp, 0o755); err != nil {
+			f.t.Fatal(err)
+		}
+		next, err := r.OpenRoot(comp)
+		r.Close()
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		r, parts = next, append(parts, comp)
+	}
+	defer r.Close()
+	if err := r.WriteFile("deep.md", []byte(content), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	return strings.Join(append(parts, "deep.md"), "/")
+}
+
+// TestSyncSkipsPathLongerThanPathMax: a file whose path is longer than the system allows
+// is refused with its reason, the other files are synced, and pruning leaves its
+// document (and those of anything below an unreadable directory) alone.
+func TestSyncSkipsPathLongerThanPathMax(t *testing.T) {
+	for _, useGit := range []bool{false, true} {
+		t.Run(fmt.Sprintf("git=%v", useGit), func(t *testing.T) {
+			f := newFixture(t, r2rtest.Options{})
+			if useGit {
+				f.git("init", "-q")
+			}
+			for i := range 20 {
+				f.write(fmt.Sprintf("docs/%02d.md", i), fmt.Sprintf("doc %d", i))
+			}
+			long := f.longPath("deep")
+			// A document written for it earlier (by a system with a longer limit).
+			if _, err := f.client.CreateDocument(context.Background(), r2r.DocumentCreate{RawText: "deep",
+				CollectionIDs: []string{f.scope.CollectionID}, Metadata: map[string]any{MetaSource: SourceValue,
+					MetaSourcePath: long, MetaProject: f.scope.Project, MetaContentSHA: SHA256([]byte("deep"))}}); err != nil {
+				t.Fatal(err)
+			}
+			sum := f.syncOnce(f.syncer(true))
+			if len(sum.Uploaded) != 20 || !sum.OK() || len(sum.Deleted) != 0 || sum.PruneSkipped != "" {
+				t.Fatalf("sync: %+v", sum)
+			}
+			if len(sum.Refused) != 1 || sum.Refused[0].Kind != "path_too_long" || !strings.HasPrefix(long, sum.Refused[0].Path) {
+				t.Fatalf("refused %+v", sum.Refused)
+			}
+		})
 	}
 }
