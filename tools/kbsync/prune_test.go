@@ -23,6 +23,18 @@ func (f *fixture) syncOnce(s *Syncer) *Summary {
 	return s.Run(ctx, plan, nil)
 }
 
+// priorDoc writes the document r2r-mcp would have written for path with content, by hand
+// (as an earlier version or another system did).
+func (f *fixture) priorDoc(path, content string) {
+	f.t.Helper()
+	sha := SHA256([]byte(content))
+	if _, err := f.client.CreateDocument(context.Background(), r2r.DocumentCreate{RawText: content,
+		ID: VersionID(f.scope.CollectionID, f.scope.UserID, path, sha), CollectionIDs: []string{f.scope.CollectionID},
+		Metadata: map[string]any{MetaSource: SourceValue, MetaSourcePath: path, MetaProject: f.scope.Project, MetaContentSHA: sha}}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
 // TestSyncInvalidUTF8NameIsRefusedAndNeverPruned: a file whose name is not valid UTF-8
 // is refused with its reason, and pruning never deletes a document it could be (one
 // written for it under the name R2R stored, with U+FFFD), however often sync runs.
@@ -32,11 +44,7 @@ func TestSyncInvalidUTF8NameIsRefusedAndNeverPruned(t *testing.T) {
 	f.write(bad, "latin-1 name")
 	f.write("good.md", "good")
 	// What an earlier version wrote for it: R2R stored the name with U+FFFD.
-	if _, err := f.client.CreateDocument(context.Background(), r2r.DocumentCreate{RawText: "latin-1 name",
-		CollectionIDs: []string{f.scope.CollectionID}, Metadata: map[string]any{MetaSource: SourceValue,
-			MetaSourcePath: bad, MetaProject: f.scope.Project, MetaContentSHA: SHA256([]byte("latin-1 name"))}}); err != nil {
-		t.Fatal(err)
-	}
+	f.priorDoc(bad, "latin-1 name")
 	for run := range 3 {
 		sum := f.syncOnce(f.syncer(true))
 		if len(sum.Deleted) != 0 || !sum.OK() {
@@ -128,12 +136,7 @@ func TestSyncSkipsPathLongerThanPathMax(t *testing.T) {
 				f.write(fmt.Sprintf("docs/%02d.md", i), fmt.Sprintf("doc %d", i))
 			}
 			long := f.longPath("deep")
-			// A document written for it earlier (by a system with a longer limit).
-			if _, err := f.client.CreateDocument(context.Background(), r2r.DocumentCreate{RawText: "deep",
-				CollectionIDs: []string{f.scope.CollectionID}, Metadata: map[string]any{MetaSource: SourceValue,
-					MetaSourcePath: long, MetaProject: f.scope.Project, MetaContentSHA: SHA256([]byte("deep"))}}); err != nil {
-				t.Fatal(err)
-			}
+			f.priorDoc(long, "deep") // written by a system with a longer limit
 			sum := f.syncOnce(f.syncer(true))
 			if len(sum.Uploaded) != 20 || !sum.OK() || len(sum.Deleted) != 0 || sum.PruneSkipped != "" {
 				t.Fatalf("sync: %+v", sum)
@@ -142,5 +145,47 @@ func TestSyncSkipsPathLongerThanPathMax(t *testing.T) {
 				t.Fatalf("refused %+v", sum.Refused)
 			}
 		})
+	}
+}
+
+// TestSyncActsOnlyOnProvenDocuments: documents that carry r2r-mcp's metadata but not the id
+// r2r-mcp derives from it (written by another client of the same account, or by r2r-mcp
+// for another collection and added to this one) are neither pruned, replaced, nor taken
+// as a file's current version.
+func TestSyncActsOnlyOnProvenDocuments(t *testing.T) {
+	f := newFixture(t, r2rtest.Options{})
+	ctx := context.Background()
+	forge := func(path, content string) {
+		t.Helper()
+		if _, err := f.client.CreateDocument(ctx, r2r.DocumentCreate{RawText: "forged " + content,
+			CollectionIDs: []string{f.scope.CollectionID}, Metadata: map[string]any{MetaSource: SourceValue, MetaIngestedBy: SourceValue,
+				MetaSourcePath: path, MetaProject: f.scope.Project, MetaContentSHA: SHA256([]byte(content))}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.write("a.md", "alpha")
+	forge("a.md", "alpha")       // claims to be a.md's current version
+	forge("gone.md", "whatever") // claims a file that does not exist
+	// A document r2r-mcp wrote for this project in another collection, added to this one.
+	other, err := f.client.CreateCollection(ctx, "other", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := f.writer()
+	w.Scope.CollectionID = other.ID
+	o, err := w.Put(ctx, File{Path: "moved.md", Data: []byte("moved")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.client.AddDocumentToCollection(ctx, f.scope.CollectionID, o.DocumentID); err != nil {
+		t.Fatal(err)
+	}
+	f.r2r.ResetCounts()
+	sum := f.syncOnce(f.syncer(true))
+	if !slices.Equal(sum.Uploaded, []string{"a.md"}) || len(sum.Deleted) != 0 || len(sum.Replaced) != 0 || !sum.OK() {
+		t.Fatalf("sync: %+v", sum)
+	}
+	if n := f.r2r.Count("DELETE /v3/documents/{id}"); n != 0 {
+		t.Fatalf("%d documents deleted", n)
 	}
 }
