@@ -15,7 +15,6 @@ import (
 	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
-	ignore "github.com/sabhiram/go-gitignore"
 )
 
 // ListFiles lists the files of dir (inside root) that a sync considers, as paths relative
@@ -85,40 +84,6 @@ func gitLsFiles(ctx context.Context, dir string) ([]string, error) {
 		}
 	}
 	return files, nil
-}
-
-// ignoreFile is one .gitignore: the directory it lies in (relative to the root, "" for
-// the root) and its rules in order.
-type ignoreFile struct {
-	dir   string
-	rules []ignoreRule
-}
-
-// ignoreRule is one pattern line; negated rules ("!x") re-include.
-type ignoreRule struct {
-	negate bool
-	gi     *ignore.GitIgnore
-}
-
-// ignored reports whether the .gitignore files (outermost first) ignore rel: the last
-// rule that matches decides, a deeper file's after an outer one's, as in git.
-func ignored(files []ignoreFile, rel string, isDir bool) bool {
-	if isDir {
-		rel += "/"
-	}
-	out := false
-	for _, f := range files {
-		sub := rel
-		if f.dir != "" {
-			sub = strings.TrimPrefix(rel, f.dir+"/")
-		}
-		for _, r := range f.rules {
-			if r.gi.MatchesPath(sub) {
-				out = !r.negate
-			}
-		}
-	}
-	return out
 }
 
 // walkFiles walks root/prefix, skipping what the .gitignore files (of root, the
@@ -191,25 +156,6 @@ func errText(err error) string {
 		return pe.Op + ": " + pe.Err.Error()
 	}
 	return err.Error()
-}
-
-// readIgnore reads the .gitignore of dir (relative to root).
-func readIgnore(root, dir string) (ignoreFile, bool) {
-	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(dir), ".gitignore"))
-	if err != nil {
-		return ignoreFile{}, false
-	}
-	f := ignoreFile{dir: dir}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		r := ignoreRule{negate: strings.HasPrefix(line, "!")}
-		r.gi = ignore.CompileIgnoreLines(strings.TrimPrefix(line, "!"))
-		f.rules = append(f.rules, r)
-	}
-	return f, true
 }
 
 // Globs are include and exclude patterns (doublestar syntax: ** spans directories)
