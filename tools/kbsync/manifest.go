@@ -68,21 +68,28 @@ func (s Scope) owns(d r2r.Document) (string, Version, bool) {
 	if !mine || p == "" || d.OwnerID != s.UserID || str(MetaProject) != s.Project || str(MetaSourceRoot) != s.Root {
 		return "", Version{}, false
 	}
-	if d.ID != VersionID(s.CollectionID, s.UserID, s.idPath(p), sha) && (sha != "" || d.ID != legacyID(s.CollectionID, s.UserID, s.idPath(p))) {
+	if !s.provenID(d.ID, p, sha) {
 		return "", Version{}, false
 	}
 	return p, Version{ID: d.ID, SHA: sha, Status: d.IngestionStatus}, true
 }
 
-// idPath is the path a document's id is derived from given its source path: the path
-// itself, or for an extra root's file ("<root's base name>/<path in it>") the root's
-// MetaSourceRoot and the path in it.
-func (s Scope) idPath(sourcePath string) string {
-	if s.Root == "" {
-		return sourcePath
+// provenID reports whether id is the one r2r-mcp derives for a document of the scope with
+// this source path and content hash (or, without a hash, the id before content hashes).
+// The id path is the source path, or for a file r2r_ingest_document read from an extra
+// root ("<root's base name>/<path in it>") the root's MetaSourceRoot and the path in it.
+func (s Scope) provenID(id, sourcePath, sha string) bool {
+	idPaths := []string{sourcePath}
+	if s.Root != "" {
+		_, rest, _ := strings.Cut(sourcePath, "/")
+		idPaths = append(idPaths, s.Root+"/"+rest)
 	}
-	_, rest, _ := strings.Cut(sourcePath, "/")
-	return s.Root + "/" + rest
+	for _, ip := range idPaths {
+		if id == VersionID(s.CollectionID, s.UserID, ip, sha) || (sha == "" && id == legacyID(s.CollectionID, s.UserID, ip)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Versions returns the documents r2r-mcp wrote for one path of the scope, scanning the

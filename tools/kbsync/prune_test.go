@@ -189,3 +189,25 @@ func TestSyncActsOnlyOnProvenDocuments(t *testing.T) {
 		t.Fatalf("%d documents deleted", n)
 	}
 }
+
+// TestManifestProvesExtraRootDocuments: both ways r2r-mcp names a document of an extra
+// root (r2r_ingest_document: "<base>/<path>" with the id from the root's tag; a sync over
+// HTTP: the path itself) are proven and found in the manifest.
+func TestManifestProvesExtraRootDocuments(t *testing.T) {
+	f := newFixture(t, r2rtest.Options{})
+	ctx := context.Background()
+	w := f.writer()
+	w.Scope.Root = "extra:abcd1234"
+	for _, file := range []File{{Path: "notes/a.md", IDPath: "extra:abcd1234/a.md", Data: []byte("a")}, {Path: "b.md", Data: []byte("b")}} {
+		if _, err := w.Put(ctx, file, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := LoadManifest(ctx, f.client, w.Scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Paths["notes/a.md"]) != 1 || len(m.Paths["b.md"]) != 1 {
+		t.Fatalf("manifest %+v", m.Paths)
+	}
+}
