@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -115,18 +116,24 @@ func TestIgnoreMatchesGit(t *testing.T) {
 				writeFile(t, root, rel, content)
 				defer os.Remove(filepath.Join(root, filepath.FromSlash(rel)))
 			}
-			walked, _, err := walkFiles(root, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			listed, err := gitLsFiles(context.Background(), root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			slices.Sort(walked)
-			slices.Sort(listed)
-			if !slices.Equal(walked, listed) {
-				t.Errorf(".gitignore files %q:\nonly outside git: %q\nonly in git: %q", files, minus(walked, listed), minus(listed, walked))
+			for _, prefix := range []string{"", "docs", "docs/deep"} {
+				walked, _, err := walkFiles(root, prefix)
+				if err != nil {
+					t.Fatal(err)
+				}
+				listed, err := gitLsFiles(context.Background(), filepath.Join(root, prefix))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range listed {
+					listed[i] = path.Join(prefix, listed[i])
+				}
+				slices.Sort(walked)
+				slices.Sort(listed)
+				if !slices.Equal(walked, listed) {
+					t.Errorf(".gitignore files %q, in %q:\nonly outside git: %q\nonly in git: %q", files, prefix,
+						minus(walked, listed), minus(listed, walked))
+				}
 			}
 		})
 	}

@@ -92,16 +92,17 @@ func gitLsFiles(ctx context.Context, dir string) ([]string, error) {
 // reason; only prefix itself failing fails the walk.
 func walkFiles(root, prefix string) ([]string, []Problem, error) {
 	var files []ignoreFile
-	var dirs []string
 	if prefix != "" {
+		// The directories above prefix contribute their rules, and one of them (or prefix)
+		// being ignored leaves nothing to list, as git does.
 		parts := strings.Split(prefix, "/")
 		for i := range parts {
-			dirs = append(dirs, strings.Join(parts[:i], "/"))
-		}
-	}
-	for _, d := range dirs {
-		if f, ok := readIgnore(root, d); ok {
-			files = append(files, f)
+			if f, ok := readIgnore(root, strings.Join(parts[:i], "/")); ok {
+				files = append(files, f)
+			}
+			if ignored(files, strings.Join(parts[:i+1], "/"), true) || parts[i] == ".git" {
+				return nil, nil, nil
+			}
 		}
 	}
 	var out []string
