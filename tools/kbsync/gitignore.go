@@ -121,13 +121,18 @@ func ignored(files []ignoreFile, rel string, isDir bool) bool {
 // readIgnore reads the .gitignore of dir (relative to root). Like git, it does not follow
 // a symbolic link there.
 func readIgnore(root, dir string) (ignoreFile, bool) {
-	p := filepath.Join(root, filepath.FromSlash(dir), ".gitignore")
-	if fi, err := os.Lstat(p); err != nil || fi.Mode().Type()&fs.ModeSymlink != 0 {
-		return ignoreFile{}, false
-	}
-	b, err := os.ReadFile(p)
+	b, err := readRegular(filepath.Join(root, filepath.FromSlash(dir), ".gitignore"))
 	if err != nil {
 		return ignoreFile{}, false
 	}
 	return ignoreFile{dir: dir, rules: parseIgnore(b)}, true
+}
+
+// readRegular reads the file at p unless it is not a regular file (a symbolic link, a FIFO
+// that would block the read).
+func readRegular(p string) ([]byte, error) {
+	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+		return nil, fs.ErrInvalid
+	}
+	return os.ReadFile(p)
 }

@@ -99,6 +99,7 @@ func TestIgnoreMatchesGit(t *testing.T) {
 		{".gitignore": "docs/deep/\n", "docs/deep/.gitignore": "!c.md\n"},
 		{"src/.gitignore": "docs/\n", ".gitignore": "/docs/a.md\n"},
 		{"x/.gitignore": "**/w.txt\n!y/w.txt\n"},
+		{".git/info/exclude": "*.md\n", "docs/.gitignore": "!a.md\n"},
 	}
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

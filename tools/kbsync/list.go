@@ -92,6 +92,11 @@ func gitLsFiles(ctx context.Context, dir string) ([]string, error) {
 // reason; only prefix itself failing fails the walk.
 func walkFiles(root, prefix string) ([]string, []Problem, error) {
 	var files []ignoreFile
+	// Below every .gitignore: the repository's own exclude file, which git reads too (the
+	// walk runs in a repository when git is missing or refuses it as another user's).
+	if b, err := readRegular(filepath.Join(root, ".git", "info", "exclude")); err == nil {
+		files = append(files, ignoreFile{rules: parseIgnore(b)})
+	}
 	if prefix != "" {
 		// The directories above prefix contribute their rules, and one of them (or prefix)
 		// being ignored leaves nothing to list, as git does.
