@@ -128,9 +128,19 @@ func (s *Syncer) Plan(ctx context.Context) (*Plan, error) {
 		}
 	}
 	p := &Plan{Upload: []Item{}, Replace: []Item{}, Delete: []Deletion{}, Refused: []Problem{}}
-	hashes, present, incomplete, err := s.hashAll(ctx, files, p)
+	hashes, present, unchecked, err := s.hashAll(ctx, files, p)
 	if err != nil {
 		return nil, err
+	}
+	// A file that could not be read might be any file moved there, whose old document is the
+	// only copy left: nothing is pruned. One that already has documents under its own path
+	// was not moved there, and keeps only those.
+	incomplete := ""
+	for _, f := range sortedKeys(unchecked) {
+		p.Refused = append(p.Refused, unreadable(f, unchecked[f]))
+		if incomplete == "" && len(m.Paths[f]) == 0 {
+			incomplete = fmt.Sprintf("%s could not be checked (%s)", f, errText(unchecked[f]))
+		}
 	}
 	p.Files = len(present)
 	for _, f := range files {
@@ -208,10 +218,10 @@ func classify(p *Plan, f, sha string, old []Version) {
 
 // hashAll hashes the files (from the hash cache when size and modification time match),
 // concurrently. present holds every file that exists (refused ones too: their documents
-// are not pruned); incomplete says why the scan cannot justify pruning.
-func (s *Syncer) hashAll(ctx context.Context, files []string, p *Plan) (hashes map[string]string, present map[string]bool, incomplete string, err error) {
+// are not pruned); unchecked holds the files that could not be read, with the error.
+func (s *Syncer) hashAll(ctx context.Context, files []string, p *Plan) (hashes map[string]string, present map[string]bool, unchecked map[string]error, err error) {
 	o := &s.Opts
-	hashes, present = map[string]string{}, map[string]bool{}
+	hashes, present, unchecked = map[string]string{}, map[string]bool{}, map[string]error{}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.concurrency())
@@ -226,7 +236,7 @@ func (s *Syncer) hashAll(ctx context.Context, files []string, p *Plan) (hashes m
 			switch {
 			case err != nil:
 				present[f] = true
-				incomplete = fmt.Sprintf("%s could not be checked (%v)", f, err)
+				unchecked[f] = err
 			case !exists:
 				o.Hashes.Forget(f)
 			case prob != nil:
@@ -243,10 +253,10 @@ func (s *Syncer) hashAll(ctx context.Context, files []string, p *Plan) (hashes m
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, nil, "", err
+		return nil, nil, nil, err
 	}
 	slices.SortFunc(p.Refused, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
-	return hashes, present, incomplete, nil
+	return hashes, present, unchecked, nil
 }
 
 // hashOne returns a file's hash, or that it does not exist (any more), or why it is

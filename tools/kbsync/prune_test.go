@@ -211,3 +211,27 @@ func TestManifestProvesExtraRootDocuments(t *testing.T) {
 		t.Fatalf("manifest %+v", m.Paths)
 	}
 }
+
+// TestSyncUnreadableKnownFileKeepsPruning: a file that cannot be read but already has its
+// document keeps that document and is listed with the reason; the documents of deleted
+// files are pruned all the same. A new file that cannot be read (it may be a moved one)
+// still stops all pruning.
+func TestSyncUnreadableKnownFileKeepsPruning(t *testing.T) {
+	f := newFixture(t, r2rtest.Options{})
+	f.write("a.md", "a")
+	f.write("b.md", "b")
+	if sum := f.syncOnce(f.syncer(true)); len(sum.Uploaded) != 2 {
+		t.Fatalf("first %+v", sum)
+	}
+	f.remove("b.md")
+	f.write("a.md", "a, edited")
+	s := f.syncer(true)
+	s.Opts.Files = failingFiles{FileReader: s.Opts.Files, fail: "a.md"}
+	sum := f.syncOnce(s)
+	if !slices.Equal(sum.Deleted, []string{"b.md"}) || sum.PruneSkipped != "" || len(sum.Refused) != 1 || sum.Refused[0].Path != "a.md" {
+		t.Fatalf("sync: %+v", sum)
+	}
+	if m, err := LoadManifest(context.Background(), f.client, f.scope); err != nil || len(m.Paths["a.md"]) != 1 {
+		t.Fatalf("a.md's document: %+v %v", m, err)
+	}
+}
