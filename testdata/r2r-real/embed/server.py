@@ -71,18 +71,17 @@ class Cache:
 class Embedder:
     """Tokenizes, looks up the cache, and runs the uncached texts on a pool of workers."""
 
-    def __init__(self, engine, workers, threads, cache):
+    def __init__(self, engine, workers, threads, cache, model_dir):
         t = time.monotonic()
-        st, tok = minilm.load_files()
-        self.tok = minilm.load_tokenizer(tok)
-        weights = minilm.load_weights(st)
+        self.tok = minilm.load_tokenizer(minilm.load_tokenizer_json())
+        # One encoder serves every worker: ONNX Runtime runs concurrent calls of one session, each
+        # on its caller's thread (1 intra-op thread), and one session holds one copy of the weights.
         if engine == "numpy":
-            self.encoders = [minilm.NumpyEncoder(weights)] * workers
+            self.encoder = minilm.NumpyEncoder(minilm.load_weights(minilm.load_files()[0]))
+        elif model_dir:
+            self.encoder = minilm.OnnxEncoder(minilm.cached_onnx(model_dir), threads)
         else:
-            model = minilm.build_onnx(weights).SerializeToString()
-            self.encoders = [minilm.OnnxEncoder(model, threads) for _ in range(workers)]
-        self.free = list(self.encoders)
-        self.free_lock = threading.Lock()
+            self.encoder = minilm.OnnxEncoder(minilm.build_onnx(minilm.load_weights(minilm.load_files()[0])).SerializeToString(), threads)
         self.pool = concurrent.futures.ThreadPoolExecutor(workers)
         self.key = f"{minilm.MODEL_ID}/{engine}/{minilm.MAX_SEQ_LENGTH}/".encode()
         self.cache = cache
@@ -90,15 +89,6 @@ class Embedder:
         self.stats = {"texts": 0, "cached": 0, "seconds": 0.0}
         self.stats_lock = threading.Lock()
         log(f"engine {engine}, {workers} worker(s) x {threads} thread(s), loaded in {time.monotonic() - t:.1f} s")
-
-    def _run(self, ids):
-        with self.free_lock:
-            enc = self.free.pop()
-        try:
-            return enc.encode_ids(ids)
-        finally:
-            with self.free_lock:
-                self.free.append(enc)
 
     def embed(self, texts):
         """Returns (vectors, token count) for texts, in order."""
@@ -112,7 +102,7 @@ class Embedder:
         t = time.monotonic()
         # Longest first, so that the last task to finish is a short one.
         order = sorted(todo, key=lambda h: -len(todo[h]))
-        vecs = dict(zip(order, self.pool.map(lambda h: self._run(todo[h]), order)))
+        vecs = dict(zip(order, self.pool.map(lambda h: self.encoder.encode_ids(todo[h]), order)))
         if self.cache and vecs:
             self.cache.put_many(list(vecs.items()))
         with self.stats_lock:
@@ -201,14 +191,14 @@ def main():
     ap.add_argument("--engine", choices=["onnx", "numpy"], default="onnx")
     ap.add_argument("--workers", type=int, default=2, help="texts embedded at once")
     ap.add_argument("--threads", type=int, default=1, help="intra-op threads per worker (onnx)")
-    ap.add_argument("--cache-dir", help="directory of embed-cache.sqlite; none: no cache")
+    ap.add_argument("--cache-dir", help="directory of embed-cache.sqlite and of the built ONNX model; none: no cache")
     ap.add_argument("--cache-mb", type=int, default=512, help="bound of the cache file")
     a = ap.parse_args()
     cache = None
     if a.cache_dir:
         os.makedirs(a.cache_dir, exist_ok=True)
         cache = Cache(os.path.join(a.cache_dir, "embed-cache.sqlite"), max(1, a.cache_mb * (1 << 20) // 1700))
-    Handler.embedder = Embedder(a.engine, a.workers, a.threads, cache)
+    Handler.embedder = Embedder(a.engine, a.workers, a.threads, cache, a.cache_dir)
     host, port = a.addr.rsplit(":", 1)
     srv = http.server.ThreadingHTTPServer((host, int(port)), Handler)
     srv.daemon_threads = True
