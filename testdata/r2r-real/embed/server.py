@@ -4,9 +4,11 @@ vectors (minilm.py), for the real R2R of up.sh, behind the model double.
     python server.py --addr 127.0.0.1:PORT --cache-dir DIR [--engine onnx|numpy] [--workers N]
 
 It prints its base URL (http://HOST:PORT/v1) as one line on stdout once it accepts connections
-and logs one line per request to stderr. Vectors are kept in DIR/embed-cache.sqlite keyed by
-(engine, model, exact text): the model is deterministic, so a text embedded once is never
-embedded again; the file is bounded (--cache-mb), the oldest rows go first.
+and logs one line per request to stderr. Before listening it checks the model against the
+similarities sentence-transformers publishes for it (minilm.REFERENCE) and exits if they
+differ. Vectors are kept in DIR/embed-cache.sqlite keyed by (engine, minilm.fingerprint(),
+exact text): the model is deterministic, so a text embedded once is never embedded again; the
+file is bounded (--cache-mb), the oldest rows go first.
 """
 
 import argparse
@@ -82,8 +84,11 @@ class Embedder:
             self.encoder = minilm.OnnxEncoder(minilm.cached_onnx(model_dir), threads)
         else:
             self.encoder = minilm.OnnxEncoder(minilm.build_onnx(minilm.load_weights(minilm.load_files()[0])).SerializeToString(), threads)
+        bad = minilm.self_check(lambda s: self.encoder.encode_ids(self.tok.encode(s).ids))
+        if bad:
+            raise SystemExit(f"minilm-embed: the model disagrees with sentence-transformers' reference similarities: {bad}")
         self.pool = concurrent.futures.ThreadPoolExecutor(workers)
-        self.key = f"{minilm.MODEL_ID}/{engine}/{minilm.MAX_SEQ_LENGTH}/".encode()
+        self.key = f"{minilm.MODEL_ID}/{engine}/{minilm.fingerprint()}/".encode()
         self.cache = cache
         self.engine = engine
         self.stats = {"texts": 0, "cached": 0, "seconds": 0.0}
