@@ -42,32 +42,40 @@ class Cache:
     def __init__(self, path, max_rows):
         self.max_rows = max_rows
         self.lock = threading.Lock()
-        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.db = sqlite3.connect(path, timeout=30, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("CREATE TABLE IF NOT EXISTS vec (h BLOB PRIMARY KEY, v BLOB NOT NULL)")
         self.rows = self.db.execute("SELECT count(*) FROM vec").fetchone()[0]
 
+    # A cache that fails (another sidecar holds the lock too long, a full disk) only costs
+    # time: the texts are embedded again, the error is logged.
     def get_many(self, hashes):
         out = {}
-        with self.lock:
-            for i in range(0, len(hashes), 500):
-                part = hashes[i : i + 500]
-                q = "SELECT h, v FROM vec WHERE h IN (%s)" % ",".join("?" * len(part))
-                for h, v in self.db.execute(q, part):
-                    out[bytes(h)] = np.frombuffer(v, np.float32)
+        try:
+            with self.lock:
+                for i in range(0, len(hashes), 500):
+                    part = hashes[i : i + 500]
+                    q = "SELECT h, v FROM vec WHERE h IN (%s)" % ",".join("?" * len(part))
+                    for h, v in self.db.execute(q, part):
+                        out[bytes(h)] = np.frombuffer(v, np.float32)
+        except sqlite3.Error as e:
+            log(f"cache read failed: {e}")
         return out
 
     def put_many(self, items):
-        with self.lock:
-            self.db.execute("BEGIN")
-            self.db.executemany("INSERT OR REPLACE INTO vec (h, v) VALUES (?, ?)", [(h, v.tobytes()) for h, v in items])
-            self.db.execute("COMMIT")
-            self.rows += len(items)
-            if self.rows > self.max_rows:
-                drop = self.rows - self.max_rows * 9 // 10
-                self.db.execute("DELETE FROM vec WHERE rowid IN (SELECT rowid FROM vec ORDER BY rowid LIMIT ?)", (drop,))
-                self.rows = self.db.execute("SELECT count(*) FROM vec").fetchone()[0]
+        try:
+            with self.lock:
+                with self.db:
+                    self.db.executemany("INSERT OR REPLACE INTO vec (h, v) VALUES (?, ?)", [(h, v.tobytes()) for h, v in items])
+                self.rows += len(items)
+                if self.rows > self.max_rows:
+                    drop = self.rows - self.max_rows * 9 // 10
+                    with self.db:
+                        self.db.execute("DELETE FROM vec WHERE rowid IN (SELECT rowid FROM vec ORDER BY rowid LIMIT ?)", (drop,))
+                    self.rows = self.db.execute("SELECT count(*) FROM vec").fetchone()[0]
+        except sqlite3.Error as e:
+            log(f"cache write failed: {e}")
 
 
 class Embedder:
@@ -181,7 +189,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if fmt not in ("float", "base64"):
             self._error(400, f"'encoding_format' must be 'float' or 'base64', got {fmt!r}", "encoding_format")
             return
-        vecs, tokens = self.embedder.embed(texts)
+        try:
+            vecs, tokens = self.embedder.embed(texts)
+        except Exception as e:  # answered, so that the client sees why rather than a closed connection
+            log(f"POST {self.path} failed: {e!r}")
+            self._send(500, {"error": {"message": f"embedding failed: {e}", "type": "server_error", "param": None, "code": None}})
+            return
         data = []
         for i, v in enumerate(vecs):
             e = base64.b64encode(v.astype("<f4").tobytes()).decode() if fmt == "base64" else v.tolist()
