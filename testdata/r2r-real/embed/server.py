@@ -99,9 +99,26 @@ class Embedder:
         self.key = f"{minilm.MODEL_ID}/{engine}/{minilm.fingerprint()}/".encode()
         self.cache = cache
         self.engine = engine
-        self.stats = {"texts": 0, "cached": 0, "seconds": 0.0}
+        # busy_seconds: wall time during which at least one text was being encoded, so that
+        # texts / busy_seconds is the throughput however requests overlap.
+        self.stats = {"texts": 0, "cached": 0, "busy_seconds": 0.0}
         self.stats_lock = threading.Lock()
+        self.active = 0
+        self.busy_since = 0.0
         log(f"engine {engine}, {workers} worker(s) x {threads} thread(s), loaded in {time.monotonic() - t:.1f} s")
+
+    def _encode(self, ids):
+        with self.stats_lock:
+            if self.active == 0:
+                self.busy_since = time.monotonic()
+            self.active += 1
+        try:
+            return self.encoder.encode_ids(ids)
+        finally:
+            with self.stats_lock:
+                self.active -= 1
+                if self.active == 0:
+                    self.stats["busy_seconds"] += time.monotonic() - self.busy_since
 
     def embed(self, texts):
         """Returns (vectors, token count) for texts, in order."""
@@ -112,16 +129,14 @@ class Embedder:
         for i, h in enumerate(hashes):
             if h not in found and h not in todo:
                 todo[h] = encs[i].ids
-        t = time.monotonic()
         # Longest first, so that the last task to finish is a short one.
         order = sorted(todo, key=lambda h: -len(todo[h]))
-        vecs = dict(zip(order, self.pool.map(lambda h: self.encoder.encode_ids(todo[h]), order)))
+        vecs = dict(zip(order, self.pool.map(lambda h: self._encode(todo[h]), order)))
         if self.cache and vecs:
             self.cache.put_many(list(vecs.items()))
         with self.stats_lock:
             self.stats["texts"] += len(vecs)
             self.stats["cached"] += len(texts) - len(vecs)
-            self.stats["seconds"] += time.monotonic() - t
         found.update(vecs)
         return [found[h] for h in hashes], sum(len(e.ids) for e in encs)
 
@@ -160,7 +175,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif self.path.rstrip("/") in ("/v1/stats", "/stats"):
             with self.embedder.stats_lock:
                 s = dict(self.embedder.stats)
-            s["chunks_per_second"] = round(s["texts"] / s["seconds"], 2) if s["seconds"] else None
+            s["chunks_per_second"] = round(s["texts"] / s["busy_seconds"], 2) if s["busy_seconds"] else None
             self._send(200, s)
         else:
             self._error(404, f"Invalid URL (GET {self.path})")
