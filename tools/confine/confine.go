@@ -85,7 +85,12 @@ var secretNames = []string{
 	".netrc", "_netrc", ".npmrc", ".pypirc", ".pgpass", ".git-credentials", ".htpasswd",
 	"credentials", "credentials*.json", "*_credentials.json", "application_default_credentials.json",
 	"client_secret*.json", "service-account*.json",
-	"*secret*.json", "*secret*.yaml", "*secret*.yml", "*secret*.toml", "secrets.*",
+	"*secret*.json", "*secret*.yaml", "*secret*.yml", "*secret*.toml",
+	// data files named secrets; source code named so (secrets.py, secrets.go) is read, its
+	// content scanned like any other file's
+	"secrets", "secrets.txt", "secrets.ini", "secrets.cfg", "secrets.conf", "secrets.properties",
+	"secrets.xml", "secrets.csv", "secrets.tsv", "secrets.json5", "secrets.jsonc", "secrets.tfvars",
+	"secrets.enc", "secrets.bak", "secrets.dat", "secrets.db", "secrets.sqlite", "secrets.kdb",
 	"*token*.json", "auth.json", "oauth_creds.json", "*serviceaccount*.json", "*service_account*.json",
 	// coding agents' own login state (Claude Code keeps an API key in ~/.claude.json)
 	".claude.json", ".credentials.json",

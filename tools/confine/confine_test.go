@@ -53,6 +53,22 @@ func TestSecretPathRules(t *testing.T) {
 		{"gcp/service_account.json", true},
 		{".local/share/keyrings/login.keyring", true},
 		{".password-store/bank.gpg", true},
+		{"secrets.json", true},
+		{"config/secrets.yaml", true},
+		{"secrets.yml", true},
+		{"secrets.env", true},
+		{"secrets.txt", true},
+		{"secrets.ini", true},
+		{"secrets.properties", true},
+		{"secrets", true},
+		{"Secrets.TOML", true},
+		// Source code named secrets is code (Python's own secrets module); its content is
+		// scanned like any file's.
+		{"lib/secrets.py", false},
+		{"secrets.go", false},
+		{"src/secrets.ts", false},
+		{"secrets.rs", false},
+		{"secrets.md", false},
 		// Documentation about secrets is not a secret.
 		{"docs/secrets-management.md", false},
 		{"docs/credentials.md", false},
