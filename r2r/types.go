@@ -133,6 +133,16 @@ type IngestionResponse struct {
 	DocumentID string  `json:"document_id"`
 }
 
+// IngestedMessage is R2R's answer to a document create that ingested the document within
+// the request (no orchestrator): it has succeeded by then.
+const IngestedMessage = "Document created and ingested successfully."
+
+// Ingested reports whether R2R finished ingesting the document before answering (conformance
+// test documents/create_answer_means_ingested); a queued ingestion has a task id instead.
+func (r *IngestionResponse) Ingested() bool {
+	return r != nil && r.TaskID == nil && r.Message == IngestedMessage
+}
+
 // Chunk is one entry of GET /v3/documents/{id}/chunks.
 type Chunk struct {
 	ID            string         `json:"id"`

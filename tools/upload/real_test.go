@@ -1,0 +1,181 @@
+package upload
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+)
+
+// counter counts the requests that pass it by method and path, ids replaced by {id}.
+type counter struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	n    map[string]int
+}
+
+var idInPath = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	c.n[r.Method+" "+idInPath.ReplaceAllString(r.URL.Path, "{id}")]++
+	c.mu.Unlock()
+	return c.next.RoundTrip(r)
+}
+
+func (c *counter) counts() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int, len(c.n))
+	for k, v := range c.n {
+		out[k] = v
+	}
+	return out
+}
+
+func (c *counter) reset() {
+	c.mu.Lock()
+	c.n = map[string]int{}
+	c.mu.Unlock()
+}
+
+// backend is an R2R to test against: the emulator, or the real R2R named by
+// R2R_CONFORMANCE_URL/EMAIL/PASSWORD (its superuser, logged in with a password).
+type backend struct {
+	name string
+	real bool
+	// client returns a client of the backend whose requests pass c, and c.
+	client func(t *testing.T) (*r2r.Client, *counter)
+}
+
+func backends(t *testing.T) []backend {
+	emu := backend{name: "emulator", client: func(t *testing.T) (*r2r.Client, *counter) {
+		srv := r2rtest.NewServer(t, r2rtest.Options{})
+		return countingClient(t, srv.URL, srv.HTTPClient().Transport, nil)
+	}}
+	url, email, password := os.Getenv("R2R_CONFORMANCE_URL"), os.Getenv("R2R_CONFORMANCE_EMAIL"), os.Getenv("R2R_CONFORMANCE_PASSWORD")
+	if url == "" || email == "" || password == "" {
+		t.Log("no real R2R (set R2R_CONFORMANCE_URL/EMAIL/PASSWORD, or run make test-real): the emulator only")
+		return []backend{emu}
+	}
+	real := backend{name: "real", real: true, client: func(t *testing.T) (*r2r.Client, *counter) {
+		anon, err := r2r.New(r2r.Options{BaseURL: url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pair, err := anon.Login(t.Context(), email, password)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return countingClient(t, url, http.DefaultTransport, r2r.Bearer(pair.AccessToken.Token))
+	}}
+	return []backend{emu, real}
+}
+
+func countingClient(t *testing.T, url string, rt http.RoundTripper, cred r2r.Credentials) (*r2r.Client, *counter) {
+	t.Helper()
+	c := &counter{next: rt, n: map[string]int{}}
+	api, err := r2r.New(r2r.Options{BaseURL: url, Credentials: cred, HTTPClient: &http.Client{Transport: c}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return api, c
+}
+
+// project is a fresh collection of a backend (deleted with its documents at the end) and
+// a project directory to sync into it.
+func project(t *testing.T, api *r2r.Client) *target {
+	t.Helper()
+	ctx := context.Background()
+	coll, err := api.CreateCollection(ctx, "upload-test-"+uuid.NewString()[:8], "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	me, err := api.Me(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		if p, err := api.ListCollectionDocuments(ctx, coll.ID, r2r.ListParams{Limit: 100}); err == nil {
+			for _, d := range p.Items {
+				_ = api.DeleteDocument(ctx, d.ID)
+			}
+		}
+		_ = api.DeleteCollection(ctx, coll.ID)
+	})
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &target{api: api, root: root, scope: kbsync.Scope{CollectionID: coll.ID, UserID: me.ID, Project: "upload-test"}}
+}
+
+// sync runs one sync of tg's project and returns its summary.
+func (tg *target) sync(t *testing.T) *kbsync.Summary {
+	t.Helper()
+	s, _, _, err := NewSyncer(SyncConfig{API: tg.api, Scope: tg.scope, Root: tg.root, StateDir: t.TempDir(), Poll: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := s.Plan(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Run(t.Context(), plan, nil)
+}
+
+// TestSyncRequestsPerFile: a sync of new files sends one R2R request per file, the upload,
+// when R2R answers that the ingestion has finished (R2R 3.6.6 without an orchestrator);
+// the document is then in the project's collection all the same, counted once.
+func TestSyncRequestsPerFile(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			api, c := b.client(t)
+			tg := project(t, api)
+			const files = 4
+			for i := range files {
+				tg.write(t, fmt.Sprintf("docs/n%d.md", i), fmt.Sprintf("# Note %d\n\nThe heron counts %d fish.\n", i, i))
+			}
+			c.reset()
+			sum := tg.sync(t)
+			if len(sum.Uploaded) != files || !sum.OK() {
+				t.Fatalf("summary %+v", sum)
+			}
+			got := c.counts()
+			perFile := map[string]int{}
+			for k, v := range got {
+				if k != "GET /v3/collections/{id}/documents" { // the listing, once per sync
+					perFile[k] = v
+				}
+			}
+			if len(perFile) != 1 || perFile["POST /v3/documents"] != files {
+				t.Errorf("requests %v; want one POST /v3/documents per file and nothing else per file", got)
+			}
+			p, err := api.ListCollectionDocuments(t.Context(), tg.scope.CollectionID, r2r.ListParams{Limit: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Items) != files {
+				t.Errorf("the collection lists %d documents, want %d", len(p.Items), files)
+			}
+			coll, err := api.GetCollection(t.Context(), tg.scope.CollectionID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if coll.DocumentCount != files {
+				t.Errorf("the collection counts %d documents, want %d (each assigned once)", coll.DocumentCount, files)
+			}
+		})
+	}
+}
