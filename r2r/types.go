@@ -109,7 +109,9 @@ type DocumentCreate struct {
 	FileName string
 	// File is the file's content; sent as the multipart part `file`.
 	File []byte
-	// RawText is sent as the form field `raw_text` instead of a file.
+	// RawText is sent as the form field `raw_text` instead of a file; over MaxFormField,
+	// which R2R refuses as a form field, as the text file R2R would make of it: a .txt file
+	// part titled "<title>.txt" (the document's title then ends in .txt).
 	RawText string
 	// ID fixes the document id; empty lets R2R derive it from the file name (or the raw
 	// text) and the owner (conformance test documents/create_file_derived_id).

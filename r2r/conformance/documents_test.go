@@ -299,6 +299,37 @@ func (s *suite) documents(t *testing.T) {
 			t.Errorf("collection after the answer: %+v, %v; want document_count 1", got, err)
 		}
 	})
+	t.Run("raw_text_over_the_form_field_cap", func(t *testing.T) {
+		// R2R (Starlette) refuses a form field over 1 MiB before anything else, but takes
+		// the same text as a .txt file part: r2r.CreateDocument sends it so.
+		big := strings.Repeat("Pelicans glide low over the water. ", r2r.MaxFormField/35+1000) + "The albatross " + s.sfx + " ends it.\n"
+		var buf bytes.Buffer
+		w := multipart.NewWriter(&buf)
+		_ = w.WriteField("raw_text", big)
+		_ = w.Close()
+		st, _, body := s.raw(t, http.MethodPost, "/v3/documents", s.admin.Credentials(), w.FormDataContentType(), buf.Bytes())
+		if st != http.StatusBadRequest || !strings.Contains(string(body), "Part exceeded maximum size of 1024KB.") {
+			t.Errorf("raw_text of %d bytes: %d %s; want 400 Part exceeded maximum size of 1024KB.", len(big), st, body)
+		}
+		id := uuid.NewString()
+		s.cleanupDocument(id)
+		res, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{RawText: big, ID: id,
+			Metadata: map[string]any{"title": "src/big.go", "suite": s.sfx}, IngestionMode: "fast"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Ingested() {
+			s.waitIngested(t, id)
+		}
+		d, err := s.admin.GetDocument(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.IngestionStatus != r2r.IngestionSuccess || d.DocumentType != "txt" || d.Title == nil || *d.Title != "src/big.go.txt" ||
+			d.SizeInBytes == nil || *d.SizeInBytes != int64(len(big)) {
+			t.Errorf("document %+v; want a txt document titled src/big.go.txt of %d bytes", d, len(big))
+		}
+	})
 	need(t, s.docText, s.docFile, s.docOther, s.docDerived)
 	all := []string{s.docText, s.docFile, s.docOther, s.docDerived}
 	t.Run("ingestion_reaches_success", func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 
@@ -175,6 +176,41 @@ func TestSyncRequestsPerFile(t *testing.T) {
 			}
 			if coll.DocumentCount != files {
 				t.Errorf("the collection counts %d documents, want %d (each assigned once)", coll.DocumentCount, files)
+			}
+		})
+	}
+}
+
+// TestSyncLargeTextFile: a text file of a type R2R has no parser for, larger than R2R's
+// 1 MiB form-field cap and within r2r-mcp's 2 MB for text, is synced (as a .txt file part)
+// and searchable; it used to fail every sync with "400 Part exceeded maximum size of 1024KB".
+func TestSyncLargeTextFile(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			api, _ := b.client(t)
+			tg := project(t, api)
+			var src strings.Builder
+			for i := 0; src.Len() < 1_370_000; i++ {
+				fmt.Fprintf(&src, "func f%d() int { return %d } // the osprey counts line %d\n", i, i, i)
+			}
+			src.WriteString("// The lammergeier sorts bones at the very end of the file.\n")
+			tg.write(t, "gen/big.go", src.String())
+			tg.write(t, "docs/small.md", "# Small\n\nThe heron waits.\n")
+			sum := tg.sync(t)
+			if len(sum.Uploaded) != 2 || !sum.OK() {
+				t.Fatalf("summary %+v", sum)
+			}
+			res, err := api.Search(t.Context(), r2r.SearchRequest{Query: "lammergeier sorts bones", SearchSettings: &r2r.SearchSettings{
+				Limit: new(3), Filters: map[string]any{"collection_ids": map[string]any{"$overlap": []string{tg.scope.CollectionID}}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, h := range res.ChunkSearchResults {
+				found = found || strings.Contains(h.Text, "lammergeier")
+			}
+			if !found {
+				t.Errorf("search for the file's last line: %+v", res.ChunkSearchResults)
 			}
 		})
 	}
