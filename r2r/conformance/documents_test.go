@@ -314,7 +314,7 @@ func (s *suite) documents(t *testing.T) {
 		id := uuid.NewString()
 		s.cleanupDocument(id)
 		res, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{RawText: big, ID: id,
-			Metadata: map[string]any{"title": "src/big.go", "suite": s.sfx}, IngestionMode: "fast"})
+			Metadata: map[string]any{"title": "src/big.go"}, IngestionMode: "fast"})
 		if err != nil {
 			t.Fatal(err)
 		}
