@@ -33,6 +33,8 @@ const (
 	Type     = "unsupported_file_type"
 	System   = "system_path"
 	HardLink = "hard_link"
+	// Unscannable: R2R would read text from the file that the secret scan cannot.
+	Unscannable = "unscannable_file"
 )
 
 // Error is a refusal to read a file; nothing has been sent to R2R.
@@ -261,7 +263,17 @@ func (l *located) read(p string, roots []string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if found, ok := secretscan.Find(data); ok {
+	// Scanned as R2R will read it: text sent as raw_text is read as a .txt file.
+	scanExt := ext
+	if asText {
+		scanExt = "txt"
+	}
+	found, ok, err := secretscan.FindIn(scanExt, data)
+	if err != nil {
+		return nil, refuse(Unscannable, "%s is not uploaded: %s, so it could hold a secret no scan has seen. "+
+			"Export its text to a .md or .txt file and ingest that instead.", relSlash, err)
+	}
+	if ok {
 		return nil, refuse(Secret, "%s contains what looks like a secret (%s) and is never uploaded. "+
 			"Remove the credential from the file, or copy the documentation without it to another file, and ingest that.", relSlash, found.Rule)
 	}

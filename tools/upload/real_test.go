@@ -1,6 +1,8 @@
 package upload
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
@@ -214,4 +217,94 @@ func TestSyncLargeTextFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEncodedSecretNeverReachesR2R: R2R decodes an HTML entity, a JSON string escape and
+// a .docx, so a (fake) token written so is searchable once R2R has the file (shown by
+// sending the files to R2R directly); a sync refuses exactly those files and sends the
+// clean one.
+func TestEncodedSecretNeverReachesR2R(t *testing.T) {
+	tok := "ghp_" + strings.Repeat("a1B2", 9)
+	docx := zipFile(t, "[Content_Types].xml", `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">`+
+		`<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>`+
+		`<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`,
+		"_rels/.rels", `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`+
+			`<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`,
+		"word/document.xml", `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>`+
+		`<w:p><w:r><w:t>Deploy token gh</w:t></w:r><w:r><w:t>p_`+tok[4:]+`</w:t></w:r></w:p></w:body></w:document>`)
+	files := map[string][]byte{
+		"docs/page.html":  []byte("<html><body><p>Deploy token &#103;" + tok[1:] + " for the pelican service.</p></body></html>"),
+		"docs/conf.json":  []byte(`{"service": "pelican", "deploy_token": "\u0067` + tok[1:] + `"}`),
+		"docs/notes.docx": docx,
+	}
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			api, c := b.client(t)
+			tg := project(t, api)
+			for rel, data := range files {
+				tg.write(t, rel, string(data))
+			}
+			tg.write(t, "docs/clean.md", "# Clean\n\nThe pelican service deploys nightly.\n")
+			c.reset()
+			sum := tg.sync(t)
+			refused := map[string]string{}
+			for _, p := range sum.Refused {
+				refused[p.Path] = p.Kind
+			}
+			for rel := range files {
+				if refused[rel] != confine.Secret {
+					t.Errorf("%s: refused as %q, want %s (summary %+v)", rel, refused[rel], confine.Secret, sum)
+				}
+			}
+			if len(sum.Uploaded) != 1 || c.counts()["POST /v3/documents"] != 1 {
+				t.Fatalf("uploaded %v with %d uploads; want only docs/clean.md", sum.Uploaded, c.counts()["POST /v3/documents"])
+			}
+			if !b.real {
+				return
+			}
+			// What R2R makes of the refused files: each is sent straight to R2R (bypassing
+			// r2r-mcp), and its search hit carries the decoded token.
+			for rel, data := range files {
+				id := uuid.NewString()
+				t.Cleanup(func() { _ = api.DeleteDocument(context.Background(), id) })
+				res, err := api.CreateDocument(t.Context(), r2r.DocumentCreate{FileName: filepath.Base(rel), File: data, ID: id,
+					CollectionIDs: []string{tg.scope.CollectionID}, IngestionMode: "fast"})
+				if err != nil || !res.Ingested() {
+					t.Fatalf("%s sent straight to R2R: %+v, %v", rel, res, err)
+				}
+				hits, err := api.Search(t.Context(), r2r.SearchRequest{Query: "pelican deploy token", SearchSettings: &r2r.SearchSettings{
+					Limit: new(5), Filters: map[string]any{"document_id": map[string]any{"$eq": id}}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				decoded := false
+				for _, h := range hits.ChunkSearchResults {
+					decoded = decoded || strings.Contains(h.Text, tok)
+				}
+				if !decoded {
+					t.Errorf("%s: R2R's hits %+v do not carry the decoded token: the scan refuses a file R2R would not decode", rel, hits.ChunkSearchResults)
+				}
+			}
+		})
+	}
+}
+
+// zipFile is a zip archive of name/content pairs.
+func zipFile(t *testing.T, files ...string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	for i := 0; i+1 < len(files); i += 2 {
+		f, err := w.Create(files[i])
+		if err == nil {
+			_, err = f.Write([]byte(files[i+1]))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
