@@ -231,7 +231,7 @@ func TestEncodedSecretNeverReachesR2R(t *testing.T) {
 		"_rels/.rels", `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`+
 			`<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`,
 		"word/document.xml", `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>`+
-		`<w:p><w:r><w:t>Deploy token gh</w:t></w:r><w:r><w:t>p_`+tok[4:]+`</w:t></w:r></w:p></w:body></w:document>`)
+			`<w:p><w:r><w:t>Deploy token gh</w:t></w:r><w:r><w:t>p_`+tok[4:]+`</w:t></w:r></w:p></w:body></w:document>`)
 	files := map[string][]byte{
 		"docs/page.html":  []byte("<html><body><p>Deploy token &#103;" + tok[1:] + " for the pelican service.</p></body></html>"),
 		"docs/conf.json":  []byte(`{"service": "pelican", "deploy_token": "\u0067` + tok[1:] + `"}`),
