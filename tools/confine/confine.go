@@ -263,6 +263,10 @@ func (l *located) read(p string, roots []string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The path becomes the document's title and metadata, which R2R indexes too.
+	if found, ok := secretscan.Find([]byte(relSlash)); ok {
+		return nil, refuse(Secret, "The path of this file contains what looks like a secret (%s); it would become the document's title, so the file is not uploaded. Rename it.", found.Rule)
+	}
 	// Scanned as R2R will read it: text sent as raw_text is read as a .txt file.
 	scanExt := ext
 	if asText {

@@ -185,6 +185,7 @@ func TestSecretInEncodedFormRefused(t *testing.T) {
 		{"notes.md", "gh*p*_" + tok[4:], Secret},
 		{"shot.png", "\x89PNG\r\n", Unscannable},
 		{"main.go", "// &#103;" + tok[1:] + " stays text: R2R reads source as it is\n", ""},
+		{tok + ".md", "# Named after a token\n", Secret},
 	} {
 		if err := os.WriteFile(filepath.Join(root, tt.name), []byte(tt.content), 0o644); err != nil {
 			t.Fatal(err)

@@ -36,6 +36,11 @@ func archiveText(b []byte) ([]byte, error) {
 		if _, err := checkCharset(part); err != nil {
 			return nil, unscannable("its part %s: %s", truncate(f.Name, 80), err.(*Unscannable).Reason)
 		}
+		if bytes.Contains(part, []byte("<!ENTITY")) {
+			// Python's XML parsers expand a document's own entities, which can put a
+			// secret together from pieces.
+			return nil, unscannable("its part %s declares XML entities", truncate(f.Name, 80))
+		}
 		out.Write(part)
 		out.WriteByte('\n')
 		for _, v := range []view{xmlText(false), xmlText(true), markupText, validUTF8} {

@@ -112,6 +112,9 @@ func (w *mailWalk) decoded(cte string, body io.Reader) ([]byte, error) {
 		return nil, unscannable("it is larger than %d MiB decoded", MaxDecodedBytes>>20)
 	}
 	switch strings.ToLower(strings.TrimSpace(cte)) {
+	case "", "7bit", "8bit", "binary":
+	default: // uuencode and the like, which Python decodes too
+		return nil, unscannable("a part's transfer encoding %q cannot be scanned", truncate(cte, 40))
 	case "quoted-printable":
 		out, err := io.ReadAll(quotedprintable.NewReader(bytes.NewReader(raw)))
 		if err != nil {
