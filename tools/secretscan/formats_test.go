@@ -114,6 +114,11 @@ func TestFindIn(t *testing.T) {
 		{"pdf octal escape", "pdf", pdfOf(`(\147` + tokRest + ") Tj"), "secret"},
 		{"pdf split and hex", "pdf", pdfOf("<6768> Tj (p_" + tok[4:] + ") Tj"), "secret"},
 		{"pdf TJ array", "pdf", pdfOf("[(gh) -20 (p_" + tok[4:] + ")] TJ"), "secret"},
+		{"pdf across text objects", "pdf", pdfOf("(gh) Tj ET BT /F1 12 Tf 72 700 Td (p_" + tok[4:] + ") Tj"), "secret"},
+		{"pdf form xobject", "pdf", pdfWith("/Fm1 Do", "/XObject << /Fm1 6 0 R >>",
+			streamObj("/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >>", "BT /F1 12 Tf ("+tok+") Tj ET")), "secret"},
+		{"pdf ToUnicode remaps", "pdf", toUnicodePDF("(x" + tokRest + ") Tj"), "secret"},
+		{"pdf ToUnicode clean", "pdf", toUnicodePDF("(xyz) Tj"), ""},
 		{"pdf clean", "pdf", pdfOf("(Pelicans glide low.) Tj"), ""},
 		{"pdf damaged", "pdf", []byte("%PDF-1.4\n"), "unscannable"},
 		{"png", "png", []byte("\x89PNG\r\n"), "unscannable"},
@@ -147,14 +152,35 @@ func TestFindIn(t *testing.T) {
 
 // pdfOf is a one-page PDF whose content stream shows ops in Helvetica.
 func pdfOf(ops string) []byte {
-	content := "BT /F1 12 Tf 72 720 Td " + ops + " ET"
-	objects := []string{
+	return pdfWith("BT /F1 12 Tf 72 720 Td "+ops+" ET", "")
+}
+
+// toUnicodePDF shows ops in a WinAnsi font whose ToUnicode map reads "x" as "g".
+func toUnicodePDF(ops string) []byte {
+	return pdfWith("BT /F2 12 Tf 72 720 Td "+ops+" ET", "/Font << /F2 6 0 R >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding /ToUnicode 7 0 R >>",
+		streamObj("", "begincmap 1 beginbfchar <78> <0067> endbfchar endcmap"))
+}
+
+// streamObj is a stream object with the dictionary entries dict.
+func streamObj(dict, content string) string {
+	return fmt.Sprintf("<< %s /Length %d >>\nstream\n%s\nendstream", dict, len(content), content)
+}
+
+// pdfWith is a one-page PDF with the content stream content, the page resources res
+// besides font F1 (Helvetica, object 5), and further objects from number 6 on.
+func pdfWith(content, res string, more ...string) []byte {
+	fonts := "/Font << /F1 5 0 R >>"
+	if strings.HasPrefix(res, "/Font") {
+		fonts, res = "/Font << /F1 5 0 R "+strings.TrimPrefix(res, "/Font <<"), ""
+	}
+	objects := append([]string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << " + fonts + " " + res + " >> >>",
+		streamObj("", content),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-	}
+	}, more...)
 	var out bytes.Buffer
 	out.WriteString("%PDF-1.4\n")
 	offsets := make([]int, len(objects))

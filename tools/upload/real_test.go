@@ -219,8 +219,8 @@ func TestSyncLargeTextFile(t *testing.T) {
 	}
 }
 
-// TestEncodedSecretNeverReachesR2R: R2R decodes an HTML entity, a JSON string escape and
-// a .docx, so a (fake) token written so is searchable once R2R has the file (shown by
+// TestEncodedSecretNeverReachesR2R: R2R decodes an HTML entity, a JSON string escape, a
+// .docx and a PDF font's ToUnicode map, so a (fake) token written so is searchable once R2R has the file (shown by
 // sending the files to R2R directly); a sync refuses exactly those files and sends the
 // clean one.
 func TestEncodedSecretNeverReachesR2R(t *testing.T) {
@@ -236,6 +236,8 @@ func TestEncodedSecretNeverReachesR2R(t *testing.T) {
 		"docs/page.html":  []byte("<html><body><p>Deploy token &#103;" + tok[1:] + " for the pelican service.</p></body></html>"),
 		"docs/conf.json":  []byte(`{"service": "pelican", "deploy_token": "\u0067` + tok[1:] + `"}`),
 		"docs/notes.docx": docx,
+		// the font's ToUnicode map reads "x" as "g"
+		"docs/remap.pdf": remapPDF("(Pelican deploy token x" + tok[1:] + ") Tj"),
 	}
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {
@@ -287,6 +289,35 @@ func TestEncodedSecretNeverReachesR2R(t *testing.T) {
 			}
 		})
 	}
+}
+
+// remapPDF is a one-page PDF showing ops in a font whose ToUnicode map reads "x" as "g".
+func remapPDF(ops string) []byte {
+	obj := func(dict, content string) string {
+		return fmt.Sprintf("<< %s /Length %d >>\nstream\n%s\nendstream", dict, len(content), content)
+	}
+	objects := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+		obj("", "BT /F1 12 Tf 72 720 Td "+ops+" ET"),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding /ToUnicode 6 0 R >>",
+		obj("", "begincmap 1 beginbfchar <78> <0067> endbfchar endcmap"),
+	}
+	var out bytes.Buffer
+	out.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objects))
+	for i, o := range objects {
+		offsets[i] = out.Len()
+		fmt.Fprintf(&out, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := out.Len()
+	fmt.Fprintf(&out, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&out, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
+	return out.Bytes()
 }
 
 // zipFile is a zip archive of name/content pairs.
