@@ -188,7 +188,7 @@ func checkCharset(b []byte) ([]byte, error) {
 		return nil, unscannable("it is not encoded in UTF-8 or another ASCII-compatible encoding")
 	}
 	for _, m := range charsetDecl.FindAllSubmatch(b, -1) {
-		if cs := strings.ToLower(string(m[1])); !asciiCompatible.MatchString(cs) {
+		if cs := strings.ToLower(string(m[1]) + string(m[2])); !asciiCompatible.MatchString(cs) {
 			return nil, unscannable("it declares the encoding %q; only UTF-8 and ASCII-compatible encodings can be scanned", truncate(cs, 40))
 		}
 	}
@@ -196,7 +196,9 @@ func checkCharset(b []byte) ([]byte, error) {
 }
 
 var (
-	charsetDecl     = regexp.MustCompile(`(?i)(?:charset|encoding)\s*=\s*["']?\s*([^\s"'/>;]*)`)
+	// where BeautifulSoup and XML parsers look for a declared encoding: a meta tag's
+	// charset, an XML declaration's encoding
+	charsetDecl     = regexp.MustCompile(`(?i)<\s*meta[^>]+charset\s*=\s*["']?\s*([^\s"'/>;]*)|<\?xml[^>]*encoding\s*=\s*["']([^"']*)`)
 	asciiCompatible = regexp.MustCompile(`^(?:|utf-?8|(?:us-?)?ascii|latin-?1|l1|iso[-_]?8859[-_]?\d+|(?:windows|cp)-?125\d|koi8-?[ru])$`)
 )
 

@@ -79,6 +79,8 @@ func TestFindIn(t *testing.T) {
 		{"html cdata split", "html", []byte("<p>gh<![CDATA[p_]]>" + tok[4:] + "</p>"), "secret"},
 		{"html utf-7", "html", []byte(`<meta charset="utf-7"><p>+AGc-hp_</p>`), "unscannable"},
 		{"html utf-16", "html", append([]byte{0xff, 0xfe}, []byte("<\x00p\x00>\x00")...), "unscannable"},
+		{"html prose about encodings", "html", []byte(`<p>Set encoding=utf-16 or charset=utf-7 in the exporter.</p>`), ""},
+		{"html xml declaration", "html", []byte(`<?xml version="1.0" encoding="UTF-16"?><html/>`), "unscannable"},
 		{"html latin-1", "html", []byte(`<meta charset="iso-8859-1"><p>caf\xe9</p>`), ""},
 		{"json escape", "json", []byte(`{"token": "\u0067` + tokRest + `"}`), "secret"},
 		{"json all escaped", "json", []byte(`{"t": "\u0067\u0068\u0070\u005f` + tok[4:] + `"}`), "secret"},
