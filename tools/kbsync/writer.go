@@ -200,7 +200,10 @@ func (w *Writer) create(ctx context.Context, f File, id, sha string) (*r2r.Inges
 	// The collection goes once, as the form field R2R 3.6 reads: also naming it in
 	// metadata.collection_ids files the document there before ingestion ends, so R2R's own
 	// assignment then fails (an ERROR in its log) and the collection's document count is
-	// not raised. After a queued ingestion, ensureMember checks the membership.
+	// not raised. (R2R 3.6.6 still logs one ERROR after filing and counting the document:
+	// marking the collection's graph outdated, it passes the id as a string where a list is
+	// expected. Nothing r2r-mcp sends avoids it short of not naming the collection.) After a
+	// queued ingestion, ensureMember checks the membership.
 	mode := w.Mode
 	if mode == "" {
 		mode = "fast"
