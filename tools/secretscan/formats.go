@@ -3,13 +3,13 @@ package secretscan
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"golang.org/x/net/html"
 )
 
 // Unscannable refuses a file whose text r2r-mcp cannot read the way R2R's parser for its
@@ -41,7 +41,7 @@ type view func([]byte) ([]byte, error)
 var formats = map[string][]view{
 	"txt": nil, "org": nil,
 	// markdown -> HTML -> BeautifulSoup text: backslash escapes, inline HTML, entities
-	"md":   {markupText, func(b []byte) ([]byte, error) { return markupText(markdownEscapes(b)) }},
+	"md":   {markupText, tagsStripped, func(b []byte) ([]byte, error) { return markupText(markdownEscapes(b)) }},
 	"html": {checkCharset, markupText, tagsStripped},
 	"htm":  {checkCharset, markupText, tagsStripped},
 	// json.loads then key: value lines: string escapes decoded
@@ -114,50 +114,39 @@ func Decided(ext string) bool {
 	return reads || refuses
 }
 
-// markupText is the text BeautifulSoup's get_text() gives: text nodes joined without a
-// separator, entities decoded, comments, scripts and styles left out, CDATA kept.
+// markupText is the text BeautifulSoup's get_text() gives with Python's html.parser: tags
+// removed and the text between them joined without a separator, entities decoded,
+// comments, scripts and styles left out, CDATA kept. A "<" that opens no tag (not followed
+// by a letter, "/", "!" or "?") is text, as html.parser reads it.
 func markupText(b []byte) ([]byte, error) {
-	b = cdata.ReplaceAll(b, []byte("$1"))
-	z := html.NewTokenizer(bytes.NewReader(b))
-	var out bytes.Buffer
-	skip := 0
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			return out.Bytes(), nil
-		case html.TextToken:
-			if skip == 0 {
-				out.Write(z.Text())
-			}
-		case html.StartTagToken:
-			if name, _ := z.TagName(); isHidden(name) {
-				skip++
-			}
-		case html.EndTagToken:
-			if name, _ := z.TagName(); isHidden(name) && skip > 0 {
-				skip--
-			}
-		}
-		if out.Len() > MaxDecodedBytes {
-			return nil, unscannable("its text is larger than %d MiB", MaxDecodedBytes>>20)
-		}
-	}
-}
-
-var cdata = regexp.MustCompile(`(?s)<!\[CDATA\[(.*?)\]\]>`)
-
-func isHidden(tag []byte) bool {
-	s := string(tag)
-	return s == "script" || s == "style"
+	r := markupRes()
+	b = r.cdata.ReplaceAll(b, []byte("$1"))
+	b = r.hidden.ReplaceAll(b, nil)
+	return tagsStripped(b)
 }
 
 // tagsStripped is markup with every tag removed and entities decoded: a second reading
-// for markup HTML parsers disagree on.
+// that keeps the text of scripts, styles and comments.
 func tagsStripped(b []byte) ([]byte, error) {
-	return []byte(html.UnescapeString(string(anyTag.ReplaceAll(b, nil)))), nil
+	if len(b) > MaxDecodedBytes {
+		return nil, unscannable("its text is larger than %d MiB", MaxDecodedBytes>>20)
+	}
+	return []byte(html.UnescapeString(string(markupRes().anyTag.ReplaceAll(b, nil)))), nil
 }
 
-var anyTag = regexp.MustCompile(`(?s)<[^>]*>`)
+// markupRes are the expressions of the views, compiled on first use like the rules.
+var markupRes = sync.OnceValue(func() *struct{ cdata, hidden, anyTag, charsetDecl, asciiCompatible, rstDirective *regexp.Regexp } {
+	return &struct{ cdata, hidden, anyTag, charsetDecl, asciiCompatible, rstDirective *regexp.Regexp }{
+		cdata:  re(`(?s)<!\[CDATA\[(.*?)\]\]>`),
+		hidden: re(`(?is)<!--.*?-->|<script\b[^>]*>.*?</script\s*>|<style\b[^>]*>.*?</style\s*>`),
+		anyTag: re(`(?s)<[a-zA-Z/!?][^>]*>`),
+		// where BeautifulSoup and XML parsers look for a declared encoding: a meta tag's
+		// charset, an XML declaration's encoding
+		charsetDecl:     re(`(?i)<\s*meta[^>]+charset\s*=\s*["']?\s*([^\s"'/>;]*)|<\?xml[^>]*encoding\s*=\s*["']([^"']*)`),
+		asciiCompatible: re(`^(?:|utf-?8|(?:us-?)?ascii|latin-?1|l1|iso[-_]?8859[-_]?\d+|(?:windows|cp)-?125\d|koi8-?[ru])$`),
+		rstDirective:    re(`(?i)\b(?:unicode|replace|include|raw|csv-table|literalinclude)\s*::`),
+	}
+})
 
 // markdownEscapes removes markdown's backslash escapes and the inline markers (emphasis,
 // code, link brackets) that split a word without adding text.
@@ -187,20 +176,13 @@ func checkCharset(b []byte) ([]byte, error) {
 	if bytes.HasPrefix(b, []byte{0xff, 0xfe}) || bytes.HasPrefix(b, []byte{0xfe, 0xff}) || bytes.IndexByte(b, 0) >= 0 {
 		return nil, unscannable("it is not encoded in UTF-8 or another ASCII-compatible encoding")
 	}
-	for _, m := range charsetDecl.FindAllSubmatch(b, -1) {
-		if cs := strings.ToLower(string(m[1]) + string(m[2])); !asciiCompatible.MatchString(cs) {
+	for _, m := range markupRes().charsetDecl.FindAllSubmatch(b, -1) {
+		if cs := strings.ToLower(string(m[1]) + string(m[2])); !markupRes().asciiCompatible.MatchString(cs) {
 			return nil, unscannable("it declares the encoding %q; only UTF-8 and ASCII-compatible encodings can be scanned", truncate(cs, 40))
 		}
 	}
 	return nil, nil
 }
-
-var (
-	// where BeautifulSoup and XML parsers look for a declared encoding: a meta tag's
-	// charset, an XML declaration's encoding
-	charsetDecl     = regexp.MustCompile(`(?i)<\s*meta[^>]+charset\s*=\s*["']?\s*([^\s"'/>;]*)|<\?xml[^>]*encoding\s*=\s*["']([^"']*)`)
-	asciiCompatible = regexp.MustCompile(`^(?:|utf-?8|(?:us-?)?ascii|latin-?1|l1|iso[-_]?8859[-_]?\d+|(?:windows|cp)-?125\d|koi8-?[ru])$`)
-)
 
 func truncate(s string, n int) string {
 	if len(s) > n {
@@ -290,7 +272,7 @@ func validUTF8(b []byte) ([]byte, error) {
 // characters stand for themselves and an escaped space vanishes. Directives that put
 // text together (substitutions, unicode) or insert files are refused.
 func rstText(b []byte) ([]byte, error) {
-	if m := rstDirective.Find(b); m != nil {
+	if m := markupRes().rstDirective.Find(b); m != nil {
 		return nil, unscannable("its %q directive puts text together (or reads a file) in a way that cannot be scanned", strings.TrimSpace(string(m)))
 	}
 	if bytes.IndexByte(b, '\\') < 0 {
@@ -308,5 +290,3 @@ func rstText(b []byte) ([]byte, error) {
 	}
 	return out, nil
 }
-
-var rstDirective = regexp.MustCompile(`(?i)\b(?:unicode|replace|include|raw|csv-table|literalinclude)\s*::`)

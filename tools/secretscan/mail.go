@@ -150,7 +150,7 @@ func lenientBase64(raw []byte) []byte {
 // decoded; one r2r-mcp does not know (UTF-7) is refused.
 func charsetText(charset string, data []byte) ([]byte, error) {
 	cs := strings.ToLower(strings.TrimSpace(charset))
-	if asciiCompatible.MatchString(cs) {
+	if markupRes().asciiCompatible.MatchString(cs) {
 		return data, nil
 	}
 	enc, err := htmlindex.Get(cs)
