@@ -19,11 +19,11 @@ func archiveText(b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, unscannable("it cannot be read as the zip archive its type is (%v)", err)
 	}
-	if len(zr.File) > MaxArchiveEntries {
-		return nil, unscannable("it holds %d parts, more than the %d r2r-mcp reads", len(zr.File), MaxArchiveEntries)
+	if len(zr.File) > maxEntries {
+		return nil, unscannable("it holds %d parts, more than the %d r2r-mcp reads", len(zr.File), maxEntries)
 	}
 	var out bytes.Buffer
-	budget := int64(MaxDecodedBytes)
+	budget := int64(maxDecoded)
 	for _, f := range zr.File {
 		if !isMarkupPart(f.Name) {
 			continue
@@ -51,8 +51,8 @@ func archiveText(b []byte) ([]byte, error) {
 			out.Write(text)
 			out.WriteByte('\n')
 		}
-		if out.Len() > 4*MaxDecodedBytes {
-			return nil, unscannable("its text is larger than %d MiB", MaxDecodedBytes>>20)
+		if out.Len() > 4*maxDecoded {
+			return nil, unscannable("its text is larger than %d MiB", maxDecoded>>20)
 		}
 	}
 	return out.Bytes(), nil
@@ -78,7 +78,7 @@ func readPart(f *zip.File, budget int64) ([]byte, error) {
 	case err != nil:
 		return nil, unscannable("its part %s cannot be read (%v)", truncate(f.Name, 80), err)
 	case int64(len(data)) > budget:
-		return nil, unscannable("it decompresses to more than %d MiB", MaxDecodedBytes>>20)
+		return nil, unscannable("it decompresses to more than %d MiB", maxDecoded>>20)
 	}
 	return data, nil
 }

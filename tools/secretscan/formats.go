@@ -32,6 +32,9 @@ const (
 	MaxArchiveEntries = 10_000
 )
 
+// maxDecoded and maxEntries are the bounds in force; tests lower them.
+var maxDecoded, maxEntries = MaxDecodedBytes, MaxArchiveEntries
+
 // view turns a file's bytes into one text R2R may read from it.
 type view func([]byte) ([]byte, error)
 
@@ -128,8 +131,8 @@ func markupText(b []byte) ([]byte, error) {
 // tagsStripped is markup with every tag removed and entities decoded: a second reading
 // that keeps the text of scripts, styles and comments.
 func tagsStripped(b []byte) ([]byte, error) {
-	if len(b) > MaxDecodedBytes {
-		return nil, unscannable("its text is larger than %d MiB", MaxDecodedBytes>>20)
+	if len(b) > maxDecoded {
+		return nil, unscannable("its text is larger than %d MiB", maxDecoded>>20)
 	}
 	return []byte(html.UnescapeString(string(markupRes().anyTag.ReplaceAll(b, nil)))), nil
 }

@@ -104,12 +104,12 @@ func (w *mailWalk) message(h textproto.MIMEHeader, body io.Reader, depth int) er
 
 // decoded is body with its transfer encoding undone, within the decoding budget.
 func (w *mailWalk) decoded(cte string, body io.Reader) ([]byte, error) {
-	raw, err := io.ReadAll(io.LimitReader(body, MaxDecodedBytes+1))
+	raw, err := io.ReadAll(io.LimitReader(body, int64(maxDecoded)+1))
 	if err != nil {
 		return nil, unscannable("its body cannot be read (%v)", err)
 	}
-	if len(raw) > MaxDecodedBytes || w.out.Len() > MaxDecodedBytes {
-		return nil, unscannable("it is larger than %d MiB decoded", MaxDecodedBytes>>20)
+	if len(raw) > maxDecoded || w.out.Len() > maxDecoded {
+		return nil, unscannable("it is larger than %d MiB decoded", maxDecoded>>20)
 	}
 	switch strings.ToLower(strings.TrimSpace(cte)) {
 	case "", "7bit", "8bit", "binary":

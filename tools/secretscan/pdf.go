@@ -22,7 +22,7 @@ const (
 // scan reads both). Pieces are joined without separators, so words split across
 // operators or text objects are read whole. The decompressed content is bounded.
 func pdfText(b []byte) (text []byte, err error) {
-	w := &pdfWalk{budget: MaxDecodedBytes}
+	w := &pdfWalk{budget: int64(maxDecoded)}
 	defer func() {
 		if r := recover(); r != nil {
 			var u *Unscannable
@@ -90,7 +90,7 @@ func (w *pdfWalk) spend(strm pdf.Value) {
 		rc.Close()
 		w.budget -= n
 		if w.budget < 0 {
-			panic(unscannable("it decompresses to more than %d MiB", MaxDecodedBytes>>20))
+			panic(unscannable("it decompresses to more than %d MiB", maxDecoded>>20))
 		}
 	}
 }
@@ -154,8 +154,8 @@ func (w *pdfWalk) stream(strm, res pdf.Value, depth int) {
 				}
 			}
 		}
-		if int64(w.out.Len()+w.uni.Len()) > MaxDecodedBytes {
-			panic(unscannable("its text is larger than %d MiB", MaxDecodedBytes>>20))
+		if w.out.Len()+w.uni.Len() > maxDecoded {
+			panic(unscannable("its text is larger than %d MiB", maxDecoded>>20))
 		}
 	})
 }
