@@ -57,6 +57,9 @@ var mimeByExt = map[string]string{
 	"rtf": "application/rtf", "rst": "text/x-rst", "org": "text/org",
 }
 
+// maxFormField is the largest form field Starlette reads (its max_part_size).
+const maxFormField = 1024 * 1024
+
 // ingestInput is a validated POST /v3/documents request.
 type ingestInput struct {
 	hasFile       bool
@@ -178,6 +181,17 @@ func (c *call) parseIngest() (*ingestInput, bool) {
 }
 
 func (c *call) handleCreateDocument() {
+	// Starlette caps each field of a multipart form (not a file part) at 1 MiB while
+	// reading it, before anything else (conformance test
+	// documents/raw_text_over_the_form_field_cap).
+	for _, vs := range c.rec.Form {
+		for _, v := range vs {
+			if len(v) > maxFormField && c.rec.ContentType == "multipart/form-data" {
+				c.detail(http.StatusBadRequest, "Part exceeded maximum size of 1024KB.")
+				return
+			}
+		}
+	}
 	if !c.guard() {
 		return
 	}

@@ -112,7 +112,7 @@ func (w *Writer) Put(ctx context.Context, f File, old []Version) (Outcome, error
 	case cur != nil && cur.Status != r2r.IngestionFailed:
 		// Already sent (by an earlier run whose wait ended): wait for it below.
 	default:
-		err := w.create(ctx, f, o.DocumentID, sha)
+		res, err := w.create(ctx, f, o.DocumentID, sha)
 		switch {
 		case errors.Is(err, r2r.ErrConflict):
 			// Sent meanwhile by another process: follow that upload.
@@ -127,6 +127,11 @@ func (w *Writer) Put(ctx context.Context, f File, old []Version) (Outcome, error
 			o.Sent = true
 		default:
 			o.Sent = true
+			if res.Ingested() {
+				// R2R ingested it within the request and filed it in the form's collection:
+				// nothing to wait for (one request per file).
+				o.Status = r2r.IngestionSuccess
+			}
 		}
 		w.wrote()
 	}
@@ -181,7 +186,7 @@ func (w *Writer) wrote() {
 }
 
 // create uploads f as document id.
-func (w *Writer) create(ctx context.Context, f File, id, sha string) error {
+func (w *Writer) create(ctx context.Context, f File, id, sha string) (*r2r.IngestionResponse, error) {
 	md := make(map[string]any, len(f.Metadata)+8)
 	for k, v := range f.Metadata {
 		md[k] = v
@@ -197,9 +202,13 @@ func (w *Writer) create(ctx context.Context, f File, id, sha string) error {
 	if w.Scope.Root != "" {
 		md[MetaSourceRoot] = w.Scope.Root
 	}
-	// R2R at HEAD takes a document's collections from metadata.collection_ids, R2R 3.6
-	// from the form field: both are sent.
-	md["collection_ids"] = []any{w.Scope.CollectionID}
+	// The collection goes once, as the form field R2R 3.6 reads: also naming it in
+	// metadata.collection_ids files the document there before ingestion ends, so R2R's own
+	// assignment then fails (an ERROR in its log) and the collection's document count is
+	// not raised. (R2R 3.6.6 still logs one ERROR after filing and counting the document:
+	// marking the collection's graph outdated, it passes the id as a string where a list is
+	// expected. Nothing r2r-mcp sends avoids it short of not naming the collection.) After a
+	// queued ingestion, ensureMember checks the membership.
 	mode := w.Mode
 	if mode == "" {
 		mode = "fast"
@@ -210,8 +219,7 @@ func (w *Writer) create(ctx context.Context, f File, id, sha string) error {
 	} else {
 		in.FileName, in.File = path.Base(f.Path), f.Data
 	}
-	_, err := w.API.CreateDocument(ctx, in)
-	return err
+	return w.API.CreateDocument(ctx, in)
 }
 
 // wait polls document id until R2R reports success or failure, Wait passes or ctx ends;

@@ -6,7 +6,9 @@
 package upload
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/secretscan"
 )
 
 // ReservedMetadata are metadata keys r2r-mcp sets itself. collection_ids is among them
@@ -202,6 +205,15 @@ func metadata(user map[string]any, ext string, asText bool) (map[string]any, err
 			return nil, &MetadataError{Msg: fmt.Sprintf("must not set %q: r2r-mcp sets %s itself", k, strings.Join(ReservedMetadata, ", "))}
 		}
 		md[k] = v
+	}
+	// The metadata is stored and searchable in R2R (the title leads every chunk's text).
+	var enc bytes.Buffer
+	e := json.NewEncoder(&enc)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(md); err == nil {
+		if found, ok, _ := secretscan.FindIn("json", enc.Bytes()); ok {
+			return nil, &MetadataError{Msg: fmt.Sprintf("the metadata contains what looks like a secret (%s); it would be stored and searchable in R2R, so nothing was sent", found.Rule)}
+		}
 	}
 	if t, ok := md["title"]; ok {
 		ts, isStr := t.(string)
