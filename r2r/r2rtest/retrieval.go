@@ -396,7 +396,7 @@ func (c *call) handleSearch() {
 type genConfig struct {
 	model     string
 	requested string // the model the request named; "" = none
-	maxTokens int // 0 = unlimited
+	maxTokens int    // 0 = unlimited
 	stream    bool
 }
 
