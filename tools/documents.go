@@ -71,7 +71,7 @@ func listDocumentsDef() mcp.Tool {
 		"collection_id":   strProp("the collection listed"),
 		"collection_name": strProp("name of the collection, when known"),
 		"cached":          boolProp("true when served from r2r-mcp's cache"),
-		"note":            strProp("explanation when nothing could be listed, or the scan was cut short"),
+		"note":            strProp("explanation when nothing could be listed, the offset is past the end, or the scan was cut short"),
 	}, "documents", "total", "offset", "limit")
 	opts := append(readTool("List project documents",
 		"List all documents in the current project collection with their ingestion status. Pages with offset/limit; "+
@@ -145,6 +145,13 @@ func (d *Deps) listDocuments(ctx context.Context, base ListDocumentsOutput, s *s
 			o.Documents = append(o.Documents, summarize(doc))
 		}
 		o.Total = page.Total
+		if len(page.Items) == 0 && p.Offset > 0 {
+			// R2R counts a page's total over the page's own rows: past the end it says 0,
+			// which is not the collection's size.
+			if o.Total, err = d.collectionSize(ctx, s.ID); err != nil {
+				return o, false, err
+			}
+		}
 		seen = page.Items
 	} else {
 		docs, truncated, err := d.scanCollection(ctx, s.ID)
@@ -166,12 +173,24 @@ func (d *Deps) listDocuments(ctx context.Context, base ListDocumentsOutput, s *s
 		}
 		seen = docs
 	}
+	if len(o.Documents) == 0 && o.Total > 0 && o.Note == "" {
+		o.Note = pastEnd(o, s.label())
+	}
 	store := true
 	for _, doc := range seen {
 		d.ingestionDone(doc.ID, doc.IngestionStatus)
 		store = store && kbsync.Terminal(doc.IngestionStatus)
 	}
 	return o, store, nil
+}
+
+// collectionSize is the number of documents in collection collID.
+func (d *Deps) collectionSize(ctx context.Context, collID string) (int, error) {
+	page, err := d.Client.ListCollectionDocuments(ctx, collID, r2r.ListParams{Offset: 0, Limit: 1})
+	if err != nil {
+		return 0, err
+	}
+	return page.Total, nil
 }
 
 // maxScanBytes bounds what a collection scan keeps in memory, estimated from the fields it
@@ -278,7 +297,7 @@ func listDocumentsText(o ListDocumentsOutput, s *scope) string {
 	}
 	if len(o.Documents) == 0 {
 		if o.Total > 0 {
-			fmt.Fprintf(&b, "No %s at offset %d; %s has %d. Call again with a smaller offset.", what, o.Offset, s.label(), o.Total)
+			b.WriteString(pastEnd(o, s.label()))
 		} else {
 			fmt.Fprintf(&b, "%s has no %s.", s.label(), what)
 			if o.StatusFilter == "all" {
@@ -306,6 +325,18 @@ func listDocumentsText(o ListDocumentsOutput, s *scope) string {
 		b.WriteString(o.Note + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// pastEnd says that o's offset is beyond the o.Total documents of the collection named
+// label, and where the last page starts.
+func pastEnd(o ListDocumentsOutput, label string) string {
+	what := "document"
+	if o.StatusFilter != "all" {
+		what = o.StatusFilter + " document"
+	}
+	last := (o.Total - 1) / max(o.Limit, 1) * max(o.Limit, 1)
+	return fmt.Sprintf("Offset %d is past the end: %s has %s. The last page starts at offset %d; call again with offset=%d.",
+		o.Offset, label, plural(o.Total, what), last, last)
 }
 
 // ingestionOrder is the order R2R moves through ingestion states (simple flow: parsing →
