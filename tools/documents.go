@@ -378,6 +378,8 @@ type MonitorOutput struct {
 	Done             bool    `json:"done"`
 	Failure          string  `json:"failure,omitempty"`
 	UpdatedAt        string  `json:"updated_at,omitempty"`
+	Stuck            bool    `json:"stuck,omitempty"`
+	verdict          string  // the text on a stuck ingestion; "" = none
 }
 
 func monitorTaskTool(d *Deps) Tool {
@@ -389,7 +391,8 @@ func monitorTaskTool(d *Deps) Tool {
 		"progress":          withDesc("ingestion progress from 0 to 1, derived from the status (1 when success or failed)", map[string]any{"type": "number", "minimum": 0, "maximum": 1}),
 		"done":              boolProp("true when ingestion has finished (success or failed)"),
 		"failure":           strProp("R2R's failure reason when ingestion failed"),
-		"updated_at":        strProp("last status change, RFC 3339"),
+		"updated_at":        strProp("R2R's updated_at, RFC 3339: while ingestion runs, when it started"),
+		"stuck":             boolProp("true when R2R has been ingesting the document for over 10 minutes without finishing: the text says what to do"),
 	}, "document_id", "ingestion_status", "extraction_status", "title", "progress")
 	opts := append(readTool("Check ingestion status",
 		"Check the status of an asynchronous document ingestion task: ingestion and extraction status, progress 0..1, "+
@@ -416,6 +419,7 @@ func monitorTaskTool(d *Deps) Tool {
 		if o.DocumentID == "" {
 			o.DocumentID = id
 		}
+		o.Stuck, o.verdict = stuckVerdict(doc, o.DocumentID, d.now())
 		return result(monitorText(o), o), nil
 	})}
 }
@@ -424,7 +428,26 @@ func docNotFound(id string) errHints {
 	return errHints{NotFound: fmt.Sprintf("Document %s was not found in R2R (404), or this account cannot see it. Run r2r_list_documents to see document ids.", id)}
 }
 
+// stuckVerdict judges an ingestion R2R has not finished by how long it has been running
+// (see kbsync.SlowAfter and kbsync.DeadAfter): stuck, and the text saying what to do.
+func stuckVerdict(doc *r2r.Document, id string, now time.Time) (bool, string) {
+	if kbsync.Terminal(doc.IngestionStatus) || doc.UpdatedAt.IsZero() {
+		return false, ""
+	}
+	age := now.Sub(doc.UpdatedAt.Time)
+	switch {
+	case age >= kbsync.DeadAfter:
+		return true, kbsync.DeadText(id, doc.IngestionStatus, doc.UpdatedAt.Time, age)
+	case age >= kbsync.SlowAfter:
+		return true, kbsync.StuckText(id, doc.IngestionStatus, doc.UpdatedAt.Time, age, "r2r_delete_document")
+	}
+	return false, ""
+}
+
 func monitorText(o MonitorOutput) string {
+	if o.verdict != "" {
+		return fmt.Sprintf("Document %s %q: %s", o.DocumentID, o.Title, o.verdict)
+	}
 	switch o.IngestionStatus {
 	case r2r.IngestionSuccess:
 		return fmt.Sprintf("Document %s %q: ingestion success (100%%); extraction %s. It is searchable.", o.DocumentID, o.Title, orUnknown(o.ExtractionStatus))
