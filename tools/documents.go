@@ -96,7 +96,7 @@ func listDocumentsTool(d *Deps) Tool {
 			return errRes, nil
 		}
 		base := ListDocumentsOutput{Documents: []DocumentSummary{}, Offset: p.Offset, Limit: p.Limit, StatusFilter: p.Filter,
-			CollectionID: s.ID, CollectionName: s.Name}
+			CollectionID: s.ID, CollectionName: clipJSON(s.Name, maxTitleBytes)}
 		if s.missing() {
 			base.Note = s.missingNote()
 			return result(base.Note, base), nil
@@ -257,13 +257,20 @@ func statusMatches(filter, status string) bool {
 	return status == filter
 }
 
+// maxListTitleBytes bounds a title in a listing (as JSON): 100 entries stay within about
+// 40 KB whatever the titles hold. The text shows 160 characters of each.
+const maxListTitleBytes = 200
+
+// maxEnumBytes bounds R2R's short fields (statuses, document types) in a result.
+const maxEnumBytes = 40
+
 func summarize(doc r2r.Document) DocumentSummary {
 	s := DocumentSummary{
-		DocumentID:       doc.ID,
-		Title:            documentTitle(doc),
-		IngestionStatus:  doc.IngestionStatus,
-		ExtractionStatus: doc.ExtractionStatus,
-		DocumentType:     doc.DocumentType,
+		DocumentID:       clipJSON(doc.ID, maxEnumBytes),
+		Title:            clipJSON(documentTitle(doc), maxListTitleBytes),
+		IngestionStatus:  clipJSON(doc.IngestionStatus, maxEnumBytes),
+		ExtractionStatus: clipJSON(doc.ExtractionStatus, maxEnumBytes),
+		DocumentType:     clipJSON(doc.DocumentType, maxEnumBytes),
 		CreatedAt:        formatTime(doc.CreatedAt.Time),
 	}
 	if doc.SizeInBytes != nil {
@@ -412,9 +419,10 @@ func monitorTaskTool(d *Deps) Tool {
 		// ingested it (see settleMembership); nothing is written for anyone else's.
 		d.settleMembership(ctx, doc)
 		o := MonitorOutput{
-			DocumentID: doc.ID, IngestionStatus: doc.IngestionStatus, ExtractionStatus: doc.ExtractionStatus,
-			Title: documentTitle(*doc), Progress: ingestionProgress(doc.IngestionStatus),
-			Done: kbsync.Terminal(doc.IngestionStatus), Failure: failureReason(doc), UpdatedAt: formatTime(doc.UpdatedAt.Time),
+			DocumentID: clipJSON(doc.ID, maxEnumBytes), IngestionStatus: clipJSON(doc.IngestionStatus, maxEnumBytes),
+			ExtractionStatus: clipJSON(doc.ExtractionStatus, maxEnumBytes), Title: clipJSON(documentTitle(*doc), maxTitleBytes),
+			Progress: ingestionProgress(doc.IngestionStatus), Done: kbsync.Terminal(doc.IngestionStatus),
+			Failure: failureReason(doc), UpdatedAt: formatTime(doc.UpdatedAt.Time),
 		}
 		if o.DocumentID == "" {
 			o.DocumentID = id
@@ -471,6 +479,7 @@ type GetDocumentOutput struct {
 	CollectionIDs    []string       `json:"collection_ids"`
 	Summary          string         `json:"summary,omitempty"`
 	Metadata         map[string]any `json:"metadata"`
+	MetadataCut      bool           `json:"metadata_truncated,omitempty"`
 	ChunkCount       int            `json:"chunk_count"`
 	Text             string         `json:"text"`
 	Offset           int            `json:"offset"`
@@ -483,6 +492,9 @@ type GetDocumentOutput struct {
 	Cached           bool           `json:"cached"`
 }
 
+// maxSummaryBytes bounds R2R's summary of a document in a result, as JSON.
+const maxSummaryBytes = 2048
+
 const (
 	defaultMaxChars = 8000
 	maxMaxChars     = 50000
@@ -491,27 +503,28 @@ const (
 
 func getDocumentTool(d *Deps) Tool {
 	out := objectSchema(map[string]any{
-		"document_id":       strProp("document id"),
-		"title":             strProp("document title"),
-		"document_type":     strProp("file type R2R detected"),
-		"ingestion_status":  strProp("R2R ingestion status"),
-		"extraction_status": strProp("knowledge-graph extraction status"),
-		"size_bytes":        intProp("size in bytes (0 when unknown)"),
-		"created_at":        strProp("creation time, RFC 3339"),
-		"updated_at":        strProp("last update, RFC 3339"),
-		"collection_ids":    arrayProp("collections the document belongs to", strProp("collection id")),
-		"summary":           strProp("R2R's summary of the document, when it made one"),
-		"metadata":          freeObjectProp("document metadata"),
-		"chunk_count":       intProp("number of chunks the text was reassembled from"),
-		"text":              strProp("this page of the document text (characters offset … offset+returned_chars)"),
-		"offset":            intProp("character offset of this page"),
-		"returned_chars":    intProp("characters in this page"),
-		"total_chars":       intProp("characters in the whole reassembled text; a lower bound when total_chars_exact is false"),
-		"total_chars_exact": boolProp("false when only the start of a long document was read to serve this page, so total_chars is a lower bound"),
-		"has_more":          boolProp("true when the text goes on after this page (see next_offset)"),
-		"next_offset":       intProp("offset of the next page; absent on the last page"),
-		"note":              strProp("explanation when the text is not available"),
-		"cached":            boolProp("true when served from r2r-mcp's cache"),
+		"document_id":        strProp("document id"),
+		"title":              strProp("document title"),
+		"document_type":      strProp("file type R2R detected"),
+		"ingestion_status":   strProp("R2R ingestion status"),
+		"extraction_status":  strProp("knowledge-graph extraction status"),
+		"size_bytes":         intProp("size in bytes (0 when unknown)"),
+		"created_at":         strProp("creation time, RFC 3339"),
+		"updated_at":         strProp("last update, RFC 3339"),
+		"collection_ids":     arrayProp("collections the document belongs to", strProp("collection id")),
+		"summary":            strProp("R2R's summary of the document, when it made one"),
+		"metadata":           freeObjectProp("document metadata (at most 4 KB as JSON: long values are cut with …, large objects and lists shortened)"),
+		"metadata_truncated": boolProp("true when the metadata shown was shortened to fit"),
+		"chunk_count":        intProp("number of chunks the text was reassembled from"),
+		"text":               strProp("this page of the document text (characters offset … offset+returned_chars)"),
+		"offset":             intProp("character offset of this page"),
+		"returned_chars":     intProp("characters in this page"),
+		"total_chars":        intProp("characters in the whole reassembled text; a lower bound when total_chars_exact is false"),
+		"total_chars_exact":  boolProp("false when only the start of a long document was read to serve this page, so total_chars is a lower bound"),
+		"has_more":           boolProp("true when the text goes on after this page (see next_offset)"),
+		"next_offset":        intProp("offset of the next page; absent on the last page"),
+		"note":               strProp("explanation when the text is not available"),
+		"cached":             boolProp("true when served from r2r-mcp's cache"),
 	}, "document_id", "title", "metadata", "text", "offset", "returned_chars", "total_chars")
 	opts := append(readTool("Read a document",
 		"Get a document's metadata and its text, reassembled from its chunks in order. Long documents come in pages: "+
@@ -569,11 +582,15 @@ func (d *Deps) loadDocument(ctx context.Context, id string, offset, maxChars int
 		return nil, err
 	}
 	o := &GetDocumentOutput{
-		DocumentID: doc.ID, Title: documentTitle(*doc), DocumentType: doc.DocumentType,
-		IngestionStatus: doc.IngestionStatus, ExtractionStatus: doc.ExtractionStatus,
-		CreatedAt: formatTime(doc.CreatedAt.Time), UpdatedAt: formatTime(doc.UpdatedAt.Time),
-		CollectionIDs: doc.CollectionIDs, Metadata: sanitizeMap(doc.Metadata), Offset: offset,
+		DocumentID: clipJSON(doc.ID, maxEnumBytes), Title: clipJSON(documentTitle(*doc), maxTitleBytes),
+		DocumentType: clipJSON(doc.DocumentType, maxEnumBytes), IngestionStatus: clipJSON(doc.IngestionStatus, maxEnumBytes),
+		ExtractionStatus: clipJSON(doc.ExtractionStatus, maxEnumBytes),
+		CreatedAt:        formatTime(doc.CreatedAt.Time), UpdatedAt: formatTime(doc.UpdatedAt.Time), Offset: offset,
 	}
+	var idsCut bool
+	o.CollectionIDs, idsCut = boundIDs(doc.CollectionIDs)
+	o.Metadata, o.MetadataCut = boundMetadata(sanitizeMap(doc.Metadata))
+	o.MetadataCut = o.MetadataCut || idsCut
 	if o.DocumentID == "" {
 		o.DocumentID = id
 	}
@@ -587,7 +604,7 @@ func (d *Deps) loadDocument(ctx context.Context, id string, offset, maxChars int
 		o.SizeBytes = *doc.SizeInBytes
 	}
 	if doc.Summary != nil {
-		o.Summary = Sanitize(*doc.Summary)
+		o.Summary = clipJSON(Sanitize(*doc.Summary), maxSummaryBytes)
 	}
 	need := offset + maxChars
 	text, chunkCount, exact, truncated, err := d.readChunks(ctx, id, need)

@@ -226,8 +226,9 @@ func uploadBusyResult() *mcp.CallToolResult {
 
 // ingestOutput is r2r_ingest_document's structured result of r.
 func ingestOutput(r *upload.Result, s *scope) IngestOutput {
-	o := IngestOutput{DocumentID: r.DocumentID, ContentSHA: r.SHA, IngestionStatus: r.Status, Failure: r.Failure,
-		CollectionID: s.ID, CollectionName: s.Name, RelativePath: r.Path, Replaced: append([]string{}, r.Deleted...),
+	o := IngestOutput{DocumentID: r.DocumentID, ContentSHA: r.SHA, IngestionStatus: clipJSON(r.Status, maxEnumBytes),
+		Failure:      clipJSON(r.Failure, maxMetaValueBytes),
+		CollectionID: s.ID, CollectionName: clipJSON(s.Name, maxTitleBytes), RelativePath: r.Path, Replaced: append([]string{}, r.Deleted...),
 		SentAs: "file", Status: ingestStatus(r.Outcome), OldKept: r.OldKept, Sent: r.Sent, Resent: r.Resent,
 		FileName: r.FileName, SizeBytes: r.Size, CollectionNew: s.Created}
 	if r.AsText {
@@ -303,7 +304,7 @@ func failureReason(doc *r2r.Document) string {
 		return ""
 	}
 	if f, ok := doc.Metadata["failure"]; ok && f != nil {
-		return Sanitize(fmt.Sprint(f))
+		return clipJSON(Sanitize(fmt.Sprint(f)), maxMetaValueBytes)
 	}
 	return "R2R gave no reason"
 }
