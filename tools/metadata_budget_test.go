@@ -103,3 +103,36 @@ func TestClipJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectionAndDeleteOutputsBounded: a collection with a 100 KB name and description,
+// and a document with a 100 KB title and source path, give small listings and deletions.
+func TestCollectionAndDeleteOutputsBounded(t *testing.T) {
+	e := newEnv(t)
+	e.write("a.md", ledgerDoc)
+	var ing IngestOutput
+	structured(t, e.ok("r2r_ingest_document", map[string]any{"file_path": "a.md"}), &ing)
+	huge := strings.Repeat("name <&> ", 12000)
+	if _, err := e.client.CreateCollection(t.Context(), huge, huge); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.client.CreateDocument(t.Context(), r2r.DocumentCreate{RawText: "Payout ledger notes.",
+		Metadata: map[string]any{"title": huge, "source_path": huge}, CollectionIDs: []string{ing.CollectionID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := func(v any) int {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(b)
+	}
+	list := e.ok("r2r_list_collections", map[string]any{})
+	if n := size(list.StructuredContent); n > 2000 || len(text(list)) > 2000 {
+		t.Fatalf("collections: %d bytes structured, %d text", n, len(text(list)))
+	}
+	del := e.call("r2r_delete_document", map[string]any{"document_id": res.DocumentID})
+	if n := size(del.StructuredContent); n > 2500 || len(text(del)) > 2500 {
+		t.Fatalf("delete: %d bytes structured, %d text", n, len(text(del)))
+	}
+}

@@ -152,7 +152,7 @@ func (d *Deps) projectContext(ctx context.Context) (*ProjectContext, error) {
 		pc.Note = (&scope{Name: coll.Name}).missingNote()
 		return pc, nil
 	}
-	pc.CollectionID, pc.CollectionName = &coll.ID, coll.Name
+	pc.CollectionID, pc.CollectionName = &coll.ID, clipJSON(coll.Name, maxTitleBytes)
 	docs, truncated, err := d.scanCollection(ctx, coll.ID)
 	if err != nil {
 		return nil, resultError(r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{}))
