@@ -100,3 +100,16 @@ func TestSyncReportsStuckIngestion(t *testing.T) {
 		t.Fatalf("summary = %+v", sum)
 	}
 }
+
+// TestPutDoesNotJudgeItsOwnUpload: when R2R's clock is hours behind this host's, a document
+// this call just sent looks hours old; it is still waited for, never reported stuck nor
+// deleted and sent again.
+func TestPutDoesNotJudgeItsOwnUpload(t *testing.T) {
+	clock := &fakeClock{now: time.Date(2026, 11, 26, 14, 0, 0, 0, time.UTC)}
+	f := newFixture(t, r2rtest.Options{IngestDelay: time.Hour, Clock: func() time.Time { return clock.Now().Add(-3 * time.Hour) }})
+	w := &Writer{API: f.client, Scope: f.scope, Poll: time.Millisecond, Wait: 20 * time.Millisecond, Now: clock.Now}
+	o, err := w.Put(context.Background(), File{Path: "docs/a.md", Data: []byte("# Ledger\n\nThe walrus ledger balances.")}, nil)
+	if err != nil || o.Action != Pending || !o.Sent || o.Stuck || o.Resent || f.r2r.Count("DELETE /v3/documents/{id}") != 0 {
+		t.Fatalf("%+v, %v", o, err)
+	}
+}

@@ -141,14 +141,16 @@ func (w *Writer) Put(ctx context.Context, f File, old []Version) (Outcome, error
 		w.wrote()
 	}
 	if o.Status != r2r.IngestionSuccess {
-		doc, err := w.wait(ctx, o.DocumentID)
-		if err == nil && doc != nil && w.dead(doc) {
+		// Only an ingestion this call did not start is judged by its age: one it started is
+		// young whatever the clocks of R2R's host and this one say.
+		doc, err := w.wait(ctx, o.DocumentID, !o.Sent)
+		if err == nil && doc != nil && !o.Sent && w.dead(doc) {
 			doc, err = w.resend(ctx, f, &o, sha)
 		}
 		if doc != nil {
 			o.Status, o.Failure = doc.IngestionStatus, failure(doc)
 			o.Started, o.Age = doc.UpdatedAt.Time, w.age(doc)
-			o.Stuck = !Terminal(doc.IngestionStatus) && o.Age >= w.slowAfter()
+			o.Stuck = !o.Sent && !Terminal(doc.IngestionStatus) && o.Age >= w.slowAfter()
 		}
 		switch {
 		case o.Status == r2r.IngestionFailed:
@@ -241,7 +243,7 @@ func (w *Writer) resend(ctx context.Context, f File, o *Outcome, sha string) (*r
 	}
 	o.Sent, o.Resent = true, true
 	w.wrote()
-	return w.wait(ctx, o.DocumentID)
+	return w.wait(ctx, o.DocumentID, false)
 }
 
 // age is how long R2R has been ingesting doc: R2R 3.6.6 sets updated_at when an ingestion
@@ -278,8 +280,9 @@ func cmpOr(d, def time.Duration) time.Duration {
 // wait polls document id until R2R reports success or failure, Wait passes or ctx ends;
 // it returns the last state seen (nil when none) and the error that ended the wait early.
 // An ingestion running for longer than SlowAfter is not waited for: R2R records no
-// progress beyond its status, and one that old is most likely stuck.
-func (w *Writer) wait(ctx context.Context, id string) (*r2r.Document, error) {
+// progress beyond its status, and one that old is most likely stuck (judged only when
+// judge is set).
+func (w *Writer) wait(ctx context.Context, id string, judge bool) (*r2r.Document, error) {
 	limit := w.Wait
 	if limit <= 0 {
 		limit = 2 * time.Minute
@@ -298,7 +301,7 @@ func (w *Writer) wait(ctx context.Context, id string) (*r2r.Document, error) {
 			if w.OnStatus != nil {
 				w.OnStatus(id, doc.IngestionStatus)
 			}
-			if Terminal(doc.IngestionStatus) || w.age(doc) >= w.slowAfter() {
+			if Terminal(doc.IngestionStatus) || judge && w.age(doc) >= w.slowAfter() {
 				return doc, nil
 			}
 		case ctx.Err() != nil:
