@@ -113,3 +113,35 @@ func TestPutDoesNotJudgeItsOwnUpload(t *testing.T) {
 		t.Fatalf("%+v, %v", o, err)
 	}
 }
+
+// TestPutWaitsOutEarlierIngestionsOnce: once a wait for an ingestion started elsewhere ran
+// out, the same Writer (one sync) takes one look at the next such ingestion instead of
+// waiting again; its own uploads are still waited for.
+func TestPutWaitsOutEarlierIngestionsOnce(t *testing.T) {
+	f := newFixture(t, r2rtest.Options{IngestDelay: time.Hour})
+	ctx := context.Background()
+	files := []File{{Path: "docs/a.md", Data: []byte("# A\n\nAlpha.")}, {Path: "docs/b.md", Data: []byte("# B\n\nBeta.")}}
+	earlier := &Writer{API: f.client, Scope: f.scope, Poll: time.Millisecond, Wait: time.Millisecond}
+	for _, file := range files {
+		if _, err := earlier.Put(ctx, file, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	looks := 0
+	w := &Writer{API: f.client, Scope: f.scope, Poll: time.Millisecond, Wait: 30 * time.Millisecond,
+		OnStatus: func(string, string) { looks++ }}
+	for i, file := range files {
+		looks = 0
+		o, err := w.Put(ctx, file, nil)
+		if err != nil || o.Action != Pending || o.Sent {
+			t.Fatalf("%s: %+v, %v", file.Path, o, err)
+		}
+		if i == 0 && looks < 2 || i == 1 && looks != 1 {
+			t.Fatalf("%s: %d looks", file.Path, looks)
+		}
+	}
+	looks = 0
+	if o, err := w.Put(ctx, File{Path: "docs/c.md", Data: []byte("# C\n\nGamma.")}, nil); err != nil || !o.Sent || looks < 2 {
+		t.Fatalf("its own upload: %+v, %v after %d looks", o, err, looks)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
@@ -89,6 +90,11 @@ type Writer struct {
 	SlowAfter, DeadAfter time.Duration
 	// Now is the clock ingestion ages are measured with; nil = time.Now.
 	Now func() time.Time
+
+	// outwaited is set once a wait for an ingestion started elsewhere ran out with R2R
+	// still on it: later ones get one look, so a sync meeting many ingestions an R2R crash
+	// left behind waits Wait once, not once per file.
+	outwaited atomic.Bool
 }
 
 // Put makes the scope hold exactly one successful document for f: the one of f's current
@@ -301,7 +307,7 @@ func (w *Writer) wait(ctx context.Context, id string, judge bool) (*r2r.Document
 			if w.OnStatus != nil {
 				w.OnStatus(id, doc.IngestionStatus)
 			}
-			if Terminal(doc.IngestionStatus) || judge && w.age(doc) >= w.slowAfter() {
+			if Terminal(doc.IngestionStatus) || judge && (w.age(doc) >= w.slowAfter() || w.outwaited.Load()) {
 				return doc, nil
 			}
 		case ctx.Err() != nil:
@@ -312,6 +318,9 @@ func (w *Writer) wait(ctx context.Context, id string, judge bool) (*r2r.Document
 			return last, err
 		}
 		if time.Until(deadline) < delay {
+			if judge && last != nil {
+				w.outwaited.Store(true)
+			}
 			return last, nil
 		}
 		t := time.NewTimer(delay)
