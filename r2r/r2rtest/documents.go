@@ -561,8 +561,9 @@ func (e *Emulator) ingestStepLocked(j *ingestJob, i int) (moved, finished bool) 
 		_ = e.processLocked(d, j.chunking)
 		return true, true
 	}
+	// As in R2R 3.6.6, updated_at stays when the ingestion started while it moves through
+	// its states (r2r-mcp measures how long an ingestion has been running by it).
 	d.status = ingestSteps[i]
-	d.updatedAt = e.nowLocked()
 	if ingestSteps[i] == "embedding" {
 		// Parsing finished: a document that cannot be parsed fails here.
 		if _, err := parseDocument(d, j.chunking); err != nil {
@@ -590,7 +591,6 @@ func (e *Emulator) processLocked(d *document, ch chunking) error {
 		d.chunks[i] = newChunk(id, t, i, meta)
 	}
 	d.status = "success"
-	d.updatedAt = e.nowLocked()
 	e.assignCollectionsLocked(d)
 	return nil
 }
@@ -601,7 +601,6 @@ func (e *Emulator) processLocked(d *document, ch chunking) error {
 func (e *Emulator) failLocked(d *document, err error) {
 	d.status = "failed"
 	d.metadata["failure"] = err.Error()
-	d.updatedAt = e.nowLocked()
 }
 
 type parseError struct{ msg string }

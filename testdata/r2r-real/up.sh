@@ -203,19 +203,29 @@ TIKTOKEN="$SITE/litellm/litellm_core_utils/tokenizers"
 	fail "litellm's bundled cl100k tokenizer is missing from $TIKTOKEN (tiktoken would download it)"
 mkdir -p "$RUN/work"
 LOGTAIL="$RUN/r2r.log"
+: >"$LOGTAIL"
+# The launch is a script of its own, so restart-r2r.sh can start this R2R again on the same
+# Postgres data (same port and secret key: sessions stay valid). It holds the key: mode 0700.
 (
-	cd "$RUN/work" # R2R writes ./logs/app.log into its working directory
-	export R2R_HOST=127.0.0.1 R2R_PORT="$PORT" \
-		R2R_POSTGRES_HOST=127.0.0.1 R2R_POSTGRES_PORT="$PGPORT" R2R_POSTGRES_USER=postgres \
-		R2R_POSTGRES_PASSWORD=trust-auth-unused R2R_POSTGRES_DBNAME=postgres \
-		R2R_PROJECT_NAME=r2r_mcp_test R2R_POSTGRES_MAX_CONNECTIONS=50 \
-		R2R_SECRET_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')" \
-		OPENAI_API_KEY=sk-model-double OPENAI_BASE_URL="$MODEL" OPENAI_API_BASE="$MODEL" \
-		LITELLM_LOCAL_MODEL_COST_MAP=True TIKTOKEN_CACHE_DIR="$TIKTOKEN" \
-		NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost PYTHONUNBUFFERED=1
-	exec setsid "$VENV/bin/python" -m r2r.serve --host 127.0.0.1 --port "$PORT" --config-path "$RUN/r2r.toml" \
-		>"$LOGTAIL" 2>&1 </dev/null
-) &
+	umask 077
+	cat >"$RUN/r2r-start.sh" <<START
+#!/usr/bin/env bash
+# Written by up.sh: starts this run's R2R (restart-r2r.sh runs it again).
+cd "$RUN/work" # R2R writes ./logs/app.log into its working directory
+export R2R_HOST=127.0.0.1 R2R_PORT="$PORT" \\
+	R2R_POSTGRES_HOST=127.0.0.1 R2R_POSTGRES_PORT="$PGPORT" R2R_POSTGRES_USER=postgres \\
+	R2R_POSTGRES_PASSWORD=trust-auth-unused R2R_POSTGRES_DBNAME=postgres \\
+	R2R_PROJECT_NAME=r2r_mcp_test R2R_POSTGRES_MAX_CONNECTIONS=50 \\
+	R2R_SECRET_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')" \\
+	OPENAI_API_KEY=sk-model-double OPENAI_BASE_URL="$MODEL" OPENAI_API_BASE="$MODEL" \\
+	LITELLM_LOCAL_MODEL_COST_MAP=True TIKTOKEN_CACHE_DIR="$TIKTOKEN" \\
+	NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost PYTHONUNBUFFERED=1
+exec setsid "$VENV/bin/python" -m r2r.serve --host 127.0.0.1 --port "$PORT" --config-path "$RUN/r2r.toml" \\
+	>>"$LOGTAIL" 2>&1 </dev/null
+START
+)
+chmod 700 "$RUN/r2r-start.sh"
+"$RUN/r2r-start.sh" &
 echo $! >"$RUN/r2r.pid"
 t=$(date +%s.%N)
 for _ in $(seq 1 1800); do
