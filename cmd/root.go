@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -28,8 +29,12 @@ type BuildInfo struct {
 	Date    string `json:"date"`
 }
 
-// Build returns the version information injected at link time.
-func Build() BuildInfo { return BuildInfo{Version: version, Commit: commit, Date: date} }
+// Build returns the version information injected at link time or, where -ldflags did not
+// set it (go install, go build), what the Go toolchain recorded in the binary.
+func Build() BuildInfo {
+	bi, _ := debug.ReadBuildInfo()
+	return buildInfo(BuildInfo{Version: version, Commit: commit, Date: date}, bi)
+}
 
 // IOStreams are the streams a command reads from and writes to, so tests can inject them.
 type IOStreams struct {
