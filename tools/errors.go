@@ -206,7 +206,7 @@ func httpErrorInfo(ctx context.Context, e *r2r.Error, baseURL string, h errHints
 		if e.Err != nil {
 			cause = cleantext.Clip(cleantext.Line(e.Err.Error()), maxR2RMessageBytes)
 		}
-		info.Message = fmt.Sprintf("Cannot reach R2R at %s: %s. Start R2R or set --r2r-url / R2R_API_URL.", baseURL, cause)
+		info.Message = fmt.Sprintf("Cannot reach R2R at %s: %s. Start R2R or set --url / R2R_API_URL.", baseURL, cause)
 	case http.StatusUnauthorized:
 		info.Type, info.Code = "authentication", CodeAuth
 		info.Message = unauthorizedText(authFrom(ctx), r2rSays)

@@ -747,7 +747,7 @@ func TestErrorMapping(t *testing.T) {
 		defer e.r2r.Down(false)
 		_, info := e.fail("r2r_monitor_task", map[string]any{"document_id": io.DocumentID})
 		if info.Type != "unreachable" || !info.Retryable || !strings.Contains(info.Message, "Cannot reach R2R at "+e.r2r.URL) ||
-			!strings.Contains(info.Message, "--r2r-url / R2R_API_URL") {
+			!strings.Contains(info.Message, "--url / R2R_API_URL") {
 			t.Fatalf("%+v", info)
 		}
 		res := e.ok("r2r_status", nil)

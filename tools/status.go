@@ -308,7 +308,7 @@ func statusText(o StatusOutput) string {
 	} else {
 		fmt.Fprintf(&b, " — %s: %s\n", strings.ToUpper(o.Health.Status), o.Health.Error)
 		if o.Health.Status == "unreachable" {
-			b.WriteString("  Start R2R or set --r2r-url / R2R_API_URL.\n")
+			b.WriteString("  Start R2R or set --url / R2R_API_URL.\n")
 		}
 	}
 	fmt.Fprintf(&b, "Credentials: %s\n", o.AuthSource)

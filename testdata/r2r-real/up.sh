@@ -49,6 +49,29 @@ healthy() { curl -fsS --max-time 2 "$1/v3/health" >/dev/null 2>&1; }
 case "$AUTH" in on) CONFIG=r2r.toml ;; off) CONFIG=r2r-auth-off.toml ;; *) fail "R2R_REAL_AUTH must be on or off, not \"$AUTH\"" ;; esac
 case "$EMBED" in hash) DIMS=512 ;; minilm) DIMS=384 ;; *) fail "R2R_REAL_EMBED must be hash or minilm, not \"$EMBED\"" ;; esac
 
+# Prerequisites, checked before anything starts, each missing one named with its package
+# (Debian names).
+STEP=prerequisites
+need=(curl setsid sha256sum python3 go)
+[ "$(id -u)" -ne 0 ] || need+=(runuser useradd chown) # Postgres refuses to run as root
+missing=()
+for tool in "${need[@]}"; do
+	command -v "$tool" >/dev/null 2>&1 && continue
+	case "$tool" in
+	curl) missing+=("curl (apt-get install curl)") ;;
+	setsid | runuser) missing+=("$tool (apt-get install util-linux)") ;;
+	useradd) missing+=("useradd (apt-get install passwd)") ;;
+	sha256sum | chown) missing+=("$tool (apt-get install coreutils)") ;;
+	python3) missing+=("python3 (Python 3.10-3.12)") ;;
+	go) missing+=("go (https://go.dev/dl/)") ;;
+	esac
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	printf -v list '%s, ' "${missing[@]}"
+	say "FAILED: missing on PATH: ${list%, }"
+	exit 1
+fi
+
 # Already up (this run directory, processes alive, health answers, same embeddings): say so and
 # reprint the line.
 if [ -f "$RUN/env" ] && [ -f "$RUN/r2r.pid" ] && kill -0 "$(cat "$RUN/r2r.pid")" 2>/dev/null &&
