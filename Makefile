@@ -116,7 +116,9 @@ test-real:
 ## bench-quality: the retrieval-quality benchmark (testdata/quality): every question on the
 ## emulator and on the real R2R; tables on stdout, per-question JSON in testdata/quality/out.
 bench-quality:
+	$(GO) test -count=1 ./testdata/quality/
 	@testdata/quality/run.sh full
-## bench-quality-ci: the click/ subset on both backends, failing only below a sanity floor.
+## bench-quality-ci: the click/ subset on both backends, failing only below a sanity floor. CI runs it.
 bench-quality-ci:
+	$(GO) test -count=1 ./testdata/quality/
 	@testdata/quality/run.sh ci

@@ -6,6 +6,8 @@
 #   testdata/quality/run.sh full   # make bench-quality: every question, both backends
 #   testdata/quality/run.sh ci     # make bench-quality-ci: the click/ subset with a sanity floor
 #
+# The real R2R embeds with all-MiniLM-L6-v2 (R2R_REAL_EMBED=minilm, testdata/r2r-real/README.md);
+# QUALITY_EMBED=hash runs it on the model double's hash embeddings instead.
 # QUALITY_BACKENDS (default "emulator real") picks the backends; QUALITY_FLAGS adds harness
 # flags (e.g. "-limit 5 -n 20"); QUALITY_OUT (default testdata/quality/out) gets one directory
 # per backend with questions.json, summary.json and summary.md.
@@ -14,6 +16,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 SET=${1:-full}
 BACKENDS=${QUALITY_BACKENDS:-emulator real}
+EMBED=${QUALITY_EMBED:-minilm}
 OUT=${QUALITY_OUT:-$ROOT/testdata/quality/out}
 case "$SET" in
 full) FLAGS=() ;;
@@ -46,12 +49,12 @@ for b in $BACKENDS; do
 			line="R2R_API_URL=$R2R_API_URL R2R_EMAIL=${R2R_EMAIL:-} R2R_PASSWORD=${R2R_PASSWORD:-}"
 		else
 			STARTED=${TMPDIR:-/tmp}/r2r-mcp-quality-$$
-			line=$(R2R_REAL_RUN=$STARTED testdata/r2r-real/up.sh | tail -n 1)
+			line=$(R2R_REAL_RUN=$STARTED R2R_REAL_EMBED=$EMBED testdata/r2r-real/up.sh | tail -n 1)
 		fi
 		value() { printf '%s\n' "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 		R2R_EMAIL=$(value R2R_EMAIL) R2R_PASSWORD=$(value R2R_PASSWORD) \
 			"$WORK/quality" -backend url -r2r-url "$(value R2R_API_URL)" -r2r-mcp "$WORK/r2r-mcp" \
-			-label "real R2R 3.6.6 ($SET)" -out "$OUT/$SET-$b" "${FLAGS[@]}" || status=1
+			-label "real R2R 3.6.6, $EMBED embeddings ($SET)" -out "$OUT/$SET-$b" "${FLAGS[@]}" || status=1
 		if [ -n "$STARTED" ]; then
 			R2R_REAL_RUN=$STARTED testdata/r2r-real/down.sh >/dev/null 2>&1 || true
 			STARTED=""
