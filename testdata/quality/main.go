@@ -34,6 +34,7 @@ type config struct {
 	n, limit, concurrency            int
 	rag                              bool
 	minHit10                         float64
+	baseline                         string
 }
 
 func main() {
@@ -52,7 +53,17 @@ func main() {
 	flag.StringVar(&c.label, "label", "", "run label in the report (default: the backend)")
 	flag.StringVar(&c.out, "out", "", "directory for questions.json (per question), summary.json and summary.md (default: a new temporary directory)")
 	flag.Float64Var(&c.minHit10, "min-hit10", 0, "exit 1 when document hit@10 of r2r_search is below this fraction (a sanity floor for CI, not a target)")
+	flag.StringVar(&c.baseline, "baseline", "", "a run directory of an earlier run (same questions) to compare with: prints both tables side by side and the questions whose answer came into or dropped out of view")
+	table := flag.Bool("table", false, "print one table of the run directories given as arguments (e.g. the emulator's and the real R2R's) and exit")
 	flag.Parse()
+	if *table {
+		runs, err := readSummaries(flag.Args())
+		if err != nil || len(runs) == 0 {
+			fail("-table needs run directories with a summary.json: %v", err)
+		}
+		fmt.Print(markdown(runs))
+		return
+	}
 	c.email, c.password = os.Getenv("R2R_EMAIL"), os.Getenv("R2R_PASSWORD")
 	if c.label == "" {
 		c.label = c.backend
@@ -124,7 +135,12 @@ func run(ctx context.Context, c config) error {
 	if err := writeReport(c.out, recs, s); err != nil {
 		return err
 	}
-	fmt.Println(s.markdown())
+	fmt.Println(markdown([]Summary{s}))
+	if c.baseline != "" {
+		if err := compare(c.baseline, s, recs); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(os.Stderr, "quality: per-question results and summary in %s\n", c.out)
 	if s.Errors > 0 {
 		return fmt.Errorf("%d calls failed (see %s/questions.json)", s.Errors, c.out)

@@ -21,6 +21,7 @@ type Summary struct {
 	SyncSeconds float64 `json:"sync_seconds"`
 	AskSeconds  float64 `json:"ask_seconds"`
 	Errors      int     `json:"errors"`
+	RAG         bool    `json:"rag"`
 	All         Figures `json:"all"`
 	Hard        Figures `json:"hard"`
 }
@@ -69,7 +70,7 @@ type RAGFigures struct {
 
 func summarize(c config, recs []Record, files int, bytes int64, syncTime, askTime time.Duration) Summary {
 	s := Summary{Label: c.label, Backend: c.backend, Mode: c.mode, Limit: c.limit, Files: files, CorpusBytes: bytes,
-		SyncSeconds: syncTime.Seconds(), AskSeconds: askTime.Seconds()}
+		SyncSeconds: syncTime.Seconds(), AskSeconds: askTime.Seconds(), RAG: c.rag}
 	var hard []Record
 	for _, r := range recs {
 		for _, e := range []string{r.Search.Error, r.Raw.Error, r.RAG.Error} {
@@ -144,42 +145,87 @@ func figures(recs []Record, rag bool) Figures {
 	return f
 }
 
-// markdown is the run's table: one row per measure, all questions and the hard ones.
-func (s Summary) markdown() string {
+// row is one measure of the summary table: its name and its value in a set of figures.
+type row struct {
+	name  string
+	value func(s Summary, f Figures) string
+}
+
+func pct(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) }
+
+var rows = []row{
+	{"r2r_search document hit@1", func(_ Summary, f Figures) string { return pct(f.Search.Hit1) }},
+	{"r2r_search document hit@3", func(_ Summary, f Figures) string { return pct(f.Search.Hit3) }},
+	{"r2r_search document hit@limit", func(_ Summary, f Figures) string { return pct(f.Search.Hit10) }},
+	{"r2r_search answer in view, text", func(_ Summary, f Figures) string { return pct(f.Search.AnswerText) }},
+	{"r2r_search answer in view, structured", func(_ Summary, f Figures) string { return pct(f.Search.AnswerStructured) }},
+	{"r2r_search bytes, text (median)", func(_ Summary, f Figures) string { return fmt.Sprintf("%.0f", f.Search.TextBytes) }},
+	{"r2r_search bytes, structured (median)", func(_ Summary, f Figures) string { return fmt.Sprintf("%.0f", f.Search.StructBytes) }},
+	{"r2r_search distinct documents (median)", func(_ Summary, f Figures) string { return fmt.Sprintf("%.0f", f.Search.DistinctDocs) }},
+	{"r2r_search latency, ms (median)", func(_ Summary, f Figures) string { return fmt.Sprintf("%.0f", f.Search.Millis) }},
+	{"R2R raw chunks: document hit@1", func(_ Summary, f Figures) string { return pct(f.Raw.Hit1) }},
+	{"R2R raw chunks: document hit@3", func(_ Summary, f Figures) string { return pct(f.Raw.Hit3) }},
+	{"R2R raw chunks: document hit@limit", func(_ Summary, f Figures) string { return pct(f.Raw.Hit10) }},
+	{"R2R raw chunks: answer in top 3", func(_ Summary, f Figures) string { return pct(f.Raw.Answer3) }},
+	{"R2R raw chunks: answer in top limit", func(_ Summary, f Figures) string { return pct(f.Raw.Answer10) }},
+	{"R2R raw chunks: text bytes (median)", func(_ Summary, f Figures) string { return fmt.Sprintf("%.0f", f.Raw.TextBytes) }},
+	{"R2R raw chunks: distinct documents (median)", func(_ Summary, f Figures) string { return fmt.Sprintf("%.0f", f.Raw.DistinctDocs) }},
+	{"r2r_rag_query cites the answering file", func(_ Summary, f Figures) string { return pct(f.RAG.Cites) }},
+	{"r2r_rag_query lists the answering file", func(_ Summary, f Figures) string { return pct(f.RAG.Sources) }},
+	{"r2r_rag_query answer holds the phrase", func(_ Summary, f Figures) string { return pct(f.RAG.Phrase) }},
+	{"r2r_rag_query bytes, structured (median)", func(_ Summary, f Figures) string { return fmt.Sprintf("%.0f", f.RAG.StructBytes) }},
+	{"r2r_rag_query latency, ms (median)", func(_ Summary, f Figures) string { return fmt.Sprintf("%.0f", f.RAG.Millis) }},
+	{"questions (hard)", func(s Summary, f Figures) string { return fmt.Sprintf("%d", f.N) }},
+	{"corpus files / MB", func(s Summary, _ Figures) string {
+		return fmt.Sprintf("%d / %.1f", s.Files, float64(s.CorpusBytes)/1e6)
+	}},
+	{"sync / questions, s", func(s Summary, _ Figures) string { return fmt.Sprintf("%.0f / %.0f", s.SyncSeconds, s.AskSeconds) }},
+	{"failed calls", func(s Summary, _ Figures) string { return fmt.Sprintf("%d", s.Errors) }},
+}
+
+// markdown is the table of one or more runs: a row per measure, a column per run, each cell
+// the figure over all questions with the hard questions' in parentheses.
+func markdown(runs []Summary) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### %s — %d questions (%d hard), %d files (%.1f MB), search_mode %s, limit %d\n\n",
-		s.Label, s.All.N, s.Hard.N, s.Files, float64(s.CorpusBytes)/1e6, s.Mode, s.Limit)
-	fmt.Fprintf(&b, "sync %.0f s, questions %.0f s, failed calls %d\n\n", s.SyncSeconds, s.AskSeconds, s.Errors)
-	b.WriteString("| measure | all | hard |\n|---|---:|---:|\n")
-	pct := func(name string, a, h float64) { fmt.Fprintf(&b, "| %s | %.0f%% | %.0f%% |\n", name, 100*a, 100*h) }
-	num := func(name, unit string, a, h float64) {
-		fmt.Fprintf(&b, "| %s | %.0f%s | %.0f%s |\n", name, a, unit, h, unit)
+	b.WriteString("| measure |")
+	for _, s := range runs {
+		fmt.Fprintf(&b, " %s |", s.Label)
 	}
-	a, h := s.All, s.Hard
-	pct("r2r_search document hit@1", a.Search.Hit1, h.Search.Hit1)
-	pct("r2r_search document hit@3", a.Search.Hit3, h.Search.Hit3)
-	pct(fmt.Sprintf("r2r_search document hit@%d", s.Limit), a.Search.Hit10, h.Search.Hit10)
-	pct("r2r_search answer in view, text", a.Search.AnswerText, h.Search.AnswerText)
-	pct("r2r_search answer in view, structured", a.Search.AnswerStructured, h.Search.AnswerStructured)
-	num("r2r_search bytes, text (median)", " B", a.Search.TextBytes, h.Search.TextBytes)
-	num("r2r_search bytes, structured (median)", " B", a.Search.StructBytes, h.Search.StructBytes)
-	num("r2r_search distinct documents (median)", "", a.Search.DistinctDocs, h.Search.DistinctDocs)
-	num("r2r_search latency (median)", " ms", a.Search.Millis, h.Search.Millis)
-	pct("R2R raw chunks: document hit@1", a.Raw.Hit1, h.Raw.Hit1)
-	pct("R2R raw chunks: document hit@3", a.Raw.Hit3, h.Raw.Hit3)
-	pct(fmt.Sprintf("R2R raw chunks: document hit@%d", s.Limit), a.Raw.Hit10, h.Raw.Hit10)
-	pct("R2R raw chunks: answer in top 3", a.Raw.Answer3, h.Raw.Answer3)
-	pct(fmt.Sprintf("R2R raw chunks: answer in top %d", s.Limit), a.Raw.Answer10, h.Raw.Answer10)
-	num("R2R raw chunks: text bytes (median)", " B", a.Raw.TextBytes, h.Raw.TextBytes)
-	num("R2R raw chunks: distinct documents (median)", "", a.Raw.DistinctDocs, h.Raw.DistinctDocs)
-	if a.RAG != (RAGFigures{}) {
-		pct("r2r_rag_query cites the answering file", a.RAG.Cites, h.RAG.Cites)
-		pct("r2r_rag_query lists the answering file", a.RAG.Sources, h.RAG.Sources)
-		pct("r2r_rag_query answer holds the phrase", a.RAG.Phrase, h.RAG.Phrase)
-		num("r2r_rag_query bytes, structured (median)", " B", a.RAG.StructBytes, h.RAG.StructBytes)
-		num("r2r_rag_query latency (median)", " ms", a.RAG.Millis, h.RAG.Millis)
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(runs)) + "\n")
+	for _, r := range rows {
+		if strings.HasPrefix(r.name, "r2r_rag_query") && !slices.ContainsFunc(runs, func(s Summary) bool { return s.RAG }) {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s |", strings.ReplaceAll(r.name, "limit", fmt.Sprint(runs[0].Limit)))
+		for _, s := range runs {
+			all, hard := r.value(s, s.All), r.value(s, s.Hard)
+			if all == hard || s.Hard.N == 0 {
+				fmt.Fprintf(&b, " %s |", all)
+			} else {
+				fmt.Fprintf(&b, " %s (%s) |", all, hard)
+			}
+		}
+		b.WriteString("\n")
 	}
+	fmt.Fprintf(&b, "\nsearch_mode %s, limit %d; in parentheses: the hard questions only.\n", runs[0].Mode, runs[0].Limit)
 	return b.String()
+}
+
+// readSummaries reads the summary.json of each run directory.
+func readSummaries(dirs []string) ([]Summary, error) {
+	out := make([]Summary, 0, len(dirs))
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, "summary.json"))
+		if err != nil {
+			return nil, err
+		}
+		var s Summary
+		if err := json.Unmarshal(b, &s); err != nil {
+			return nil, fmt.Errorf("%s: %w", d, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 func writeReport(dir string, recs []Record, s Summary) error {
@@ -192,5 +238,47 @@ func writeReport(dir string, recs []Record, s Summary) error {
 			return err
 		}
 	}
-	return os.WriteFile(filepath.Join(dir, "summary.md"), []byte(s.markdown()), 0o644)
+	return os.WriteFile(filepath.Join(dir, "summary.md"), []byte(markdown([]Summary{s})), 0o644)
+}
+
+// compare prints the baseline run's table beside this run's, and the questions whose answer
+// phrase came into or dropped out of r2r_search's view (either form) or whose answering file
+// entered or left the top 3.
+func compare(dir string, s Summary, recs []Record) error {
+	base, err := readSummaries([]string{dir})
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "questions.json"))
+	if err != nil {
+		return err
+	}
+	var old []Record
+	if err := json.Unmarshal(b, &old); err != nil {
+		return fmt.Errorf("%s/questions.json: %w", dir, err)
+	}
+	base[0].Label = "baseline: " + base[0].Label
+	fmt.Println(markdown([]Summary{base[0], s}))
+	byID := map[string]Record{}
+	for _, r := range old {
+		byID[r.ID] = r
+	}
+	inView := func(r Record) bool { return r.Search.AnswerText || r.Search.AnswerStructured }
+	top3 := func(r Record) bool { return r.Search.DocRank > 0 && r.Search.DocRank <= 3 }
+	for _, r := range recs {
+		o, ok := byID[r.ID]
+		if !ok {
+			continue
+		}
+		for _, m := range []struct {
+			what string
+			f    func(Record) bool
+		}{{"answer in view", inView}, {"file in top 3", top3}} {
+			if was, is := m.f(o), m.f(r); was != is {
+				verb := map[bool]string{true: "gained", false: "lost"}[is]
+				fmt.Printf("%s %s: %s (%s)\n", verb, m.what, r.ID, r.Question.Question)
+			}
+		}
+	}
+	return nil
 }

@@ -37,8 +37,9 @@ go build -o "$WORK/r2r-mcp" .
 go build -o "$WORK/quality" ./testdata/quality
 
 status=0
+DIRS=()
 for b in $BACKENDS; do
-	mkdir -p "$OUT/$SET-$b"
+	rm -rf "${OUT:?}/$SET-$b" && mkdir -p "$OUT/$SET-$b"
 	t0=$(date +%s)
 	case "$b" in
 	emulator)
@@ -63,5 +64,10 @@ for b in $BACKENDS; do
 	*) echo "unknown backend $b (emulator, real)" >&2; exit 2 ;;
 	esac
 	echo "bench-quality: $b ($SET) took $(($(date +%s) - t0)) s" >&2
+	[ ! -f "$OUT/$SET-$b/summary.json" ] || DIRS+=("$OUT/$SET-$b")
 done
+if [ ${#DIRS[@]} -gt 1 ]; then
+	echo
+	"$WORK/quality" -table "${DIRS[@]}" | tee "$OUT/$SET-summary.md"
+fi
 exit "$status"
