@@ -4,7 +4,7 @@
 # R2R_API_URL points at one already up, and stopped again).
 #
 #   testdata/quality/run.sh full   # make bench-quality: every question, both backends
-#   testdata/quality/run.sh ci     # make bench-quality-ci: the click/ subset with a sanity floor
+#   testdata/quality/run.sh ci     # make bench-quality-ci: the click/docs/ subset with a sanity floor
 #
 # The real R2R embeds with all-MiniLM-L6-v2 (R2R_REAL_EMBED=minilm, testdata/r2r-real/README.md);
 # QUALITY_EMBED=hash runs it on the model double's hash embeddings instead.
@@ -20,7 +20,7 @@ EMBED=${QUALITY_EMBED:-minilm}
 OUT=${QUALITY_OUT:-$ROOT/testdata/quality/out}
 case "$SET" in
 full) FLAGS=() ;;
-ci) FLAGS=(-only click/ -min-hit10 0.5) ;;
+ci) FLAGS=(-only click/docs/ -min-hit10 0.5) ;;
 *) echo "usage: $0 full|ci" >&2; exit 2 ;;
 esac
 # shellcheck disable=SC2206
