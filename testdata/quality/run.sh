@@ -10,7 +10,8 @@
 # QUALITY_EMBED=hash runs it on the model double's hash embeddings instead.
 # QUALITY_BACKENDS (default "emulator real") picks the backends; QUALITY_FLAGS adds harness
 # flags (e.g. "-limit 5 -n 20"); QUALITY_OUT (default testdata/quality/out) gets one directory
-# per backend with questions.json, summary.json and summary.md.
+# per backend with questions.json, summary.json and summary.md; QUALITY_BASELINE=DIR (an
+# earlier QUALITY_OUT) compares each backend's run with the one there.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -39,11 +40,13 @@ go build -o "$WORK/quality" ./testdata/quality
 status=0
 DIRS=()
 for b in $BACKENDS; do
+	BASE=()
+	[ -z "${QUALITY_BASELINE:-}" ] || BASE=(-baseline "$QUALITY_BASELINE/$SET-$b")
 	rm -rf "${OUT:?}/$SET-$b" && mkdir -p "$OUT/$SET-$b"
 	t0=$(date +%s)
 	case "$b" in
 	emulator)
-		"$WORK/quality" -backend emulator -r2r-mcp "$WORK/r2r-mcp" -label "emulator ($SET)" -out "$OUT/$SET-$b" "${FLAGS[@]}" || status=1
+		"$WORK/quality" -backend emulator -r2r-mcp "$WORK/r2r-mcp" -label "emulator ($SET)" -out "$OUT/$SET-$b" "${FLAGS[@]}" "${BASE[@]}" || status=1
 		;;
 	real)
 		if [ -n "${R2R_API_URL:-}" ]; then
@@ -55,7 +58,7 @@ for b in $BACKENDS; do
 		value() { printf '%s\n' "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 		R2R_EMAIL=$(value R2R_EMAIL) R2R_PASSWORD=$(value R2R_PASSWORD) \
 			"$WORK/quality" -backend url -r2r-url "$(value R2R_API_URL)" -r2r-mcp "$WORK/r2r-mcp" \
-			-label "real R2R 3.6.6, $EMBED embeddings ($SET)" -out "$OUT/$SET-$b" "${FLAGS[@]}" || status=1
+			-label "real R2R 3.6.6, $EMBED embeddings ($SET)" -out "$OUT/$SET-$b" "${FLAGS[@]}" "${BASE[@]}" || status=1
 		if [ -n "$STARTED" ]; then
 			R2R_REAL_RUN=$STARTED testdata/r2r-real/down.sh >/dev/null 2>&1 || true
 			STARTED=""
