@@ -65,12 +65,13 @@ func TestLoadQuestionsReportsEveryProblem(t *testing.T) {
 	write(`[{"id":"1","question":"q","file":"a.md","answer":"not there"},
 		{"id":"1","question":"q","file":"a.md","answer":"answer is"},
 		{"id":"3","question":"q","file":"b.md","answer":"the answer"},
-		{"id":"4","question":"q","file":"a.md","answer":"answer"}]`)
+		{"id":"4","question":"q","file":"a.md","answer":"answer"},
+		{"id":"5","question":"where the answer is?","file":"a.md","answer":"answer is"}]`)
 	_, err := loadQuestions(qpath, dir)
 	if err == nil {
 		t.Fatal("bad questions accepted")
 	}
-	for _, want := range []string{`"not there"`, `id "1" is empty or repeated`, "b.md", "shorter than two words"} {
+	for _, want := range []string{`"not there"`, `id "1" is empty or repeated`, "b.md", "shorter than two words", "5: the question holds its own answer phrase"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}

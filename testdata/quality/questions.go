@@ -70,6 +70,9 @@ func loadQuestions(path, corpus string) ([]Question, error) {
 			problems = append(problems, fmt.Sprintf("%s: question or file is empty", q.ID))
 		case len(strings.Fields(plain(q.Answer))) < 2:
 			problems = append(problems, fmt.Sprintf("%s: answer phrase %q is shorter than two words", q.ID, q.Answer))
+		case containsPlain(q.Question, plain(q.Answer)):
+			// Results echo the query: the phrase would be "in view" whatever was found.
+			problems = append(problems, fmt.Sprintf("%s: the question holds its own answer phrase", q.ID))
 		}
 		seen[q.ID] = true
 		t, ok := texts[q.File]
