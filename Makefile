@@ -118,7 +118,7 @@ test-real:
 bench-quality:
 	$(GO) test -count=1 ./testdata/quality/
 	@testdata/quality/run.sh full
-## bench-quality-ci: the click/docs/ subset (38 files, 18 questions) on both backends, failing only below a sanity floor. CI runs it.
+## bench-quality-ci: the click/docs/ subset (37 files, 18 questions) on both backends, failing only below a sanity floor. CI runs it.
 bench-quality-ci:
 	$(GO) test -count=1 ./testdata/quality/
 	@testdata/quality/run.sh ci

@@ -160,13 +160,12 @@ func (r *runner) raw(ctx context.Context, q Question, phrase string) RawMeasure 
 }
 
 func (r *runner) ragQuery(ctx context.Context, q Question, phrase string) RAGMeasure {
-	res, text, structured, ms, err := r.call(ctx, "r2r_rag_query", map[string]any{"question": q.Question})
+	_, text, structured, ms, err := r.call(ctx, "r2r_rag_query", map[string]any{"question": q.Question})
 	m := RAGMeasure{Millis: ms}
 	if err != nil {
 		m.Error = err.Error()
 		return m
 	}
-	_ = res
 	m.TextBytes, m.StructuredBytes = len(text), len(structured)
 	var out struct {
 		Answer  string `json:"answer"`
