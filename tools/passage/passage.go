@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -171,24 +172,73 @@ func cutAt(s string, n int) int {
 	return n
 }
 
-// split cuts text into units: lines, and the sentences of each line.
+// split cuts text into units: headings, and the sentences of each paragraph, list item,
+// table row or code line.
 func split(text string) []unit {
 	var out []unit
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
+	for _, l := range lines(text) {
+		if l.heading {
+			out = append(out, unit{text: l.text, heading: true, stems: stems(l.text)})
 			continue
 		}
-		if h := strings.TrimLeft(line, "#"); len(h) < len(line) && len(line)-len(h) <= 6 && strings.HasPrefix(h, " ") {
-			h = strings.TrimSpace(h)
-			out = append(out, unit{text: h, heading: true, stems: stems(h)})
-			continue
-		}
-		for _, s := range sentences(line) {
+		for _, s := range sentences(l.text) {
 			out = append(out, unit{text: s, stems: stems(s)})
 		}
 	}
 	return out
+}
+
+type line struct {
+	text    string
+	heading bool
+}
+
+// maxHeadingChars is the longest line taken for a heading whose # marks a parser removed.
+const maxHeadingChars = 60
+
+// lines are text's lines, with the lines of a wrapped paragraph joined: a line continues
+// the one before when that one does not end a sentence and neither looks like a heading,
+// list item, table row or fence. A Markdown heading is a heading; so is a short capitalised
+// line without punctuation that starts a block (R2R's Markdown parser drops the #s).
+func lines(text string) []line {
+	var out []line
+	cont := false
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "":
+			cont = false
+			continue
+		case cont && !blockStart(l):
+			out[len(out)-1].text += " " + l
+		case isMarkdownHeading(l):
+			out = append(out, line{strings.TrimSpace(strings.TrimLeft(l, "#")), true})
+		default:
+			r, _ := utf8.DecodeRuneInString(l)
+			bare := utf8.RuneCountInString(l) <= maxHeadingChars && unicode.IsUpper(r) && !strings.ContainsAny(l, ".:!?,;|`")
+			out = append(out, line{l, bare && !blockStart(l)})
+		}
+		last := out[len(out)-1]
+		cont = !last.heading && !blockStart(last.text) && !strings.ContainsAny(last.text[len(last.text)-1:], ".:!?|`")
+	}
+	return out
+}
+
+func isMarkdownHeading(l string) bool {
+	h := strings.TrimLeft(l, "#")
+	return len(h) < len(l) && len(l)-len(h) <= 6 && strings.HasPrefix(h, " ")
+}
+
+// blockStart says whether a line starts a block of its own.
+func blockStart(l string) bool {
+	switch l[0] {
+	case '#', '|', '-', '*', '+', '>', '`':
+		return true
+	}
+	if i := strings.IndexAny(l, ".)"); i > 0 && i <= 3 && strings.Trim(l[:i], "0123456789") == "" {
+		return true
+	}
+	return false
 }
 
 // sentences cuts a line after ". ", "? " or "! " when a capital letter, digit or quote

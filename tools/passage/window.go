@@ -73,7 +73,7 @@ func (s *Set) best(d *Doc, maxChars int, taken []span, covered map[string]bool) 
 				(sp.to == i || chars(d, span{si, i, sp.to + 1}) <= maxChars) {
 				sp.to++
 			}
-			sp = growBack(seg.units, sp, maxChars, taken)
+			sp = growBack(seg.units, trimHeadings(seg.units, sp), maxChars, taken)
 			cov := 0.0
 			for _, t := range s.terms {
 				if !covered[t] && anyUnit(d, sp, func(u unit) bool { return u.stems[t] }) {
@@ -107,7 +107,15 @@ func grow(units []unit, sp span, maxChars int) span {
 	for sp.to < len(units) && unitsChars(units[sp.from:sp.to+1]) <= maxChars {
 		sp.to++
 	}
-	return growBack(units, sp, maxChars, nil)
+	return growBack(units, trimHeadings(units, sp), maxChars, nil)
+}
+
+// trimHeadings drops the headings that end sp: they head text the window does not show.
+func trimHeadings(units []unit, sp span) span {
+	for sp.to-1 > sp.from && units[sp.to-1].heading {
+		sp.to--
+	}
+	return sp
 }
 
 // growBack extends sp backward by whole units while it fits maxChars and stays clear of taken.
