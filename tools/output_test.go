@@ -110,4 +110,3 @@ func TestIngestionProgressIsMonotonic(t *testing.T) {
 		t.Fatal("success must be 1")
 	}
 }
-
