@@ -23,6 +23,9 @@ const (
 	maxModelChars    = 200
 	maxRAGTokens     = 16000
 	ragSearchLimit   = 5
+	// ragSearchMode is how r2r_rag_query retrieves its context: hybrid, as r2r_search's
+	// default, so a question naming an identifier finds the file that has it.
+	ragSearchMode = r2r.SearchModeAdvanced
 )
 
 var searchModes = []string{r2r.SearchModeBasic, r2r.SearchModeAdvanced, r2r.SearchModeCustom}
