@@ -111,6 +111,10 @@ type DocumentCreate struct {
 	File []byte
 	// RawText is sent as the form field `raw_text` instead of a file.
 	RawText string
+	// Chunks are sent as the form field `chunks` (a JSON list) instead of a file or raw
+	// text: R2R embeds them as they are, without parsing or chunking (conformance test
+	// documents/create_chunks).
+	Chunks []string
 	// ID fixes the document id; empty lets R2R derive it from the file name (or the raw
 	// text) and the owner (conformance test documents/create_file_derived_id).
 	ID string
