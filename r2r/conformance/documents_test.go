@@ -897,6 +897,10 @@ func (s *suite) ingestionOutcomes(t *testing.T) {
 		if len(hits) != 2 || hits[0].Text != header+chunks[0] || hits[1].Text != header+chunks[1] {
 			t.Errorf("search hits %+v, want the two chunks as sent behind %q", hits, header)
 		}
+		// Gone before the searches that count collection A's documents.
+		if err := s.admin.DeleteDocument(ctx, id); err != nil {
+			t.Error(err)
+		}
 	})
 	// R2R's recursive splitter with chunk_size 1024 and chunk_overlap 512, sent explicitly so
 	// that the server's configuration does not matter: 30 lines of about 90 characters.
