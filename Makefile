@@ -103,7 +103,7 @@ release-check:
 # The real R2R 3.6.6 (testdata/r2r-real): PyPI venv in a cache dir, Postgres + pgvector from a
 # wheel, our model double. See README "Testing against a real R2R".
 R2R_REAL_DIR := testdata/r2r-real
-.PHONY: r2r-real r2r-real-down test-real
+.PHONY: r2r-real r2r-real-down test-real bench-quality bench-quality-ci
 ## r2r-real: start a real R2R in the background; the last line is R2R_API_URL=... R2R_EMAIL=... R2R_PASSWORD=...
 r2r-real:
 	@$(R2R_REAL_DIR)/up.sh
@@ -113,3 +113,12 @@ r2r-real-down:
 ## test-real: conformance suite, end-to-end tests and R2R's JS SDK against the real R2R (started and stopped if not up).
 test-real:
 	@GO=$(GO) $(R2R_REAL_DIR)/test.sh
+## bench-quality: the retrieval-quality benchmark (testdata/quality): every question on the
+## emulator and on the real R2R; tables on stdout, per-question JSON in testdata/quality/out.
+bench-quality:
+	$(GO) test -count=1 ./testdata/quality/
+	@testdata/quality/run.sh full
+## bench-quality-ci: the click/docs/ subset (38 files, 18 questions) on both backends, failing only below a sanity floor. CI runs it.
+bench-quality-ci:
+	$(GO) test -count=1 ./testdata/quality/
+	@testdata/quality/run.sh ci

@@ -1,0 +1,223 @@
+"""The embedding sidecar: POST /v1/embeddings (OpenAI-compatible) answered with all-MiniLM-L6-v2
+vectors (minilm.py), for the real R2R of up.sh, behind the model double.
+
+    python server.py --addr 127.0.0.1:PORT --cache-dir DIR [--engine onnx|numpy] [--workers N]
+
+It prints its base URL (http://HOST:PORT/v1) as one line on stdout once it accepts connections
+and logs one line per request to stderr. Vectors are kept in DIR/embed-cache.sqlite keyed by
+(engine, model, exact text): the model is deterministic, so a text embedded once is never
+embedded again; the file is bounded (--cache-mb), the oldest rows go first.
+"""
+
+import argparse
+import base64
+import concurrent.futures
+import hashlib
+import http.server
+import json
+import os
+import signal
+import sqlite3
+import sys
+import threading
+import time
+
+import numpy as np
+
+import minilm
+
+MAX_BODY = 32 << 20
+MAX_INPUTS = 2048
+
+
+def log(msg):
+    print(f"minilm-embed: {msg}", file=sys.stderr, flush=True)
+
+
+class Cache:
+    """An SQLite map from sha256(key + text) to a float32 vector, bounded in rows."""
+
+    def __init__(self, path, max_rows):
+        self.max_rows = max_rows
+        self.lock = threading.Lock()
+        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("CREATE TABLE IF NOT EXISTS vec (h BLOB PRIMARY KEY, v BLOB NOT NULL)")
+        self.rows = self.db.execute("SELECT count(*) FROM vec").fetchone()[0]
+
+    def get_many(self, hashes):
+        out = {}
+        with self.lock:
+            for i in range(0, len(hashes), 500):
+                part = hashes[i : i + 500]
+                q = "SELECT h, v FROM vec WHERE h IN (%s)" % ",".join("?" * len(part))
+                for h, v in self.db.execute(q, part):
+                    out[bytes(h)] = np.frombuffer(v, np.float32)
+        return out
+
+    def put_many(self, items):
+        with self.lock:
+            self.db.execute("BEGIN")
+            self.db.executemany("INSERT OR REPLACE INTO vec (h, v) VALUES (?, ?)", [(h, v.tobytes()) for h, v in items])
+            self.db.execute("COMMIT")
+            self.rows += len(items)
+            if self.rows > self.max_rows:
+                drop = self.rows - self.max_rows * 9 // 10
+                self.db.execute("DELETE FROM vec WHERE rowid IN (SELECT rowid FROM vec ORDER BY rowid LIMIT ?)", (drop,))
+                self.rows = self.db.execute("SELECT count(*) FROM vec").fetchone()[0]
+
+
+class Embedder:
+    """Tokenizes, looks up the cache, and runs the uncached texts on a pool of workers."""
+
+    def __init__(self, engine, workers, threads, cache):
+        t = time.monotonic()
+        st, tok = minilm.load_files()
+        self.tok = minilm.load_tokenizer(tok)
+        weights = minilm.load_weights(st)
+        if engine == "numpy":
+            self.encoders = [minilm.NumpyEncoder(weights)] * workers
+        else:
+            model = minilm.build_onnx(weights).SerializeToString()
+            self.encoders = [minilm.OnnxEncoder(model, threads) for _ in range(workers)]
+        self.free = list(self.encoders)
+        self.free_lock = threading.Lock()
+        self.pool = concurrent.futures.ThreadPoolExecutor(workers)
+        self.key = f"{minilm.MODEL_ID}/{engine}/{minilm.MAX_SEQ_LENGTH}/".encode()
+        self.cache = cache
+        self.engine = engine
+        self.stats = {"texts": 0, "cached": 0, "seconds": 0.0}
+        self.stats_lock = threading.Lock()
+        log(f"engine {engine}, {workers} worker(s) x {threads} thread(s), loaded in {time.monotonic() - t:.1f} s")
+
+    def _run(self, ids):
+        with self.free_lock:
+            enc = self.free.pop()
+        try:
+            return enc.encode_ids(ids)
+        finally:
+            with self.free_lock:
+                self.free.append(enc)
+
+    def embed(self, texts):
+        """Returns (vectors, token count) for texts, in order."""
+        encs = self.tok.encode_batch(texts, add_special_tokens=True)
+        hashes = [hashlib.sha256(self.key + t.encode("utf-8", "surrogatepass")).digest() for t in texts]
+        found = self.cache.get_many(list(set(hashes))) if self.cache else {}
+        todo = {}
+        for i, h in enumerate(hashes):
+            if h not in found and h not in todo:
+                todo[h] = encs[i].ids
+        t = time.monotonic()
+        # Longest first, so that the last task to finish is a short one.
+        order = sorted(todo, key=lambda h: -len(todo[h]))
+        vecs = dict(zip(order, self.pool.map(lambda h: self._run(todo[h]), order)))
+        if self.cache and vecs:
+            self.cache.put_many(list(vecs.items()))
+        with self.stats_lock:
+            self.stats["texts"] += len(vecs)
+            self.stats["cached"] += len(texts) - len(vecs)
+            self.stats["seconds"] += time.monotonic() - t
+        found.update(vecs)
+        return [found[h] for h in hashes], sum(len(e.ids) for e in encs)
+
+
+def parse_input(raw):
+    if isinstance(raw, str):
+        return [raw]
+    if isinstance(raw, list) and raw and all(isinstance(x, str) for x in raw):
+        if len(raw) > MAX_INPUTS:
+            raise ValueError(f"'input' has {len(raw)} texts; at most {MAX_INPUTS} per request")
+        return raw
+    raise ValueError("'input' must be a string or a non-empty array of strings (token arrays are not accepted: this model has its own tokenizer)")
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    embedder = None
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def _send(self, status, obj):
+        body = json.dumps(obj, separators=(",", ":")).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _error(self, status, msg, param=None):
+        self._send(status, {"error": {"message": msg, "type": "invalid_request_error", "param": param, "code": None}})
+
+    def do_GET(self):
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
+            self._send(200, {"object": "list", "data": [{"id": minilm.MODEL_ID, "object": "model", "owned_by": "local"}]})
+        elif self.path.rstrip("/") in ("/v1/stats", "/stats"):
+            with self.embedder.stats_lock:
+                s = dict(self.embedder.stats)
+            s["chunks_per_second"] = round(s["texts"] / s["seconds"], 2) if s["seconds"] else None
+            self._send(200, s)
+        else:
+            self._error(404, f"Invalid URL (GET {self.path})")
+
+    def do_POST(self):
+        t = time.monotonic()
+        if self.path.rstrip("/") not in ("/v1/embeddings", "/embeddings"):
+            self._error(404, f"Invalid URL (POST {self.path})")
+            return
+        n = int(self.headers.get("Content-Length") or 0)
+        if n > MAX_BODY:
+            self._error(413, f"request body over {MAX_BODY} bytes")
+            self.close_connection = True
+            return
+        try:
+            req = json.loads(self.rfile.read(n))
+            texts = parse_input(req.get("input"))
+        except (ValueError, AttributeError) as e:
+            self._error(400, str(e), "input")
+            return
+        dim = req.get("dimensions")
+        if dim is not None and dim != minilm.DIMENSIONS:
+            self._error(400, f"'dimensions' must be {minilm.DIMENSIONS} for {minilm.MODEL_ID}, got {dim}", "dimensions")
+            return
+        fmt = req.get("encoding_format") or "float"
+        if fmt not in ("float", "base64"):
+            self._error(400, f"'encoding_format' must be 'float' or 'base64', got {fmt!r}", "encoding_format")
+            return
+        vecs, tokens = self.embedder.embed(texts)
+        data = []
+        for i, v in enumerate(vecs):
+            e = base64.b64encode(v.astype("<f4").tobytes()).decode() if fmt == "base64" else v.tolist()
+            data.append({"object": "embedding", "index": i, "embedding": e})
+        self._send(200, {"object": "list", "model": req.get("model") or minilm.MODEL_ID, "data": data, "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
+        log(f"POST {self.path} {len(texts)} text(s) {time.monotonic() - t:.3f} s")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--addr", default="127.0.0.1:0")
+    ap.add_argument("--engine", choices=["onnx", "numpy"], default="onnx")
+    ap.add_argument("--workers", type=int, default=2, help="texts embedded at once")
+    ap.add_argument("--threads", type=int, default=1, help="intra-op threads per worker (onnx)")
+    ap.add_argument("--cache-dir", help="directory of embed-cache.sqlite; none: no cache")
+    ap.add_argument("--cache-mb", type=int, default=512, help="bound of the cache file")
+    a = ap.parse_args()
+    cache = None
+    if a.cache_dir:
+        os.makedirs(a.cache_dir, exist_ok=True)
+        cache = Cache(os.path.join(a.cache_dir, "embed-cache.sqlite"), max(1, a.cache_mb * (1 << 20) // 1700))
+    Handler.embedder = Embedder(a.engine, a.workers, a.threads, cache)
+    host, port = a.addr.rsplit(":", 1)
+    srv = http.server.ThreadingHTTPServer((host, int(port)), Handler)
+    srv.daemon_threads = True
+    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=srv.shutdown).start())
+    print(f"http://{host}:{srv.server_address[1]}/v1", flush=True)
+    log(f"listening on http://{host}:{srv.server_address[1]}/v1")
+    srv.serve_forever()
+    log("stopped")
+
+
+if __name__ == "__main__":
+    main()
