@@ -54,12 +54,12 @@ func TestE2ESearchOutputSize(t *testing.T) {
 			hit := results[i].(map[string]any)
 			section, _ := hit["section"].(string)
 			if hit["rank"] != float64(i+1) || !strings.HasPrefix(hit["document_id"].(string), l[4]) || docs[hit["document_id"]] ||
-				hit["title"] != l[2] || l[2] == "(untitled)" || section != l[3] || hit["text"] != l[6] || hit["short_id"] != l[4] ||
+				hit["title"] != l[2] || l[2] == "(untitled)" || section != l[3] || hit["text"] != l[6] ||
 				fmt.Sprintf("%.2f", hit["relevance"]) != l[5] {
 				t.Errorf("%s: hit %d text %q does not match structured %v", c.name, i+1, l[0], hit)
 			}
 			docs[hit["document_id"]] = true
-			for _, k := range []string{"rank", "relevance", "title", "short_id", "document_id", "text"} {
+			for _, k := range []string{"rank", "relevance", "title", "document_id", "text"} {
 				if _, ok := hit[k]; !ok {
 					t.Errorf("%s: hit %d lacks %q", c.name, i+1, k)
 				}

@@ -38,7 +38,7 @@ type SearchHit struct {
 	Relevance  float64 `json:"relevance"`
 	Title      string  `json:"title"`
 	Section    string  `json:"section,omitempty"`
-	ShortID    string  `json:"short_id"`
+	ShortID    string  `json:"-"` // the text shows it; the structured form has the full id
 	DocumentID string  `json:"document_id"`
 	Text       string  `json:"text"`
 }
@@ -63,10 +63,9 @@ var searchHitSchema = objectSchema(map[string]any{
 	"relevance":   numProp("the document's search score relative to the best hit's (1 = as relevant as the best, 0..1)"),
 	"title":       strProp("document title (its path for files ingested by r2r-mcp)"),
 	"section":     strProp("heading the text sits under, when known"),
-	"short_id":    strProp("first 8 characters of the document id, as the text output shows it"),
 	"document_id": strProp("id of the document (for r2r_get_document; its MCP resource is r2r://documents/{document_id})"),
 	"text":        strProp("the sentences of the document's retrieved chunks that best match the query, on one line (… marks a gap; r2r_get_document has the full text)"),
-}, "rank", "relevance", "title", "short_id", "document_id", "text")
+}, "rank", "relevance", "title", "document_id", "text")
 
 // searchDef is r2r_search's definition.
 func searchDef() mcp.Tool {
@@ -83,7 +82,7 @@ func searchDef() mcp.Tool {
 	}, "results", "count", "cached")
 	opts := append(readTool("Search project documents",
 		"Search through project documentation using semantic or hybrid search. Returns the best-matching documents, one entry each: "+
-			"per hit its rank, relevance, title, section, short and full document id and the passage that best matches the query; "+
+			"per hit its rank, relevance, title, section, document id and the passage that best matches the query; "+
 			"r2r_get_document reads a whole document.", out),
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryChars),
 			mcp.Description("Search query (natural language)")),
@@ -221,8 +220,8 @@ func documentURI(id string) string {
 func roundScore(f float64) float64 { return math.Round(f*1e4) / 1e4 }
 
 func (h *SearchHit) jsonSize() int {
-	const keys = len(`{"rank":,"relevance":,"title":,"short_id":,"document_id":,"text":}`)
-	n := keys + jsonIntSize(h.Rank) + jsonFloatSize(h.Relevance) + jsonStringSize(h.Title) + jsonStringSize(h.ShortID) +
+	const keys = len(`{"rank":,"relevance":,"title":,"document_id":,"text":}`)
+	n := keys + jsonIntSize(h.Rank) + jsonFloatSize(h.Relevance) + jsonStringSize(h.Title) +
 		jsonStringSize(h.DocumentID) + jsonStringSize(h.Text)
 	if h.Section != "" {
 		n += len(`,"section":`) + jsonStringSize(h.Section)

@@ -6,6 +6,7 @@ package passage
 
 import (
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -39,6 +40,8 @@ type unit struct {
 	text    string
 	heading bool
 	stems   map[string]bool
+	under   map[string]bool // stems of the heading above it
+	inBest  bool            // the document's best-ranked chunk holds it
 }
 
 // Set is the documents of one search result and the query's terms weighted by how rare
@@ -96,6 +99,16 @@ func segments(chunks []Chunk) []segment {
 	out := make([]segment, len(texts))
 	for i, t := range texts {
 		out[i] = segment{section: sections[i], units: split(t)}
+		var under map[string]bool
+		for j := range out[i].units {
+			u := &out[i].units[j]
+			if u.heading {
+				under = u.stems
+			} else {
+				u.under = under
+			}
+			u.inBest = strings.Contains(chunks[0].Text, u.text)
+		}
 	}
 	return out
 }
@@ -206,7 +219,7 @@ func lines(text string) []line {
 	for _, l := range strings.Split(text, "\n") {
 		l = strings.TrimSpace(l)
 		switch {
-		case l == "":
+		case l == "" || markupLine.MatchString(l):
 			cont = false
 			continue
 		case cont && !blockStart(l):
@@ -228,6 +241,11 @@ func isMarkdownHeading(l string) bool {
 	h := strings.TrimLeft(l, "#")
 	return len(h) < len(l) && len(l)-len(h) <= 6 && strings.HasPrefix(h, " ")
 }
+
+// markupLine matches lines that are only markup, which a reader of the window does not
+// need: code fences, reStructuredText directives and their options, and MyST's
+// {eval-rst} blocks.
+var markupLine = regexp.MustCompile("^(?:(?:```|~~~)[\\w{}\\- ]*|\\.\\. [\\w:-]+::(?: \\S+)?|:[\\w-]+:(?: \\S+)?|\\{[\\w-]+\\})$")
 
 // blockStart says whether a line starts a block of its own.
 func blockStart(l string) bool {

@@ -135,3 +135,16 @@ func TestTerms(t *testing.T) {
 		t.Fatalf("terms %q", got)
 	}
 }
+
+// TestMarkupLines: fences, reStructuredText directives and options, MyST blocks are not
+// shown; their content is.
+func TestMarkupLines(t *testing.T) {
+	text := "```{eval-rst}\n.. click:example::\n:depth: 1\n{contents}\n    @click.command()\n```\n:returns: the value.\nPlain sentence here.\n```python\nx = 1\n```"
+	var got []string
+	for _, u := range split(text) {
+		got = append(got, u.text)
+	}
+	if strings.Join(got, "|") != "@click.command()|:returns: the value.|Plain sentence here.|x = 1" {
+		t.Fatalf("units %q", got)
+	}
+}

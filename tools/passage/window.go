@@ -24,8 +24,10 @@ func (s *Set) Window(d *Doc, maxChars int) (text, section string) {
 	}
 	covered := map[string]bool{}
 	first, ok := s.best(d, maxChars, nil, covered)
-	if !ok {
-		first = grow(d.segments[0].units, span{0, 0, 0}, maxChars)
+	if !ok { // no term matched: the start of the best-ranked chunk
+		units := d.segments[0].units
+		start := max(0, slices.IndexFunc(units, func(u unit) bool { return u.inBest }))
+		first = grow(units, span{0, start, start}, maxChars)
 	}
 	spans := []span{first}
 	used := chars(d, first)
@@ -89,12 +91,24 @@ func (s *Set) best(d *Doc, maxChars int, taken []span, covered map[string]bool) 
 }
 
 // score is the weight of the uncovered query terms in u.
+//
+// A term in the heading above u counts half (the section is about it); any match in the
+// document's best-ranked chunk gains half the mean term weight (the search ranked that
+// chunk first for reasons terms alone do not show, such as meaning).
 func (s *Set) score(u unit, covered map[string]bool) float64 {
-	sc := 0.0
+	sc, total := 0.0, 0.0
 	for _, t := range s.terms {
-		if u.stems[t] && !covered[t] {
+		total += s.idf[t]
+		switch {
+		case covered[t]:
+		case u.stems[t]:
 			sc += s.idf[t]
+		case u.under[t]:
+			sc += s.idf[t] / 2
 		}
+	}
+	if sc > 0 && u.inBest && len(s.terms) > 0 {
+		sc += total / float64(len(s.terms)) / 2
 	}
 	return sc
 }
