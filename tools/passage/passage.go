@@ -96,12 +96,15 @@ func New(query string, chunks []Chunk, maxDocs int) *Set {
 // segments stitches a document's chunks into contiguous spans and splits them into units.
 func segments(chunks []Chunk) []segment {
 	texts, sections := stitch(chunks)
-	out := make([]segment, len(texts))
+	out := make([]segment, 0, len(texts))
 	for i, t := range texts {
-		out[i] = segment{section: sections[i], units: split(t)}
+		seg := segment{section: sections[i], units: split(t)}
+		if len(seg.units) == 0 { // only markup
+			continue
+		}
 		var under map[string]bool
-		for j := range out[i].units {
-			u := &out[i].units[j]
+		for j := range seg.units {
+			u := &seg.units[j]
 			if u.heading {
 				under = u.stems
 			} else {
@@ -109,6 +112,7 @@ func segments(chunks []Chunk) []segment {
 			}
 			u.inBest = strings.Contains(chunks[0].Text, u.text)
 		}
+		out = append(out, seg)
 	}
 	return out
 }

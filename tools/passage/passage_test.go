@@ -118,6 +118,7 @@ func TestWindowEdges(t *testing.T) {
 		{"long unit", "zebra", long, "", 120, "zebra setting", "", false},
 		{"premade section", "zebra", "# Top\n\nThe zebra setting.", "guide.md › Top", 200, "zebra setting", "guide.md › Top", false},
 		{"tiny", "zebra", long, "", 1, "", "", false},
+		{"markup only", "zebra", "```python\n```", "", 100, "", "", false},
 	} {
 		s := New(tc.query, []Chunk{{DocumentID: "x", Text: tc.text, Section: tc.section}}, 1)
 		text, section := s.Window(s.Docs[0], tc.max)
