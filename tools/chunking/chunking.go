@@ -26,6 +26,24 @@ const (
 	sep = " › "
 )
 
+// Version names how Split cuts files. A document r2r-mcp chunked carries it in its
+// metadata, so a reader knows each chunk opens with a context line.
+const Version = "context-v1"
+
+// textExt are the extensions of files R2R would parse as plain text or Markdown, which
+// r2r-mcp chunks itself.
+var textExt = map[string]bool{".md": true, ".markdown": true, ".mdx": true, ".txt": true, ".rst": true}
+
+// For is the chunks r2r-mcp sends for a file instead of its bytes: nil unless it is UTF-8
+// text that R2R would read as text anyway (Markdown, plain text, or a type R2R has no parser
+// for, which r2r-mcp sends as text: asText).
+func For(file string, data []byte, asText bool) []string {
+	if !asText && !textExt[strings.ToLower(path.Ext(file))] || !utf8.Valid(data) {
+		return nil
+	}
+	return Split(file, string(data))
+}
+
 // block is a paragraph, fenced code block or list, with the heading path above it.
 type block struct {
 	text    string
@@ -86,8 +104,11 @@ func pack(file string, blocks []block) []string {
 		if len(cur) > 0 && ((b.heading || b.decl) && n >= minChunk || n+2+size > room) {
 			flush()
 		}
-		if len(cur) == 0 || len(curPath) == 0 {
+		switch {
+		case len(cur) == 0 || len(curPath) == 0:
 			curPath = b.path
+		case b.heading || b.decl:
+			curPath = commonPrefix(curPath, b.path) // a chunk of several sections is under what they share
 		}
 		if size <= room {
 			cur = append(cur, b.text)
@@ -158,6 +179,17 @@ func markdownBlocks(text string) []block {
 	var headings []string
 	var para []string
 	inFence := ""
+	levels := map[byte]int{} // reStructuredText: an underline character's level is the order it first appears in
+	heading := func(level int, title, line string) {
+		if len(headings) >= level {
+			headings = headings[:level-1]
+		}
+		for len(headings) < level-1 {
+			headings = append(headings, "")
+		}
+		headings = append(headings, title)
+		out = append(out, block{text: line, path: nonEmpty(headings), heading: true})
+	}
 	flush := func() {
 		if len(para) > 0 {
 			out = append(out, block{text: strings.Join(para, "\n"), path: clone(headings)})
@@ -173,6 +205,18 @@ func markdownBlocks(text string) []block {
 			}
 			continue
 		}
+		if c, ok := underline(line); ok && len(para) == 1 && utf8.RuneCountInString(strings.TrimSpace(para[0])) <= len(strings.TrimSpace(line)) {
+			title := strings.TrimSpace(para[0])
+			para = nil
+			if _, seen := levels[c]; !seen {
+				levels[c] = len(levels) + 1
+			}
+			heading(min(levels[c], 6), title, title)
+			continue
+		}
+		if _, ok := underline(line); ok && len(para) == 0 {
+			continue // a reStructuredText overline
+		}
 		if m := fence.FindStringSubmatch(line); m != nil {
 			flush()
 			inFence = m[1]
@@ -181,15 +225,7 @@ func markdownBlocks(text string) []block {
 		}
 		if m := atxHeading.FindStringSubmatch(line); m != nil {
 			flush()
-			level := len(m[1])
-			if len(headings) >= level {
-				headings = headings[:level-1]
-			}
-			for len(headings) < level-1 {
-				headings = append(headings, "")
-			}
-			headings = append(headings, m[2])
-			out = append(out, block{text: strings.TrimSpace(line), path: nonEmpty(headings), heading: true})
+			heading(len(m[1]), m[2], strings.TrimSpace(line))
 			continue
 		}
 		if strings.TrimSpace(line) == "" {
@@ -242,6 +278,24 @@ func codeBlocks(text string) []block {
 		blocks[i].path = name
 	}
 	return blocks
+}
+
+// underline reports whether line is a Setext or reStructuredText heading underline (or
+// overline): one punctuation character repeated, at least three times.
+func underline(line string) (byte, bool) {
+	l := strings.TrimRight(line, " \t")
+	if len(l) < 3 || !strings.ContainsRune("=-~^*+#\"'`:._", rune(l[0])) {
+		return 0, false
+	}
+	return l[0], strings.Count(l, l[:1]) == len(l)
+}
+
+func commonPrefix(a, b []string) []string {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return a[:n]
 }
 
 func clone(s []string) []string { return append([]string(nil), s...) }

@@ -70,3 +70,20 @@ func TestContext(t *testing.T) {
 		t.Errorf("Context without marker = %q, %q", s, b)
 	}
 }
+
+// TestRSTHeadings: reStructuredText and Setext headings (underlined, with or without an
+// overline) give the heading path, levels in the order their characters first appear; a
+// chunk holding several short sections is under the path they share.
+func TestRSTHeadings(t *testing.T) {
+	long := strings.Repeat("word ", 80)
+	text := "=====\nGuide\n=====\n\nIntro " + long + "\n\nInstall\n-------\n\n" + strings.Repeat("pelican ", 60) + "\n\nLinux\n~~~~~\n\nRun apt install zebra.\n\nUsage\n-----\n\nCall the heron.\n"
+	want := map[string]string{"zebra": "Guide", "heron": "Guide", "pelican": "Guide › Install"}
+	for _, c := range Split("g.rst", text) {
+		section, body := Context(c)
+		for find, w := range want {
+			if strings.Contains(body, find) && section != w {
+				t.Errorf("%s: section %q, want %q", find, section, w)
+			}
+		}
+	}
+}
