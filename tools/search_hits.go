@@ -25,7 +25,7 @@ const (
 // windowChars are the window lengths by rank before scaling to the budget (the last entry
 // holds for every later rank): the best-ranked documents hold the answer most often, so they
 // get the room for a few sentences.
-var windowChars = []int{1600, 700, 400, 250, 200, 160}
+var windowChars = []int{1800, 800, 400, 200, 150, 100}
 
 // windowScales are the factors tried on windowChars, largest first, until a result fits.
 var windowScales = []float64{1, 0.85, 0.72, 0.6, 0.5, 0.42, 0.34, 0.27, 0.2, 0.14, 0.1}
