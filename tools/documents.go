@@ -618,16 +618,17 @@ func chunkOrder(c r2r.Chunk) int {
 func reassemble(chunks []r2r.Chunk) string {
 	var b strings.Builder
 	for i, c := range chunks {
+		_, text := chunkContext(c.Text, c.Metadata)
 		if i == 0 {
-			b.WriteString(c.Text)
+			b.WriteString(text)
 			continue
 		}
-		if k := overlap(b.String(), c.Text); k > 0 {
-			b.WriteString(c.Text[k:])
+		if k := overlap(b.String(), text); k > 0 {
+			b.WriteString(text[k:])
 			continue
 		}
 		b.WriteString("\n\n")
-		b.WriteString(c.Text)
+		b.WriteString(text)
 	}
 	return b.String()
 }
