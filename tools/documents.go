@@ -618,17 +618,16 @@ func chunkOrder(c r2r.Chunk) int {
 func reassemble(chunks []r2r.Chunk) string {
 	var b strings.Builder
 	for i, c := range chunks {
-		_, text := chunkContext(c.Text, c.Metadata)
 		if i == 0 {
-			b.WriteString(text)
+			b.WriteString(c.Text)
 			continue
 		}
-		if k := overlap(b.String(), text); k > 0 {
-			b.WriteString(text[k:])
+		if k := overlap(b.String(), c.Text); k > 0 {
+			b.WriteString(c.Text[k:])
 			continue
 		}
 		b.WriteString("\n\n")
-		b.WriteString(text)
+		b.WriteString(c.Text)
 	}
 	return b.String()
 }

@@ -5,8 +5,6 @@ import (
 	"math"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
-	"github.com/r2r-mcp/r2r-mcp/tools/chunking"
-	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 	"github.com/r2r-mcp/r2r-mcp/tools/passage"
 )
 
@@ -36,23 +34,13 @@ var windowScales = []float64{1, 0.85, 0.72, 0.6, 0.5, 0.42, 0.34, 0.27, 0.2, 0.1
 func fetchLimit(limit int) int { return min(max(limit, min(limit*fetchPerDoc, maxFetch)), 1000) }
 
 // passageChunks are a search's chunks as the passage package reads them: cleaned, without
-// R2R's title header, and the heading path of a chunk r2r-mcp made apart from its text.
+// R2R's title header.
 func passageChunks(chunks []r2r.ChunkSearchResult) []passage.Chunk {
 	out := make([]passage.Chunk, len(chunks))
 	for i, c := range chunks {
-		section, text := chunkContext(stripTitlePrefix(c.Text), c.Metadata)
-		out[i] = passage.Chunk{DocumentID: c.DocumentID, Text: Sanitize(text), Section: Sanitize(section), Score: c.Score}
+		out[i] = passage.Chunk{DocumentID: c.DocumentID, Text: Sanitize(stripTitlePrefix(c.Text)), Score: c.Score}
 	}
 	return out
-}
-
-// chunkContext splits a chunk r2r-mcp made (its metadata names the chunking) into the
-// heading path of its context line and its text; other chunks are all text.
-func chunkContext(text string, md map[string]any) (section, body string) {
-	if v, _ := md[kbsync.MetaChunking].(string); v != chunking.Version {
-		return "", text
-	}
-	return chunking.Context(text)
 }
 
 // fitHits turns the documents of set into hits whose JSON (with o around them) and text
