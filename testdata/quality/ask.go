@@ -36,6 +36,7 @@ func ask(ctx context.Context, c config, proj string, env []string, collection st
 	if err != nil {
 		return nil, err
 	}
+	fmt.Fprintf(os.Stderr, "quality: %s: %d documents in the collection\n", c.label, len(files))
 
 	mc, err := mcpclient.NewStdioMCPClientWithOptions(c.bin, nil,
 		[]string{"serve", "--project-dir", proj, "--rate-limit", "0", "--rag-rate-limit", "0", "--log-level", "warn"},

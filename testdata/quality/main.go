@@ -12,9 +12,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -121,7 +121,8 @@ func run(ctx context.Context, c config) error {
 	env := childEnv(work, c)
 	fmt.Fprintf(os.Stderr, "quality: %s: syncing %d files into %s\n", c.label, len(files), collection)
 	t0 := time.Now()
-	if err := syncCorpus(ctx, c, proj, env); err != nil {
+	notIngested, err := syncCorpus(ctx, c, proj, env)
+	if err != nil {
 		return err
 	}
 	syncTime := time.Since(t0)
@@ -132,6 +133,7 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 	s := summarize(c, recs, len(files), corpusBytes(c.corpus, files), syncTime, time.Since(t1))
+	s.NotIngested = notIngested
 	if err := writeReport(c.out, recs, s); err != nil {
 		return err
 	}
@@ -203,7 +205,7 @@ func project(work, corpus string, files []string, collection string) (string, er
 			return "", err
 		}
 	}
-	cfg, _ := json.Marshal(map[string]string{"collection": collection})
+	cfg, _ := json.Marshal(map[string]any{"collection": collection, "exclude": []string{".r2r-mcp.json"}})
 	return dir, os.WriteFile(filepath.Join(dir, ".r2r-mcp.json"), cfg, 0o644)
 }
 
@@ -221,18 +223,34 @@ func childEnv(work string, c config) []string {
 	return env
 }
 
-func syncCorpus(ctx context.Context, c config, proj string, env []string) error {
+// syncCorpus runs r2r-mcp sync on the project and returns the files R2R failed to ingest:
+// those stay out of the collection and count as misses; any other failure stops the run.
+func syncCorpus(ctx context.Context, c config, proj string, env []string) ([]string, error) {
 	cmd := exec.CommandContext(ctx, c.bin, "sync", proj, "--json", "--concurrency", fmt.Sprint(c.concurrency))
 	cmd.Dir, cmd.Env = proj, env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return fmt.Errorf("r2r-mcp sync: %v\n%s\n%s", err, out, ee.Stderr)
-		}
-		return fmt.Errorf("r2r-mcp sync: %v", err)
+	var sum struct {
+		Failed []struct {
+			Path   string `json:"path"`
+			Kind   string `json:"kind"`
+			Reason string `json:"reason"`
+		} `json:"failed"`
+		Refused []json.RawMessage `json:"refused"`
 	}
-	return nil
+	if jerr := json.Unmarshal(out, &sum); jerr != nil || len(sum.Refused) > 0 || (err != nil && len(sum.Failed) == 0) {
+		return nil, fmt.Errorf("r2r-mcp sync: %v\n%s\n%s", err, out, stderr.Bytes())
+	}
+	var failed []string
+	for _, f := range sum.Failed {
+		if f.Kind != "ingestion_failed" {
+			return nil, fmt.Errorf("r2r-mcp sync: %s: %s: %s", f.Path, f.Kind, f.Reason)
+		}
+		fmt.Fprintf(os.Stderr, "quality: R2R did not ingest %s: %.200s\n", f.Path, f.Reason)
+		failed = append(failed, f.Path)
+	}
+	return failed, nil
 }
 
 func corpusBytes(corpus string, files []string) int64 {

@@ -13,6 +13,8 @@ func TestPlain(t *testing.T) {
 		{"``auto_envvar_prefix``\n   parameter", "auto envvar prefix parameter"},
 		{"**Über** -- `x=1`", "über x 1"},
 		{"  ", ""},
+		{"headers[&#x27;CSP&#x27;] = &quot;self&quot; &lt;b&gt;", "headers csp self b"},
+		{"a &amp;b", "a b"},
 	} {
 		if got := plain(tc.in); got != tc.want {
 			t.Errorf("plain(%q) = %q, want %q", tc.in, got, tc.want)

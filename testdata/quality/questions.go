@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,11 +23,14 @@ type Question struct {
 	Hard     bool   `json:"hard,omitempty"`
 }
 
-// plain is the text as the benchmark compares it: lower case, every run of characters that
-// are not letters or digits (spaces, markup, punctuation) one space. The same function
-// normalises answer phrases, corpus files and everything r2r-mcp or R2R returns, so
-// Markdown or reStructuredText markup and line breaks never decide a match.
+// plain is the text as the benchmark compares it: HTML entities decoded, lower case, every
+// run of characters that are not letters or digits (spaces, markup, punctuation) one space.
+// The same function normalises answer phrases, corpus files and everything r2r-mcp or R2R
+// returns, so Markdown or reStructuredText markup and line breaks never decide a match. R2R
+// 3.6.6's reStructuredText parser leaves HTML entities in the text (&quot; &#x27; &lt;), which
+// a reader takes as the characters they stand for.
 func plain(s string) string {
+	s = html.UnescapeString(s)
 	var b strings.Builder
 	b.Grow(len(s))
 	space := true

@@ -22,8 +22,10 @@ type Summary struct {
 	AskSeconds  float64 `json:"ask_seconds"`
 	Errors      int     `json:"errors"`
 	RAG         bool    `json:"rag"`
-	All         Figures `json:"all"`
-	Hard        Figures `json:"hard"`
+	// NotIngested are the corpus files R2R failed to ingest (their questions are misses).
+	NotIngested []string `json:"not_ingested,omitempty"`
+	All         Figures  `json:"all"`
+	Hard        Figures  `json:"hard"`
 }
 
 // Figures are the rates (0..1) and medians of a set of questions.
@@ -181,6 +183,7 @@ var rows = []row{
 	}},
 	{"sync / questions, s", func(s Summary, _ Figures) string { return fmt.Sprintf("%.0f / %.0f", s.SyncSeconds, s.AskSeconds) }},
 	{"failed calls", func(s Summary, _ Figures) string { return fmt.Sprintf("%d", s.Errors) }},
+	{"files R2R did not ingest", func(s Summary, _ Figures) string { return fmt.Sprintf("%d", len(s.NotIngested)) }},
 }
 
 // markdown is the table of one or more runs: a row per measure, a column per run, each cell
