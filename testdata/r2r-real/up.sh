@@ -159,7 +159,7 @@ if [ "$EMBED" = minilm ]; then
 	t=$(date +%s.%N)
 	LOGTAIL="$RUN/embed.log"
 	EPORT=$(free_port)
-	setsid "$EVENV/bin/python" "$HERE/embed/server.py" --addr "127.0.0.1:$EPORT" \
+	setsid "$EVENV/bin/python" -B "$HERE/embed/server.py" --addr "127.0.0.1:$EPORT" \
 		--cache-dir "$CACHE/embed-cache" --cache-mb "${R2R_REAL_EMBED_CACHE_MB:-512}" \
 		>"$RUN/embed.url" 2>"$LOGTAIL" </dev/null &
 	echo $! >"$RUN/embed.pid"

