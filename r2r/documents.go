@@ -32,11 +32,17 @@ func (c *Client) CreateDocument(ctx context.Context, in DocumentCreate) (*Ingest
 // documents/create_*).
 func encodeDocumentCreate(in DocumentCreate) ([]byte, string, error) {
 	isFile := in.File != nil || in.FileName != ""
+	given := 0
+	for _, set := range []bool{isFile, in.RawText != "", len(in.Chunks) > 0} {
+		if set {
+			given++
+		}
+	}
 	switch {
-	case isFile && in.RawText != "":
-		return nil, "", fmt.Errorf("set either File or RawText, not both")
-	case !isFile && in.RawText == "":
-		return nil, "", fmt.Errorf("set File (with FileName) or RawText")
+	case given > 1:
+		return nil, "", fmt.Errorf("set one of File, RawText or Chunks")
+	case given == 0:
+		return nil, "", fmt.Errorf("set File (with FileName), RawText or Chunks")
 	case isFile && strings.TrimSpace(in.FileName) == "":
 		return nil, "", fmt.Errorf("FileName is required with File")
 	}
@@ -57,7 +63,7 @@ func encodeDocumentCreate(in DocumentCreate) ([]byte, string, error) {
 			return nil, "", err
 		}
 		metadata = md
-	default:
+	case in.RawText != "":
 		if err := w.WriteField("raw_text", in.RawText); err != nil {
 			return nil, "", err
 		}
@@ -67,6 +73,7 @@ func encodeDocumentCreate(in DocumentCreate) ([]byte, string, error) {
 		val  any
 		set  bool
 	}{
+		{"chunks", in.Chunks, len(in.Chunks) > 0},
 		{"id", in.ID, in.ID != ""},
 		{"metadata", metadata, len(metadata) > 0},
 		{"collection_ids", in.CollectionIDs, len(in.CollectionIDs) > 0},

@@ -113,6 +113,10 @@ type DocumentCreate struct {
 	// which R2R refuses as a form field, as the text file R2R would make of it: a .txt file
 	// part titled "<title>.txt" (the document's title then ends in .txt).
 	RawText string
+	// Chunks are sent as the form field `chunks` (a JSON list) instead of a file or raw
+	// text: R2R embeds them as they are, without parsing or chunking (conformance test
+	// documents/create_chunks).
+	Chunks []string
 	// ID fixes the document id; empty lets R2R derive it from the file name (or the raw
 	// text) and the owner (conformance test documents/create_file_derived_id).
 	ID string

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,9 +15,9 @@ import (
 )
 
 // TestE2ESearchOutputSize: a 10-hit r2r_search over testdata/docs through the built binary
-// answers with at most 4,000 bytes of text, one line per hit with rank, score, title, short
-// document id and snippet, and at most 4,000 bytes of structuredContent JSON with the same
-// hits: rank, score, title, short id, document id, its URI and the snippet.
+// answers with at most 4,000 bytes of text, per hit a line with rank, title, section, short
+// document id and relevance and a line with its text, and at most 4,000 bytes of
+// structuredContent JSON with the same hits, ten distinct documents.
 func TestE2ESearchOutputSize(t *testing.T) {
 	t.Parallel()
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
@@ -39,23 +40,26 @@ func TestE2ESearchOutputSize(t *testing.T) {
 		if len(r.Text) > 4000 || len(raw) > 4000 {
 			t.Errorf("%s: text is %d bytes, structured %d; want both ≤ 4,000", c.name, len(r.Text), len(raw))
 		}
-		hitLine := regexp.MustCompile(`(?m)^(\d+)\. \[(\d\.\d\d)\] (.+) \(doc ([0-9a-f]{8})\) — (.{20,})$`)
+		hitLine := regexp.MustCompile(`(?m)^(\d+)\. (.+?)(?: › (.+))? \(doc ([0-9a-f]{8}), relevance (\d\.\d\d)\)\n   (.{20,})$`)
 		lines := hitLine.FindAllStringSubmatch(r.Text, -1)
 		if len(lines) != 10 {
-			t.Fatalf("%s: %d hit lines, want 10:\n%s", c.name, len(lines), r.Text)
+			t.Fatalf("%s: %d hits, want 10:\n%s", c.name, len(lines), r.Text)
 		}
 		results, _ := r.Structured["results"].([]any)
 		if len(results) != 10 || r.Structured["count"] != float64(10) || r.Structured["cached"] != false {
 			t.Fatalf("%s: structured results %d, count %v, cached %v", c.name, len(results), r.Structured["count"], r.Structured["cached"])
 		}
+		docs := map[any]bool{}
 		for i, l := range lines {
 			hit := results[i].(map[string]any)
-			if l[1] != strings.TrimSpace(l[1]) || hit["rank"] != float64(i+1) || !strings.HasPrefix(hit["document_id"].(string), l[4]) ||
-				hit["title"] != l[3] || l[3] == "(untitled)" || hit["snippet"] != l[5] || hit["short_id"] != l[4] ||
-				hit["uri"] != "r2r://documents/"+hit["document_id"].(string) {
+			section, _ := hit["section"].(string)
+			if hit["rank"] != float64(i+1) || !strings.HasPrefix(hit["document_id"].(string), l[4]) || docs[hit["document_id"]] ||
+				hit["title"] != l[2] || l[2] == "(untitled)" || section != l[3] || hit["text"] != l[6] ||
+				fmt.Sprintf("%.2f", hit["relevance"]) != l[5] {
 				t.Errorf("%s: hit %d text %q does not match structured %v", c.name, i+1, l[0], hit)
 			}
-			for _, k := range []string{"rank", "score", "title", "short_id", "document_id", "uri", "snippet"} {
+			docs[hit["document_id"]] = true
+			for _, k := range []string{"rank", "relevance", "title", "document_id", "text"} {
 				if _, ok := hit[k]; !ok {
 					t.Errorf("%s: hit %d lacks %q", c.name, i+1, k)
 				}

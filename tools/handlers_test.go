@@ -118,14 +118,14 @@ func TestToolsOverMCP(t *testing.T) {
 	if so.Count == 0 || so.Results[0].DocumentID != ing.DocumentID || so.Results[0].Title != "docs/ledger.md" || so.Cached {
 		t.Fatalf("search = %+v", so)
 	}
-	if h := so.Results[0]; strings.HasPrefix(h.Snippet, "Document Title:") || !strings.Contains(h.Snippet, "ledger") ||
-		h.URI != "r2r://documents/"+ing.DocumentID || h.ShortID != shortID(ing.DocumentID) {
+	if h := so.Results[0]; strings.HasPrefix(h.Text, "Document Title:") || !strings.Contains(h.Text, "ledger") ||
+		h.Relevance != 1 {
 		t.Fatalf("hit = %+v", h)
 	}
-	first := strings.Split(text(res), "\n")[1]
-	if !strings.HasPrefix(first, "1. [") || !strings.Contains(first, "docs/ledger.md (doc "+shortID(ing.DocumentID)+") — ") ||
-		strings.Contains(first, "Document Title:") {
-		t.Fatalf("first hit line = %q", first)
+	lines := strings.Split(text(res), "\n")
+	if first := lines[1]; !strings.HasPrefix(first, "1. docs/ledger.md") || !strings.HasSuffix(first, "(doc "+shortID(ing.DocumentID)+", relevance 1.00)") ||
+		lines[2] != "   "+so.Results[0].Text || strings.Contains(lines[2], "Document Title:") {
+		t.Fatalf("first hit = %q", lines[1:3])
 	}
 
 	// RAG.
@@ -275,7 +275,7 @@ func TestSearchSendsModesAsExplicitSettings(t *testing.T) {
 			if err := lastJSON(e, "POST /v3/retrieval/search", &body); err != nil {
 				t.Fatal(err)
 			}
-			if body.SearchMode != "custom" || body.Query != "ledger" || body.Settings["limit"] != 7.0 {
+			if body.SearchMode != "custom" || body.Query != "ledger" || body.Settings["limit"] != float64(fetchLimit(7)) {
 				t.Fatalf("body = %+v", body)
 			}
 			for k, want := range map[string]*bool{"use_semantic_search": tt.semantic, "use_fulltext_search": tt.fulltext, "use_hybrid_search": tt.hybrid} {
@@ -899,7 +899,7 @@ func TestSearchOutputSize(t *testing.T) {
 	var so SearchOutput
 	structured(t, res, &so)
 	out := text(res)
-	t.Logf("corpus %d files; 10-hit search text = %d bytes", n, len(out))
+	t.Logf("corpus %d files; 10-hit search text = %d bytes:\n%s", n, len(out), out)
 	if so.Count != 10 {
 		t.Fatalf("%d hits, want 10", so.Count)
 	}
@@ -908,10 +908,11 @@ func TestSearchOutputSize(t *testing.T) {
 	}
 	lines := strings.Split(out, "\n")
 	for i, h := range so.Results {
-		line := lines[i+1]
-		prefix := fmt.Sprintf("%d. [%.2f] %s (doc %s) — ", h.Rank, h.Score, h.Title, shortID(h.DocumentID))
-		if !strings.HasPrefix(line, prefix) || len(line) <= len(prefix)+20 {
-			t.Fatalf("hit line %d = %q, want prefix %q and a snippet", i+1, line, prefix)
+		head, body := lines[2*i+1], lines[2*i+2]
+		prefix := fmt.Sprintf("%d. %s", h.Rank, h.Title)
+		suffix := fmt.Sprintf("(doc %s, relevance %.2f)", shortID(h.DocumentID), h.Relevance)
+		if !strings.HasPrefix(head, prefix) || !strings.HasSuffix(head, suffix) || body != "   "+h.Text || len(h.Text) < 20 {
+			t.Fatalf("hit %d = %q / %q, want %q…%q and its text", i+1, head, body, prefix, suffix)
 		}
 	}
 	if !strings.Contains(out, "limit=20") {

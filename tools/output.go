@@ -3,10 +3,8 @@ package tools
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
@@ -17,8 +15,6 @@ const (
 	// MaxTextBytes caps the text content of any result unless the caller asked for more
 	// (r2r_get_document's max_chars). About 8,000 tokens.
 	MaxTextBytes = 32 << 10
-	// snippetChars is the length of a search hit's snippet, in characters.
-	snippetChars = 300
 	// shortIDLen is how much of a UUID the text output shows.
 	shortIDLen = 8
 )
@@ -95,89 +91,6 @@ func snippet(text string, n int) string {
 		cut = i
 	}
 	return strings.TrimRight(s[:cut], " ,.;:") + "…"
-}
-
-// focusedSnippet is snippet, but when the query's words first cluster beyond the opening
-// third of the window, the snippet starts shortly before them (marked with a leading "…"),
-// so the model sees why the chunk matched.
-func focusedSnippet(text, query string, n int) string {
-	return focus(text, queryTerms(query), n).cut(n)
-}
-
-// focused is a chunk's text on one line from where its snippets start, found once and cut
-// to any length.
-type focused struct {
-	text string
-	lead bool // text starts after the chunk's start: cuts begin with "…"
-}
-
-// cut returns at most n characters of f as a snippet.
-func (f focused) cut(n int) string {
-	if !f.lead {
-		return snippet(f.text, n)
-	}
-	return "…" + snippet(f.text, n-1)
-}
-
-// focus finds where the snippets of text start for a query's terms and a window of n
-// characters: the first place where the most terms occur within two thirds of the window,
-// unless that is in the window's first third anyway. It works on bytes; a text whose
-// lower-case form changes length (a few scripts) keeps its start.
-func focus(text string, terms []string, n int) focused {
-	s := oneLine(text)
-	if len(s) <= n || len(terms) == 0 { // n characters take at least n bytes
-		return focused{text: s}
-	}
-	lower := strings.ToLower(s)
-	if len(lower) != len(s) {
-		return focused{text: s}
-	}
-	window := n * 2 / 3
-	best, bestCount := -1, 0
-	for _, term := range terms {
-		for from, k := 0, 0; k < 20; k++ {
-			i := strings.Index(lower[from:], term)
-			if i < 0 {
-				break
-			}
-			pos := from + i
-			w := lower[pos:min(len(lower), pos+window)]
-			count := 0
-			for _, t2 := range terms {
-				if strings.Contains(w, t2) {
-					count++
-				}
-			}
-			if count > bestCount || (count == bestCount && pos < best) {
-				best, bestCount = pos, count
-			}
-			from = pos + len(term)
-		}
-	}
-	if best < 0 || utf8.RuneCountInString(s[:best]) <= n/3 {
-		return focused{text: s}
-	}
-	start := best - n/6
-	for start > 0 && !utf8.RuneStart(s[start]) {
-		start--
-	}
-	for start > 0 && start < best && s[start-1] != ' ' {
-		start++
-	}
-	return focused{text: s[start:], lead: true}
-}
-
-// queryTerms are the lower-case words of a query worth looking for (4+ letters).
-func queryTerms(q string) []string {
-	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		if utf8.RuneCountInString(w) >= 4 && !slices.Contains(out, w) {
-			out = append(out, w)
-		}
-	}
-	return out
 }
 
 // runeOffset is the byte offset of the n-th rune of s (len(s) when s is shorter).

@@ -8,18 +8,19 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/passage"
 )
 
 // TestSearchStructuredBudget: hits whose chunks carry their documents' 15 KB metadata give
 // compact structured content: 10 hits within 4,000 bytes as JSON and as text, 100 hits
-// within their budget, every hit with its title, document id, URI and a snippet.
+// within their budget, one hit per document, each with its title, document id and text.
 func TestSearchStructuredBudget(t *testing.T) {
 	e := newEnv(t)
 	bulky := strings.Repeat("release notes and reviewer comments ", 400) // ~14.8 KB
-	for i := range 4 {
+	const docs = 14
+	for i := range docs {
 		var body strings.Builder
-		for j := range 40 {
+		for j := range 12 {
 			fmt.Fprintf(&body, "Section %d of guide %d. Payouts are computed nightly from the ledger; "+
 				"each settlement batch is reconciled against the bank statement before release. %s\n\n",
 				j, i, strings.Repeat("Details follow. ", 50))
@@ -44,33 +45,40 @@ func TestSearchStructuredBudget(t *testing.T) {
 		if len(b) > tc.budget || (tc.limit <= 10 && len(text(res)) > 4000) {
 			t.Fatalf("limit %d: structured %d bytes (budget %d), text %d bytes", tc.limit, len(b), tc.budget, len(text(res)))
 		}
-		if o.Count != len(o.Results) || o.Count != tc.limit {
+		if o.Count != len(o.Results) || o.Count > tc.limit || o.Count == 0 {
 			t.Fatalf("limit %d: count %d, %d results, note %q", tc.limit, o.Count, len(o.Results), o.Note)
 		}
+		seen := map[string]bool{}
 		for _, h := range o.Results {
-			if h.Title == untitled || h.ShortID != shortID(h.DocumentID) || h.URI != "r2r://documents/"+h.DocumentID ||
-				h.Snippet == "" || !utf8.ValidString(h.Snippet) || utf8.RuneCountInString(h.Snippet) > snippetSteps[0] {
+			if h.Title == untitled || seen[h.DocumentID] ||
+				h.Text == "" || !utf8.ValidString(h.Text) || utf8.RuneCountInString(h.Text) > windowChars[0] {
 				t.Fatalf("limit %d: hit %+v", tc.limit, h)
 			}
+			seen[h.DocumentID] = true
 		}
 	}
 }
 
-// TestFitHits covers fitHits directly: short snippets for a small budget, and when even
-// the shortest do not fit, hits left out from the end with a note. The counted size always
-// equals the encoded size.
+// TestFitHits covers fitHits directly, with titles of up to 200 KB: shorter windows for a
+// smaller budget, and when even the shortest do not fit, hits left out from the end with a
+// note. The counted size always equals the encoded size, and both forms fit.
 func TestFitHits(t *testing.T) {
-	var chunks []r2r.ChunkSearchResult
+	var chunks []passage.Chunk
 	var titles []string
 	for i := range 20 {
 		id := fmt.Sprintf("%08d-0000-4000-8000-000000000000", i)
-		chunks = append(chunks, r2r.ChunkSearchResult{ID: id, DocumentID: id, Score: 1 / float64(i+3),
-			Text: strings.Repeat("payout <ledger> & \"quotes\" \u2028 ünïcödé ", 40)})
-		titles = append(titles, fmt.Sprintf("docs/guide %d <draft>.md", i))
+		chunks = append(chunks, passage.Chunk{DocumentID: id, Score: 1 / float64(i+3),
+			Text: strings.Repeat("A payout <ledger> & \"quotes\" \u2028 ünïcödé. ", 40)})
+		titles = append(titles, fmt.Sprintf("docs/guide %d <draft>.md", i)+strings.Repeat("t", i*10000))
 	}
 	for _, budget := range []int{100000, 8000, 3000} {
 		o := SearchOutput{Query: "payout ledger", SearchMode: "advanced", Limit: 20, CollectionID: "c", CollectionName: "n"}
-		o.Results = fitHits(&o, chunks, titles, budget)
+		textSize := func(h []SearchHit) int {
+			t := o
+			t.Results, t.Count = h, len(h)
+			return len(searchText(t, &scope{ID: "c", Name: "n"}))
+		}
+		o.Results = fitHits(&o, passage.New(o.Query, chunks, 20), titles, budget, textSize)
 		o.Count = len(o.Results)
 		b, err := json.Marshal(o)
 		if err != nil {
@@ -79,11 +87,14 @@ func TestFitHits(t *testing.T) {
 		if len(b) != o.jsonSize() {
 			t.Fatalf("budget %d: counted %d bytes, encoded %d", budget, o.jsonSize(), len(b))
 		}
-		if len(b) > budget {
-			t.Fatalf("budget %d: %d bytes", budget, len(b))
+		if len(b) > budget || textSize(o.Results) > budget {
+			t.Fatalf("budget %d: %d bytes, text %d", budget, len(b), textSize(o.Results))
 		}
 		if (o.Count < 20) != (o.Note != "") {
 			t.Fatalf("budget %d: %d hits, note %q", budget, o.Count, o.Note)
+		}
+		if o.Results[0].Relevance != 1 || o.Count > 1 && o.Results[1].Relevance != 0.75 {
+			t.Fatalf("budget %d: relevances %v, %v", budget, o.Results[0].Relevance, o.Results[1].Relevance)
 		}
 	}
 }

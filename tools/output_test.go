@@ -110,20 +110,3 @@ func TestIngestionProgressIsMonotonic(t *testing.T) {
 		t.Fatal("success must be 1")
 	}
 }
-
-func TestFocusedSnippet(t *testing.T) {
-	filler := strings.Repeat("unrelated words here ", 40)
-	text := filler + "The payout worker retries with a stable idempotency key. " + filler
-	got := focusedSnippet(text, "payout idempotency", 120)
-	if !strings.HasPrefix(got, "…") || !strings.Contains(got, "payout worker retries") || utf8.RuneCountInString(got) > 122 {
-		t.Fatalf("got %q", got)
-	}
-	// A match near the start keeps the start.
-	if got := focusedSnippet("Payout rules. "+filler, "payout", 80); !strings.HasPrefix(got, "Payout rules.") {
-		t.Fatalf("got %q", got)
-	}
-	// No match: the start.
-	if got := focusedSnippet(filler, "zebra", 50); strings.HasPrefix(got, "…") {
-		t.Fatalf("got %q", got)
-	}
-}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -161,15 +162,10 @@ func (q *ragRequest) check(*Deps) (err error) {
 // (may be cached) unless a title lookup failed.
 func (d *Deps) runRAG(ctx context.Context, base RAGOutput, s *scope, q ragRequest) (answer[RAGOutput], bool, error) {
 	t := true
-	limit := ragSearchLimit
 	res, err := d.Client.RAG(ctx, r2r.RAGRequest{
-		Query:      q.Question,
-		SearchMode: r2r.SearchModeCustom,
-		SearchSettings: &r2r.SearchSettings{
-			UseSemanticSearch: &t,
-			Filters:           r2r.ScopedFilters(s.ID, nil),
-			Limit:             &limit,
-		},
+		Query:          q.Question,
+		SearchMode:     r2r.SearchModeCustom,
+		SearchSettings: r2r.ModeSettings(ragSearchMode, r2r.ScopedFilters(s.ID, nil), ragSearchLimit),
 		RAGGenerationConfig: &r2r.GenerationConfig{
 			Model:             q.Model,
 			Temperature:       &q.Temperature,
@@ -205,7 +201,8 @@ func (d *Deps) runRAG(ctx context.Context, base RAGOutput, s *scope, q ragReques
 }
 
 // ragSources lists the retrieved chunks, cited ones first in the order the answer cites
-// them. A citation without payload is matched to a retrieved chunk by id prefix.
+// them, then one uncited chunk per document not listed yet. A citation without payload is
+// matched to a retrieved chunk by id prefix.
 func ragSources(answer string, res *r2r.RAGResponse) []RAGSource {
 	chunks := res.SearchResults.ChunkSearchResults
 	var out []RAGSource
@@ -218,8 +215,11 @@ func ragSources(answer string, res *r2r.RAGResponse) []RAGSource {
 		if short == "" {
 			short = shortCitation(c.ID)
 		}
-		out = append(out, RAGSource{ID: Sanitize(short), Title: chunkTitle(c.Metadata), DocumentID: c.DocumentID,
-			URI: documentURI(c.DocumentID), Score: roundScore(c.Score), Cited: cited})
+		if !cited && slices.ContainsFunc(out, func(s RAGSource) bool { return s.DocumentID == c.DocumentID }) {
+			return // another chunk of a document already listed
+		}
+		out = append(out, RAGSource{ID: snippet(Sanitize(short), 16), Title: snippet(chunkTitle(c.Metadata), maxTitleChars),
+			DocumentID: c.DocumentID, URI: documentURI(c.DocumentID), Score: roundScore(c.Score), Cited: cited})
 	}
 	byShort := func(short string) (r2r.ChunkSearchResult, bool) {
 		for _, c := range chunks {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -12,6 +11,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/passage"
 )
 
 // Argument limits: the schemas publish most; the byte sizes of metadata and filters, which
@@ -23,20 +23,24 @@ const (
 	maxModelChars    = 200
 	maxRAGTokens     = 16000
 	ragSearchLimit   = 5
+	// ragSearchMode is how r2r_rag_query retrieves its context: hybrid, as r2r_search's
+	// default, so a question naming an identifier finds the file that has it.
+	ragSearchMode = r2r.SearchModeAdvanced
 )
 
 var searchModes = []string{r2r.SearchModeBasic, r2r.SearchModeAdvanced, r2r.SearchModeCustom}
 
-// SearchHit is one chunk found by r2r_search, as a model reads it: where it ranks, which
-// document it is from and a snippet. The chunk's full text is one r2r_get_document away.
+// SearchHit is one document found by r2r_search, as a model reads it: where it ranks, how
+// relevant it is next to the best hit, which document it is and the window of its retrieved
+// chunks that best matches the query. The full text is one r2r_get_document away.
 type SearchHit struct {
 	Rank       int     `json:"rank"`
-	Score      float64 `json:"score"`
+	Relevance  float64 `json:"relevance"`
 	Title      string  `json:"title"`
-	ShortID    string  `json:"short_id"`
+	Section    string  `json:"section,omitempty"`
+	ShortID    string  `json:"-"` // the text shows it; the structured form has the full id
 	DocumentID string  `json:"document_id"`
-	URI        string  `json:"uri"`
-	Snippet    string  `json:"snippet"`
+	Text       string  `json:"text"`
 }
 
 // SearchOutput is the structured result of r2r_search.
@@ -56,19 +60,18 @@ type SearchOutput struct {
 
 var searchHitSchema = objectSchema(map[string]any{
 	"rank":        intProp("1-based position in the result list"),
-	"score":       numProp("relevance score from R2R (higher is better; semantic scores are about 0..1)"),
+	"relevance":   numProp("the document's search score relative to the best hit's (1 = as relevant as the best, 0..1)"),
 	"title":       strProp("document title (its path for files ingested by r2r-mcp)"),
-	"short_id":    strProp("first 8 characters of the document id, as the text output shows it"),
-	"document_id": strProp("id of the document the chunk belongs to (for r2r_get_document)"),
-	"uri":         strProp("the document as an MCP resource: r2r://documents/{document_id}"),
-	"snippet":     strProp("the part of the chunk that matched, on one line (r2r_get_document has the full text)"),
-}, "rank", "score", "title", "short_id", "document_id", "uri", "snippet")
+	"section":     strProp("heading the text sits under, when known"),
+	"document_id": strProp("id of the document (for r2r_get_document; its MCP resource is r2r://documents/{document_id})"),
+	"text":        strProp("the sentences of the document's retrieved chunks that best match the query, on one line (… marks a gap; r2r_get_document has the full text)"),
+}, "rank", "relevance", "title", "document_id", "text")
 
 // searchDef is r2r_search's definition.
 func searchDef() mcp.Tool {
 	out := objectSchema(map[string]any{
-		"results":         arrayProp("matching chunks, best first", searchHitSchema),
-		"count":           intProp("number of results returned"),
+		"results":         arrayProp("matching documents, best first, one entry per document", searchHitSchema),
+		"count":           intProp("number of documents returned"),
 		"cached":          boolProp("true when served from r2r-mcp's cache"),
 		"query":           strProp("the query as searched"),
 		"search_mode":     enumProp("the search mode used", searchModes...),
@@ -78,8 +81,9 @@ func searchDef() mcp.Tool {
 		"note":            strProp("explanation when nothing could be searched, or when hits were left out to keep the result small"),
 	}, "results", "count", "cached")
 	opts := append(readTool("Search project documents",
-		"Search through project documentation using semantic or hybrid search. Returns the best-matching chunks: "+
-			"per hit its score, document title, short and full document id and a snippet; r2r_get_document reads a whole document.", out),
+		"Search through project documentation using semantic or hybrid search. Returns the best-matching documents, one entry each: "+
+			"per hit its rank, relevance, title, section, document id and the passage that best matches the query; "+
+			"r2r_get_document reads a whole document.", out),
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryChars),
 			mcp.Description("Search query (natural language)")),
 		mcp.WithString("collection_id", mcp.MaxLength(36),
@@ -87,7 +91,7 @@ func searchDef() mcp.Tool {
 		mcp.WithString("search_mode", mcp.Enum(searchModes...), mcp.DefaultString(r2r.SearchModeAdvanced),
 			mcp.Description("Search mode: basic (semantic only), advanced (hybrid: semantic + full-text), custom (only the given filters and limit, with R2R's defaults)")),
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(100), mcp.DefaultNumber(10),
-			mcp.Description("Maximum number of results to return")),
+			mcp.Description("Maximum number of documents to return")),
 		mcp.WithObject("filters",
 			mcp.Description(`Additional R2R filters, e.g. {"document_type": {"$eq": "md"}} or {"title": {"$like": "%guide%"}}. `+
 				"Operators: $eq $ne $lt $lte $gt $gte $like $ilike $in $nin $overlap $contains $json_contains, combined with $and/$or lists")),
@@ -161,23 +165,34 @@ func (d *Deps) runSearch(ctx context.Context, base SearchOutput, s *scope, filte
 	res, err := d.Client.Search(ctx, r2r.SearchRequest{
 		Query:          base.Query,
 		SearchMode:     r2r.SearchModeCustom,
-		SearchSettings: r2r.ModeSettings(base.SearchMode, r2r.ScopedFilters(s.ID, filters), base.Limit),
+		SearchSettings: r2r.ModeSettings(base.SearchMode, r2r.ScopedFilters(s.ID, filters), fetchLimit(base.Limit)),
 	})
 	if err != nil {
 		return answer[SearchOutput]{}, false, err
 	}
 	chunks := res.ChunkSearchResults
-	titles := make([]string, len(chunks))
-	for i, c := range chunks {
-		titles[i] = chunkTitle(c.Metadata)
+	set := passage.New(base.Query, passageChunks(chunks), base.Limit)
+	titles := make([]string, len(set.Docs))
+	for i, doc := range set.Docs {
+		titles[i] = untitled
+		for _, c := range chunks {
+			if c.DocumentID == doc.DocumentID {
+				titles[i] = chunkTitle(c.Metadata)
+				break
+			}
+		}
 	}
-	terr := d.fillTitles(ctx, s.ID, len(chunks), func(i int) string { return chunks[i].DocumentID },
+	terr := d.fillTitles(ctx, s.ID, len(titles), func(i int) string { return set.Docs[i].DocumentID },
 		func(i int) *string { return &titles[i] })
 	if terr != nil && ctx.Err() != nil {
 		return answer[SearchOutput]{}, false, ctx.Err()
 	}
 	o := base
-	o.Results = fitHits(&o, chunks, titles, max(minSearchBudget, base.Limit*searchBytesPerHit))
+	o.Results = fitHits(&o, set, titles, max(minSearchBudget, base.Limit*searchBytesPerHit), func(h []SearchHit) int {
+		t := o
+		t.Results, t.Count = h, len(h)
+		return len(cachedMarker) + len(searchText(t, s))
+	})
 	o.Count = len(o.Results)
 	hit := o
 	hit.Cached = true
@@ -193,39 +208,6 @@ func served[T sizer](a answer[T], cached bool) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(cachedMarker + a.Text)}, StructuredContent: cleanJSON(a.HitJSON)}
 }
 
-// snippetSteps are the snippet lengths tried, longest first, until a result fits its budget.
-var snippetSteps = []int{300, 240, 200, 160, 120, 90}
-
-// fitHits turns chunks into hits whose JSON, with o around them, fits budget bytes: the
-// longest snippets of snippetSteps that fit, and when even the shortest do not, hits left
-// out from the end (o.Note says so). Snippets are found once per chunk and only cut per
-// step; sizes are counted, not encoded.
-func fitHits(o *SearchOutput, chunks []r2r.ChunkSearchResult, titles []string, budget int) []SearchHit {
-	terms := queryTerms(o.Query)
-	hits := make([]SearchHit, len(chunks))
-	texts := make([]focused, len(chunks))
-	for i, c := range chunks {
-		hits[i] = SearchHit{Rank: i + 1, Score: roundScore(c.Score), Title: titles[i],
-			ShortID: shortID(c.DocumentID), DocumentID: c.DocumentID, URI: documentURI(c.DocumentID)}
-		texts[i] = focus(Sanitize(stripTitlePrefix(c.Text)), terms, snippetSteps[0])
-	}
-	for _, n := range snippetSteps {
-		for i := range hits {
-			hits[i].Snippet = texts[i].cut(n)
-		}
-		if o.jsonSizeWith(hits) <= budget {
-			return hits
-		}
-	}
-	kept := len(hits)
-	for kept > 1 && o.jsonSizeWith(hits[:kept]) > budget {
-		kept--
-	}
-	o.Note = fmt.Sprintf("%d more hits were left out to keep the result small; ask for a smaller limit or a narrower query.",
-		len(hits)-kept)
-	return hits[:kept]
-}
-
 // documentURI is the MCP resource of a document; "" when the id is unknown.
 func documentURI(id string) string {
 	if id == "" {
@@ -238,9 +220,13 @@ func documentURI(id string) string {
 func roundScore(f float64) float64 { return math.Round(f*1e4) / 1e4 }
 
 func (h *SearchHit) jsonSize() int {
-	const keys = len(`{"rank":,"score":,"title":,"short_id":,"document_id":,"uri":,"snippet":}`)
-	return keys + jsonIntSize(h.Rank) + jsonFloatSize(h.Score) + jsonStringSize(h.Title) + jsonStringSize(h.ShortID) +
-		jsonStringSize(h.DocumentID) + jsonStringSize(h.URI) + jsonStringSize(h.Snippet)
+	const keys = len(`{"rank":,"relevance":,"title":,"document_id":,"text":}`)
+	n := keys + jsonIntSize(h.Rank) + jsonFloatSize(h.Relevance) + jsonStringSize(h.Title) +
+		jsonStringSize(h.DocumentID) + jsonStringSize(h.Text)
+	if h.Section != "" {
+		n += len(`,"section":`) + jsonStringSize(h.Section)
+	}
+	return n
 }
 
 func (o SearchOutput) jsonSize() int { return o.jsonSizeWith(o.Results) }
@@ -289,13 +275,16 @@ func searchText(o SearchOutput, s *scope) string {
 		b.WriteString(", or check r2r_list_documents for what is ingested.")
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%s for %s in %s (%s search):\n", plural(o.Count, "result"), quoteForText(o.Query, 200), s.label(), o.SearchMode)
+	fmt.Fprintf(&b, "%s for %s in %s (%s search):\n", plural(o.Count, "document"), quoteForText(o.Query, 200),
+		snippet(s.label(), maxTitleChars), o.SearchMode)
 	var docs []string
 	for _, h := range o.Results {
-		fmt.Fprintf(&b, "%d. [%.2f] %s (doc %s) — %s\n", h.Rank, h.Score, oneLine(snippet(h.Title, 120)), h.ShortID, h.Snippet)
-		if !slices.Contains(docs, h.DocumentID) {
-			docs = append(docs, h.DocumentID)
+		fmt.Fprintf(&b, "%d. %s", h.Rank, h.Title)
+		if h.Section != "" {
+			fmt.Fprintf(&b, " › %s", h.Section)
 		}
+		fmt.Fprintf(&b, " (doc %s, relevance %.2f)\n   %s\n", h.ShortID, h.Relevance, h.Text)
+		docs = append(docs, h.DocumentID)
 	}
 	if o.Count >= o.Limit {
 		next := min(o.Limit*2, 100)

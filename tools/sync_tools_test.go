@@ -31,7 +31,7 @@ func (e *env) hitTexts(query string) []string {
 	structured(e.t, e.ok("r2r_search", map[string]any{"query": query}), &so)
 	var out []string
 	for _, r := range so.Results {
-		out = append(out, r.Snippet)
+		out = append(out, r.Text)
 	}
 	return out
 }

@@ -80,7 +80,7 @@ func TestBinaryWithRealKeyring(t *testing.T) {
 	hits, _ := found.Structured["results"].([]any)
 	hit := false
 	for _, h := range hits {
-		if m, ok := h.(map[string]any); ok && m["document_id"] == docID && strings.Contains(fmt.Sprint(m["snippet"]), "quasar ledger") {
+		if m, ok := h.(map[string]any); ok && m["document_id"] == docID && strings.Contains(fmt.Sprint(m["text"]), "quasar ledger") {
 			hit = true
 		}
 	}

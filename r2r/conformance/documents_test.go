@@ -943,6 +943,47 @@ func (s *suite) ingestionOutcomes(t *testing.T) {
 		e := wantStatus(t, err, http.StatusUnsupportedMediaType, nil)
 		wantMessage(t, e, "'xyz' is not a valid DocumentType.")
 	})
+	t.Run("create_chunks", func(t *testing.T) {
+		// Pre-made chunks are stored as sent: no parsing, no splitting; the document is a txt
+		// document with the metadata given.
+		id := uuid.NewString()
+		s.cleanupDocument(id)
+		chunks := []string{"§ docs/conf-" + s.sfx + ".md › Pelicans\nPelican chunk one " + s.sfx + ". Pelicans dive for fish.",
+			"§ docs/conf-" + s.sfx + ".md › Tides\nPelican chunk two " + s.sfx + ".\n\nTides turn twice a day."}
+		res, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{Chunks: chunks, ID: id,
+			Metadata: map[string]any{"title": "docs/conf-" + s.sfx + ".md", "suite": s.sfx}, CollectionIDs: []string{s.collA}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.DocumentID != id {
+			t.Errorf("document_id %s, want %s", res.DocumentID, id)
+		}
+		s.waitIngested(t, id)
+		p, err := s.admin.ListDocumentChunks(ctx, id, r2r.ListParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(p.Items, func(c r2r.Chunk) string { return c.Text }); !slices.Equal(got, chunks) {
+			t.Errorf("chunks %q, want %q", got, chunks)
+		}
+		d, err := s.admin.GetDocument(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.DocumentType != "txt" || d.Title == nil || *d.Title != "docs/conf-"+s.sfx+".md" || !slices.Contains(d.CollectionIDs, s.collA) {
+			t.Errorf("document type %q, title %v, collections %v", d.DocumentType, d.Title, d.CollectionIDs)
+		}
+		hits := s.searchDocs(t, s.admin, r2r.ScopedFilters(s.collA, map[string]any{"document_id": map[string]any{"$eq": id}}), 10)
+		// Search shows them behind R2R's title header, as it does parsed chunks.
+		header := "Document Title: docs/conf-" + s.sfx + ".md\n\nText: "
+		if len(hits) != 2 || hits[0].Text != header+chunks[0] || hits[1].Text != header+chunks[1] {
+			t.Errorf("search hits %+v, want the two chunks as sent behind %q", hits, header)
+		}
+		// Gone before the searches that count collection A's documents.
+		if err := s.admin.DeleteDocument(ctx, id); err != nil {
+			t.Error(err)
+		}
+	})
 	// R2R's recursive splitter with chunk_size 1024 and chunk_overlap 512, sent explicitly so
 	// that the server's configuration does not matter: 30 lines of about 90 characters.
 	pelicanLines := func(blankEvery int) string {

@@ -1,0 +1,151 @@
+package passage
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// overlapping cuts text the way R2R's default chunking does: size characters with overlap
+// characters repeated, cut at spaces.
+func overlapping(text string, size, overlap int) []string {
+	var out []string
+	for start := 0; start < len(text); {
+		end := min(len(text), start+size)
+		if end < len(text) {
+			if i := strings.LastIndexByte(text[start:end], ' '); i > 0 {
+				end = start + i
+			}
+		}
+		out = append(out, strings.TrimSpace(text[start:end]))
+		if end == len(text) {
+			break
+		}
+		next := end - overlap
+		if i := strings.IndexByte(text[next:end], ' '); i >= 0 {
+			next += i + 1
+		}
+		start = max(next, start+1)
+	}
+	return out
+}
+
+func readDoc(t *testing.T, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../testdata/docs/" + rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestStitch: R2R's overlapping chunks of one document come back as one segment holding the
+// document's text once, in any order the search returns them.
+func TestStitch(t *testing.T) {
+	doc := readDoc(t, "runbooks/card-authorisation-latency-spike.md")
+	parts := overlapping(doc, 1024, 512)
+	if len(parts) < 4 {
+		t.Fatalf("only %d chunks", len(parts))
+	}
+	for _, order := range [][]int{{0, 1, 2, 3}, {2, 0, 3, 1}, {3, 2, 1, 0}} {
+		var chunks []Chunk
+		for _, i := range order {
+			chunks = append(chunks, Chunk{DocumentID: "d", Text: parts[i]})
+		}
+		texts, _ := stitch(chunks)
+		end := strings.Index(doc, parts[3]) + len(parts[3])
+		if len(texts) != 1 || texts[0] != doc[strings.Index(doc, parts[0]):end] {
+			t.Fatalf("order %v: %d texts, first %d bytes, want %d", order, len(texts), len(texts[0]), end)
+		}
+		if s := New("q", chunks, 10); len(s.Docs) != 1 || len(s.Docs[0].segments) != 1 || s.Docs[0].Chunks != 4 {
+			t.Fatalf("order %v: %d docs", order, len(s.Docs))
+		}
+	}
+}
+
+// TestGroup: one entry per document, best first, at most maxDocs, each with its best score.
+func TestGroup(t *testing.T) {
+	chunks := []Chunk{{"a", "alpha one", "", 0.9}, {"b", "beta", "", 0.8}, {"a", "alpha two", "", 0.7},
+		{"c", "gamma", "", 0.6}, {"d", "delta", "", 0.5}, {"b", "beta two", "", 0.4}}
+	s := New("alpha", chunks, 3)
+	var got []string
+	for _, d := range s.Docs {
+		got = append(got, d.DocumentID)
+	}
+	if strings.Join(got, ",") != "a,b,c" || s.Docs[0].Score != 0.9 || s.Docs[0].Chunks != 2 || s.Docs[1].Chunks != 2 {
+		t.Fatalf("docs %v, first %+v", got, s.Docs[0])
+	}
+}
+
+// TestWindow: the window holds the sentence that answers, found by the question's terms
+// (stemmed: "configure" finds "configuration"), within maxChars, with the heading above it.
+func TestWindow(t *testing.T) {
+	doc := readDoc(t, "runbooks/card-authorisation-latency-spike.md")
+	parts := overlapping(doc, 1024, 512)
+	var chunks []Chunk
+	for _, p := range parts {
+		chunks = append(chunks, Chunk{DocumentID: "card", Text: p})
+	}
+	for _, tc := range []struct {
+		query, phrase, section string
+		max                    int
+	}{
+		{"what is the SLO for authorisations", "p99 under 800 ms", "Why this matters", 300},
+		{"after how long do we abandon an acquirer attempt", "2,500 ms", "Why this matters", 400},
+		{"is postgres on the hot path for the ledger hold", "Postgres is not on the hot path", "The hot path", 300},
+	} {
+		s := New(tc.query, chunks, 10)
+		text, section := s.Window(s.Docs[0], tc.max)
+		if !strings.Contains(text, tc.phrase) || section != tc.section || utf8.RuneCountInString(text) > tc.max {
+			t.Errorf("%q: section %q, window (%d chars):\n%s", tc.query, section, utf8.RuneCountInString(text), text)
+		}
+	}
+}
+
+// TestWindowEdges: a document matching no term shows its best chunk's start; a unit longer
+// than the window is cut around the term; a pre-made chunk's section wins; nothing exceeds
+// maxChars.
+func TestWindowEdges(t *testing.T) {
+	long := strings.Repeat("filler words here ", 40) + "the zebra setting controls stripes " + strings.Repeat("more filler ", 30)
+	for _, tc := range []struct {
+		name, query, text, section string
+		max                        int
+		want, wantSection          string
+		prefix                     bool
+	}{
+		{"no term", "unrelated", "First sentence here. Second one follows.", "", 30, "First sentence here.", "", true},
+		{"long unit", "zebra", long, "", 120, "zebra setting", "", false},
+		{"premade section", "zebra", "# Top\n\nThe zebra setting.", "guide.md › Top", 200, "zebra setting", "guide.md › Top", false},
+		{"tiny", "zebra", long, "", 1, "", "", false},
+		{"markup only", "zebra", "```python\n```", "", 100, "", "", false},
+	} {
+		s := New(tc.query, []Chunk{{DocumentID: "x", Text: tc.text, Section: tc.section}}, 1)
+		text, section := s.Window(s.Docs[0], tc.max)
+		if utf8.RuneCountInString(text) > tc.max || !strings.Contains(text, tc.want) || section != tc.wantSection ||
+			(tc.prefix && !strings.HasPrefix(text, tc.want)) {
+			t.Errorf("%s: %q (section %q)", tc.name, text, section)
+		}
+	}
+}
+
+// TestTerms: stop words go, stems merge forms of a word, order is kept.
+func TestTerms(t *testing.T) {
+	got := strings.Join(Terms("How do I configure the retries? Configuration of retry_count"), " ")
+	if got != "configur retri retry_count" {
+		t.Fatalf("terms %q", got)
+	}
+}
+
+// TestMarkupLines: fences, reStructuredText directives and options, MyST blocks are not
+// shown; their content is.
+func TestMarkupLines(t *testing.T) {
+	text := "```{eval-rst}\n.. click:example::\n:depth: 1\n{contents}\n    @click.command()\n```\n:returns: the value.\nPlain sentence here.\n```python\nx = 1\n```"
+	var got []string
+	for _, u := range split(text) {
+		got = append(got, u.text)
+	}
+	if strings.Join(got, "|") != "@click.command()|:returns: the value.|Plain sentence here.|x = 1" {
+		t.Fatalf("units %q", got)
+	}
+}
