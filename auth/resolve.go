@@ -214,13 +214,14 @@ func resolveEnv(opts Options) (Resolved, *resolver, error) {
 	return res, r, nil
 }
 
-// credentialsFor turns a stored Secret into Credentials: an API key as is, a refresh token
-// as a TokenSource that writes rotated tokens back to store.
+// credentialsFor turns a stored Secret into Credentials: an API key as is, a session as a
+// TokenSource that writes renewed pairs back to store under the user's session lock.
 func (r *resolver) credentialsFor(sec Secret, store Store) r2r.Credentials {
 	if sec.Kind == KindAPIKey {
 		return r2r.APIKey(sec.Secret)
 	}
-	return NewStoredSource(TokenSourceOptions{Client: r.client, Logger: r.opts.Logger}, r.url, sec, store)
+	return NewStoredSource(TokenSourceOptions{Client: r.client, Logger: r.opts.Logger, LockPath: SessionLockPath(r.dir)},
+		r.url, sec, store)
 }
 
 // Vault applies r2r-mcp's storage rules on top of the keyring and the file: the keyring

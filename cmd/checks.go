@@ -97,7 +97,7 @@ func maskedKey(ctx context.Context, c r2r.Credentials) string {
 }
 
 // credentialText names a credential for people without revealing it ("API key key_ab…
-// for a@example.com", "refresh token for …", "password for …"); "" when there is none.
+// for a@example.com", "R2R session for …", "password for …"); "" when there is none.
 // key is the masked key (maskedKey) or "".
 func credentialText(kind, key, email string) string {
 	who := ""
@@ -111,7 +111,7 @@ func credentialText(kind, key, email string) string {
 		}
 		return "API key" + who
 	case auth.KindRefreshToken:
-		return "refresh token" + who
+		return "R2R session" + who
 	case auth.KindPassword:
 		return "password" + who
 	}

@@ -132,11 +132,11 @@ func revokeStored(ctx context.Context, client *r2r.Client, sec auth.Secret, errO
 		fmt.Fprintf(errOut, "! Could not revoke %s on the server (%v); it stays valid until you delete it in R2R (key id %s).\n",
 			describeSecret(sec), err, sec.KeyID)
 	case err != nil:
-		fmt.Fprintf(errOut, "! Could not invalidate the refresh token on the server (%v); it expires on its own.\n", err)
+		fmt.Fprintf(errOut, "! Could not end the R2R session on the server (%v); it expires on its own.\n", err)
 	case outcome == auth.RevokedKey:
 		return describeSecret(sec) + " revoked on the server"
 	case outcome == auth.RevokedToken:
-		return "refresh token invalidated on the server"
+		return "R2R session ended on the server"
 	case outcome == auth.NotRevocable:
 		return describeSecret(sec) + " was supplied by you and stays valid on the server"
 	}

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"errors"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -32,13 +31,7 @@ func TestLogoutNotLoggedIn(t *testing.T) {
 
 func TestLogoutRevokesKeyAndIsIdempotent(t *testing.T) {
 	f := newAuthFixture(t)
-	if r := f.loginWithPassword(); r.err != nil {
-		t.Fatal(r.err)
-	}
-	sec, _, err := f.keyringSecret()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sec := f.seedAPIKey()
 	// No --url: logout uses the URL login saved.
 	r := f.logout()
 	if r.err != nil {
@@ -64,10 +57,7 @@ func TestLogoutRevokesKeyAndIsIdempotent(t *testing.T) {
 
 func TestLogoutServerUnreachableStillDeletesLocally(t *testing.T) {
 	f := newAuthFixture(t)
-	if r := f.loginWithPassword(); r.err != nil {
-		t.Fatal(r.err)
-	}
-	sec, _, _ := f.keyringSecret()
+	sec := f.seedAPIKey()
 	f.srv.Down(true)
 	r := f.logout("--url", f.srv.URL)
 	if r.err != nil {
@@ -86,10 +76,7 @@ func TestLogoutServerUnreachableStillDeletesLocally(t *testing.T) {
 
 func TestLogoutKeepsUserSuppliedKey(t *testing.T) {
 	f := newAuthFixture(t)
-	if r := f.loginWithPassword(); r.err != nil {
-		t.Fatal(r.err)
-	}
-	made, _, _ := f.keyringSecret()
+	made := f.seedAPIKey()
 	if r := f.login(strings.NewReader(made.Secret), "--url", f.srv.URL, "--api-key-stdin"); r.err != nil {
 		t.Fatal(r.err)
 	}
@@ -103,9 +90,8 @@ func TestLogoutKeepsUserSuppliedKey(t *testing.T) {
 	}
 }
 
-func TestLogoutRefreshToken(t *testing.T) {
+func TestLogoutSession(t *testing.T) {
 	f := newAuthFixture(t)
-	f.srv.ForceStatus(routeNewKeyCmd, http.StatusNotFound, 1)
 	if r := f.loginWithPassword(); r.err != nil {
 		t.Fatal(r.err)
 	}
@@ -114,7 +100,7 @@ func TestLogoutRefreshToken(t *testing.T) {
 		t.Fatalf("stored %v", sec)
 	}
 	r := f.logout("--url", f.srv.URL)
-	if r.err != nil || !strings.Contains(r.stderr, "refresh token invalidated on the server") {
+	if r.err != nil || !strings.Contains(r.stderr, "R2R session ended on the server") {
 		t.Fatalf("logout: %v %q", r.err, r.stderr)
 	}
 	if f.srv.Count("POST /v3/users/refresh-token") != 1 {
@@ -148,7 +134,7 @@ func TestLogoutWithoutKeyring(t *testing.T) {
 		t.Fatal(r.err)
 	}
 	r := f.logout("--url", f.srv.URL)
-	if r.err != nil || !strings.Contains(r.stderr, "revoked on the server") || !strings.Contains(r.stderr, "unsupported platform") {
+	if r.err != nil || !strings.Contains(r.stderr, "R2R session ended on the server") || !strings.Contains(r.stderr, "unsupported platform") {
 		t.Fatalf("logout: %v %q", r.err, r.stderr)
 	}
 	if _, err := os.Stat(f.credentialsFile()); !os.IsNotExist(err) {

@@ -1,0 +1,199 @@
+package auth
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"errors"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+)
+
+// slowRefresh holds each successful refresh-token answer back a moment after R2R gave it,
+// so a second renewal of the same session is sure to reach R2R before the first one's new
+// pair is saved (the race two servers renewing at once run into).
+type slowRefresh struct{ next http.RoundTripper }
+
+func (s slowRefresh) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := s.next.RoundTrip(req)
+	if err == nil && req.URL.Path == "/v3/users/refresh-token" && resp.StatusCode == http.StatusOK {
+		time.Sleep(30 * time.Millisecond)
+	}
+	return resp, err
+}
+
+func TestStoredSessionStartsWithItsAccessToken(t *testing.T) {
+	srv, c := newEmulator(t)
+	srv.CreateUser("dev@example.com", "pw", false)
+	pair := loginPair(t, c, "dev@example.com", "pw")
+	sec := Secret{Kind: KindRefreshToken, Secret: pair.RefreshToken.Token, AccessToken: pair.AccessToken.Token, Email: "dev@example.com"}
+	exp := tokenExpiry(pair.AccessToken.Token)
+	if exp.IsZero() {
+		t.Fatal("the emulator's access token has no exp")
+	}
+	tests := []struct {
+		name     string
+		now      time.Time
+		refreshs int
+	}{
+		{"valid: no refresh at start", time.Now(), 0},
+		{"due for renewal: renewed first", exp.Add(-time.Second), 1},
+		{"expired: renewed first", exp.Add(time.Minute), 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := newMemStore()
+			_ = store.Save(context.Background(), testURL, sec)
+			srv.ResetCounts()
+			ts := newStoredAt(c, sec, store, "", tt.now)
+			h := http.Header{}
+			if err := ts.Apply(context.Background(), h); err != nil {
+				t.Fatal(err)
+			}
+			if n := srv.Count(routeRefresh); n != tt.refreshs {
+				t.Errorf("refresh-token calls %d, want %d", n, tt.refreshs)
+			}
+			saved, _ := store.get(testURL)
+			if tt.refreshs > 0 && (saved.AccessToken == sec.AccessToken || "Bearer "+saved.AccessToken != h.Get("Authorization")) {
+				t.Error("the renewed access token was not saved with the refresh token")
+			}
+			// Renewal rotated the refresh token for good: start again from a fresh login.
+			pair = loginPair(t, c, "dev@example.com", "pw")
+			sec.Secret, sec.AccessToken = pair.RefreshToken.Token, pair.AccessToken.Token
+		})
+	}
+}
+
+// newStoredAt is NewStoredSource on a clock stopped at now.
+func newStoredAt(c *r2r.Client, sec Secret, store Store, lock string, now time.Time) *TokenSource {
+	return NewStoredSource(TokenSourceOptions{Client: c, LockPath: lock, Now: func() time.Time { return now }}, testURL, sec, store)
+}
+
+// Two r2r-mcp processes share one stored session (two TokenSources, each with its own
+// FileStore on the same file, and the session lock). When both renew at once, R2R rotates
+// the refresh token under one of them; the other must not be logged out.
+func TestTwoProcessesRenewingOneSessionBothKeepWorking(t *testing.T) {
+	srv, c := newEmulator(t)
+	srv.CreateUser("dev@example.com", "pw", false)
+	slow, err := r2r.New(r2r.Options{BaseURL: srv.URL, HTTPClient: &http.Client{Transport: slowRefresh{http.DefaultTransport}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pair := loginPair(t, c, "dev@example.com", "pw")
+	sec := Secret{Kind: KindRefreshToken, Secret: pair.RefreshToken.Token, AccessToken: pair.AccessToken.Token, Email: "dev@example.com"}
+	file := func() *FileStore { return &FileStore{Path: filepath.Join(dir, CredentialsFileName)} }
+	ctx := context.Background()
+	if err := file().Save(ctx, srv.URL, sec); err != nil {
+		t.Fatal(err)
+	}
+	opts := TokenSourceOptions{Client: slow, LockPath: SessionLockPath(dir)}
+	procs := []*TokenSource{NewStoredSource(opts, srv.URL, sec, file()), NewStoredSource(opts, srv.URL, sec, file())}
+	renewBothAtOnce(t, c, procs, 4)
+	stored, err := file().Load(ctx, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RefreshToken(ctx, stored.Secret); err != nil {
+		t.Errorf("the stored refresh token is not the live one: %v", err)
+	}
+}
+
+// renewBothAtOnce makes every TokenSource renew at the same moment, rounds times, and
+// checks each still authenticates afterwards.
+func renewBothAtOnce(t *testing.T, c *r2r.Client, procs []*TokenSource, rounds int) {
+	t.Helper()
+	ctx := context.Background()
+	for round := range rounds {
+		var wg sync.WaitGroup
+		errs := make(chan error, 2*len(procs))
+		for i, ts := range procs {
+			gen := ts.Generation()
+			wg.Go(func() {
+				if err := ts.RefreshFrom(ctx, gen); err != nil {
+					errs <- errors.Join(errors.New("renew"), err)
+					return
+				}
+				if _, err := c.WithCredentials(ts).Me(ctx); err != nil {
+					errs <- errors.Join(errors.New("process "+string(rune('A'+i))), err)
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("round %d: %v", round, err)
+		}
+	}
+}
+
+func TestSessionExpiredIsOneVerdict(t *testing.T) {
+	srv, c := newEmulator(t)
+	srv.CreateUser("dev@example.com", "pw", false)
+	pair := loginPair(t, c, "dev@example.com", "pw")
+	if _, err := c.RefreshToken(context.Background(), pair.RefreshToken.Token); err != nil { // rotate it away
+		t.Fatal(err)
+	}
+	sec := Secret{Kind: KindRefreshToken, Secret: pair.RefreshToken.Token, Email: "dev@example.com"}
+	tests := []struct {
+		name  string
+		store func() Store
+	}{
+		{"refresh token rejected", func() Store { s := newMemStore(); _ = s.Save(context.Background(), testURL, sec); return s }},
+		{"logged out meanwhile", func() Store { return newMemStore() }},
+		{"replaced by an API key", func() Store {
+			s := newMemStore()
+			_ = s.Save(context.Background(), testURL, testSecret(KindAPIKey, "key_x.y"))
+			return s
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := NewStoredSource(TokenSourceOptions{Client: c}, testURL, sec, tt.store())
+			err := ts.Apply(context.Background(), http.Header{})
+			if !errors.Is(err, ErrSessionExpired) || err.Error() != SessionExpiredText(testURL) {
+				t.Fatalf("Apply = %v", err)
+			}
+			if strings.Count(err.Error(), "r2r-mcp login") != 1 {
+				t.Errorf("the verdict should say to log in once: %q", err)
+			}
+		})
+	}
+}
+
+func TestSessionRenewAt(t *testing.T) {
+	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	jwt := func(iat, exp time.Time) string {
+		return "h." + enc(fmt.Sprintf(`{"iat":%d,"exp":%d}`, iat.Unix(), exp.Unix())) + ".s"
+	}
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	day := 24 * time.Hour
+	tests := []struct {
+		name            string
+		access, refresh string
+		want            time.Time
+	}{
+		{"R2R's defaults: the refresh token at half its 7 days, long before the access token",
+			jwt(t0, t0.Add(60000*time.Minute)), jwt(t0, t0.Add(7*day)), t0.Add(84 * time.Hour)},
+		{"short access token: renewed before it expires",
+			jwt(t0, t0.Add(time.Hour)), jwt(t0, t0.Add(7*day)), t0.Add(time.Hour - expirySkew)},
+		{"refresh token without claims: the access token decides",
+			jwt(t0, t0.Add(time.Hour)), "opaque", t0.Add(time.Hour - expirySkew)},
+		{"access token without exp: the refresh token decides",
+			"opaque", jwt(t0, t0.Add(2*day)), t0.Add(day)},
+		{"neither has claims: only after a 401", "opaque", "opaque", time.Time{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sessionRenewAt(tt.access, tokenExpiry(tt.access), tt.refresh); !got.Equal(tt.want) {
+				t.Errorf("sessionRenewAt = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
