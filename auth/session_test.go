@@ -3,8 +3,8 @@ package auth
 import (
 	"context"
 	"encoding/base64"
-	"fmt"
 	"errors"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
