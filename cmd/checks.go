@@ -241,3 +241,14 @@ func lookupCollection(ctx context.Context, pr *project.Resolver, c *r2r.Client, 
 	defer cancel()
 	return pr.Collection(cctx, c, false)
 }
+
+// sessionExpired is the verdict on a stored session that ended (auth.SessionExpiredError),
+// as a sentence.
+func sessionExpired(err error) string {
+	var se *auth.SessionExpiredError
+	if !errors.As(err, &se) {
+		return err.Error()
+	}
+	msg := se.Error()
+	return strings.ToUpper(msg[:1]) + msg[1:] + "."
+}

@@ -335,6 +335,8 @@ func (d *doctor) checkCredentials(ctx context.Context) doctorCheck {
 		return okCheck(fmt.Sprintf("%s (%s), credentials from %s", uc.User.Email, role, src))
 	case ctx.Err() != nil:
 		return failCheck("interrupted", "")
+	case errors.Is(uc.Err, auth.ErrSessionExpired):
+		return failCheck(sessionExpired(uc.Err), "Run r2r-mcp login.")
 	case uc.Verdict == userNeedsLogin:
 		d.needLogin = true
 		return failCheck("R2R requires authentication and no credential was found: "+msg,

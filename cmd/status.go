@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -287,6 +288,8 @@ func (rep *StatusReport) checkUser(ctx context.Context, c *r2r.Client, timeout t
 	fromEnv := cred.Source == auth.SourceEnvAPIKey || cred.Source == auth.SourceEnvPassword
 	var problem string
 	switch {
+	case errors.Is(err, auth.ErrSessionExpired):
+		problem = sessionExpired(err)
 	case uc.Verdict == userNeedsLogin:
 		problem = "R2R requires authentication and r2r-mcp has no credential. Run r2r-mcp login."
 	case uc.Verdict == userRejected && uc.UnknownAccount && fromEnv:

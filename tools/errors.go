@@ -341,6 +341,12 @@ func credentialResult(ctx context.Context, err error, baseURL string) *mcp.CallT
 	}
 	a := authFrom(ctx)
 	info := ErrorInfo{Type: "authentication", Code: CodeAuth}
+	if errors.Is(cause, auth.ErrSessionExpired) {
+		// The verdict names the one thing to do; nothing else is added to it.
+		info.Message = "r2r-mcp is no longer logged in: " + strings.TrimRight(cause.Error(), ".") +
+			", then call again (no restart needed)." + warningText(a)
+		return errorResult(info)
+	}
 	var next string
 	switch {
 	case errors.Is(cause, auth.ErrKeyringTimeout):
