@@ -196,6 +196,9 @@ func resolveEnv(opts Options) (Resolved, *resolver, error) {
 	r := &resolver{opts: opts, dir: dir, url: u, client: client}
 
 	if key := strings.TrimSpace(getenv("R2R_API_KEY")); key != "" {
+		if err := CheckValue(key); err != nil {
+			return Resolved{}, nil, fmt.Errorf("R2R_API_KEY %w, or unset it and run `r2r-mcp login`", err)
+		}
 		res.Credentials, res.Source, res.Kind = r2r.APIKey(key), SourceEnvAPIKey, KindAPIKey
 		return res, nil, nil
 	}

@@ -197,3 +197,22 @@ func TestSessionRenewAt(t *testing.T) {
 		})
 	}
 }
+
+// R2R_API_KEY is checked where it is read: a value that cannot be sent as a header is a
+// configuration error naming the variable, never an outage reported later.
+func TestResolveRefusesAnUnsendableAPIKey(t *testing.T) {
+	tests := []struct{ name, key, want string }{
+		{"inner line break", "key_abc\ndef.ghi", "R2R_API_KEY contains a line break"},
+		{"60 KiB", "key_" + strings.Repeat("x", 60<<10), "R2R_API_KEY is 61444 bytes long"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Resolve(context.Background(), Options{URLFlag: testURL, ConfigDir: t.TempDir(),
+				Getenv: envFunc(map[string]string{"R2R_API_KEY": tt.key}), Keyring: newMapKeyring()})
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "def.ghi") ||
+				strings.Contains(err.Error(), "xxxx") {
+				t.Fatalf("Resolve = %v", err)
+			}
+		})
+	}
+}

@@ -355,6 +355,10 @@ func renewTime(now, exp time.Time) time.Time {
 // the token is not a JWT or has no exp.
 func tokenExpiry(tok string) time.Time { return tokenClaim(tok, "exp") }
 
+// TokenExpiry is when the JWT tok expires by its exp claim, read without verifying it
+// (only R2R can); zero when tok is not a JWT or has no exp.
+func TokenExpiry(tok string) time.Time { return tokenExpiry(tok) }
+
 // tokenClaim reads the time claim name ("exp", "iat") of a JWT without verifying it; zero
 // when the token is not a JWT or lacks the claim.
 func tokenClaim(tok, name string) time.Time {

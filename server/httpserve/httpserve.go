@@ -126,12 +126,16 @@ func New(base *server.Server, o Options) (*Handler, error) {
 	check := base.Deps.HealthClient
 	h.users = &users{ttl: o.KeyTTL, max: o.MaxKeys, now: o.Now, m: map[[32]byte]*user{}, rejected: map[[32]byte]time.Time{},
 		check: func(ctx context.Context, key string) (*r2r.User, error) {
-			me, err := check.WithCredentials(r2r.APIKey(key)).Me(ctx)
+			me, err := check.WithCredentials(credentialOf(key)).Me(ctx)
 			h.countAuth(err)
 			return me, err
 		},
 		build: func(key, id string) (*user, error) {
-			return h.newUser(userKey{key: key, id: id}, id, "the caller's R2R API key (user "+id+")")
+			what := "API key"
+			if isAccessToken(key) {
+				what = "access token"
+			}
+			return h.newUser(userKey{key: key, id: id}, id, "the caller's R2R "+what+" (user "+id+")")
 		},
 	}
 	if o.AuthMode == AuthShared {
@@ -208,14 +212,19 @@ func (h *Handler) serveUser(f func(*user, http.ResponseWriter, *http.Request)) h
 		if u == nil {
 			key, ok := apiKey(r)
 			if !ok {
-				unauthorized(w, "", "This endpoint needs your R2R API key: send Authorization: Bearer <key> or X-R2R-API-Key: <key>.")
+				unauthorized(w, "", "This endpoint needs your R2R credential: send Authorization: Bearer <token> with the access token "+
+					"`r2r-mcp auth header` prints, or an R2R API key (Bearer or X-R2R-API-Key).")
 				return
 			}
 			var err error
 			u, err = h.users.get(r.Context(), key)
 			switch {
+			case errors.Is(err, errMalformed):
+				unauthorized(w, `, error="invalid_token"`, "This R2R credential cannot be used: "+strings.TrimPrefix(err.Error(), errMalformed.Error()+": ")+".")
+				return
 			case errors.Is(err, errRejected):
-				unauthorized(w, `, error="invalid_token"`, "R2R rejected this API key. Create a new one in R2R and send it as Authorization: Bearer <key>.")
+				unauthorized(w, `, error="invalid_token"`, "R2R rejected this credential. Send a fresh access token (`r2r-mcp auth header` prints one) "+
+					"or a valid R2R API key as Authorization: Bearer <token>.")
 				return
 			case err != nil:
 				h.log.Warn("cannot check an API key with R2R", "error", err)
@@ -270,7 +279,7 @@ func (h *Handler) countAuth(err error) {
 	switch {
 	case err == nil:
 		h.opts.Metrics.AuthCheck("ok")
-	case errors.Is(err, r2r.ErrUnauthorized), errors.Is(err, r2r.ErrForbidden):
+	case refused(err):
 		h.opts.Metrics.AuthCheck("rejected")
 	default:
 		h.opts.Metrics.AuthCheck("error")
