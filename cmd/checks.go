@@ -185,6 +185,24 @@ type userCheck struct {
 	// UnknownAccount is true when R2R knows no account with the credential's email (a
 	// password login answered 404).
 	UnknownAccount bool
+	// Latency is how long the authenticated request took (a login or refresh included).
+	Latency time.Duration
+}
+
+// slowAPIKey is the time of one authenticated request above which an API key's cost is
+// worth a warning: R2R 3.6.6 checks a key with bcrypt on every request (about 0.5 s), a
+// session's token in milliseconds.
+const slowAPIKey = 100 * time.Millisecond
+
+// apiKeyCost is what status and doctor say about an API key credential whose check took
+// took: its cost per request on this R2R and how to switch; "" when it is cheap here.
+func apiKeyCost(kind string, took time.Duration) string {
+	if kind != auth.KindAPIKey || took < slowAPIKey {
+		return ""
+	}
+	return fmt.Sprintf("an authenticated request with the API key took %d ms on this R2R (R2R checks API keys with bcrypt on every "+
+		"request, and serves nobody else meanwhile); a session costs it milliseconds: run r2r-mcp login (without --api-key-stdin; "+
+		"unset R2R_API_KEY if it is set)", took.Milliseconds())
 }
 
 // checkUser sends GET /v3/users/me within timeout. source is where the credential came
@@ -192,11 +210,13 @@ type userCheck struct {
 func checkUser(ctx context.Context, c *r2r.Client, timeout time.Duration, source string) userCheck {
 	uctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	start := time.Now()
 	u, err := c.Me(uctx)
+	took := time.Since(start)
 	if err == nil {
-		return userCheck{User: u, Verdict: userAccepted}
+		return userCheck{User: u, Verdict: userAccepted, Latency: took}
 	}
-	uc := userCheck{Err: err, Verdict: userFailed, Message: err.Error()}
+	uc := userCheck{Err: err, Verdict: userFailed, Message: err.Error(), Latency: took}
 	// A failed login or refresh comes back as an *r2r.Error that matches only
 	// r2r.ErrCredentials; what R2R said to the login is inside its CredentialError.
 	var cause error = err

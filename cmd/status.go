@@ -113,6 +113,8 @@ type StatusCredential struct {
 	// Accepted is true when GET /v3/users/me succeeded with it.
 	Accepted bool   `json:"accepted"`
 	Error    string `json:"error,omitempty"`
+	// CheckMS is how long that authenticated request took, in milliseconds.
+	CheckMS int64 `json:"check_ms"`
 }
 
 // StatusUser is the account the credential acts as (GET /v3/users/me).
@@ -278,7 +280,11 @@ func (rep *StatusReport) checkHealth(ctx context.Context, c *r2r.Client, timeout
 func (rep *StatusReport) checkUser(ctx context.Context, c *r2r.Client, timeout time.Duration) {
 	cred := rep.Credential
 	uc := checkUser(ctx, c, timeout, cred.Source)
+	rep.Credential.CheckMS = uc.Latency.Milliseconds()
 	if uc.Verdict == userAccepted {
+		if cost := apiKeyCost(cred.Kind, uc.Latency); cost != "" {
+			rep.Warnings = append(rep.Warnings, strings.ToUpper(cost[:1])+cost[1:]+".")
+		}
 		rep.Credential.Accepted = true
 		rep.User = &StatusUser{ID: uc.User.ID, Email: uc.User.Email, Superuser: uc.User.IsSuperuser}
 		return

@@ -392,7 +392,7 @@ func TestStatusJSONFieldsAreStable(t *testing.T) {
 	}{
 		{"", []string{"config", "credential", "problems", "project", "r2r", "usable", "user", "version", "warnings"}},
 		{"r2r", []string{"health", "latency_ms", "url", "url_source"}},
-		{"credential", []string{"accepted", "email", "key", "key_id", "kind", "source"}},
+		{"credential", []string{"accepted", "check_ms", "email", "key", "key_id", "kind", "source"}},
 		{"user", []string{"email", "id", "superuser"}},
 		{"project", []string{"collection_checked", "collection_exists", "collection_name", "collection_source", "name", "root", "source"}},
 	}
