@@ -59,6 +59,13 @@ func runLogout(o *logoutOptions) error {
 		return err
 	}
 	envNote := func() {
+		// The URL a login saved goes with the login: a later doctor must not keep trying an
+		// R2R that may be gone.
+		if cleared, err := auth.ClearURL(dir, url); err != nil {
+			fmt.Fprintf(errOut, "! Could not forget the saved R2R URL: %v\n", err)
+		} else if cleared {
+			fmt.Fprintf(errOut, "Forgot %s as the default R2R URL (saved by login).\n", url)
+		}
 		if deps.Getenv != nil && deps.Getenv("R2R_API_KEY") != "" {
 			fmt.Fprintln(errOut, "Note: R2R_API_KEY is still set in this environment and will keep being used; unset it to stop.")
 		}

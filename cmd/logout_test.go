@@ -38,7 +38,8 @@ func TestLogoutRevokesKeyAndIsIdempotent(t *testing.T) {
 		t.Fatalf("logout: %v %q", r.err, r.stderr)
 	}
 	want := "✓ Logged out of " + f.srv.URL + " (" + testEmail + "): API key " + auth.ShortKey(sec.Secret) +
-		" revoked on the server; removed from the system keyring\n"
+		" revoked on the server; removed from the system keyring\n" +
+		"Forgot " + f.srv.URL + " as the default R2R URL (saved by login).\n"
 	if r.stderr != want {
 		t.Errorf("stderr %q, want %q", r.stderr, want)
 	}
@@ -49,8 +50,12 @@ func TestLogoutRevokesKeyAndIsIdempotent(t *testing.T) {
 	if _, _, err := f.keyringSecret(); !errors.Is(err, keyring.ErrNotFound) {
 		t.Errorf("keyring entry left: %v", err)
 	}
-	r = f.logout()
-	if r.err != nil || !strings.HasPrefix(r.stderr, "Not logged in to "+f.srv.URL) {
+	// The URL login saved went with the login: doctor no longer tries that R2R.
+	if cfg, _, err := auth.LoadConfig(f.dir); err != nil || cfg.URL != "" {
+		t.Errorf("saved URL %q left after logout (%v)", cfg.URL, err)
+	}
+	r = f.logout("--url", f.srv.URL)
+	if r.err != nil || r.stderr != "Not logged in to "+f.srv.URL+".\n" {
 		t.Errorf("second logout: %v %q", r.err, r.stderr)
 	}
 }
