@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -212,6 +214,54 @@ func TestResolveRefusesAnUnsendableAPIKey(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "def.ghi") ||
 				strings.Contains(err.Error(), "xxxx") {
 				t.Fatalf("Resolve = %v", err)
+			}
+		})
+	}
+}
+
+// The credentials file's problems are named with their fix, never "no credential".
+func TestCredentialsFileProblemsAreNamed(t *testing.T) {
+	good := testSecret(KindAPIKey, "key_file.SECRET")
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, path string)
+		is    error
+		want  string
+	}{
+		{"corrupt", func(t *testing.T, path string) {
+			if err := WritePrivateFile(path, []byte("{oops")); err != nil {
+				t.Fatal(err)
+			}
+		}, ErrCorruptFile, "run r2r-mcp login (it sets the file aside"},
+		{"readable by others", func(t *testing.T, path string) {
+			if err := os.Chmod(path, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, ErrInsecureFile, "run chmod 600 "},
+		{"owned by another user", func(t *testing.T, path string) {
+			if runtime.GOOS == "windows" || os.Getuid() != 0 {
+				t.Skip("needs root to give the file away")
+			}
+			if err := os.Chown(path, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}, ErrForeignFile, "owned by uid 65534, not by you (uid 0), so r2r-mcp will not use it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			store := &FileStore{Path: filepath.Join(dir, CredentialsFileName)}
+			if err := store.Save(context.Background(), testURL, good); err != nil {
+				t.Fatal(err)
+			}
+			tt.setup(t, store.Path)
+			_, err := store.Load(context.Background(), testURL)
+			if !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "SECRET") {
+				t.Fatalf("Load = %v", err)
+			}
+			res, err := Resolve(context.Background(), Options{URLFlag: testURL, ConfigDir: dir, InsecureStorage: true, Getenv: envFunc(nil)})
+			if err != nil || res.Source != SourceNone || !strings.Contains(res.Warning, tt.want) {
+				t.Errorf("Resolve: source %q warning %q (%v)", res.Source, res.Warning, err)
 			}
 		})
 	}

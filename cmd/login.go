@@ -115,6 +115,13 @@ func runLogin(o *loginOptions) error {
 	if errors.Is(oldErr, auth.ErrKeyringTimeout) {
 		return keyringTimeoutError(keyringWait, loginKeyringAdvice+" Nothing was stored.")
 	}
+	if errors.Is(oldErr, auth.ErrCorruptFile) {
+		to, err := vault.File.SetAside()
+		if err != nil {
+			return fmt.Errorf("%v. Nothing was stored", err)
+		}
+		fmt.Fprintf(errOut, "! %s was not valid JSON; moved it to %s (this login writes a new one)\n", vault.File.Path, to)
+	}
 	email, secret, err := o.credentials(fd)
 	if err != nil {
 		return err

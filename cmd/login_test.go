@@ -415,3 +415,22 @@ func TestLoginNotesOverridingEnvironment(t *testing.T) {
 		t.Errorf("login: %v %q", r.err, r.stderr)
 	}
 }
+
+// A corrupt credentials file is set aside by login, which then succeeds.
+func TestLoginReplacesACorruptCredentialsFile(t *testing.T) {
+	f := newAuthFixture(t)
+	if err := auth.WritePrivateFile(f.credentialsFile(), []byte("{not json")); err != nil {
+		t.Fatal(err)
+	}
+	r := f.loginWithPassword("--insecure-storage")
+	if r.err != nil {
+		t.Fatalf("login: %v\n%s", r.err, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "was not valid JSON; moved it to "+f.credentialsFile()+".corrupt") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	res, err := auth.Resolve(t.Context(), auth.Options{Getenv: func(string) string { return "" }, ConfigDir: f.dir, InsecureStorage: true})
+	if err != nil || res.Kind != auth.KindRefreshToken {
+		t.Errorf("after login: %+v %v", res, err)
+	}
+}
