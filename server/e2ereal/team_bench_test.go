@@ -26,7 +26,7 @@ import (
 //
 //	go test -run '^$' -bench RealTeamLoad -benchtime 1x -count 2 ./server/e2ereal/
 func BenchmarkRealTeamLoad(b *testing.B) {
-	const users, loadFor, probes = 20, 12 * time.Second, 12
+	const users, loadFor, probes = 20, 12 * time.Second, 6
 	r := realR2RFromEnv(b)
 	ctx := context.Background()
 	admin := login(b, r)
