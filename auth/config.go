@@ -195,6 +195,32 @@ func SaveURL(dir, u string) error {
 	return WritePrivateFile(path, append(out, '\n'))
 }
 
+// ClearURL removes the saved R2R URL from dir/config.json when it is u (what a login to u
+// saved), keeping any other keys, and reports whether it did.
+func ClearURL(dir, u string) (bool, error) {
+	cfg, path, err := LoadConfig(dir)
+	if err != nil || cfg.URL == "" {
+		return false, err
+	}
+	if saved, nerr := NormalizeURL(cfg.URL); nerr != nil || saved != u {
+		return false, nil
+	}
+	doc := map[string]json.RawMessage{}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return false, fmt.Errorf("config %s is not valid JSON: %w", path, err)
+	}
+	delete(doc, "url")
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return false, err
+	}
+	return true, WritePrivateFile(path, append(out, '\n'))
+}
+
 // WritePrivateFile writes data to path with mode 0600 (its directory 0700) through a
 // temporary file, fsync and a rename, so readers never see a half-written file. It is how
 // every file in r2r-mcp's config directory is written.

@@ -211,3 +211,33 @@ func TestDefaultConfigDir(t *testing.T) {
 		t.Errorf("default: %q, %v", d, err)
 	}
 }
+
+func TestClearURL(t *testing.T) {
+	tests := []struct {
+		name, saved, logout string
+		cleared             bool
+	}{
+		{"the URL login saved", "http://r2r.test:7272", "http://r2r.test:7272", true},
+		{"saved in another spelling", "HTTP://R2R.test:7272/v3/", "http://r2r.test:7272", true},
+		{"another R2R's logout keeps it", "http://r2r.test:7272", "http://other:7272", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := WritePrivateFile(ConfigPath(dir), []byte(`{"url": "`+tt.saved+`", "other": 1}`)); err != nil {
+				t.Fatal(err)
+			}
+			cleared, err := ClearURL(dir, tt.logout)
+			if err != nil || cleared != tt.cleared {
+				t.Fatalf("ClearURL = %v, %v", cleared, err)
+			}
+			b, _ := os.ReadFile(ConfigPath(dir))
+			if strings.Contains(string(b), "r2r.test") == tt.cleared || !strings.Contains(string(b), `"other": 1`) {
+				t.Errorf("config now %s", b)
+			}
+		})
+	}
+	if cleared, err := ClearURL(t.TempDir(), "http://r2r.test:7272"); cleared || err != nil {
+		t.Errorf("without a config: %v %v", cleared, err)
+	}
+}

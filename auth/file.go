@@ -91,6 +91,25 @@ func (s *FileStore) Delete(_ context.Context, url string) error {
 // ErrInsecureFile is returned when the credentials file can be read by other users.
 var ErrInsecureFile = errors.New("credentials file is readable by other users")
 
+// ErrForeignFile is returned when the credentials file belongs to another user: its secret
+// is not this user's to use, and that user could replace it at will.
+var ErrForeignFile = errors.New("credentials file belongs to another user")
+
+// ErrCorruptFile is returned when the credentials file is not valid JSON.
+var ErrCorruptFile = errors.New("credentials file is not valid JSON")
+
+// SetAside renames a corrupt credentials file to <path>.corrupt so that a login can write a
+// new one, and returns the new name.
+func (s *FileStore) SetAside() (string, error) {
+	fileMu.Lock()
+	defer fileMu.Unlock()
+	to := s.Path + ".corrupt"
+	if err := os.Rename(s.Path, to); err != nil {
+		return "", fmt.Errorf("move %s aside: %w", s.Path, err)
+	}
+	return to, nil
+}
+
 // read loads the file; a missing file is empty. A file others can read is refused with
 // ErrInsecureFile (the returned content is still usable by Save and Delete, which rewrite
 // it with mode 0600).
@@ -103,8 +122,18 @@ func (s *FileStore) read() (credentialsFile, error) {
 	if err != nil {
 		return f, fmt.Errorf("read %s: %w", s.Path, err)
 	}
+	if runtime.GOOS != "windows" {
+		fi, err := os.Stat(s.Path)
+		if err != nil {
+			return f, fmt.Errorf("read %s: %w", s.Path, err)
+		}
+		if owner, me, ok := fileOwner(fi); ok && owner != me {
+			return f, fmt.Errorf("%w: %s is owned by uid %d, not by you (uid %d), so r2r-mcp will not use it; "+
+				"remove it and run r2r-mcp login", ErrForeignFile, s.Path, owner, me)
+		}
+	}
 	if err := json.Unmarshal(b, &f); err != nil {
-		return credentialsFile{Credentials: map[string]Secret{}}, fmt.Errorf("%s is not valid JSON; delete it and run r2r-mcp login again", s.Path)
+		return credentialsFile{Credentials: map[string]Secret{}}, fmt.Errorf("%w: %s; run r2r-mcp login (it sets the file aside and writes a new one)", ErrCorruptFile, s.Path)
 	}
 	if f.Credentials == nil {
 		f.Credentials = map[string]Secret{}

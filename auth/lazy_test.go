@@ -304,22 +304,19 @@ func TestLazyCredentialsRetryAfterTimeout(t *testing.T) {
 	})
 }
 
-// storedKeyWorld is an emulated R2R with a user whose API key, made by PasswordLogin under
+// storedKeyWorld is an emulated R2R with a user whose API key, made by makeAPIKey under
 // keyName, is in an in-memory keyring, and a client using the LazyCredentials that read it.
 func storedKeyWorld(t *testing.T, keyName string) (srv *r2rtest.Server, c *r2r.Client, kr *mapKeyring, made LoginResult, l *LazyCredentials, client *r2r.Client) {
 	t.Helper()
 	srv, c = newEmulator(t)
 	srv.CreateUser("dev@example.com", "pw", false)
-	made, err := PasswordLogin(context.Background(), c, "dev@example.com", "pw", keyName, "d")
-	if err != nil {
-		t.Fatal(err)
-	}
+	made = makeAPIKey(t, c, "dev@example.com", "pw", keyName)
 	kr = newMapKeyring()
 	seedKeyring(t, kr, srv.URL, made.Secret)
 	opts := lazyOptions(t, kr, nil)
 	opts.URLFlag = srv.URL
 	l, res := mustLazy(t, opts)
-	client, err = r2r.New(r2r.Options{BaseURL: res.URL, Credentials: res.Credentials})
+	client, err := r2r.New(r2r.Options{BaseURL: res.URL, Credentials: res.Credentials})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,10 +404,7 @@ func TestLazyCredentialsPickUpANewLogin(t *testing.T) {
 		t.Errorf("Refresh with nothing newer stored: %v", err)
 	}
 
-	second, err := PasswordLogin(ctx, c, "dev@example.com", "pw", "second", "d")
-	if err != nil {
-		t.Fatal(err)
-	}
+	second := makeAPIKey(t, c, "dev@example.com", "pw", "second")
 	seedKeyring(t, kr, srv.URL, second.Secret)
 	var wg sync.WaitGroup
 	errs := make(chan error, 20)

@@ -196,6 +196,9 @@ func resolveEnv(opts Options) (Resolved, *resolver, error) {
 	r := &resolver{opts: opts, dir: dir, url: u, client: client}
 
 	if key := strings.TrimSpace(getenv("R2R_API_KEY")); key != "" {
+		if err := CheckValue(key); err != nil {
+			return Resolved{}, nil, fmt.Errorf("R2R_API_KEY %w, or unset it and run `r2r-mcp login`", err)
+		}
 		res.Credentials, res.Source, res.Kind = r2r.APIKey(key), SourceEnvAPIKey, KindAPIKey
 		return res, nil, nil
 	}
@@ -214,13 +217,14 @@ func resolveEnv(opts Options) (Resolved, *resolver, error) {
 	return res, r, nil
 }
 
-// credentialsFor turns a stored Secret into Credentials: an API key as is, a refresh token
-// as a TokenSource that writes rotated tokens back to store.
+// credentialsFor turns a stored Secret into Credentials: an API key as is, a session as a
+// TokenSource that writes renewed pairs back to store under the user's session lock.
 func (r *resolver) credentialsFor(sec Secret, store Store) r2r.Credentials {
 	if sec.Kind == KindAPIKey {
 		return r2r.APIKey(sec.Secret)
 	}
-	return NewStoredSource(TokenSourceOptions{Client: r.client, Logger: r.opts.Logger}, r.url, sec, store)
+	return NewStoredSource(TokenSourceOptions{Client: r.client, Logger: r.opts.Logger, LockPath: SessionLockPath(r.dir)},
+		r.url, sec, store)
 }
 
 // Vault applies r2r-mcp's storage rules on top of the keyring and the file: the keyring

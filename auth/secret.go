@@ -12,8 +12,9 @@ import (
 const (
 	// KindAPIKey is an R2R API key ("key_XXXX.YYYY"), sent as X-API-Key.
 	KindAPIKey = "api_key"
-	// KindRefreshToken is an R2R refresh token; it rotates on every use, so whoever uses it
-	// must write the new one back.
+	// KindRefreshToken is an R2R session: a refresh token (Secret) and, since sessions are
+	// what login stores, the access token obtained with it (AccessToken). R2R rotates the
+	// refresh token on every use, so whoever renews must write the new pair back.
 	KindRefreshToken = "refresh_token"
 )
 
@@ -29,8 +30,11 @@ type Secret struct {
 	Email  string `json:"email,omitempty"`
 	// KeyID is the server-side id of an API key r2r-mcp created, so logout can revoke it.
 	// Empty for keys the user supplied (logout leaves those alone) and for refresh tokens.
-	KeyID     string    `json:"key_id,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
+	KeyID string `json:"key_id,omitempty"`
+	// AccessToken is the session's current access token (a JWT), so a new process starts
+	// without a refresh; "" for API keys and for sessions stored before it was kept.
+	AccessToken string    `json:"access_token,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
 }
 
 // Validate reports whether s can be used.
@@ -42,6 +46,37 @@ func (s Secret) Validate() error {
 	}
 	if s.Secret == "" {
 		return errors.New("stored credential is empty")
+	}
+	if err := CheckValue(s.Secret); err != nil {
+		return fmt.Errorf("stored credential %w", err)
+	}
+	if err := CheckValue(s.AccessToken); err != nil {
+		return fmt.Errorf("stored access token %w", err)
+	}
+	return nil
+}
+
+// MaxValueBytes bounds a credential value (API key, access or refresh token). R2R's keys
+// and tokens are a few hundred bytes; a longer value is a paste mistake, and sent as a
+// header R2R answers it with 400, not with a verdict on the credential.
+const MaxValueBytes = 8 << 10
+
+// CheckValue reports why v cannot be sent as a credential header: a line break or other
+// control character (Go's HTTP client refuses it before anything reaches R2R) or more
+// than MaxValueBytes. The error never quotes v; callers prefix the value's source
+// ("R2R_API_KEY …").
+func CheckValue(v string) error {
+	if len(v) > MaxValueBytes {
+		return fmt.Errorf("is %d bytes long; R2R credentials are far shorter (at most %d bytes accepted): check what was pasted", len(v), MaxValueBytes)
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c == 0x7f {
+			what := "a control character"
+			if c == '\n' || c == '\r' {
+				what = "a line break"
+			}
+			return fmt.Errorf("contains %s at byte %d; an R2R credential is one line without spaces: check what was pasted", what, i+1)
+		}
 	}
 	return nil
 }

@@ -41,9 +41,10 @@ type Store interface {
 //
 //   - password (R2R_EMAIL/R2R_PASSWORD): logs in lazily on first use; renews with the
 //     refresh token and logs in again if that fails;
-//   - stored refresh token (login on a server that cannot create API keys): renews with the
-//     refresh token and, because R2R rotates refresh tokens, writes every new one back to
-//     its Store.
+//   - stored session (what `r2r-mcp login` stores): starts with the stored access token
+//     while it is valid, renews with the refresh token before it expires and, because R2R
+//     rotates refresh tokens, writes every new pair back to its Store under a lock shared
+//     by all of the user's r2r-mcp processes (see renewStored).
 //
 // Renewal happens once for all concurrent callers: they share one flight, and a caller
 // whose token was already replaced by someone else's renewal does not renew again.
@@ -54,6 +55,7 @@ type TokenSource struct {
 	store    Store  // stored mode only
 	url      string // the store's account
 	meta     Secret // stored mode: the entry as loaded, updated on rotation
+	lockPath string // stored mode: the lock file renewals take; "" = no cross-process lock
 	identity string
 	log      *slog.Logger
 	now      func() time.Time
@@ -75,6 +77,12 @@ type TokenSourceOptions struct {
 	Client *r2r.Client
 	// Logger receives warnings (e.g. a rotated token that could not be saved); nil = discard.
 	Logger *slog.Logger
+	// Now is the clock; nil = time.Now.
+	Now func() time.Time
+	// LockPath is the lock file a stored session's renewals take, shared by every r2r-mcp
+	// process of the user (SessionLockPath); "" = renewals are serialised in this process
+	// only.
+	LockPath string
 }
 
 // NewPasswordSource returns a TokenSource that logs in as email with password on first use.
@@ -86,14 +94,22 @@ func NewPasswordSource(opts TokenSourceOptions, email, password string) *TokenSo
 	return ts
 }
 
-// NewStoredSource returns a TokenSource that starts from the stored refresh token sec
-// (Kind KindRefreshToken) for url and saves every rotated token back to store.
+// NewStoredSource returns a TokenSource that starts from the stored session sec (Kind
+// KindRefreshToken) for url, using its access token while that is valid, and saves every
+// rotated pair back to store.
 func NewStoredSource(opts TokenSourceOptions, url string, sec Secret, store Store) *TokenSource {
 	ts := newTokenSource(opts)
 	ts.store = store
 	ts.url = url
 	ts.meta = sec
 	ts.refresh = sec.Secret
+	ts.lockPath = opts.LockPath
+	if ts.fresh(sec.AccessToken, "") {
+		ts.access = sec.AccessToken
+		ts.exp = tokenExpiry(ts.access)
+		ts.renewAt = sessionRenewAt(ts.access, ts.exp, ts.refresh)
+		ts.gen = 1
+	}
 	who := strings.ToLower(sec.Email)
 	if who == "" {
 		who = sec.UserID
@@ -103,7 +119,10 @@ func NewStoredSource(opts TokenSourceOptions, url string, sec Secret, store Stor
 }
 
 func newTokenSource(opts TokenSourceOptions) *TokenSource {
-	ts := &TokenSource{log: opts.Logger, now: time.Now}
+	ts := &TokenSource{log: opts.Logger, now: opts.Now}
+	if ts.now == nil {
+		ts.now = time.Now
+	}
 	if opts.Client != nil {
 		ts.client = opts.Client.WithCredentials(r2r.Anonymous())
 	}
@@ -184,7 +203,7 @@ func (ts *TokenSource) renew(ctx context.Context, gen uint64) error {
 		ts.mu.Unlock()
 		return nil
 	}
-	refresh := ts.refresh
+	refresh, current := ts.refresh, ts.access
 	ts.mu.Unlock()
 	if ts.client == nil {
 		return errors.New("auth: TokenSource has no R2R client")
@@ -194,7 +213,7 @@ func (ts *TokenSource) renew(ctx context.Context, gen uint64) error {
 		err  error
 	)
 	if ts.store != nil {
-		pair, err = ts.renewStored(ctx, refresh)
+		pair, err = ts.renewStored(ctx, refresh, current)
 	} else {
 		pair, err = ts.renewPassword(ctx, refresh)
 	}
@@ -204,8 +223,8 @@ func (ts *TokenSource) renew(ctx context.Context, gen uint64) error {
 	ts.mu.Lock()
 	ts.access = pair.AccessToken.Token
 	ts.exp = tokenExpiry(ts.access)
-	ts.renewAt = renewTime(ts.now(), ts.exp)
 	ts.refresh = pair.RefreshToken.Token
+	ts.renewAt = sessionRenewAt(ts.access, ts.exp, ts.refresh)
 	ts.gen++
 	ts.mu.Unlock()
 	return nil
@@ -232,20 +251,35 @@ func (ts *TokenSource) renewPassword(ctx context.Context, refresh string) (*r2r.
 	return pair, nil
 }
 
-// renewStored trades the refresh token for a new pair and saves the rotated refresh token.
-// If R2R rejects the token, another r2r-mcp process may have rotated it: the store is read
-// again and a different token there is tried once.
-func (ts *TokenSource) renewStored(ctx context.Context, refresh string) (*r2r.TokenPair, error) {
-	pair, err := ts.client.RefreshToken(ctx, refresh)
-	if errors.Is(err, r2r.ErrUnauthorized) {
-		if stored, lerr := ts.store.Load(ctx, ts.url); lerr == nil && stored.Kind == KindRefreshToken && stored.Secret != refresh {
-			ts.meta = stored
-			pair, err = ts.client.RefreshToken(ctx, stored.Secret)
-		}
+// renewStored trades the refresh token for a new pair and saves it. R2R invalidates a
+// refresh token once used, so two processes renewing the same session at once would log
+// each other out: the renewal runs under the user's session lock and first reads the store
+// again. If another process already renewed (the stored refresh token differs from ours),
+// its pair is used as it is while its access token is fresh and differs from current (the
+// one being replaced), else its refresh token is traded. A stored entry that is gone or no
+// longer a session (logout, or a login with an API key) ends this session.
+func (ts *TokenSource) renewStored(ctx context.Context, refresh, current string) (*r2r.TokenPair, error) {
+	unlock, err := lockSession(ctx, ts.lockPath)
+	if err != nil {
+		return nil, err
 	}
+	defer unlock()
+	stored, lerr := ts.store.Load(ctx, ts.url)
+	switch {
+	case errors.Is(lerr, ErrNoCredential) && !errors.Is(lerr, ErrKeyringUnavailable),
+		lerr == nil && stored.Kind != KindRefreshToken:
+		return nil, &SessionExpiredError{URL: ts.url, Err: errors.New("the stored session was removed or replaced")}
+	case lerr == nil && stored.Secret != refresh:
+		ts.meta = stored
+		if ts.fresh(stored.AccessToken, current) {
+			return &r2r.TokenPair{AccessToken: r2r.Token{Token: stored.AccessToken}, RefreshToken: r2r.Token{Token: stored.Secret}}, nil
+		}
+		refresh = stored.Secret
+	}
+	pair, err := ts.client.RefreshToken(ctx, refresh)
 	if err != nil {
 		if errors.Is(err, r2r.ErrUnauthorized) {
-			return nil, fmt.Errorf("the stored R2R login for %s has expired or was revoked; run `r2r-mcp login`: %w", ts.url, err)
+			return nil, &SessionExpiredError{URL: ts.url, Err: err}
 		}
 		return nil, err
 	}
@@ -253,15 +287,56 @@ func (ts *TokenSource) renewStored(ctx context.Context, refresh string) (*r2r.To
 		return nil, errors.New("R2R refresh-token returned an incomplete token pair")
 	}
 	next := ts.meta
-	next.Secret = pair.RefreshToken.Token
+	next.Secret, next.AccessToken = pair.RefreshToken.Token, pair.AccessToken.Token
 	if serr := ts.store.Save(ctx, ts.url, next); serr != nil {
 		// The old token is already invalidated; the new one lives in memory until exit.
-		ts.log.LogAttrs(ctx, slog.LevelWarn, "could not save the rotated R2R refresh token; run `r2r-mcp login` after restarting",
+		ts.log.LogAttrs(ctx, slog.LevelWarn, "could not save the renewed R2R session; run `r2r-mcp login` after restarting",
 			slog.String("store", ts.store.Source()), slog.String("error", serr.Error()))
 	} else {
 		ts.meta = next
 	}
 	return pair, nil
+}
+
+// fresh reports whether tok is an access token worth starting from: present, not current
+// (the token being replaced), and not yet due for renewal.
+func (ts *TokenSource) fresh(tok, current string) bool {
+	if tok == "" || tok == current {
+		return false
+	}
+	exp := tokenExpiry(tok)
+	return exp.IsZero() || ts.now().Before(renewAt(tok, exp))
+}
+
+// sessionRenewAt is when a session is renewed: before its access token expires (renewAt),
+// or once its refresh token has lived half its life, whichever comes first. R2R's access
+// token outlives its refresh token by default (60,000 minutes against 7 days), so renewing
+// only for the access token would find the refresh token long dead; renewing it halfway
+// keeps a session that is used every few days alive indefinitely.
+func sessionRenewAt(access string, exp time.Time, refresh string) time.Time {
+	at := renewAt(access, exp)
+	rexp, riat := tokenExpiry(refresh), tokenClaim(refresh, "iat")
+	if rexp.IsZero() || riat.IsZero() || !riat.Before(rexp) {
+		return at
+	}
+	half := riat.Add(rexp.Sub(riat) / 2)
+	if at.IsZero() || half.Before(at) {
+		return half
+	}
+	return at
+}
+
+// renewAt is when tok, expiring at exp, is renewed ahead of time: renewTime from its iat
+// claim (when R2R issued it, in this process or another); without one, expirySkew before
+// exp. Zero when exp is.
+func renewAt(tok string, exp time.Time) time.Time {
+	if exp.IsZero() {
+		return time.Time{}
+	}
+	if iat := tokenClaim(tok, "iat"); !iat.IsZero() && iat.Before(exp) {
+		return renewTime(iat, exp)
+	}
+	return exp.Add(-expirySkew)
 }
 
 // renewTime is when a token received at now and expiring at exp is renewed ahead of time:
@@ -278,7 +353,15 @@ func renewTime(now, exp time.Time) time.Time {
 
 // tokenExpiry reads the exp claim of a JWT without verifying it (only R2R can); zero when
 // the token is not a JWT or has no exp.
-func tokenExpiry(tok string) time.Time {
+func tokenExpiry(tok string) time.Time { return tokenClaim(tok, "exp") }
+
+// TokenExpiry is when the JWT tok expires by its exp claim, read without verifying it
+// (only R2R can); zero when tok is not a JWT or has no exp.
+func TokenExpiry(tok string) time.Time { return tokenExpiry(tok) }
+
+// tokenClaim reads the time claim name ("exp", "iat") of a JWT without verifying it; zero
+// when the token is not a JWT or lacks the claim.
+func tokenClaim(tok, name string) time.Time {
 	parts := strings.Split(tok, ".")
 	if len(parts) != 3 {
 		return time.Time{}
@@ -287,12 +370,14 @@ func tokenExpiry(tok string) time.Time {
 	if err != nil {
 		return time.Time{}
 	}
-	var claims struct {
-		Exp float64 `json:"exp"`
-	}
-	if json.Unmarshal(payload, &claims) != nil || claims.Exp <= 0 {
+	var claims map[string]any
+	if json.Unmarshal(payload, &claims) != nil {
 		return time.Time{}
 	}
-	sec := int64(claims.Exp)
-	return time.Unix(sec, int64((claims.Exp-float64(sec))*1e9))
+	v, ok := claims[name].(float64)
+	if !ok || v <= 0 {
+		return time.Time{}
+	}
+	sec := int64(v)
+	return time.Unix(sec, int64((v-float64(sec))*1e9))
 }

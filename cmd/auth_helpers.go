@@ -29,8 +29,6 @@ type authEnv struct {
 	KeyringTimeout time.Duration
 	// HTTPClient talks to R2R; nil = the r2r package's shared client.
 	HTTPClient *http.Client
-	// Hostname names the API key login creates; nil = os.Hostname.
-	Hostname func() (string, error)
 }
 
 func (e authEnv) configDir(getenv func(string) string) (string, error) {
@@ -228,7 +226,7 @@ func storageName(store auth.Store) string {
 }
 
 // describeSecret names a stored credential without revealing it: "API key key_ab…",
-// "refresh token", or "credential" for any other kind.
+// "R2R session", or "credential" for any other kind.
 func describeSecret(sec auth.Secret) string {
 	switch sec.Kind {
 	case auth.KindAPIKey:

@@ -53,7 +53,7 @@ func (f *authFixture) deps(stdin io.Reader, stdout, stderr io.Writer) Deps {
 }
 
 func (f *authFixture) authEnv() authEnv {
-	e := authEnv{ConfigDir: f.dir, Hostname: func() (string, error) { return "devbox", nil }}
+	e := authEnv{ConfigDir: f.dir}
 	if f.tweak != nil {
 		f.tweak(&e)
 	}
@@ -142,6 +142,45 @@ func assertNoSecrets(t *testing.T, r cmdResult, secrets ...string) {
 	if r.stdout != "" {
 		t.Errorf("stdout is not empty: %q", r.stdout)
 	}
+}
+
+// seedAPIKey creates an API key on the emulator and stores it in the keyring the way
+// `r2r-mcp login` did before sessions (with its key id, so logout revokes it): stored API
+// keys keep working.
+func (f *authFixture) seedAPIKey() auth.Secret {
+	f.t.Helper()
+	ctx := context.Background()
+	anon, err := r2r.New(r2r.Options{BaseURL: f.srv.URL})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	pair, err := anon.Login(ctx, testEmail, testPassword)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	key, err := anon.WithCredentials(r2r.Bearer(pair.AccessToken.Token)).CreateAPIKey(ctx, f.uid, "r2r-mcp@devbox", "test")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	sec := auth.Secret{Kind: auth.KindAPIKey, Secret: key.APIKey, UserID: f.uid, Email: testEmail, KeyID: key.KeyID}
+	if err := (&auth.KeyringStore{}).Save(ctx, f.srv.URL, sec); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := auth.SaveURL(f.dir, f.srv.URL); err != nil {
+		f.t.Fatal(err)
+	}
+	return sec
+}
+
+// sessionWorks reports whether the stored session's access token is accepted.
+func (f *authFixture) sessionWorks(sec auth.Secret) bool {
+	f.t.Helper()
+	c, err := r2r.New(r2r.Options{BaseURL: f.srv.URL, Credentials: r2r.Bearer(sec.AccessToken)})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	_, err = c.Me(context.Background())
+	return err == nil
 }
 
 func (f *authFixture) keyWorks(key string) bool {

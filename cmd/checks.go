@@ -97,7 +97,7 @@ func maskedKey(ctx context.Context, c r2r.Credentials) string {
 }
 
 // credentialText names a credential for people without revealing it ("API key key_ab…
-// for a@example.com", "refresh token for …", "password for …"); "" when there is none.
+// for a@example.com", "R2R session for …", "password for …"); "" when there is none.
 // key is the masked key (maskedKey) or "".
 func credentialText(kind, key, email string) string {
 	who := ""
@@ -111,7 +111,7 @@ func credentialText(kind, key, email string) string {
 		}
 		return "API key" + who
 	case auth.KindRefreshToken:
-		return "refresh token" + who
+		return "R2R session" + who
 	case auth.KindPassword:
 		return "password" + who
 	}
@@ -185,6 +185,24 @@ type userCheck struct {
 	// UnknownAccount is true when R2R knows no account with the credential's email (a
 	// password login answered 404).
 	UnknownAccount bool
+	// Latency is how long the authenticated request took (a login or refresh included).
+	Latency time.Duration
+}
+
+// slowAPIKey is the time of one authenticated request above which an API key's cost is
+// worth a warning: R2R 3.6.6 checks a key with bcrypt on every request (about 0.5 s), a
+// session's token in milliseconds.
+const slowAPIKey = 100 * time.Millisecond
+
+// apiKeyCost is what status and doctor say about an API key credential whose check took
+// took: its cost per request on this R2R and how to switch; "" when it is cheap here.
+func apiKeyCost(kind string, took time.Duration) string {
+	if kind != auth.KindAPIKey || took < slowAPIKey {
+		return ""
+	}
+	return fmt.Sprintf("an authenticated request with the API key took %d ms on this R2R (R2R checks API keys with bcrypt on every "+
+		"request, and serves nobody else meanwhile); a session costs it milliseconds: run r2r-mcp login (without --api-key-stdin; "+
+		"unset R2R_API_KEY if it is set)", took.Milliseconds())
 }
 
 // checkUser sends GET /v3/users/me within timeout. source is where the credential came
@@ -192,11 +210,13 @@ type userCheck struct {
 func checkUser(ctx context.Context, c *r2r.Client, timeout time.Duration, source string) userCheck {
 	uctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	start := time.Now()
 	u, err := c.Me(uctx)
+	took := time.Since(start)
 	if err == nil {
-		return userCheck{User: u, Verdict: userAccepted}
+		return userCheck{User: u, Verdict: userAccepted, Latency: took}
 	}
-	uc := userCheck{Err: err, Verdict: userFailed, Message: err.Error()}
+	uc := userCheck{Err: err, Verdict: userFailed, Message: err.Error(), Latency: took}
 	// A failed login or refresh comes back as an *r2r.Error that matches only
 	// r2r.ErrCredentials; what R2R said to the login is inside its CredentialError.
 	var cause error = err
@@ -240,4 +260,15 @@ func lookupCollection(ctx context.Context, pr *project.Resolver, c *r2r.Client, 
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return pr.Collection(cctx, c, false)
+}
+
+// sessionExpired is the verdict on a stored session that ended (auth.SessionExpiredError),
+// as a sentence.
+func sessionExpired(err error) string {
+	var se *auth.SessionExpiredError
+	if !errors.As(err, &se) {
+		return err.Error()
+	}
+	msg := se.Error()
+	return strings.ToUpper(msg[:1]) + msg[1:] + "."
 }

@@ -332,9 +332,15 @@ func (d *doctor) checkCredentials(ctx context.Context) doctorCheck {
 			d.anonymous = true
 			return okCheck(fmt.Sprintf("anonymous (R2R has auth off); requests act as %s (%s)", uc.User.Email, role))
 		}
-		return okCheck(fmt.Sprintf("%s (%s), credentials from %s", uc.User.Email, role, src))
+		detail := fmt.Sprintf("%s (%s), credentials from %s; GET /v3/users/me took %d ms", uc.User.Email, role, src, uc.Latency.Milliseconds())
+		if cost := apiKeyCost(d.res.Kind, uc.Latency); cost != "" {
+			return warnCheck(detail, strings.ToUpper(cost[:1])+cost[1:]+".")
+		}
+		return okCheck(detail)
 	case ctx.Err() != nil:
 		return failCheck("interrupted", "")
+	case errors.Is(uc.Err, auth.ErrSessionExpired):
+		return failCheck(sessionExpired(uc.Err), "Run r2r-mcp login.")
 	case uc.Verdict == userNeedsLogin:
 		d.needLogin = true
 		return failCheck("R2R requires authentication and no credential was found: "+msg,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,8 +156,9 @@ func ingestAndSearch(ctx context.Context, t *testing.T, s *servertest.Session) (
 	return docID, []servertest.ToolResult{ing, found}
 }
 
-// testFileFallback: with no Secret Service, login stores the API key in the 0600 file
-// with a warning, serve authenticates with it, status names the file, logout removes it.
+// testFileFallback: with no Secret Service, login stores the session in the 0600 file
+// with a warning, serve authenticates with it (its stored access token: no refresh at
+// start), status names the file, logout removes it.
 func testFileFallback(t *testing.T) {
 	w := newAuthWorld(t, r2rtest.Options{})
 	r := w.login()
@@ -175,16 +175,19 @@ func testFileFallback(t *testing.T) {
 		t.Fatal("the password is in the credentials file")
 	}
 	sec := w.storedSecret()
-	if sec.Kind != auth.KindAPIKey || auth.PublicKeyOf(sec.Secret) == "" {
-		t.Fatalf("stored %v, want an API key", sec)
+	if sec.Kind != auth.KindRefreshToken || sec.AccessToken == "" {
+		t.Fatalf("stored %v, want a session", sec)
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s := servertest.Serve(ctx, t, w.proj, w.env)
 	ingestAndSearch(ctx, t, s)
-	if lr := w.srv.LastRequest("POST /v3/retrieval/search"); lr == nil || lr.Header.Get("X-API-Key") != sec.Secret {
-		t.Error("search was not authenticated with the key from the file")
+	if lr := w.srv.LastRequest("POST /v3/retrieval/search"); lr == nil || lr.Header.Get("Authorization") != "Bearer "+sec.AccessToken {
+		t.Error("search was not authenticated with the access token from the file")
+	}
+	if n := w.srv.Count("POST /v3/users/refresh-token"); n != 0 {
+		t.Errorf("serve renewed a fresh session %d times", n)
 	}
 	_, stderr := s.Close()
 	if !strings.Contains(stderr, "plain-text file") {
@@ -193,7 +196,7 @@ func testFileFallback(t *testing.T) {
 
 	rep, sr := w.statusJSON(nil)
 	if sr.Code != 0 || field(rep, "credential", "source") != auth.SourceFilePrefix+w.credentialsFile() ||
-		field(rep, "credential", "key") != auth.ShortKey(sec.Secret) || !strings.Contains(fmt.Sprint(rep["warnings"]), "plain-text file") {
+		field(rep, "credential", "kind") != auth.KindRefreshToken || !strings.Contains(fmt.Sprint(rep["warnings"]), "plain-text file") {
 		t.Errorf("status exited %d:\n%s", sr.Code, sr.Stdout)
 	}
 
@@ -209,7 +212,7 @@ func testFileFallback(t *testing.T) {
 // testTokenRefreshUnderLoad: 50 tool calls in five waves of 10 concurrent calls, with every
 // access token expired by R2R before each wave after the first, must all succeed while
 // serve renews the token only once per expiry — with the password from the environment
-// and with a stored refresh token (R2R without API keys). Expiry is R2R's decision
+// and with the stored session login keeps. Expiry is R2R's decision
 // (ExpireTokens), so the test does not wait for tokens to age.
 func testTokenRefreshUnderLoad(t *testing.T) {
 	const (
@@ -229,11 +232,10 @@ func testTokenRefreshUnderLoad(t *testing.T) {
 		{name: "env password", logins: maxLogins, setup: func(w *authWorld) []string {
 			return append(append([]string(nil), w.env...), "R2R_API_URL="+w.srv.URL, "R2R_EMAIL="+e2eEmail, "R2R_PASSWORD="+e2ePassword)
 		}},
-		{name: "stored refresh token", logins: 0, setup: func(w *authWorld) []string {
-			w.srv.ForceStatus(routeNewKey, http.StatusNotFound, 1) // this R2R cannot create API keys
+		{name: "stored session", logins: 0, setup: func(w *authWorld) []string {
 			w.login()
 			if sec := w.storedSecret(); sec.Kind != auth.KindRefreshToken {
-				w.t.Fatalf("stored %v, want a refresh token", sec)
+				w.t.Fatalf("stored %v, want a session", sec)
 			}
 			return w.env
 		}},

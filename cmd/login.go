@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -32,14 +31,15 @@ func newLoginCmd(deps Deps, runF func(*loginOptions) error) *cobra.Command {
 	opts := &loginOptions{Deps: deps}
 	c := &cobra.Command{
 		Use:   "login",
-		Short: "Log in to R2R and store an API key for this machine in the OS keyring",
+		Short: "Log in to R2R and keep the session in the OS keyring",
 		Long: `Log in to an R2R instance once per machine.
 
-With a password, login creates an R2R API key named r2r-mcp@<hostname> and stores only
-that key (the password is never stored). Where R2R cannot create API keys, the refresh token
-is stored instead. The secret goes to the OS keyring; on a machine without any keyring (no
-Secret Service), or with --insecure-storage, to a file only you can read in the user config
-directory. A keyring that is locked gets two minutes to be unlocked; if it does not answer,
+With a password, login keeps the R2R session (access and refresh token; never the
+password), which serve, sync and every command use and renew. A session costs R2R
+milliseconds per request; an API key (--api-key-stdin, for service accounts and CI) costs
+R2R 3.6.6 about half a second per request, as it checks the key with bcrypt each time.
+The secret goes to the OS keyring; on a machine without any keyring (no Secret Service),
+or with --insecure-storage, to a file only you can read in the user config directory. A keyring that is locked gets two minutes to be unlocked; if it does not answer,
 login fails and stores nothing.
 
 Prompts for what is missing when stdin is a terminal. For scripts:
@@ -114,6 +114,13 @@ func runLogin(o *loginOptions) error {
 	old, _, _, oldErr := vault.Load(ctx, url)
 	if errors.Is(oldErr, auth.ErrKeyringTimeout) {
 		return keyringTimeoutError(keyringWait, loginKeyringAdvice+" Nothing was stored.")
+	}
+	if errors.Is(oldErr, auth.ErrCorruptFile) {
+		to, err := vault.File.SetAside()
+		if err != nil {
+			return fmt.Errorf("%v. Nothing was stored", err)
+		}
+		fmt.Fprintf(errOut, "! %s was not valid JSON; moved it to %s (this login writes a new one)\n", vault.File.Path, to)
 	}
 	email, secret, err := o.credentials(fd)
 	if err != nil {
@@ -201,8 +208,7 @@ func (o *loginOptions) credentials(fd int) (email, secret string, err error) {
 	return email, secret, nil
 }
 
-// logIn checks the API key, or logs in with the password and creates an API key (falling
-// back to the refresh token where R2R cannot create keys).
+// logIn checks the API key, or logs in with the password for a session.
 func (o *loginOptions) logIn(ctx context.Context, client *r2r.Client, url, email, secret string) (auth.LoginResult, error) {
 	errOut := o.Deps.IO.ErrOut
 	netCtx, cancel := context.WithTimeout(ctx, networkTimeout)
@@ -213,14 +219,10 @@ func (o *loginOptions) logIn(ctx context.Context, client *r2r.Client, url, email
 		res, err = auth.APIKeyLogin(netCtx, client, secret)
 	} else {
 		fmt.Fprintf(errOut, "Logging in to %s as %s…\n", url, email)
-		res, err = auth.PasswordLogin(netCtx, client, email, secret,
-			"r2r-mcp@"+o.hostname(), "Created by r2r-mcp login on "+time.Now().UTC().Format("2006-01-02")+"; r2r-mcp logout revokes it.")
+		res, err = auth.PasswordLogin(netCtx, client, email, secret)
 	}
 	if err != nil {
 		return res, explainLoginError(url, email, err)
-	}
-	if res.Fallback != "" {
-		fmt.Fprintf(errOut, "! This R2R cannot create API keys (%s); storing the refresh token instead.\n", res.Fallback)
 	}
 	return res, nil
 }
@@ -283,18 +285,4 @@ func envNotes(w io.Writer, getenv func(string) string, url string) {
 		}
 		return
 	}
-}
-
-// hostname names this machine in the API key; a missing hostname only makes the name
-// less telling, so it is not an error.
-func (o *loginOptions) hostname() string {
-	h := o.Env.Hostname
-	if h == nil {
-		h = os.Hostname
-	}
-	name, err := h()
-	if err != nil || name == "" {
-		return "unknown-host"
-	}
-	return name
 }

@@ -130,7 +130,7 @@ func TestLoginInteractivePromptsWithoutEchoingThePassword(t *testing.T) {
 		t.Errorf("stdout %q", res.stdout)
 	}
 	sec, raw, err := f.keyringSecret()
-	if err != nil || sec.Kind != auth.KindAPIKey || strings.Contains(raw, testPassword) {
+	if err != nil || sec.Kind != auth.KindRefreshToken || strings.Contains(raw, testPassword) {
 		t.Fatalf("stored %v, %v", sec, err)
 	}
 }

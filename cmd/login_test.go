@@ -65,7 +65,7 @@ func TestLoginRefusals(t *testing.T) {
 	}
 }
 
-func TestLoginPasswordStoresOnlyAnAPIKey(t *testing.T) {
+func TestLoginPasswordStoresOnlyASession(t *testing.T) {
 	f := newAuthFixture(t)
 	r := f.loginWithPassword()
 	if r.err != nil {
@@ -75,23 +75,24 @@ func TestLoginPasswordStoresOnlyAnAPIKey(t *testing.T) {
 	if err != nil {
 		t.Fatalf("nothing in the keyring: %v", err)
 	}
-	if sec.Kind != auth.KindAPIKey || sec.Email != testEmail || sec.UserID != f.uid || sec.KeyID == "" || sec.CreatedAt.IsZero() {
+	if sec.Kind != auth.KindRefreshToken || sec.Email != testEmail || sec.UserID != f.uid || sec.KeyID != "" || sec.CreatedAt.IsZero() ||
+		sec.AccessToken == "" {
 		t.Errorf("stored %v", sec)
 	}
-	if strings.Contains(raw, testPassword) || auth.PublicKeyOf(sec.Secret) == "" {
-		t.Fatalf("the keyring entry is not just an API key")
+	if strings.Contains(raw, testPassword) {
+		t.Fatalf("the keyring entry holds the password")
 	}
-	if !f.keyWorks(sec.Secret) {
-		t.Error("stored key does not work")
+	if !f.sessionWorks(sec) {
+		t.Error("stored session does not work")
 	}
-	if got := f.srv.LastRequest(routeNewKeyCmd); got == nil || !strings.Contains(string(got.Body), `"r2r-mcp@devbox"`) {
-		t.Errorf("key not named after the host: %+v", got)
+	if n := f.srv.Count(routeNewKeyCmd); n != 0 {
+		t.Errorf("API keys created: %d (R2R bcrypt-checks them on every request)", n)
 	}
-	want := "✓ Logged in to " + f.srv.URL + " as " + testEmail + "; API key " + auth.ShortKey(sec.Secret) + " stored in the system keyring\n"
+	want := "✓ Logged in to " + f.srv.URL + " as " + testEmail + "; R2R session stored in the system keyring\n"
 	if !strings.HasSuffix(r.stderr, want) {
 		t.Errorf("stderr %q does not end with %q", r.stderr, want)
 	}
-	assertNoSecrets(t, r, sec.Secret, strings.SplitN(sec.Secret, ".", 2)[1])
+	assertNoSecrets(t, r, sec.Secret, sec.AccessToken)
 	cfg, _, err := auth.LoadConfig(f.dir)
 	if err != nil || cfg.URL != f.srv.URL {
 		t.Errorf("saved URL %q, %v", cfg.URL, err)
@@ -159,12 +160,9 @@ func TestLoginErrorsStoreNothing(t *testing.T) {
 		{name: "not an R2R server", email: testEmail, password: testPassword,
 			setup: func(f *authFixture) { f.srv.ForceStatus("POST /v3/users/login", http.StatusMethodNotAllowed, 1) },
 			want:  []string{"does not look like an R2R v3 server", "Nothing was stored"}},
-		{name: "key creation refused for another reason", email: testEmail, password: testPassword,
-			setup: func(f *authFixture) { f.srv.ForceStatus(routeNewKeyCmd, http.StatusBadRequest, 1) },
-			want:  []string{"create API key", "Nothing was stored"}},
-		{name: "key creation fails with a 500: retry, no refresh-token fallback", email: testEmail, password: testPassword,
-			setup: func(f *authFixture) { f.srv.ForceStatus(routeNewKeyCmd, http.StatusInternalServerError, 1) },
-			want:  []string{"failed while trying to create API key (500", "Try again in a moment", "Nothing was stored"}},
+		{name: "account check fails with a 500", email: testEmail, password: testPassword,
+			setup: func(f *authFixture) { f.srv.ForceStatus("GET /v3/users/me", http.StatusInternalServerError, 1) },
+			want:  []string{"failed while trying to check account (500", "Try again in a moment", "Nothing was stored"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -191,32 +189,10 @@ func TestLoginErrorsStoreNothing(t *testing.T) {
 	}
 }
 
-func TestLoginFallsBackToRefreshToken(t *testing.T) {
-	f := newAuthFixture(t)
-	f.srv.ForceStatus(routeNewKeyCmd, http.StatusMethodNotAllowed, 1)
-	r := f.loginWithPassword()
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
-	sec, raw, err := f.keyringSecret()
-	if err != nil || sec.Kind != auth.KindRefreshToken || strings.Contains(raw, testPassword) {
-		t.Fatalf("stored %v, %v", sec, err)
-	}
-	for _, w := range []string{"cannot create API keys", "405", "refresh token stored in the system keyring"} {
-		if !strings.Contains(r.stderr, w) {
-			t.Errorf("stderr %q does not contain %q", r.stderr, w)
-		}
-	}
-	assertNoSecrets(t, r, sec.Secret)
-}
-
 func TestLoginWithAPIKeyStdin(t *testing.T) {
 	f := newAuthFixture(t)
 	// A key the user made elsewhere.
-	if r := f.loginWithPassword(); r.err != nil {
-		t.Fatal(r.err)
-	}
-	made, _, _ := f.keyringSecret()
+	made := f.seedAPIKey()
 	if err := keyring.Delete(auth.KeyringService, f.srv.URL); err != nil {
 		t.Fatal(err)
 	}
@@ -257,8 +233,8 @@ func TestLoginWithoutKeyringUsesFileWithWarning(t *testing.T) {
 		t.Fatalf("credentials file: %v %v", fi, err)
 	}
 	b, _ := os.ReadFile(f.credentialsFile())
-	if strings.Contains(string(b), testPassword) || !strings.Contains(string(b), `"kind": "api_key"`) {
-		t.Errorf("file content is not just an API key entry")
+	if strings.Contains(string(b), testPassword) || !strings.Contains(string(b), `"kind": "refresh_token"`) {
+		t.Errorf("file content is not just a session entry")
 	}
 }
 
@@ -282,20 +258,17 @@ func TestLoginInsecureStorage(t *testing.T) {
 
 func TestLoginAgainRevokesPreviousKey(t *testing.T) {
 	f := newAuthFixture(t)
-	if r := f.loginWithPassword(); r.err != nil {
-		t.Fatal(r.err)
-	}
-	first, _, _ := f.keyringSecret()
+	first := f.seedAPIKey() // what an earlier login stored
 	r := f.loginWithPassword()
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
 	second, _, _ := f.keyringSecret()
-	if second.Secret == first.Secret {
-		t.Fatal("no new key")
+	if second.Kind != auth.KindRefreshToken {
+		t.Fatalf("stored %v", second)
 	}
-	if f.keyWorks(first.Secret) || !f.keyWorks(second.Secret) {
-		t.Error("previous key not revoked, or new key broken")
+	if f.keyWorks(first.Secret) || !f.sessionWorks(second) {
+		t.Error("previous key not revoked, or new session broken")
 	}
 	if !strings.Contains(r.stderr, "Revoked this machine's previous API key "+auth.ShortKey(first.Secret)) {
 		t.Errorf("stderr %q", r.stderr)
@@ -359,17 +332,17 @@ func TestLoginWithSlowKeyring(t *testing.T) {
 		}
 		f.assertNothingStored()
 	})
-	t.Run("writes hang: the new key is revoked", func(t *testing.T) {
+	t.Run("writes hang: the new session is revoked", func(t *testing.T) {
 		f := newAuthFixture(t)
 		hung := newHungKeyring(t, true)
 		f.tweak = func(e *authEnv) { e.Keyring, e.KeyringTimeout = hung, 20*time.Millisecond }
 		r := f.loginWithPassword()
 		if r.err == nil || !strings.Contains(r.err.Error(), "did not answer within 20ms") ||
-			!strings.Contains(r.err.Error(), "Nothing was stored; the new API key key_") || !strings.Contains(r.err.Error(), "was revoked") {
+			!strings.Contains(r.err.Error(), "Nothing was stored; the new R2R session was revoked") {
 			t.Fatalf("login: %v", r.err)
 		}
-		if f.srv.Count(routeNewKeyCmd) != 1 || f.srv.Count(routeDelKeyCmd) != 1 {
-			t.Errorf("keys created %d, revoked %d; want 1 and 1", f.srv.Count(routeNewKeyCmd), f.srv.Count(routeDelKeyCmd))
+		if f.srv.Count("POST /v3/users/refresh-token") != 1 || f.srv.Count("POST /v3/users/logout") == 0 {
+			t.Errorf("session not revoked: refreshes %d, logouts %d", f.srv.Count("POST /v3/users/refresh-token"), f.srv.Count("POST /v3/users/logout"))
 		}
 		if _, err := os.Stat(f.credentialsFile()); !os.IsNotExist(err) {
 			t.Errorf("credentials file written: %v", err)
@@ -386,7 +359,7 @@ func TestLoginWithSlowKeyring(t *testing.T) {
 		}
 		// logout cannot ask the keyring, but the file copy is found, revoked and removed.
 		r = f.logout("--url", f.srv.URL)
-		if r.err != nil || !strings.Contains(r.stderr, "revoked on the server") || !strings.Contains(r.stderr, auth.ErrKeyringTimeout.Error()) {
+		if r.err != nil || !strings.Contains(r.stderr, "session ended on the server") || !strings.Contains(r.stderr, auth.ErrKeyringTimeout.Error()) {
 			t.Errorf("logout: %v %q", r.err, r.stderr)
 		}
 		if _, err := os.Stat(f.credentialsFile()); !os.IsNotExist(err) {
@@ -440,5 +413,24 @@ func TestLoginNotesOverridingEnvironment(t *testing.T) {
 	f2.env["R2R_API_URL"] = f2.srv.URL + "/v3"
 	if r := f2.loginWithPassword(); r.err != nil || strings.Contains(r.stderr, "Note:") {
 		t.Errorf("login: %v %q", r.err, r.stderr)
+	}
+}
+
+// A corrupt credentials file is set aside by login, which then succeeds.
+func TestLoginReplacesACorruptCredentialsFile(t *testing.T) {
+	f := newAuthFixture(t)
+	if err := auth.WritePrivateFile(f.credentialsFile(), []byte("{not json")); err != nil {
+		t.Fatal(err)
+	}
+	r := f.loginWithPassword("--insecure-storage")
+	if r.err != nil {
+		t.Fatalf("login: %v\n%s", r.err, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "was not valid JSON; moved it to "+f.credentialsFile()+".corrupt") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	res, err := auth.Resolve(t.Context(), auth.Options{Getenv: func(string) string { return "" }, ConfigDir: f.dir, InsecureStorage: true})
+	if err != nil || res.Kind != auth.KindRefreshToken {
+		t.Errorf("after login: %+v %v", res, err)
 	}
 }

@@ -59,6 +59,13 @@ func runLogout(o *logoutOptions) error {
 		return err
 	}
 	envNote := func() {
+		// The URL a login saved goes with the login: a later doctor must not keep trying an
+		// R2R that may be gone.
+		if cleared, err := auth.ClearURL(dir, url); err != nil {
+			fmt.Fprintf(errOut, "! Could not forget the saved R2R URL: %v\n", err)
+		} else if cleared {
+			fmt.Fprintf(errOut, "Forgot %s as the default R2R URL (saved by login).\n", url)
+		}
 		if deps.Getenv != nil && deps.Getenv("R2R_API_KEY") != "" {
 			fmt.Fprintln(errOut, "Note: R2R_API_KEY is still set in this environment and will keep being used; unset it to stop.")
 		}
@@ -132,11 +139,11 @@ func revokeStored(ctx context.Context, client *r2r.Client, sec auth.Secret, errO
 		fmt.Fprintf(errOut, "! Could not revoke %s on the server (%v); it stays valid until you delete it in R2R (key id %s).\n",
 			describeSecret(sec), err, sec.KeyID)
 	case err != nil:
-		fmt.Fprintf(errOut, "! Could not invalidate the refresh token on the server (%v); it expires on its own.\n", err)
+		fmt.Fprintf(errOut, "! Could not end the R2R session on the server (%v); it expires on its own.\n", err)
 	case outcome == auth.RevokedKey:
 		return describeSecret(sec) + " revoked on the server"
 	case outcome == auth.RevokedToken:
-		return "refresh token invalidated on the server"
+		return "R2R session ended on the server"
 	case outcome == auth.NotRevocable:
 		return describeSecret(sec) + " was supplied by you and stays valid on the server"
 	}

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"errors"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -32,20 +31,15 @@ func TestLogoutNotLoggedIn(t *testing.T) {
 
 func TestLogoutRevokesKeyAndIsIdempotent(t *testing.T) {
 	f := newAuthFixture(t)
-	if r := f.loginWithPassword(); r.err != nil {
-		t.Fatal(r.err)
-	}
-	sec, _, err := f.keyringSecret()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sec := f.seedAPIKey()
 	// No --url: logout uses the URL login saved.
 	r := f.logout()
 	if r.err != nil {
 		t.Fatalf("logout: %v %q", r.err, r.stderr)
 	}
 	want := "✓ Logged out of " + f.srv.URL + " (" + testEmail + "): API key " + auth.ShortKey(sec.Secret) +
-		" revoked on the server; removed from the system keyring\n"
+		" revoked on the server; removed from the system keyring\n" +
+		"Forgot " + f.srv.URL + " as the default R2R URL (saved by login).\n"
 	if r.stderr != want {
 		t.Errorf("stderr %q, want %q", r.stderr, want)
 	}
@@ -56,18 +50,19 @@ func TestLogoutRevokesKeyAndIsIdempotent(t *testing.T) {
 	if _, _, err := f.keyringSecret(); !errors.Is(err, keyring.ErrNotFound) {
 		t.Errorf("keyring entry left: %v", err)
 	}
-	r = f.logout()
-	if r.err != nil || !strings.HasPrefix(r.stderr, "Not logged in to "+f.srv.URL) {
+	// The URL login saved went with the login: doctor no longer tries that R2R.
+	if cfg, _, err := auth.LoadConfig(f.dir); err != nil || cfg.URL != "" {
+		t.Errorf("saved URL %q left after logout (%v)", cfg.URL, err)
+	}
+	r = f.logout("--url", f.srv.URL)
+	if r.err != nil || r.stderr != "Not logged in to "+f.srv.URL+".\n" {
 		t.Errorf("second logout: %v %q", r.err, r.stderr)
 	}
 }
 
 func TestLogoutServerUnreachableStillDeletesLocally(t *testing.T) {
 	f := newAuthFixture(t)
-	if r := f.loginWithPassword(); r.err != nil {
-		t.Fatal(r.err)
-	}
-	sec, _, _ := f.keyringSecret()
+	sec := f.seedAPIKey()
 	f.srv.Down(true)
 	r := f.logout("--url", f.srv.URL)
 	if r.err != nil {
@@ -86,10 +81,7 @@ func TestLogoutServerUnreachableStillDeletesLocally(t *testing.T) {
 
 func TestLogoutKeepsUserSuppliedKey(t *testing.T) {
 	f := newAuthFixture(t)
-	if r := f.loginWithPassword(); r.err != nil {
-		t.Fatal(r.err)
-	}
-	made, _, _ := f.keyringSecret()
+	made := f.seedAPIKey()
 	if r := f.login(strings.NewReader(made.Secret), "--url", f.srv.URL, "--api-key-stdin"); r.err != nil {
 		t.Fatal(r.err)
 	}
@@ -103,9 +95,8 @@ func TestLogoutKeepsUserSuppliedKey(t *testing.T) {
 	}
 }
 
-func TestLogoutRefreshToken(t *testing.T) {
+func TestLogoutSession(t *testing.T) {
 	f := newAuthFixture(t)
-	f.srv.ForceStatus(routeNewKeyCmd, http.StatusNotFound, 1)
 	if r := f.loginWithPassword(); r.err != nil {
 		t.Fatal(r.err)
 	}
@@ -114,7 +105,7 @@ func TestLogoutRefreshToken(t *testing.T) {
 		t.Fatalf("stored %v", sec)
 	}
 	r := f.logout("--url", f.srv.URL)
-	if r.err != nil || !strings.Contains(r.stderr, "refresh token invalidated on the server") {
+	if r.err != nil || !strings.Contains(r.stderr, "R2R session ended on the server") {
 		t.Fatalf("logout: %v %q", r.err, r.stderr)
 	}
 	if f.srv.Count("POST /v3/users/refresh-token") != 1 {
@@ -148,7 +139,7 @@ func TestLogoutWithoutKeyring(t *testing.T) {
 		t.Fatal(r.err)
 	}
 	r := f.logout("--url", f.srv.URL)
-	if r.err != nil || !strings.Contains(r.stderr, "revoked on the server") || !strings.Contains(r.stderr, "unsupported platform") {
+	if r.err != nil || !strings.Contains(r.stderr, "R2R session ended on the server") || !strings.Contains(r.stderr, "unsupported platform") {
 		t.Fatalf("logout: %v %q", r.err, r.stderr)
 	}
 	if _, err := os.Stat(f.credentialsFile()); !os.IsNotExist(err) {

@@ -89,6 +89,7 @@ Run "r2r-mcp login" once, then add "r2r-mcp serve" to your MCP client:
 		newServeCmd(deps, nil),
 		newLoginCmd(deps, nil),
 		newLogoutCmd(deps, nil),
+		newAuthCmd(deps, nil),
 		newStatusCmd(deps, nil),
 		newDoctorCmd(deps, nil),
 		newSyncCmd(deps, nil),

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -112,6 +113,8 @@ type StatusCredential struct {
 	// Accepted is true when GET /v3/users/me succeeded with it.
 	Accepted bool   `json:"accepted"`
 	Error    string `json:"error,omitempty"`
+	// CheckMS is how long that authenticated request took, in milliseconds.
+	CheckMS int64 `json:"check_ms"`
 }
 
 // StatusUser is the account the credential acts as (GET /v3/users/me).
@@ -277,7 +280,11 @@ func (rep *StatusReport) checkHealth(ctx context.Context, c *r2r.Client, timeout
 func (rep *StatusReport) checkUser(ctx context.Context, c *r2r.Client, timeout time.Duration) {
 	cred := rep.Credential
 	uc := checkUser(ctx, c, timeout, cred.Source)
+	rep.Credential.CheckMS = uc.Latency.Milliseconds()
 	if uc.Verdict == userAccepted {
+		if cost := apiKeyCost(cred.Kind, uc.Latency); cost != "" {
+			rep.Warnings = append(rep.Warnings, strings.ToUpper(cost[:1])+cost[1:]+".")
+		}
 		rep.Credential.Accepted = true
 		rep.User = &StatusUser{ID: uc.User.ID, Email: uc.User.Email, Superuser: uc.User.IsSuperuser}
 		return
@@ -287,6 +294,8 @@ func (rep *StatusReport) checkUser(ctx context.Context, c *r2r.Client, timeout t
 	fromEnv := cred.Source == auth.SourceEnvAPIKey || cred.Source == auth.SourceEnvPassword
 	var problem string
 	switch {
+	case errors.Is(err, auth.ErrSessionExpired):
+		problem = sessionExpired(err)
 	case uc.Verdict == userNeedsLogin:
 		problem = "R2R requires authentication and r2r-mcp has no credential. Run r2r-mcp login."
 	case uc.Verdict == userRejected && uc.UnknownAccount && fromEnv:

@@ -82,20 +82,21 @@ func TestStatusReport(t *testing.T) {
 				return []string{sec.Secret}
 			},
 			usable: true, source: auth.SourceKeyring, kind: auth.KindAPIKey, health: healthOK, wantUser: true},
-		{name: "API key in the file, with a warning",
+		{name: "session in the file, with a warning",
 			setup: func(t *testing.T, f *authFixture) []string {
 				if r := f.loginWithPassword("--insecure-storage"); r.err != nil {
 					t.Fatal(r.err)
 				}
 				return nil
 			},
-			usable: true, source: "file", kind: auth.KindAPIKey, health: healthOK, wantUser: true, warning: "plain-text file"},
-		{name: "refresh token in the keyring",
+			usable: true, source: "file", kind: auth.KindRefreshToken, health: healthOK, wantUser: true, warning: "plain-text file"},
+		{name: "session in the keyring",
 			setup: func(t *testing.T, f *authFixture) []string {
-				f.srv.ForceStatus(routeNewKeyCmd, http.StatusNotFound, 1)
-				statusLogin(t, f)
+				if r := f.loginWithPassword(); r.err != nil {
+					t.Fatal(r.err)
+				}
 				sec, _, _ := f.keyringSecret()
-				return []string{sec.Secret}
+				return []string{sec.Secret, sec.AccessToken}
 			},
 			usable: true, source: auth.SourceKeyring, kind: auth.KindRefreshToken, health: healthOK, wantUser: true},
 		{name: "API key from the environment",
@@ -239,11 +240,11 @@ func TestStatusReport(t *testing.T) {
 	}
 }
 
+// statusLogin stores an API key, as logins before sessions did (and `login --api-key-stdin`
+// does), and saves the URL.
 func statusLogin(t *testing.T, f *authFixture) {
 	t.Helper()
-	if r := f.loginWithPassword(); r.err != nil {
-		t.Fatalf("login: %v\n%s", r.err, r.stderr)
-	}
+	f.seedAPIKey()
 }
 
 func TestStatusSettingsAndSources(t *testing.T) {
@@ -396,7 +397,7 @@ func TestStatusJSONFieldsAreStable(t *testing.T) {
 	}{
 		{"", []string{"config", "credential", "problems", "project", "r2r", "usable", "user", "version", "warnings"}},
 		{"r2r", []string{"health", "latency_ms", "url", "url_source"}},
-		{"credential", []string{"accepted", "email", "key", "key_id", "kind", "source"}},
+		{"credential", []string{"accepted", "check_ms", "email", "key", "key_id", "kind", "source"}},
 		{"user", []string{"email", "id", "superuser"}},
 		{"project", []string{"collection_checked", "collection_exists", "collection_name", "collection_source", "name", "root", "source"}},
 	}

@@ -38,6 +38,24 @@ type GenerationRefresher interface {
 // never silently sent anonymously when the caller meant to authenticate.
 var errEmptySecret = errors.New("r2r: empty credential")
 
+// errHeaderUnsafe is returned by Apply when a key or token holds a line break or another
+// control character: Go's HTTP client would refuse the request before it reaches R2R, and
+// that failure must read as a credential problem, not as R2R being unreachable.
+var errHeaderUnsafe = errors.New("r2r: the credential contains a line break or control character; an R2R key or token is one line")
+
+// checkSecret is why s cannot be sent as a credential header, or nil.
+func checkSecret(s string) error {
+	if s == "" {
+		return errEmptySecret
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return errHeaderUnsafe
+		}
+	}
+	return nil
+}
+
 // APIKey returns credentials that send key as the X-API-Key header.
 func APIKey(key string) Credentials { return apiKey{key: key} }
 
@@ -52,8 +70,8 @@ func Anonymous() Credentials { return anonymous{} }
 type apiKey struct{ key string }
 
 func (k apiKey) Apply(_ context.Context, h http.Header) error {
-	if k.key == "" {
-		return errEmptySecret
+	if err := checkSecret(k.key); err != nil {
+		return err
 	}
 	h.Set("X-API-Key", k.key)
 	return nil
@@ -68,8 +86,8 @@ func (k apiKey) GoString() string { return k.String() }
 type bearer struct{ token string }
 
 func (b bearer) Apply(_ context.Context, h http.Header) error {
-	if b.token == "" {
-		return errEmptySecret
+	if err := checkSecret(b.token); err != nil {
+		return err
 	}
 	h.Set("Authorization", "Bearer "+b.token)
 	return nil

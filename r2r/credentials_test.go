@@ -115,3 +115,30 @@ func TestCancelledWhileApplyingCredentials(t *testing.T) {
 		t.Fatalf("err %#v", err)
 	}
 }
+
+// TestUnsendableSecretIsACredentialError: a key or token with a line break never reaches
+// Go's HTTP client (which would refuse it as if R2R were unreachable): it is a credential
+// problem, not retried, and the breaker does not count it.
+func TestUnsendableSecretIsACredentialError(t *testing.T) {
+	srv := r2rtest.NewServer(t, r2rtest.Options{RequireAuth: true})
+	breaker := r2r.NewBreaker(srv.URL, r2r.BreakerSettings{Failures: 2}, nil)
+	c, err := r2r.New(r2r.Options{BaseURL: srv.URL, Middleware: r2r.Resilient(r2r.ResilienceOptions{
+		Breaker: breaker, Retry: r2r.RetryPolicy{InitialInterval: time.Millisecond}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, creds := range []r2r.Credentials{r2r.APIKey("key_abc\ndef.ghi"), r2r.Bearer("eyJ.a\r\n.b")} {
+		for range 3 { // more than BreakerSettings.Failures
+			_, err := c.WithCredentials(creds).Me(t.Context())
+			if !errors.Is(err, r2r.ErrCredentials) || errors.Is(err, r2r.ErrUnavailable) || !strings.Contains(err.Error(), "line break") {
+				t.Fatalf("Me = %v", err)
+			}
+		}
+	}
+	if st := breaker.State(); st.State != "closed" || st.ConsecutiveFailures != 0 {
+		t.Errorf("breaker %s after unsendable credentials", st)
+	}
+	if n := len(srv.Counts()); n != 0 {
+		t.Errorf("requests reached R2R: %v", srv.Counts())
+	}
+}

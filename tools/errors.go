@@ -335,6 +335,11 @@ func unauthorizedText(a authInfo, r2rSays string) string {
 	case a.source == auth.SourceEnvPassword:
 		msg = "R2R rejected the credentials from R2R_EMAIL/R2R_PASSWORD (401)." + r2rSays + " Fix them in your MCP " +
 			"client's configuration, or remove them and run `r2r-mcp login`."
+	case (a.source == "" || a.source == auth.SourceNone) && strings.TrimSpace(a.warning) != "":
+		// Lead with why nothing was sent (an unusable credentials file, a keyring that did
+		// not answer): "run login" alone would not fix a file that only needs chmod.
+		return "R2R requires authentication (401), and r2r-mcp has no usable credential: " +
+			strings.TrimRight(strings.TrimSpace(a.warning), ".") + ". Fix that, or run `r2r-mcp login` in a terminal, then call again."
 	case a.source == "" || a.source == auth.SourceNone:
 		msg = "R2R requires authentication (401)." + r2rSays + " Run `r2r-mcp login` in a terminal, then call " +
 			"again: the server reads the stored credential after a 401. (R2R_API_KEY set in your MCP client's " +
@@ -375,6 +380,12 @@ func credentialResult(ctx context.Context, err error, baseURL string) *mcp.CallT
 	}
 	a := authFrom(ctx)
 	info := ErrorInfo{Type: "authentication", Code: CodeAuth}
+	if errors.Is(cause, auth.ErrSessionExpired) {
+		// The verdict names the one thing to do; nothing else is added to it.
+		info.Message = "r2r-mcp is no longer logged in: " + strings.TrimRight(cause.Error(), ".") +
+			", then call again (no restart needed)." + warningText(a)
+		return errorResult(info)
+	}
 	var next string
 	switch {
 	case errors.Is(cause, auth.ErrKeyringTimeout):

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -96,6 +97,10 @@ func TestUnauthorizedAdvice(t *testing.T) {
 			want: []string{"(from file /home/u/.config/r2r-mcp/credentials.json) (401)", "Run `r2r-mcp login`"}},
 		{name: "none", creds: nil, source: auth.SourceNone,
 			want: []string{"R2R requires authentication (401)", "Run `r2r-mcp login` in a terminal, then call again"}},
+		{name: "none, the credentials file unusable: the file's problem leads", creds: nil, source: auth.SourceNone,
+			warning: "stored credential for http://r2r:7272 unusable: credentials file is readable by other users: /c/credentials.json has mode 0644; run chmod 600 /c/credentials.json",
+			want:    []string{"R2R requires authentication (401), and r2r-mcp has no usable credential: stored credential", "run chmod 600 /c/credentials.json. Fix that"},
+			not:     []string{"sciphi", "Credentials warning"}},
 		{name: "keyring read lazily, with a warning", creds: r2r.APIKey("not-a-valid-key"), source: auth.SourceKeyring,
 			warning: "system keyring did not answer in time", dynamic: true,
 			want: []string{"(from keyring) (401)", "Credentials warning: system keyring did not answer in time."}},
@@ -178,6 +183,34 @@ func TestCredentialErrors(t *testing.T) {
 		e := newEnv(t, withCreds(creds), withDeps(func(d *Deps) { d.Status.AuthSource = auth.SourceEnvPassword }))
 		_, info := e.fail("r2r_list_collections", nil)
 		if info.Code != CodeR2RAPI || info.Status != http.StatusServiceUnavailable || !info.Retryable {
+			t.Fatalf("%+v", info)
+		}
+	})
+
+	t.Run("stored session expired: log in again, said once", func(t *testing.T) {
+		srv := r2rtest.NewServer(t, r2rtest.Options{RequireAuth: true})
+		c, err := r2r.New(r2r.Options{BaseURL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pair, err := c.Login(context.Background(), r2rtest.AdminEmail, r2rtest.AdminPassword)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.RefreshToken(context.Background(), pair.RefreshToken.Token); err != nil { // rotated away
+			t.Fatal(err)
+		}
+		sec := auth.Secret{Kind: auth.KindRefreshToken, Secret: pair.RefreshToken.Token, Email: r2rtest.AdminEmail}
+		store := &auth.FileStore{Path: filepath.Join(t.TempDir(), "credentials.json")}
+		if err := store.Save(context.Background(), srv.URL, sec); err != nil {
+			t.Fatal(err)
+		}
+		creds := auth.NewStoredSource(auth.TokenSourceOptions{Client: c}, srv.URL, sec, store)
+		e := newEnv(t, withCreds(creds), withDeps(func(d *Deps) { d.Status.AuthSource = auth.SourceKeyring }))
+		_, info := e.fail("r2r_list_collections", nil)
+		t.Log(info.Message)
+		if info.Code != CodeAuth || info.Retryable || !strings.Contains(info.Message, auth.SessionExpiredText(srv.URL)) ||
+			strings.Count(info.Message, "r2r-mcp login") != 1 {
 			t.Fatalf("%+v", info)
 		}
 	})

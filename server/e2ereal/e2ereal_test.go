@@ -111,8 +111,8 @@ func TestRealTypeScriptClient(t *testing.T) {
 }
 
 // TestRealAuthCommands is a new user's terminal session against a real R2R with
-// authentication on: login stores a per-machine API key (in the 0600 file here: no Secret
-// Service), status and doctor pass with it, serve searches with it, logout revokes it.
+// authentication on: login stores an R2R session (in the 0600 file here: no Secret
+// Service), status and doctor pass with it, serve searches with it, logout ends it.
 func TestRealAuthCommands(t *testing.T) {
 	r := liveR2R(t)
 	env := servertest.MinimalEnv(t,
@@ -153,11 +153,11 @@ func TestRealAuthCommands(t *testing.T) {
 	s := servertest.Serve(ctx, t, proj, env)
 	ing, err := s.Call(ctx, "r2r_ingest_document", map[string]any{"file_path": mdPath})
 	if err != nil || ing.IsError {
-		t.Fatalf("ingest with the stored key: %v %s\n%s", err, ing.Text, s.Stderr())
+		t.Fatalf("ingest with the stored session: %v %s\n%s", err, ing.Text, s.Stderr())
 	}
 	found, err := s.Call(ctx, "r2r_search", map[string]any{"query": mdPhrase, "limit": 3})
 	if err != nil || found.IsError || !strings.Contains(found.Text, mdPath) {
-		t.Fatalf("search with the stored key: %v %s\n%s", err, found.Text, s.Stderr())
+		t.Fatalf("search with the stored session: %v %s\n%s", err, found.Text, s.Stderr())
 	}
 	s.Close()
 

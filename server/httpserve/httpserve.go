@@ -133,12 +133,16 @@ func New(base *server.Server, o Options) (*Handler, error) {
 	h.users = &users{ttl: o.KeyTTL, max: o.MaxKeys, now: o.Now, m: map[[32]byte]*user{}, rejected: map[[32]byte]time.Time{},
 		throttle: newCheckThrottle(o.Now),
 		check: func(ctx context.Context, key string) (*r2r.User, error) {
-			me, err := check.WithCredentials(r2r.APIKey(key)).Me(ctx)
+			me, err := check.WithCredentials(credentialOf(key)).Me(ctx)
 			h.countAuth(err)
 			return me, err
 		},
 		build: func(key, id string) (*user, error) {
-			return h.newUser(userKey{key: key, id: id}, id, "the caller's R2R API key (user "+id+")")
+			what := "API key"
+			if isAccessToken(key) {
+				what = "access token"
+			}
+			return h.newUser(userKey{key: key, id: id}, id, "the caller's R2R "+what+" (user "+id+")")
 		},
 	}
 	if o.AuthMode == AuthShared {
@@ -235,7 +239,8 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*user, b
 	}
 	key, ok := apiKey(r)
 	if !ok {
-		unauthorized(w, "", "This endpoint needs your R2R API key: send Authorization: Bearer <key> or X-R2R-API-Key: <key>.")
+		unauthorized(w, "", "This endpoint needs your R2R credential: send Authorization: Bearer <token> with the access token "+
+			"`r2r-mcp auth header` prints, or an R2R API key (Bearer or X-R2R-API-Key).")
 		return nil, false
 	}
 	addr := clientAddr(r)
@@ -249,17 +254,20 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*user, b
 			h.log.Warn("too many refused credentials: refusing to check more from this address for now",
 				"remote", addr, "retry_after_s", throttled.wait.Round(time.Second).Seconds())
 		}
-		tooMany(w, "rate_limited", "Too many refused credentials from your address; check your R2R API key and try again later.", throttled.wait)
+		tooMany(w, "rate_limited", "Too many refused credentials from your address; check your R2R credential and try again later.", throttled.wait)
+	case errors.Is(err, errMalformed):
+		unauthorized(w, `, error="invalid_token"`, "This R2R credential cannot be used: "+strings.TrimPrefix(err.Error(), errMalformed.Error()+": ")+".")
 	case errors.Is(err, errRejected):
 		if !errors.Is(err, errRejectedBefore) {
 			h.log.Warn("R2R rejected a credential", "remote", addr, "path", r.URL.Path)
 		}
-		unauthorized(w, `, error="invalid_token"`, "R2R rejected this API key. Create a new one in R2R and send it as Authorization: Bearer <key>.")
+		unauthorized(w, `, error="invalid_token"`, "R2R rejected this credential. Send a fresh access token (`r2r-mcp auth header` prints one) "+
+			"or a valid R2R API key as Authorization: Bearer <token>.")
 	default:
-		h.log.Warn("cannot check an API key with R2R", "error", err)
+		h.log.Warn("cannot check a credential with R2R", "error", err)
 		w.Header().Set("Retry-After", "5")
 		writeError(w, http.StatusServiceUnavailable, "r2r_unreachable",
-			"R2R could not check the API key right now ("+r2rProblem(err)+"); try again shortly.")
+			"R2R could not check the credential right now ("+r2rProblem(err)+"); try again shortly.")
 	}
 	return nil, false
 }
@@ -299,7 +307,7 @@ func (h *Handler) countAuth(err error) {
 	switch {
 	case err == nil:
 		h.opts.Metrics.AuthCheck("ok")
-	case errors.Is(err, r2r.ErrUnauthorized), errors.Is(err, r2r.ErrForbidden):
+	case refused(err):
 		h.opts.Metrics.AuthCheck("rejected")
 	default:
 		h.opts.Metrics.AuthCheck("error")

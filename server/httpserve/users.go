@@ -13,13 +13,15 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/server"
 )
 
-// userKey is one caller's R2R API key, sent as X-API-Key. Its identity is the R2R user id,
-// so every cache and limiter key of the user's calls names the user, whichever of the
-// user's keys was sent.
+// userKey is one caller's R2R credential: an API key, sent as X-API-Key, or an access token
+// (JWT) from the user's R2R session, sent as Authorization: Bearer. Its identity is the R2R
+// user id, so every cache and limiter key of the user's calls names the user, whichever of
+// the user's credentials was sent.
 type userKey struct {
 	key string
 	id  string
@@ -27,10 +29,30 @@ type userKey struct {
 
 func (k userKey) Apply(_ context.Context, h http.Header) error {
 	if k.key == "" {
-		return errors.New("httpserve: empty API key")
+		return errors.New("httpserve: empty credential")
+	}
+	if isAccessToken(k.key) {
+		h.Del("X-API-Key") // R2R rejects requests that carry both
+		h.Set("Authorization", "Bearer "+k.key)
+		return nil
 	}
 	h.Set("X-API-Key", k.key)
 	return nil
+}
+
+// isAccessToken tells an R2R access token (a JWT: three dot-separated base64url parts, the
+// first a JSON header) from an API key ("key_…"). R2R checks a JWT in milliseconds; an API
+// key costs it a bcrypt check (about half a second) on every request.
+func isAccessToken(cred string) bool {
+	return strings.HasPrefix(cred, "eyJ") && strings.Count(cred, ".") == 2
+}
+
+// credentialOf is how a caller's credential is sent to R2R.
+func credentialOf(cred string) r2r.Credentials {
+	if isAccessToken(cred) {
+		return r2r.Bearer(cred)
+	}
+	return r2r.APIKey(cred)
 }
 
 func (k userKey) Identity() string { return "r2r-user:" + k.id }
@@ -46,15 +68,26 @@ type user struct {
 	mcp     *mcpserver.StreamableHTTPServer
 	gateway http.Handler
 	checked time.Time // when R2R last accepted the key
+	expires time.Time // when an access token's exp claim says it dies; zero = an API key
 	used    time.Time // last request, for eviction
 }
 
-// errRejected means R2R refused the key (401 or 403 on users/me); errRejectedBefore, which
-// wraps it, that it did so a moment ago and was not asked again.
+// fresh reports whether the check of e still holds at now.
+func (e *user) fresh(now time.Time, ttl time.Duration) bool {
+	return now.Sub(e.checked) < ttl && (e.expires.IsZero() || now.Before(e.expires))
+}
+
+// errRejected means R2R refused the credential (401 or 403 on users/me, or 400, 413 or 431:
+// a header it would not read); errRejectedBefore, which wraps it, that it did so a moment
+// ago and was not asked again.
 var (
-	errRejected       = errors.New("R2R rejected the API key")
+	errRejected       = errors.New("R2R rejected the credential")
 	errRejectedBefore = fmt.Errorf("%w a moment ago", errRejected)
 )
+
+// errMalformed wraps why a credential cannot be sent as a header at all (auth.CheckValue);
+// R2R is not asked.
+var errMalformed = errors.New("unusable credential")
 
 // throttledError means the client failed too many credential checks: none is made for it
 // until wait has passed. first is true the first time in a row the client is refused.
@@ -95,9 +128,12 @@ const rejectTTL = 10 * time.Second
 func (u *users) get(ctx context.Context, key, addr string) (*user, error) {
 	h := sha256.Sum256([]byte(key))
 	now := u.now()
+	if err := auth.CheckValue(key); err != nil {
+		return nil, fmt.Errorf("%w: the credential %w", errMalformed, err)
+	}
 	u.mu.Lock()
 	e := u.m[h]
-	if e != nil && now.Sub(e.checked) < u.ttl {
+	if e != nil && e.fresh(now, u.ttl) {
 		e.used = now
 		u.mu.Unlock()
 		return e, nil
@@ -118,23 +154,27 @@ func (u *users) get(ctx context.Context, key, addr string) (*user, error) {
 		defer cancel()
 		me, err := u.check(cctx, key)
 		if err != nil {
-			if errors.Is(err, r2r.ErrUnauthorized) || errors.Is(err, r2r.ErrForbidden) {
+			if refused(err) {
 				u.forget(h)
 				return nil, errRejected
 			}
 			return nil, err
 		}
+		exp := auth.TokenExpiry(key)
+		if !isAccessToken(key) {
+			exp = time.Time{}
+		}
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		if e := u.m[h]; e != nil && e.id == me.ID {
-			e.checked, e.used = u.now(), u.now()
+			e.checked, e.used, e.expires = u.now(), u.now(), exp
 			return e, nil
 		}
 		nu, err := u.build(key, me.ID)
 		if err != nil {
 			return nil, err
 		}
-		nu.checked, nu.used = u.now(), u.now()
+		nu.checked, nu.used, nu.expires = u.now(), u.now(), exp
 		u.evictLocked()
 		u.m[h] = nu
 		return nu, nil
@@ -146,6 +186,22 @@ func (u *users) get(ctx context.Context, key, addr string) (*user, error) {
 		return nil, err
 	}
 	return v.(*user), nil
+}
+
+// refused reports answers of R2R that turn the credential down: 401 and 403, and 400, 413
+// and 431, which R2R (its HTTP server) gives a header too large or malformed to read. None
+// of them means R2R is down.
+func refused(err error) bool {
+	var e *r2r.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.StatusCode {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusBadRequest,
+		http.StatusRequestEntityTooLarge, http.StatusRequestHeaderFieldsTooLarge:
+		return true
+	}
+	return false
 }
 
 // forget drops h and remembers that R2R refused it.
@@ -194,8 +250,8 @@ func (u *users) count() int {
 	return len(u.m)
 }
 
-// apiKey returns the R2R API key a request carries: "Authorization: Bearer KEY" or
-// "X-R2R-API-Key: KEY". ok is false when there is none.
+// apiKey returns the R2R credential a request carries, an API key or an access token:
+// "Authorization: Bearer CRED" or "X-R2R-API-Key: CRED". ok is false when there is none.
 func apiKey(r *http.Request) (string, bool) {
 	if k := strings.TrimSpace(r.Header.Get("X-R2R-API-Key")); k != "" {
 		return k, true

@@ -1,0 +1,268 @@
+package auth
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+)
+
+// slowRefresh holds each successful refresh-token answer back a moment after R2R gave it,
+// so a second renewal of the same session is sure to reach R2R before the first one's new
+// pair is saved (the race two servers renewing at once run into).
+type slowRefresh struct{ next http.RoundTripper }
+
+func (s slowRefresh) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := s.next.RoundTrip(req)
+	if err == nil && req.URL.Path == "/v3/users/refresh-token" && resp.StatusCode == http.StatusOK {
+		time.Sleep(30 * time.Millisecond)
+	}
+	return resp, err
+}
+
+func TestStoredSessionStartsWithItsAccessToken(t *testing.T) {
+	srv, c := newEmulator(t)
+	srv.CreateUser("dev@example.com", "pw", false)
+	pair := loginPair(t, c, "dev@example.com", "pw")
+	sec := Secret{Kind: KindRefreshToken, Secret: pair.RefreshToken.Token, AccessToken: pair.AccessToken.Token, Email: "dev@example.com"}
+	exp := tokenExpiry(pair.AccessToken.Token)
+	if exp.IsZero() {
+		t.Fatal("the emulator's access token has no exp")
+	}
+	tests := []struct {
+		name     string
+		now      time.Time
+		refreshs int
+	}{
+		{"valid: no refresh at start", time.Now(), 0},
+		{"due for renewal: renewed first", exp.Add(-time.Second), 1},
+		{"expired: renewed first", exp.Add(time.Minute), 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := newMemStore()
+			_ = store.Save(context.Background(), testURL, sec)
+			srv.ResetCounts()
+			ts := newStoredAt(c, sec, store, "", tt.now)
+			h := http.Header{}
+			if err := ts.Apply(context.Background(), h); err != nil {
+				t.Fatal(err)
+			}
+			if n := srv.Count(routeRefresh); n != tt.refreshs {
+				t.Errorf("refresh-token calls %d, want %d", n, tt.refreshs)
+			}
+			saved, _ := store.get(testURL)
+			if tt.refreshs > 0 && (saved.AccessToken == sec.AccessToken || "Bearer "+saved.AccessToken != h.Get("Authorization")) {
+				t.Error("the renewed access token was not saved with the refresh token")
+			}
+			// Renewal rotated the refresh token for good: start again from a fresh login.
+			pair = loginPair(t, c, "dev@example.com", "pw")
+			sec.Secret, sec.AccessToken = pair.RefreshToken.Token, pair.AccessToken.Token
+		})
+	}
+}
+
+// newStoredAt is NewStoredSource on a clock stopped at now.
+func newStoredAt(c *r2r.Client, sec Secret, store Store, lock string, now time.Time) *TokenSource {
+	return NewStoredSource(TokenSourceOptions{Client: c, LockPath: lock, Now: func() time.Time { return now }}, testURL, sec, store)
+}
+
+// Two r2r-mcp processes share one stored session (two TokenSources, each with its own
+// FileStore on the same file, and the session lock). When both renew at once, R2R rotates
+// the refresh token under one of them; the other must not be logged out.
+func TestTwoProcessesRenewingOneSessionBothKeepWorking(t *testing.T) {
+	srv, c := newEmulator(t)
+	srv.CreateUser("dev@example.com", "pw", false)
+	slow, err := r2r.New(r2r.Options{BaseURL: srv.URL, HTTPClient: &http.Client{Transport: slowRefresh{http.DefaultTransport}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pair := loginPair(t, c, "dev@example.com", "pw")
+	sec := Secret{Kind: KindRefreshToken, Secret: pair.RefreshToken.Token, AccessToken: pair.AccessToken.Token, Email: "dev@example.com"}
+	file := func() *FileStore { return &FileStore{Path: filepath.Join(dir, CredentialsFileName)} }
+	ctx := context.Background()
+	if err := file().Save(ctx, srv.URL, sec); err != nil {
+		t.Fatal(err)
+	}
+	opts := TokenSourceOptions{Client: slow, LockPath: SessionLockPath(dir)}
+	procs := []*TokenSource{NewStoredSource(opts, srv.URL, sec, file()), NewStoredSource(opts, srv.URL, sec, file())}
+	renewBothAtOnce(t, c, procs, 4)
+	stored, err := file().Load(ctx, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RefreshToken(ctx, stored.Secret); err != nil {
+		t.Errorf("the stored refresh token is not the live one: %v", err)
+	}
+}
+
+// renewBothAtOnce makes every TokenSource renew at the same moment, rounds times, and
+// checks each still authenticates afterwards.
+func renewBothAtOnce(t *testing.T, c *r2r.Client, procs []*TokenSource, rounds int) {
+	t.Helper()
+	ctx := context.Background()
+	for round := range rounds {
+		var wg sync.WaitGroup
+		errs := make(chan error, 2*len(procs))
+		for i, ts := range procs {
+			gen := ts.Generation()
+			wg.Go(func() {
+				if err := ts.RefreshFrom(ctx, gen); err != nil {
+					errs <- errors.Join(errors.New("renew"), err)
+					return
+				}
+				if _, err := c.WithCredentials(ts).Me(ctx); err != nil {
+					errs <- errors.Join(errors.New("process "+string(rune('A'+i))), err)
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("round %d: %v", round, err)
+		}
+	}
+}
+
+func TestSessionExpiredIsOneVerdict(t *testing.T) {
+	srv, c := newEmulator(t)
+	srv.CreateUser("dev@example.com", "pw", false)
+	pair := loginPair(t, c, "dev@example.com", "pw")
+	if _, err := c.RefreshToken(context.Background(), pair.RefreshToken.Token); err != nil { // rotate it away
+		t.Fatal(err)
+	}
+	sec := Secret{Kind: KindRefreshToken, Secret: pair.RefreshToken.Token, Email: "dev@example.com"}
+	tests := []struct {
+		name  string
+		store func() Store
+	}{
+		{"refresh token rejected", func() Store { s := newMemStore(); _ = s.Save(context.Background(), testURL, sec); return s }},
+		{"logged out meanwhile", func() Store { return newMemStore() }},
+		{"replaced by an API key", func() Store {
+			s := newMemStore()
+			_ = s.Save(context.Background(), testURL, testSecret(KindAPIKey, "key_x.y"))
+			return s
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := NewStoredSource(TokenSourceOptions{Client: c}, testURL, sec, tt.store())
+			err := ts.Apply(context.Background(), http.Header{})
+			if !errors.Is(err, ErrSessionExpired) || err.Error() != SessionExpiredText(testURL) {
+				t.Fatalf("Apply = %v", err)
+			}
+			if strings.Count(err.Error(), "r2r-mcp login") != 1 {
+				t.Errorf("the verdict should say to log in once: %q", err)
+			}
+		})
+	}
+}
+
+func TestSessionRenewAt(t *testing.T) {
+	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	jwt := func(iat, exp time.Time) string {
+		return "h." + enc(fmt.Sprintf(`{"iat":%d,"exp":%d}`, iat.Unix(), exp.Unix())) + ".s"
+	}
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	day := 24 * time.Hour
+	tests := []struct {
+		name            string
+		access, refresh string
+		want            time.Time
+	}{
+		{"R2R's defaults: the refresh token at half its 7 days, long before the access token",
+			jwt(t0, t0.Add(60000*time.Minute)), jwt(t0, t0.Add(7*day)), t0.Add(84 * time.Hour)},
+		{"short access token: renewed before it expires",
+			jwt(t0, t0.Add(time.Hour)), jwt(t0, t0.Add(7*day)), t0.Add(time.Hour - expirySkew)},
+		{"refresh token without claims: the access token decides",
+			jwt(t0, t0.Add(time.Hour)), "opaque", t0.Add(time.Hour - expirySkew)},
+		{"access token without exp: the refresh token decides",
+			"opaque", jwt(t0, t0.Add(2*day)), t0.Add(day)},
+		{"neither has claims: only after a 401", "opaque", "opaque", time.Time{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sessionRenewAt(tt.access, tokenExpiry(tt.access), tt.refresh); !got.Equal(tt.want) {
+				t.Errorf("sessionRenewAt = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// R2R_API_KEY is checked where it is read: a value that cannot be sent as a header is a
+// configuration error naming the variable, never an outage reported later.
+func TestResolveRefusesAnUnsendableAPIKey(t *testing.T) {
+	tests := []struct{ name, key, want string }{
+		{"inner line break", "key_abc\ndef.ghi", "R2R_API_KEY contains a line break"},
+		{"60 KiB", "key_" + strings.Repeat("x", 60<<10), "R2R_API_KEY is 61444 bytes long"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Resolve(context.Background(), Options{URLFlag: testURL, ConfigDir: t.TempDir(),
+				Getenv: envFunc(map[string]string{"R2R_API_KEY": tt.key}), Keyring: newMapKeyring()})
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "def.ghi") ||
+				strings.Contains(err.Error(), "xxxx") {
+				t.Fatalf("Resolve = %v", err)
+			}
+		})
+	}
+}
+
+// The credentials file's problems are named with their fix, never "no credential".
+func TestCredentialsFileProblemsAreNamed(t *testing.T) {
+	good := testSecret(KindAPIKey, "key_file.SECRET")
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, path string)
+		is    error
+		want  string
+	}{
+		{"corrupt", func(t *testing.T, path string) {
+			if err := WritePrivateFile(path, []byte("{oops")); err != nil {
+				t.Fatal(err)
+			}
+		}, ErrCorruptFile, "run r2r-mcp login (it sets the file aside"},
+		{"readable by others", func(t *testing.T, path string) {
+			if err := os.Chmod(path, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, ErrInsecureFile, "run chmod 600 "},
+		{"owned by another user", func(t *testing.T, path string) {
+			if runtime.GOOS == "windows" || os.Getuid() != 0 {
+				t.Skip("needs root to give the file away")
+			}
+			if err := os.Chown(path, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}, ErrForeignFile, "owned by uid 65534, not by you (uid 0), so r2r-mcp will not use it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			store := &FileStore{Path: filepath.Join(dir, CredentialsFileName)}
+			if err := store.Save(context.Background(), testURL, good); err != nil {
+				t.Fatal(err)
+			}
+			tt.setup(t, store.Path)
+			_, err := store.Load(context.Background(), testURL)
+			if !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "SECRET") {
+				t.Fatalf("Load = %v", err)
+			}
+			res, err := Resolve(context.Background(), Options{URLFlag: testURL, ConfigDir: dir, InsecureStorage: true, Getenv: envFunc(nil)})
+			if err != nil || res.Source != SourceNone || !strings.Contains(res.Warning, tt.want) {
+				t.Errorf("Resolve: source %q warning %q (%v)", res.Source, res.Warning, err)
+			}
+		})
+	}
+}
