@@ -290,7 +290,7 @@ func syncStatusTool(d *Deps) Tool {
 			"pending":       intProp("files sent that R2R was still ingesting at the end (their old versions are kept)"),
 			"refused":       intProp("files refused by the ingest rules"),
 			"failed":        intProp("files that failed"),
-			"prune_skipped": strProp("why nothing was pruned although prune was asked for"),
+			"prune_skipped": strProp("why documents of files gone were kept although prune was asked for (those a failed file could be, or all after an incomplete scan)"),
 			"duration_ms":   intProp("how long the run took"),
 		}, "uploaded", "replaced", "unchanged", "deleted", "refused", "failed")),
 		"failed":  problemsSchema(fmt.Sprintf("files that failed, with R2R's reason (at most %d listed)", maxListedProblems)),
@@ -382,7 +382,7 @@ func statusOf(job *syncJob, v jobView) SyncStatusOutput {
 		fmt.Fprintf(&b, " Uploaded %d, replaced %d, unchanged %d, deleted %d, pending %d, refused %d, failed %d (%.1f s).",
 			r.Uploaded, r.Replaced, r.Unchanged, r.Deleted, r.Pending, r.Refused, r.Failed, float64(r.DurationMS)/1000)
 		if r.PruneSkipped != "" {
-			b.WriteString(" Nothing was pruned: " + Sanitize(r.PruneSkipped) + ".")
+			b.WriteString(" Not pruned: " + Sanitize(r.PruneSkipped) + ".")
 		}
 		for _, f := range o.Failed[:min(len(o.Failed), 5)] {
 			fmt.Fprintf(&b, "\n- failed %s: %s", f.Path, f.Reason)

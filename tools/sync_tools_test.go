@@ -3,6 +3,9 @@ package tools
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -260,5 +263,70 @@ func TestSyncStatusWaitSendsProgress(t *testing.T) {
 	}
 	if len(got) < 2 || got[len(got)-1] != 1 {
 		t.Fatalf("progress notifications = %v", got)
+	}
+}
+
+// hostileGit makes dir a git repository whose config names a command (writing a marker
+// into the returned directory) for core.fsmonitor, hooks, the pager and ssh. It skips
+// without git (fails under CI).
+func hostileGit(t *testing.T, dir string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("git is required under CI")
+		}
+		t.Skip("git is not installed")
+	}
+	markers := t.TempDir()
+	script := filepath.Join(markers, "evil.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+filepath.Join(markers, "ran")+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hooks := filepath.Join(markers, "hooks")
+	mustMkdir(t, hooks)
+	if err := os.Symlink(script, filepath.Join(hooks, "post-index-change")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"config", "core.fsmonitor", script}, {"config", "core.hooksPath", hooks},
+		{"config", "pager.ls-files", script}, {"config", "core.sshCommand", script}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	return markers
+}
+
+// TestSyncToolRunsNoGitCommand: r2r_sync of a repository whose config names commands
+// lists its files (ignored ones left out) and runs none of them, dry run or not.
+func TestSyncToolRunsNoGitCommand(t *testing.T) {
+	e := newEnv(t, withSyncState(t))
+	markers := hostileGit(t, e.project)
+	e.write(".gitignore", "*.log\n")
+	e.write("a.md", "# A\n\nalpha")
+	e.write("b.log", "ignored")
+	var o SyncOutput
+	structured(t, e.ok("r2r_sync", map[string]any{"dry_run": true}), &o)
+	if o.Plan.Files != 2 || o.Plan.Upload != 2 {
+		t.Fatalf("dry run: %+v", o)
+	}
+	if _, err := os.Stat(filepath.Join(markers, "ran")); err == nil {
+		t.Fatal("a dry run ran a command the repository's config names")
+	}
+	structured(t, e.ok("r2r_sync", map[string]any{}), &o)
+	var st SyncStatusOutput
+	for st.State == "" || st.State == jobRunning {
+		structured(t, e.ok("r2r_sync_status", map[string]any{"wait_seconds": 10}), &st)
+	}
+	if st.State != jobDone || st.Result == nil || st.Result.Uploaded != 2 {
+		t.Fatalf("sync: %+v", st)
+	}
+	if _, err := os.Stat(filepath.Join(markers, "ran")); err == nil {
+		t.Fatal("git ran a command the repository's config names")
 	}
 }

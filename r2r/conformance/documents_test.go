@@ -500,6 +500,26 @@ func (s *suite) documents(t *testing.T) {
 			t.Errorf("a non-owner lists %d of the superuser's documents (total %d)", len(p.Items), p.Total)
 		}
 	})
+	// kbsync takes owner_id as proof of who wrote a document: R2R sets it to the uploading
+	// account, whatever the request's metadata claims.
+	t.Run("owner_is_the_uploader_whatever_the_metadata", func(t *testing.T) {
+		id := uuid.NewString()
+		s.cleanupDocument(id)
+		if _, err := s.user.CreateDocument(ctx, r2r.DocumentCreate{RawText: "Claims another owner " + s.sfx + ".", ID: id,
+			Metadata: map[string]any{"owner_id": s.adminID, "source": "r2r-mcp"}, IngestionMode: "fast"}); err != nil {
+			t.Fatal(err)
+		}
+		s.waitIngestedAs(t, s.user, id)
+		// Removed at once: later checks count the regular user's documents.
+		defer func() { _ = s.admin.DeleteDocument(ctx, id) }()
+		d, err := s.admin.GetDocument(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.OwnerID != s.userID {
+			t.Errorf("owner_id %s, want the uploader %s (the metadata claimed %s)", d.OwnerID, s.userID, s.adminID)
+		}
+	})
 	t.Run("chunks", func(t *testing.T) {
 		p, err := s.admin.ListDocumentChunks(ctx, s.docFile, r2r.ListParams{})
 		if err != nil {

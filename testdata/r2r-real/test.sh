@@ -30,6 +30,7 @@ R2R_CONFORMANCE_EMAIL=$(value R2R_EMAIL)
 R2R_CONFORMANCE_PASSWORD=$(value R2R_PASSWORD)
 [ -n "$R2R_CONFORMANCE_EMAIL" ] || { echo "test-real: needs R2R with authentication on (R2R_REAL_AUTH=on)" >&2; exit 1; }
 export NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost
+export R2R_CONFORMANCE_EMBED=${R2R_REAL_EMBED:-hash} # what up.sh started R2R with
 
 cd "$ROOT"
 log=$(mktemp)

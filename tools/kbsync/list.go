@@ -5,15 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
-	ignore "github.com/sabhiram/go-gitignore"
 )
 
 // ListFiles lists the files of dir (inside root) that a sync considers, as paths relative
@@ -22,9 +23,16 @@ import (
 // the .gitignore files from root down. Tracked files deleted from the work tree are
 // listed too; the caller finds them missing. .git directories are never listed.
 func ListFiles(ctx context.Context, root, dir string) ([]string, error) {
+	files, _, err := listFiles(ctx, root, dir)
+	return files, err
+}
+
+// listFiles is ListFiles with the directories the walk could not read (their files are not
+// listed), each with the reason.
+func listFiles(ctx context.Context, root, dir string) ([]string, []Problem, error) {
 	prefix, err := filepath.Rel(root, dir)
 	if err != nil || prefix == ".." || strings.HasPrefix(prefix, ".."+string(filepath.Separator)) {
-		return nil, fmt.Errorf("%s is not inside the project root %s", dir, root)
+		return nil, nil, fmt.Errorf("%s is not inside the project root %s", dir, root)
 	}
 	prefix = filepath.ToSlash(prefix)
 	if prefix == "." {
@@ -35,12 +43,12 @@ func ListFiles(ctx context.Context, root, dir string) ([]string, error) {
 		return walkFiles(root, prefix)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, f := range files {
 		files[i] = path.Join(prefix, f)
 	}
-	return files, nil
+	return files, nil, nil
 }
 
 var errNotGit = errors.New("not in a git work tree")
@@ -51,16 +59,14 @@ func gitLsFiles(ctx context.Context, dir string) ([]string, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, errNotGit
 	}
-	probe := exec.CommandContext(ctx, "git", "rev-parse", "--is-inside-work-tree")
-	probe.Dir = dir
+	probe := gitCommand(ctx, dir, "rev-parse", "--is-inside-work-tree")
 	if out, err := probe.Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, errNotGit
 	}
-	cmd := exec.CommandContext(ctx, "git", "ls-files", "-co", "--exclude-standard", "-z", "--", ".")
-	cmd.Dir = dir
+	cmd := gitCommand(ctx, dir, "ls-files", "-co", "--exclude-standard", "-z", "--", ".")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -80,63 +86,42 @@ func gitLsFiles(ctx context.Context, dir string) ([]string, error) {
 	return files, nil
 }
 
-// ignoreFile is one .gitignore: the directory it lies in (relative to the root, "" for
-// the root) and its rules in order.
-type ignoreFile struct {
-	dir   string
-	rules []ignoreRule
-}
-
-// ignoreRule is one pattern line; negated rules ("!x") re-include.
-type ignoreRule struct {
-	negate bool
-	gi     *ignore.GitIgnore
-}
-
-// ignored reports whether the .gitignore files (outermost first) ignore rel: the last
-// rule that matches decides, a deeper file's after an outer one's, as in git.
-func ignored(files []ignoreFile, rel string, isDir bool) bool {
-	if isDir {
-		rel += "/"
+// walkFiles walks root/prefix, skipping what the .gitignore files (of root, the
+// directories down to prefix, and below) ignore, and .git directories. A subdirectory it
+// cannot read (a path longer than the system allows, no permission) is skipped with its
+// reason; only prefix itself failing fails the walk.
+func walkFiles(root, prefix string) ([]string, []Problem, error) {
+	var files []ignoreFile
+	// Below every .gitignore: the repository's own exclude file, which git reads too (the
+	// walk runs in a repository when git is missing or refuses it as another user's).
+	if b, err := readRegular(filepath.Join(root, ".git", "info", "exclude")); err == nil {
+		files = append(files, ignoreFile{rules: parseIgnore(b)})
 	}
-	out := false
-	for _, f := range files {
-		sub := rel
-		if f.dir != "" {
-			sub = strings.TrimPrefix(rel, f.dir+"/")
-		}
-		for _, r := range f.rules {
-			if r.gi.MatchesPath(sub) {
-				out = !r.negate
+	if prefix != "" {
+		// The directories above prefix contribute their rules, and one of them (or prefix)
+		// being ignored leaves nothing to list, as git does.
+		parts := strings.Split(prefix, "/")
+		for i := range parts {
+			if f, ok := readIgnore(root, strings.Join(parts[:i], "/")); ok {
+				files = append(files, f)
+			}
+			if ignored(files, strings.Join(parts[:i+1], "/"), true) || parts[i] == ".git" {
+				return nil, nil, nil
 			}
 		}
 	}
-	return out
-}
-
-// walkFiles walks root/prefix, skipping what the .gitignore files (of root, the
-// directories down to prefix, and below) ignore, and .git directories.
-func walkFiles(root, prefix string) ([]string, error) {
-	var files []ignoreFile
-	var dirs []string
-	if prefix != "" {
-		parts := strings.Split(prefix, "/")
-		for i := range parts {
-			dirs = append(dirs, strings.Join(parts[:i], "/"))
-		}
-	}
-	for _, d := range dirs {
-		if f, ok := readIgnore(root, d); ok {
-			files = append(files, f)
-		}
-	}
 	var out []string
+	var skipped []Problem
 	var walk func(dir string, files []ignoreFile) error
 	walk = func(dir string, files []ignoreFile) error {
 		if f, ok := readIgnore(root, dir); ok {
 			files = append(files[:len(files):len(files)], f)
 		}
 		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
+		if err != nil && dir != prefix {
+			skipped = append(skipped, unreadable(dir, err))
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -157,28 +142,26 @@ func walkFiles(root, prefix string) ([]string, error) {
 		return nil
 	}
 	if err := walk(prefix, files); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, skipped, nil
 }
 
-// readIgnore reads the .gitignore of dir (relative to root).
-func readIgnore(root, dir string) (ignoreFile, bool) {
-	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(dir), ".gitignore"))
-	if err != nil {
-		return ignoreFile{}, false
+// unreadable is the problem of a path that cannot be looked at.
+func unreadable(rel string, err error) Problem {
+	if errors.Is(err, syscall.ENAMETOOLONG) {
+		return Problem{Path: rel, Kind: "path_too_long", Reason: "its path is longer than this system lets a program open; " +
+			"move it higher up to sync it"}
 	}
-	f := ignoreFile{dir: dir}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		r := ignoreRule{negate: strings.HasPrefix(line, "!")}
-		r.gi = ignore.CompileIgnoreLines(strings.TrimPrefix(line, "!"))
-		f.rules = append(f.rules, r)
+	return Problem{Path: rel, Kind: "unreadable", Reason: "it cannot be read: " + errText(err)}
+}
+
+// errText is err without the absolute path an *fs.PathError carries.
+func errText(err error) string {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Op + ": " + pe.Err.Error()
 	}
-	return f, true
+	return err.Error()
 }
 
 // Globs are include and exclude patterns (doublestar syntax: ** spans directories)

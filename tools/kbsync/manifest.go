@@ -3,6 +3,7 @@ package kbsync
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
@@ -51,16 +52,44 @@ func LoadManifest(ctx context.Context, api API, s Scope) (*Manifest, error) {
 	}
 }
 
-// owns reports whether d is a document r2r-mcp wrote for the scope, with its path.
+// owns reports whether d is a document r2r-mcp wrote for the scope, with its path. Its
+// metadata is only a claim; what proves it is what R2R vouches for and the id: R2R sets
+// owner_id to the account that uploaded (no caller can choose it), and r2r-mcp's id is
+// derived from collection, owner, path and content hash (VersionID), so a document another
+// client made, or r2r-mcp made for another path, content or collection, does not match.
+// Someone holding the same R2R account could still compute the id: R2R 3.6.6 gives
+// r2r-mcp no secret beyond the account to key a MAC with that all the user's machines and
+// replicas share.
 func (s Scope) owns(d r2r.Document) (string, Version, bool) {
 	md := d.Metadata
 	str := func(k string) string { v, _ := md[k].(string); return v }
 	mine := str(MetaSource) == SourceValue || str(MetaIngestedBy) == SourceValue
-	p := str(MetaSourcePath)
+	p, sha := str(MetaSourcePath), str(MetaContentSHA)
 	if !mine || p == "" || d.OwnerID != s.UserID || str(MetaProject) != s.Project || str(MetaSourceRoot) != s.Root {
 		return "", Version{}, false
 	}
-	return p, Version{ID: d.ID, SHA: str(MetaContentSHA), Status: d.IngestionStatus}, true
+	if !s.provenID(d.ID, p, sha) {
+		return "", Version{}, false
+	}
+	return p, Version{ID: d.ID, SHA: sha, Status: d.IngestionStatus}, true
+}
+
+// provenID reports whether id is the one r2r-mcp derives for a document of the scope with
+// this source path and content hash (or, without a hash, the id before content hashes).
+// The id path is the source path, or for a file r2r_ingest_document read from an extra
+// root ("<root's base name>/<path in it>") the root's MetaSourceRoot and the path in it.
+func (s Scope) provenID(id, sourcePath, sha string) bool {
+	idPaths := []string{sourcePath}
+	if s.Root != "" {
+		_, rest, _ := strings.Cut(sourcePath, "/")
+		idPaths = append(idPaths, s.Root+"/"+rest)
+	}
+	for _, ip := range idPaths {
+		if id == VersionID(s.CollectionID, s.UserID, ip, sha) || (sha == "" && id == legacyID(s.CollectionID, s.UserID, ip)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Versions returns the documents r2r-mcp wrote for one path of the scope, scanning the

@@ -43,6 +43,12 @@ func VersionID(collectionID, userID, idPath, sha string) string {
 	return uuid.NewSHA1(DocumentNamespace, []byte(collectionID+"/"+userID+"/"+idPath+"#sha256:"+sha)).String()
 }
 
+// legacyID is the id r2r-mcp gave a file's document before content hashes (one document
+// per path, no content_sha256).
+func legacyID(collectionID, userID, idPath string) string {
+	return uuid.NewSHA1(DocumentNamespace, []byte(collectionID+"/"+userID+"/"+idPath)).String()
+}
+
 // SHA256 is the hex SHA-256 of data.
 func SHA256(data []byte) string {
 	h := sha256.Sum256(data)

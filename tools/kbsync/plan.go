@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	"golang.org/x/sync/errgroup"
 
@@ -66,6 +67,8 @@ type Item struct {
 type Deletion struct {
 	Path       string `json:"path"`
 	DocumentID string `json:"document_id"`
+	// SHA is the content hash the document records ("" before content hashes).
+	SHA string `json:"-"`
 }
 
 // Problem is a file that was refused or failed, with the reason.
@@ -84,7 +87,8 @@ type Plan struct {
 	Delete    []Deletion `json:"delete"`
 	Refused   []Problem  `json:"refused"`
 	// PruneSkipped says why nothing is pruned although Prune was asked for ("" = it was
-	// not asked for, or the scan was complete).
+	// not asked for, or the scan was complete). Run may keep some documents for a reason
+	// of its own (see Summary).
 	PruneSkipped string `json:"prune_skipped,omitempty"`
 	// Stale are documents of files no longer in the synced set that are kept because
 	// Prune was not asked for.
@@ -111,7 +115,7 @@ func (s *Syncer) Plan(ctx context.Context) (*Plan, error) {
 	if err := o.Globs.Validate(); err != nil {
 		return nil, err
 	}
-	files, err := ListFiles(ctx, o.Root, o.dir())
+	files, skipped, err := listFiles(ctx, o.Root, o.dir())
 	if err != nil {
 		return nil, err
 	}
@@ -124,9 +128,19 @@ func (s *Syncer) Plan(ctx context.Context) (*Plan, error) {
 		}
 	}
 	p := &Plan{Upload: []Item{}, Replace: []Item{}, Delete: []Deletion{}, Refused: []Problem{}}
-	hashes, present, incomplete, err := s.hashAll(ctx, files, p)
+	hashes, present, unchecked, err := s.hashAll(ctx, files, p)
 	if err != nil {
 		return nil, err
+	}
+	// A file that could not be read might be any file moved there, whose old document is the
+	// only copy left: nothing is pruned. One that already has documents under its own path
+	// was not moved there, and keeps only those.
+	incomplete := ""
+	for _, f := range sortedKeys(unchecked) {
+		p.Refused = append(p.Refused, unreadable(f, unchecked[f]))
+		if incomplete == "" && len(m.Paths[f]) == 0 {
+			incomplete = fmt.Sprintf("%s could not be checked (%s)", f, errText(unchecked[f]))
+		}
 	}
 	p.Files = len(present)
 	for _, f := range files {
@@ -136,26 +150,53 @@ func (s *Syncer) Plan(ctx context.Context) (*Plan, error) {
 		}
 		classify(p, f, sha, m.Paths[f])
 	}
+	p.Refused = append(p.Refused, skipped...)
 	prefix, _ := filepath.Rel(o.Root, o.dir())
 	prefix = filepath.ToSlash(prefix)
 	for _, pth := range sortedKeys(m.Paths) {
 		if present[pth] || !within(prefix, pth) {
 			continue
 		}
+		if prob := s.unproven(pth, skipped); prob != nil {
+			// Not listed, but not proven gone either: its documents stay.
+			if prob.Path != "" {
+				p.Refused = append(p.Refused, *prob)
+			}
+			continue
+		}
 		for _, v := range m.Paths[pth] {
 			if o.Prune {
-				p.Delete = append(p.Delete, Deletion{Path: pth, DocumentID: v.ID})
+				p.Delete = append(p.Delete, Deletion{Path: pth, DocumentID: v.ID, SHA: v.SHA})
 			} else {
 				p.Stale++
 			}
 		}
 	}
+	slices.SortFunc(p.Refused, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
 	if o.Prune && incomplete != "" {
 		p.PruneSkipped = incomplete
 		p.Stale += len(p.Delete)
 		p.Delete = []Deletion{}
 	}
 	return p, nil
+}
+
+// unproven returns nil when the file pth (not listed) is proven gone from the synced set:
+// it does not exist, or it does and the listing left it out (ignored, excluded). Otherwise
+// it says why it could not be looked at (with no Path when a skipped directory holding it
+// was reported already).
+func (s *Syncer) unproven(pth string, skipped []Problem) *Problem {
+	_, err := os.Lstat(filepath.Join(s.Opts.Root, filepath.FromSlash(pth)))
+	if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil
+	}
+	for _, sk := range skipped {
+		if within(sk.Path, pth) {
+			return &Problem{}
+		}
+	}
+	prob := unreadable(pth, err)
+	return &prob
 }
 
 // classify puts one file into the plan given its documents.
@@ -177,10 +218,10 @@ func classify(p *Plan, f, sha string, old []Version) {
 
 // hashAll hashes the files (from the hash cache when size and modification time match),
 // concurrently. present holds every file that exists (refused ones too: their documents
-// are not pruned); incomplete says why the scan cannot justify pruning.
-func (s *Syncer) hashAll(ctx context.Context, files []string, p *Plan) (hashes map[string]string, present map[string]bool, incomplete string, err error) {
+// are not pruned); unchecked holds the files that could not be read, with the error.
+func (s *Syncer) hashAll(ctx context.Context, files []string, p *Plan) (hashes map[string]string, present map[string]bool, unchecked map[string]error, err error) {
 	o := &s.Opts
-	hashes, present = map[string]string{}, map[string]bool{}
+	hashes, present, unchecked = map[string]string{}, map[string]bool{}, map[string]error{}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.concurrency())
@@ -195,11 +236,14 @@ func (s *Syncer) hashAll(ctx context.Context, files []string, p *Plan) (hashes m
 			switch {
 			case err != nil:
 				present[f] = true
-				incomplete = fmt.Sprintf("%s could not be checked (%v)", f, err)
+				unchecked[f] = err
 			case !exists:
 				o.Hashes.Forget(f)
 			case prob != nil:
 				present[f] = true
+				// A document written for a name R2R could not store holds the name it did
+				// store: it may be this file's, so it is not pruned either.
+				present[storedName(f)] = true
 				p.Refused = append(p.Refused, *prob)
 			default:
 				present[f] = true
@@ -209,20 +253,26 @@ func (s *Syncer) hashAll(ctx context.Context, files []string, p *Plan) (hashes m
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, nil, "", err
+		return nil, nil, nil, err
 	}
 	slices.SortFunc(p.Refused, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
-	return hashes, present, incomplete, nil
+	return hashes, present, unchecked, nil
 }
 
 // hashOne returns a file's hash, or that it does not exist (any more), or why it is
 // refused. err is an unexpected failure to look at it.
 func (s *Syncer) hashOne(rel string) (sha string, exists bool, prob *Problem, err error) {
 	o := &s.Opts
+	if r := nameRefusal(rel); r != nil {
+		return "", true, &Problem{Path: rel, Kind: r.Kind, Reason: r.Reason}, nil
+	}
 	fi, err := os.Lstat(filepath.Join(o.Root, filepath.FromSlash(rel)))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", false, nil, nil
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		prob := unreadable(rel, err)
+		return "", true, &prob, nil
 	case err != nil:
 		return "", true, nil, err
 	case fi.IsDir():

@@ -3,6 +3,7 @@ package kbsync
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -20,7 +21,9 @@ type Summary struct {
 	Pending   []string  `json:"pending"` // sent; R2R was still ingesting when the sync ended
 	Refused   []Problem `json:"refused"`
 	Failed    []Problem `json:"failed"`
-	// PruneSkipped says why nothing was pruned although --prune was given.
+	// PruneSkipped says why documents of files no longer in the synced set were kept
+	// although --prune was given (all of them when the scan was incomplete, else those a
+	// failed file could be).
 	PruneSkipped string `json:"prune_skipped,omitempty"`
 	Stale        int    `json:"stale"`
 	DryRun       bool   `json:"dry_run"`
@@ -76,22 +79,29 @@ func (s *Syncer) Run(ctx context.Context, p *Plan, progress func(Progress)) *Sum
 		}
 	}
 	items := append(slices.Clone(p.Upload), p.Replace...)
+	failed := map[string]bool{} // content hashes of the files that failed
 	bounded(ctx, items, s.Opts.concurrency(), func(it Item) {
 		o, err := s.put(ctx, it)
 		mu.Lock()
 		defer mu.Unlock()
+		n := len(sum.Failed)
 		sum.record(it.Path, o, err)
+		if len(sum.Failed) > n {
+			failed[it.SHA] = true
+			failed[o.SHA] = true // the file may have changed since the plan
+		}
 		report(it.Path, o.Action)
 	})
-	// Pruning comes last, and only when every upload went through: a failed upload might
-	// be a file moved elsewhere whose old document is the only copy left.
+	// Pruning comes last, and spares the documents a failed file could be: one moved
+	// elsewhere whose upload failed has its old document (same content) as its only copy.
 	if len(p.Delete) > 0 && ctx.Err() == nil {
-		if len(sum.Failed) > 0 {
-			sum.PruneSkipped = "some files failed to sync; nothing was pruned"
-			sum.Stale += len(p.Delete)
-		} else {
-			s.prune(ctx, p.Delete, sum, report)
+		dels, kept := spare(p.Delete, failed)
+		if kept > 0 {
+			sum.PruneSkipped = fmt.Sprintf("%d document(s) have the content of a file that failed to sync "+
+				"(or predate content hashes), so they may be its only copy", kept)
+			sum.Stale += kept
 		}
+		s.prune(ctx, dels, sum, report)
 	}
 	if err := ctx.Err(); err != nil {
 		sum.Failed = append(sum.Failed, Problem{Kind: "cancelled", Reason: "the sync was stopped (" + err.Error() + ") before it finished"})
@@ -132,6 +142,22 @@ func (s *Syncer) prune(ctx context.Context, dels []Deletion, sum *Summary, repor
 		}
 		report(d.Path, Deleted)
 	})
+}
+
+// spare splits dels into those to carry out and the number kept because a failed file may
+// be theirs: the same content, or content unknown (documents from before content hashes).
+func spare(dels []Deletion, failed map[string]bool) ([]Deletion, int) {
+	if len(failed) == 0 {
+		return dels, 0
+	}
+	out := make([]Deletion, 0, len(dels))
+	for _, d := range dels {
+		if d.SHA == "" || failed[d.SHA] {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out, len(dels) - len(out)
 }
 
 // bounded runs fn for each item, at most n at a time, and starts no more once ctx ends.

@@ -82,6 +82,11 @@ type Writer struct {
 // the file all along; if it fails or is still pending, the older ones stay. The error is
 // R2R's, with what was done so far in the Outcome.
 func (w *Writer) Put(ctx context.Context, f File, old []Version) (Outcome, error) {
+	for _, name := range []string{f.Path, f.IDPath} {
+		if r := nameRefusal(name); r != nil {
+			return Outcome{Action: Failed}, r
+		}
+	}
 	sha := SHA256(f.Data)
 	idPath := f.IDPath
 	if idPath == "" {

@@ -23,6 +23,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&opts.Dimensions, "dimensions", DefaultDimensions, "embedding size when a request does not ask for one")
 	fs.StringVar(&opts.ChatModel, "chat-model", DefaultChatModel, "chat model `name` listed by /v1/models")
 	fs.StringVar(&opts.EmbeddingModel, "embedding-model", DefaultEmbeddingModel, "embedding model `name` listed by /v1/models")
+	fs.StringVar(&opts.EmbeddingsUpstream, "embeddings-upstream", "", "base `URL` (http://HOST:PORT/v1) of an OpenAI-compatible server that answers embeddings instead of the hashed bag of words")
 	quiet := fs.Bool("quiet", false, "do not log requests")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -37,6 +38,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if opts.Dimensions < 1 || opts.Dimensions > MaxDimensions {
 		fmt.Fprintf(stderr, "model-double: --dimensions must be between 1 and %d, got %d\n", MaxDimensions, opts.Dimensions)
 		return 2
+	}
+	if opts.EmbeddingsUpstream != "" {
+		if _, err := parseUpstream(opts.EmbeddingsUpstream); err != nil {
+			fmt.Fprintln(stderr, "model-double: --embeddings-upstream:", err)
+			return 2
+		}
 	}
 	if !*quiet {
 		opts.Logger = stderr

@@ -60,6 +60,7 @@ func TestMainFlagErrors(t *testing.T) {
 		{[]string{"-h"}, 0, "-addr"},
 		{[]string{"--dimensions", "0"}, 2, "--dimensions must be between"},
 		{[]string{"--bogus"}, 2, "flag provided but not defined"},
+		{[]string{"--embeddings-upstream", "localhost:1"}, 2, "--embeddings-upstream:"},
 		{[]string{"extra"}, 2, "unexpected arguments"},
 		{[]string{"--addr", "256.0.0.1:1"}, 1, "model-double:"},
 	}

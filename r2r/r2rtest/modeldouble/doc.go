@@ -11,7 +11,9 @@
 //     never all zero, even for an empty or punctuation-only input, because an all-zero vector
 //     has no cosine distance. Inputs may be a string, a list of strings, or token arrays;
 //     encoding_format "float" (default) or "base64" (little-endian float32, as the OpenAI
-//     SDKs decode it).
+//     SDKs decode it). With Options.EmbeddingsUpstream set, embeddings requests are
+//     forwarded as they came to that OpenAI-compatible server instead (testdata/r2r-real
+//     points it at a real embedding model).
 //   - POST /v1/chat/completions: plain or streamed (server-sent chat.completion.chunk events,
 //     each with one choice, ending with a finish_reason chunk and "data: [DONE]"). The reply
 //     is extractive: for R2R's RAG prompt (a user message with "### Query:" and

@@ -39,6 +39,11 @@ type Options struct {
 	Logger io.Writer
 	// Now is the clock for the "created" field (default time.Now).
 	Now func() time.Time
+	// EmbeddingsUpstream, when set, is the base URL (http://HOST:PORT/v1) of another
+	// OpenAI-compatible server that answers every embeddings request instead of the hashed
+	// bag of words; chat stays with the Double. New panics on a value that is not an http(s)
+	// URL; Main checks it first.
+	EmbeddingsUpstream string
 }
 
 // Double is the OpenAI-compatible model server; it is an http.Handler, safe for concurrent
@@ -72,8 +77,16 @@ func New(opts Options) *Double {
 	d := &Double{opts: opts, mux: http.NewServeMux(), models: map[string]bool{}}
 	d.models[opts.ChatModel] = true
 	d.models[opts.EmbeddingModel] = true
+	embeddings := d.handleEmbeddings
+	if opts.EmbeddingsUpstream != "" {
+		u, err := parseUpstream(opts.EmbeddingsUpstream)
+		if err != nil {
+			panic("modeldouble.New: " + err.Error())
+		}
+		embeddings = d.forwardEmbeddings(u)
+	}
 	for _, prefix := range []string{"/v1", ""} {
-		d.mux.HandleFunc("POST "+prefix+"/embeddings", d.handleEmbeddings)
+		d.mux.HandleFunc("POST "+prefix+"/embeddings", embeddings)
 		d.mux.HandleFunc("POST "+prefix+"/chat/completions", d.handleChat)
 		d.mux.HandleFunc("GET "+prefix+"/models", d.handleModels)
 	}
