@@ -39,20 +39,6 @@ type VectorIndexEntry struct {
 	Index VectorIndex `json:"index"`
 }
 
-// ChunkIndexState summarizes the chunks table from an index list: its estimated row count
-// (the largest estimate among its indexes) and whether a vector index exists.
-func (l *VectorIndexList) ChunkIndexState() (rows int64, hasVectorIndex bool) {
-	for _, e := range l.Indices {
-		ix := e.Index
-		if ix.TableName != "chunks" {
-			continue
-		}
-		rows = max(rows, ix.RowEstimate)
-		hasVectorIndex = hasVectorIndex || ix.IsChunkVectorIndex()
-	}
-	return rows, hasVectorIndex
-}
-
 // maxIndexListLimit is R2R's upper bound for GET /v3/indices?limit=.
 const maxIndexListLimit = 1000
 
