@@ -14,26 +14,29 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/r2r-mcp .
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/r2r-emulator ./r2r/r2rtest/r2r-emulator
 
-## test: formatting, vet, unit and end-to-end tests with the race detector — then the tests
-## that were skipped, and why. End-to-end tests mostly wait on child processes, so more of
-## them run at once than there are CPUs; they share one race build of r2r-mcp; the keyring
-## test runs beside them. GORACE's exit pause is 10 ms, not the default 1 s that every
-## race-built test binary and child process would wait. Benchmarks are make bench-smoke.
+## test: formatting, vet, unit and end-to-end tests with the race detector, then the tests
+## that were skipped and why, then "N passed, N failed, N skipped". End-to-end tests mostly
+## wait on child processes, so more of them run at once than there are CPUs; they share one
+## race build of r2r-mcp; the keyring tests run beside them and are counted with them (they
+## skip in the main run and run in the keyring one, so they are not listed as skipped).
+## GORACE's exit pause is 10 ms, not the default 1 s that every race-built test binary and
+## child process would wait. Benchmarks are make bench-smoke.
 test: fmt-check vet
-	@kr=$$(mktemp); rc=$$(mktemp); bin=$$(mktemp -d); trap 'rm -rf "$$kr" "$$rc" "$$bin"' EXIT; \
+	@kr=$$(mktemp); rc=$$(mktemp); krc=$$(mktemp); bin=$$(mktemp -d); trap 'rm -rf "$$kr" "$$rc" "$$krc" "$$bin"' EXIT; \
 	$(GO) build -race -ldflags '-X github.com/r2r-mcp/r2r-mcp/cmd.version=e2e' -o "$$bin/r2r-mcp" . || exit 1; \
 	export R2R_MCP_E2E_BINARY="$$bin/r2r-mcp" GORACE="$${GORACE:-atexit_sleep_ms=10}"; \
-	$(MAKE) --no-print-directory test-keyring > "$$kr" 2>&1 & krpid=$$!; \
-	{ $(GO) test -race -count=1 -parallel 8 -json ./... 2>&1; echo $$? > "$$rc"; } | \
+	{ $(MAKE) --no-print-directory test-keyring KEYRING_TESTFLAGS=-json > "$$kr" 2>&1 & krpid=$$!; \
+	  $(GO) test -race -count=1 -parallel 8 -json ./... 2>&1; echo $$? > "$$rc"; \
+	  wait $$krpid; echo $$? > "$$krc"; grep -v 'Failed to set fd limit' "$$kr"; } | \
 	awk -f .ci/test-summary.awk; sum=$$?; \
-	wait $$krpid; krc=$$?; grep -v 'Failed to set fd limit' "$$kr"; \
-	[ "$$(cat "$$rc")" = 0 ] && [ $$sum = 0 ] && [ $$krc = 0 ]
+	[ "$$(cat "$$rc")" = 0 ] && [ $$sum = 0 ] && [ "$$(cat "$$krc")" = 0 ]
 
 ## test-keyring: login/serve/logout against a real Secret Service (gnome-keyring in a private
 ## D-Bus session). Skipped with a note when those are not installed, except under CI=true.
+## KEYRING_TESTFLAGS are further go test flags (make test passes -json).
 test-keyring:
 	@if command -v dbus-run-session >/dev/null 2>&1 && command -v gnome-keyring-daemon >/dev/null 2>&1; then \
-		R2R_MCP_KEYRING_IT=1 auth/testdata/with-secret-service.sh $(GO) test -race -count=1 ./auth/keyringit/; \
+		R2R_MCP_KEYRING_IT=1 auth/testdata/with-secret-service.sh $(GO) test -race -count=1 $(KEYRING_TESTFLAGS) ./auth/keyringit/; \
 	elif [ "$$CI" = true ]; then \
 		echo "test-keyring: dbus-run-session and gnome-keyring-daemon are required under CI (apt-get install gnome-keyring dbus dbus-x11)"; exit 1; \
 	else \

@@ -16,8 +16,7 @@ import (
 // DefaultURL is the R2R address used when nothing else names one (R2R's default port).
 const DefaultURL = "http://localhost:7272"
 
-// DefaultURLFlagName is the flag that names the R2R URL in login, logout, status and doctor.
-// serve calls it --r2r-url and says so with Options.URLFlagName.
+// DefaultURLFlagName is the flag that names the R2R URL in every command (cmd/urlflag.go).
 const DefaultURLFlagName = "--url"
 
 // URL sources reported next to the resolved base URL.
@@ -100,7 +99,7 @@ func urlProblem(s string, rejected error) string {
 }
 
 // URLFlagSource is the source reported for a URL given with the flag named flagName
-// ("--r2r-url" → "flag --r2r-url"); "" means DefaultURLFlagName.
+// ("--url" → "flag --url"); "" means DefaultURLFlagName.
 func URLFlagSource(flagName string) string {
 	if flagName == "" {
 		flagName = DefaultURLFlagName

@@ -41,8 +41,8 @@ const KindPassword = "password"
 type Options struct {
 	// URLFlag is the value of the command's URL flag; "" = not given.
 	URLFlag string
-	// URLFlagName names that flag in URLSource and in errors ("--r2r-url" for serve);
-	// "" = DefaultURLFlagName ("--url").
+	// URLFlagName names that flag in URLSource and in errors; "" = DefaultURLFlagName
+	// ("--url").
 	URLFlagName string
 	// Getenv reads environment variables; nil = os.Getenv.
 	Getenv func(string) string

@@ -53,7 +53,7 @@ func projectDir(getenv func(string) string, flag string) (dir, source string, er
 }
 
 // authOptions are the auth.Options of every command that resolves the configuration as
-// serve does. urlFlagName names the URL flag in sources and errors ("--url", "--r2r-url");
+// serve does. urlFlagName names the URL flag in sources and errors (auth.DefaultURLFlagName);
 // logger nil = discard.
 func authOptions(deps Deps, env authEnv, configDir, urlFlag, urlFlagName string, logger *slog.Logger) auth.Options {
 	if logger == nil {

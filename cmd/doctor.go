@@ -80,7 +80,7 @@ Exit status 0 when nothing failed (warnings allowed), 1 otherwise.`,
 	}
 	f := c.Flags()
 	f.BoolVar(&opts.JSON, "json", false, "print a machine-readable report")
-	f.StringVar(&opts.URL, "url", "", "R2R base URL (default: R2R_API_URL, R2R_API_BASE, the saved URL, or http://localhost:7272); passed to serve as --r2r-url")
+	addURLFlag(f, &opts.URL) // passed on to serve
 	f.StringVar(&opts.ServerCommand, "server-command", "", "`PATH` of the MCP server binary to check, run as \"PATH serve ...\" (default: this r2r-mcp)")
 	f.StringVar(&opts.ProjectDir, "project-dir", "", "directory the project is inferred from (default: the working directory); passed to serve")
 	f.DurationVar(&opts.Timeout, "timeout", defaultDoctorTimeout, "time limit for the MCP server checks")

@@ -136,7 +136,7 @@ func (d *doctor) checkServer(ctx context.Context) ([]doctorCheck, *doctorServer)
 	}
 	args := []string{"serve"}
 	if d.opts.URL != "" {
-		args = append(args, "--r2r-url", d.opts.URL)
+		args = append(args, auth.DefaultURLFlagName, d.opts.URL)
 	}
 	if d.opts.ProjectDir != "" {
 		args = append(args, "--project-dir", d.cfg.ProjectDir)

@@ -332,7 +332,7 @@ func TestDoctor(t *testing.T) {
 			"- Project → collection: alpha (",
 			// serve starts without R2R and says so through r2r_status.
 			"✓ MCP tools/call r2r_status: R2R health as the server sees it: unreachable",
-			"server uses " + url + " (from flag --r2r-url)",
+			"server uses " + url + " (from flag --url)",
 			"Some checks failed",
 		} {
 			if !strings.Contains(r.stdout, w) {

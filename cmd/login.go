@@ -58,7 +58,7 @@ Prompts for what is missing when stdin is a terminal. For scripts:
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.URL, "url", "", "R2R base URL (default: R2R_API_URL, R2R_API_BASE, the saved URL, or http://localhost:7272)")
+	addURLFlag(f, &opts.URL)
 	f.StringVar(&opts.Email, "email", "", "R2R account email")
 	f.BoolVar(&opts.PasswordStdin, "password-stdin", false, "read the password from stdin (needs --email; never prompts)")
 	f.BoolVar(&opts.APIKeyStdin, "api-key-stdin", false, "read an existing R2R API key from stdin instead of logging in with a password")

@@ -39,7 +39,7 @@ logged in is not an error.`,
 			return runLogout(opts)
 		},
 	}
-	c.Flags().StringVar(&opts.URL, "url", "", "R2R base URL (default: R2R_API_URL, R2R_API_BASE, the saved URL, or http://localhost:7272)")
+	addURLFlag(c.Flags(), &opts.URL)
 	return c
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -28,8 +29,12 @@ type BuildInfo struct {
 	Date    string `json:"date"`
 }
 
-// Build returns the version information injected at link time.
-func Build() BuildInfo { return BuildInfo{Version: version, Commit: commit, Date: date} }
+// Build returns the version information injected at link time or, where -ldflags did not
+// set it (go install, go build), what the Go toolchain recorded in the binary.
+func Build() BuildInfo {
+	bi, _ := debug.ReadBuildInfo()
+	return buildInfo(BuildInfo{Version: version, Commit: commit, Date: date}, bi)
+}
 
 // IOStreams are the streams a command reads from and writes to, so tests can inject them.
 type IOStreams struct {
@@ -61,7 +66,10 @@ Run "r2r-mcp login" once, then add "r2r-mcp serve" to your MCP client:
   claude mcp add r2r -- r2r-mcp serve`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		Args:          unknownCommand,
+		// A command two edits away (sycn, statsu) is suggested, as cobra does by default
+		// where it suggests itself.
+		SuggestionsMinimumDistance: 2,
 	}
 	// --version is ours, not cobra's: cobra's version template would link text/template's
 	// reflective method calls, which keep every exported method of every type in the binary.
@@ -90,6 +98,23 @@ Run "r2r-mcp login" once, then add "r2r-mcp serve" to your MCP client:
 		newVersionCmd(deps, nil),
 	)
 	return root
+}
+
+// unknownCommand refuses arguments to the root command as cobra does for a command with
+// subcommands and no Run, naming the commands a mistyped one is close to: cobra only
+// suggests for a root that does not run itself, and ours runs for --version.
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "\n\nDid you mean this?"
+		for _, name := range s {
+			msg += "\n\t" + name
+		}
+	}
+	return errors.New(msg + "\nRun '" + cmd.CommandPath() + " --help' for the commands.")
 }
 
 // Execute runs the root command with the process's streams and exits with its status.

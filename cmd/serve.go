@@ -227,7 +227,7 @@ func newServeCmd(deps Deps, runF func(context.Context, server.Config) error) *co
 		Long: `Run r2r-mcp as a stdio MCP server. Your MCP client starts it; stdout carries only
 JSON-RPC, logs go to stderr or --log-file.
 
-The R2R URL comes from --r2r-url, then R2R_API_URL, then R2R_API_BASE, then the URL saved
+The R2R URL comes from --url, then R2R_API_URL, then R2R_API_BASE, then the URL saved
 by "r2r-mcp login", then http://localhost:7272. Credentials come from R2R_API_KEY (or
 R2R_EMAIL and R2R_PASSWORD), then the OS keyring; without any, requests go unauthenticated
 (fine for an R2R with authentication off). serve never prompts: when R2R is unreachable or
@@ -249,7 +249,7 @@ variable over the default, and an invalid value stops serve with an error naming
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.R2RURL, "r2r-url", "", "R2R base URL (default: $R2R_API_URL, $R2R_API_BASE, saved login, http://localhost:7272)")
+	addURLFlag(f, &opts.R2RURL)
 	f.BoolVar(&opts.ReadOnly, "read-only", false, "offer only tools that do not change the knowledge base")
 	f.StringVar(&opts.ProjectDir, "project-dir", "", "directory used to infer the project when the client gives no roots and CLAUDE_PROJECT_DIR is not set (default: the working directory)")
 	f.StringVar(&opts.LogFile, "log-file", "", "append logs to this file (created with mode 0600) instead of stderr")
@@ -336,7 +336,7 @@ func serveConfig(ctx context.Context, deps Deps, opts *serveOptions, logger *slo
 	}
 	// The keyring is read on the first tool call (or by startCredentialRead), not here:
 	// a locked or slow keyring must not hold up initialize.
-	res, err := auth.ResolveLazy(ctx, authOptions(deps, opts.Env, configDir, opts.R2RURL, "--r2r-url", logger.With("component", "auth")))
+	res, err := auth.ResolveLazy(ctx, authOptions(deps, opts.Env, configDir, opts.R2RURL, auth.DefaultURLFlagName, logger.With("component", "auth")))
 	if err != nil {
 		return server.Config{}, err
 	}

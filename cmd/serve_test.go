@@ -66,7 +66,7 @@ func TestServeConfig(t *testing.T) {
 	}{
 		{name: "default", wantURL: auth.DefaultURL, wantSource: "default", wantAuth: "none"},
 		{name: "flag beats env", flagURL: "http://flag.example/v3/", env: map[string]string{"R2R_API_URL": "http://env.example"},
-			wantURL: "http://flag.example", wantSource: "flag --r2r-url", wantAuth: "none"},
+			wantURL: "http://flag.example", wantSource: "flag --url", wantAuth: "none"},
 		{name: "R2R_API_URL beats R2R_API_BASE", env: map[string]string{"R2R_API_URL": "http://url.example", "R2R_API_BASE": "http://base.example"},
 			wantURL: "http://url.example", wantSource: "env R2R_API_URL", wantAuth: "none"},
 		{name: "R2R_API_BASE", env: map[string]string{"R2R_API_BASE": "http://base.example"},
@@ -80,7 +80,7 @@ func TestServeConfig(t *testing.T) {
 			wantURL: auth.DefaultURL, wantSource: "default", wantAuth: "env R2R_EMAIL/R2R_PASSWORD"},
 		{name: "key in the keyring", savedURL: saved, storedKey: "key_stored.secret",
 			wantURL: saved, wantSource: "config", wantAuth: "keyring"},
-		{name: "invalid flag URL", flagURL: "localhost:7272", wantErr: "--r2r-url"},
+		{name: "invalid flag URL", flagURL: "localhost:7272", wantErr: "--url"},
 		{name: "invalid env URL", env: map[string]string{"R2R_API_URL": "ftp://x"}, wantErr: "R2R_API_URL"},
 	}
 	for _, tt := range tests {

@@ -54,7 +54,7 @@ Exits 0 when r2r-mcp is usable, 1 otherwise. --json prints the same report as JS
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.URL, "url", "", "R2R base URL (default: R2R_API_URL, R2R_API_BASE, the saved URL, or http://localhost:7272)")
+	addURLFlag(f, &opts.URL)
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	f.StringVar(&opts.ProjectDir, "project-dir", "", "directory the project is inferred from (default: the working directory)")
 	f.DurationVar(&opts.Timeout, "timeout", defaultStatusTimeout, "time limit of each live check")

@@ -76,7 +76,7 @@ One sync per project runs at a time, across processes. Exits 1 when anything fai
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.URL, "url", "", "R2R base URL (default: R2R_API_URL, R2R_API_BASE, the saved URL, or http://localhost:7272)")
+	addURLFlag(f, &opts.URL)
 	f.BoolVar(&opts.Prune, "prune", false, "also delete documents of files no longer in the synced set (only documents r2r-mcp wrote for this project)")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "print the plan and change nothing")
 	f.BoolVar(&opts.JSON, "json", false, "print the summary as JSON")

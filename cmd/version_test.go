@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -52,4 +53,44 @@ func TestVersionCmd(t *testing.T) {
 			t.Errorf("got %v", got)
 		}
 	})
+}
+
+// TestBuildInfoFromToolchain: a binary built without -ldflags (go install, go build) reports
+// what the toolchain recorded instead of "dev (commit none, built unknown)".
+func TestBuildInfoFromToolchain(t *testing.T) {
+	unset := BuildInfo{Version: "dev", Commit: "none", Date: "unknown"}
+	vcs := func(rev, at, modified string) []debug.BuildSetting {
+		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev},
+			{Key: "vcs.time", Value: at}, {Key: "vcs.modified", Value: modified}}
+	}
+	tests := []struct {
+		name     string
+		ldflags  BuildInfo
+		version  string
+		settings []debug.BuildSetting
+		want     BuildInfo
+	}{
+		{"go install of a tag", unset, "v1.4.0", nil, BuildInfo{"v1.4.0", "none", "unknown"}},
+		{"go install of a commit", unset, "v0.0.0-20261126145939-f6db8d1a27fe", nil,
+			BuildInfo{"v0.0.0-20261126145939-f6db8d1a27fe", "f6db8d1a27fe", "2026-11-26T14:59:39Z"}},
+		{"pseudo-version after a tag", unset, "v1.4.1-0.20261126145939-f6db8d1a27fe", nil,
+			BuildInfo{"v1.4.1-0.20261126145939-f6db8d1a27fe", "f6db8d1a27fe", "2026-11-26T14:59:39Z"}},
+		{"go build in a checkout", unset, "v0.0.0-20261126145939-f6db8d1a27fe+dirty",
+			vcs("f6db8d1a27feedcd04440cbf964c83c3dec2cae7", "2026-11-26T14:59:39Z", "true"),
+			BuildInfo{"v0.0.0-20261126145939-f6db8d1a27fe+dirty", "f6db8d1a27fe-dirty", "2026-11-26T14:59:39Z"}},
+		{"go build without VCS", unset, "(devel)", nil, unset},
+		{"ldflags win", BuildInfo{"v2.0.0", "abc1234", "2026-11-21"}, "v0.0.0-20261126145939-f6db8d1a27fe",
+			vcs("f6db8d1a27feedcd04440cbf964c83c3dec2cae7", "2026-11-26T14:59:39Z", "false"), BuildInfo{"v2.0.0", "abc1234", "2026-11-21"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bi := &debug.BuildInfo{Main: debug.Module{Path: "github.com/r2r-mcp/r2r-mcp", Version: tt.version}, Settings: tt.settings}
+			if got := buildInfo(tt.ldflags, bi); got != tt.want {
+				t.Errorf("buildInfo = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+	if got := buildInfo(unset, nil); got != unset {
+		t.Errorf("without build info: %+v", got)
+	}
 }

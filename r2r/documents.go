@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 )
@@ -42,17 +43,24 @@ func encodeDocumentCreate(in DocumentCreate) ([]byte, string, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(in.File) + len(in.RawText) + 1024)
 	w := multipart.NewWriter(&buf)
-	if isFile {
-		// CreateFormFile sets Content-Type: application/octet-stream, as R2R's SDK does.
-		part, err := w.CreateFormFile("file", in.FileName)
-		if err != nil {
+	metadata := in.Metadata
+	switch {
+	case isFile:
+		if err := writeFile(w, in.FileName, in.File); err != nil {
 			return nil, "", err
 		}
-		if _, err := part.Write(in.File); err != nil {
+	case len(in.RawText) > MaxFormField:
+		// R2R refuses a form field over 1 MiB but not a file part: the text goes as the
+		// .txt file R2R makes of raw text, named by the title R2R types it by.
+		name, md := rawTextAsFile(in.Metadata)
+		if err := writeFile(w, name, []byte(in.RawText)); err != nil {
 			return nil, "", err
 		}
-	} else if err := w.WriteField("raw_text", in.RawText); err != nil {
-		return nil, "", err
+		metadata = md
+	default:
+		if err := w.WriteField("raw_text", in.RawText); err != nil {
+			return nil, "", err
+		}
 	}
 	fields := []struct {
 		name string
@@ -60,7 +68,7 @@ func encodeDocumentCreate(in DocumentCreate) ([]byte, string, error) {
 		set  bool
 	}{
 		{"id", in.ID, in.ID != ""},
-		{"metadata", in.Metadata, len(in.Metadata) > 0},
+		{"metadata", metadata, len(metadata) > 0},
 		{"collection_ids", in.CollectionIDs, len(in.CollectionIDs) > 0},
 		{"ingestion_mode", in.IngestionMode, in.IngestionMode != ""},
 		{"ingestion_config", in.IngestionConfig, len(in.IngestionConfig) > 0},
@@ -93,6 +101,41 @@ func encodeDocumentCreate(in DocumentCreate) ([]byte, string, error) {
 		return nil, "", err
 	}
 	return buf.Bytes(), w.FormDataContentType(), nil
+}
+
+// MaxFormField is the largest form field R2R reads (Starlette's part size limit, 1 MiB): a
+// larger one is refused with 400 "Part exceeded maximum size of 1024KB." File parts have no
+// such limit.
+const MaxFormField = 1 << 20
+
+// writeFile writes the multipart file part `file`; CreateFormFile sets Content-Type:
+// application/octet-stream, as R2R's SDK does.
+func writeFile(w *multipart.Writer, name string, data []byte) error {
+	part, err := w.CreateFormFile("file", name)
+	if err != nil {
+		return err
+	}
+	_, err = part.Write(data)
+	return err
+}
+
+// rawTextAsFile is the file name and metadata of raw text sent as a file: R2R names raw
+// text "<title>.txt" and types an uploaded file by its metadata title, so the title gains
+// ".txt" (conformance test documents/raw_text_over_the_form_field_cap).
+func rawTextAsFile(md map[string]any) (string, map[string]any) {
+	title, _ := md["title"].(string)
+	if title == "" {
+		title = "text"
+	}
+	if !strings.EqualFold(path.Ext(title), ".txt") {
+		title += ".txt"
+	}
+	out := make(map[string]any, len(md)+1)
+	for k, v := range md {
+		out[k] = v
+	}
+	out["title"] = title
+	return path.Base(title), out
 }
 
 // ListDocuments lists the documents the caller can see, newest first (GET /v3/documents).

@@ -109,7 +109,9 @@ type DocumentCreate struct {
 	FileName string
 	// File is the file's content; sent as the multipart part `file`.
 	File []byte
-	// RawText is sent as the form field `raw_text` instead of a file.
+	// RawText is sent as the form field `raw_text` instead of a file; over MaxFormField,
+	// which R2R refuses as a form field, as the text file R2R would make of it: a .txt file
+	// part titled "<title>.txt" (the document's title then ends in .txt).
 	RawText string
 	// ID fixes the document id; empty lets R2R derive it from the file name (or the raw
 	// text) and the owner (conformance test documents/create_file_derived_id).
@@ -131,6 +133,16 @@ type IngestionResponse struct {
 	Message    string  `json:"message"`
 	TaskID     *string `json:"task_id"`
 	DocumentID string  `json:"document_id"`
+}
+
+// IngestedMessage is R2R's answer to a document create that ingested the document within
+// the request (no orchestrator): it has succeeded by then.
+const IngestedMessage = "Document created and ingested successfully."
+
+// Ingested reports whether R2R finished ingesting the document before answering (conformance
+// test documents/create_answer_means_ingested); a queued ingestion has a task id instead.
+func (r *IngestionResponse) Ingested() bool {
+	return r != nil && r.TaskID == nil && r.Message == IngestedMessage
 }
 
 // Chunk is one entry of GET /v3/documents/{id}/chunks.

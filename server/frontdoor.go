@@ -104,7 +104,13 @@ func (f *frontDoor) admit(line []byte) bool {
 		f.replyError(m.ID, mcp.RESOURCE_NOT_FOUND, fmt.Sprintf("Resource not found: %q (a URI of %d bytes). Call resources/list and resources/templates/list for the resources.",
 			cleantext.Clip(p.URI, echoBytes), len(p.URI)), nil)
 		return false
-	case f.gate.admit(key):
+	case !tool:
+		if msg := tools.ResourceURIProblem(p.URI); msg != "" {
+			f.replyError(m.ID, mcp.INVALID_PARAMS, msg, nil)
+			return false
+		}
+	}
+	if f.gate.admit(key) {
 		return true
 	}
 	msg := fmt.Sprintf("r2r-mcp is busy: %d calls are already in flight (the limit, --max-inflight). Retry in %g s.", f.gate.max, busyRetryAfter)

@@ -133,6 +133,29 @@ func TestHugeNameAndURINotEchoed(t *testing.T) {
 	}
 }
 
+// TestMalformedResourceURIIsInvalidParams: a document URI whose id is no UUID is the
+// caller's error (-32602), not an internal one (mcp-go reports every resource handler's
+// error as -32603); a well-formed one still reaches the handler.
+func TestMalformedResourceURIIsInvalidParams(t *testing.T) {
+	emu := r2rtest.NewServer(t, r2rtest.Options{})
+	c, done := runInProcess(context.Background(), overloadConfig(t, emu.URL))
+	defer func() { c.in.Close(); <-done }()
+	c.send(t, initLine)
+	c.recv(t)
+	for i, uri := range []string{"r2r://documents/not-a-uuid", "r2r://documents/", "r2r://documents/9fbe403b-c11c-5aae-8ade"} {
+		c.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":%s}}`, 10+i, jsonString(uri)))
+		m := c.recv(t)
+		e, _ := m["error"].(map[string]any)
+		if m["id"] != float64(10+i) || e["code"] != float64(-32602) || !strings.Contains(fmt.Sprint(e["message"]), "must be a UUID") {
+			t.Errorf("%s: %v", uri, m)
+		}
+	}
+	c.send(t, `{"jsonrpc":"2.0","id":20,"method":"resources/read","params":{"uri":"r2r://documents/9fbe403b-c11c-5aae-8ade-ef22980c3ad1"}}`)
+	if m := c.recv(t); m["id"] != float64(20) || strings.Contains(fmt.Sprint(m), "must be a UUID") {
+		t.Errorf("a well-formed URI: %v", m)
+	}
+}
+
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)

@@ -53,7 +53,7 @@ const Name = "r2r-mcp"
 // Config is everything Run needs. cmd/serve.go builds it from flags, the environment and
 // auth.ResolveLazy; tests build it directly.
 type Config struct {
-	// R2RURL is the R2R base URL; URLSource says where it came from ("flag --r2r-url",
+	// R2RURL is the R2R base URL; URLSource says where it came from ("flag --url",
 	// "env R2R_API_URL", "default", ...).
 	R2RURL    string
 	URLSource string

@@ -80,11 +80,14 @@ func dirtyJSON(b []byte) bool {
 	return !utf8.Valid(b) || bytes.IndexFunc(b, cleantext.Drops) >= 0
 }
 
+// resourceReads is the rate limiter's name for resource reads (not a tool).
+const resourceReads = "resources/read"
+
 // guardResourceRead applies what every resource read gets beside its deadline: the
 // rate limit of "resources/read" (the default per-tool limit) and clean text.
 func guardResourceRead(d *Deps, h server.ResourceHandlerFunc) server.ResourceHandlerFunc {
 	d.setup()
-	tl := d.limits.get("resources/read")
+	tl := d.limits.get(resourceReads)
 	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		if wait, ok := tl.admit(d.now()); !ok {
 			secs := math.Ceil(wait.Seconds()*1000) / 1000

@@ -72,10 +72,10 @@ func listCollectionsTool(d *Deps) Tool {
 			for _, c := range page.Items {
 				desc := ""
 				if c.Description != nil {
-					desc = Sanitize(*c.Description)
+					desc = clipJSON(Sanitize(*c.Description), maxListTitleBytes)
 				}
 				p.Items = append(p.Items, CollectionSummary{
-					CollectionID: c.ID, Name: Sanitize(c.Name), Description: desc,
+					CollectionID: clipJSON(c.ID, maxEnumBytes), Name: clipJSON(Sanitize(c.Name), maxListTitleBytes), Description: desc,
 					DocumentCount: c.DocumentCount, UserCount: c.UserCount,
 				})
 			}
@@ -94,7 +94,7 @@ func listCollectionsTool(d *Deps) Tool {
 		var projID, projRoot string
 		if pc, err := d.Projects.Collection(ctx, d.Client, false); err == nil {
 			projID, projRoot = pc.ID, pc.Project.Root
-			o.ProjectCollection = pc.Name
+			o.ProjectCollection = clipJSON(pc.Name, maxTitleBytes)
 		}
 		for i := range o.Collections {
 			o.Collections[i].CurrentProject = projID != "" && o.Collections[i].CollectionID == projID

@@ -56,9 +56,10 @@ func deleteDocumentTool(d *Deps) Tool {
 		if err != nil {
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id)), nil
 		}
-		o := DeleteOutput{DocumentID: id, Title: documentTitle(*doc), CollectionID: s.ID, CollectionName: s.Name}
+		o := DeleteOutput{DocumentID: id, Title: clipJSON(documentTitle(*doc), maxTitleBytes), CollectionID: s.ID,
+			CollectionName: clipJSON(s.Name, maxTitleBytes)}
 		o.SourcePath, _ = doc.Metadata[kbsync.MetaSourcePath].(string)
-		o.SourcePath = Sanitize(o.SourcePath)
+		o.SourcePath = clipJSON(Sanitize(o.SourcePath), maxTitleBytes)
 		if !slices.Contains(doc.CollectionIDs, s.ID) {
 			return refusal(refuseOutsideScope, fmt.Sprintf("Not deleted: document %s %q is not in the project's collection %s. "+
 				"r2r_delete_document deletes only documents of the current project's collection; delete others in R2R itself.", id, o.Title, s.label())), nil

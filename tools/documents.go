@@ -71,7 +71,7 @@ func listDocumentsDef() mcp.Tool {
 		"collection_id":   strProp("the collection listed"),
 		"collection_name": strProp("name of the collection, when known"),
 		"cached":          boolProp("true when served from r2r-mcp's cache"),
-		"note":            strProp("explanation when nothing could be listed, or the scan was cut short"),
+		"note":            strProp("explanation when nothing could be listed, the offset is past the end, or the scan was cut short"),
 	}, "documents", "total", "offset", "limit")
 	opts := append(readTool("List project documents",
 		"List all documents in the current project collection with their ingestion status. Pages with offset/limit; "+
@@ -96,7 +96,7 @@ func listDocumentsTool(d *Deps) Tool {
 			return errRes, nil
 		}
 		base := ListDocumentsOutput{Documents: []DocumentSummary{}, Offset: p.Offset, Limit: p.Limit, StatusFilter: p.Filter,
-			CollectionID: s.ID, CollectionName: s.Name}
+			CollectionID: s.ID, CollectionName: clipJSON(s.Name, maxTitleBytes)}
 		if s.missing() {
 			base.Note = s.missingNote()
 			return result(base.Note, base), nil
@@ -145,6 +145,13 @@ func (d *Deps) listDocuments(ctx context.Context, base ListDocumentsOutput, s *s
 			o.Documents = append(o.Documents, summarize(doc))
 		}
 		o.Total = page.Total
+		if len(page.Items) == 0 && p.Offset > 0 {
+			// R2R counts a page's total over the page's own rows: past the end it says 0,
+			// which is not the collection's size.
+			if o.Total, err = d.collectionSize(ctx, s.ID); err != nil {
+				return o, false, err
+			}
+		}
 		seen = page.Items
 	} else {
 		docs, truncated, err := d.scanCollection(ctx, s.ID)
@@ -166,12 +173,24 @@ func (d *Deps) listDocuments(ctx context.Context, base ListDocumentsOutput, s *s
 		}
 		seen = docs
 	}
+	if len(o.Documents) == 0 && o.Total > 0 && o.Note == "" {
+		o.Note = pastEnd(o, s.label())
+	}
 	store := true
 	for _, doc := range seen {
 		d.ingestionDone(doc.ID, doc.IngestionStatus)
 		store = store && kbsync.Terminal(doc.IngestionStatus)
 	}
 	return o, store, nil
+}
+
+// collectionSize is the number of documents in collection collID.
+func (d *Deps) collectionSize(ctx context.Context, collID string) (int, error) {
+	page, err := d.Client.ListCollectionDocuments(ctx, collID, r2r.ListParams{Offset: 0, Limit: 1})
+	if err != nil {
+		return 0, err
+	}
+	return page.Total, nil
 }
 
 // maxScanBytes bounds what a collection scan keeps in memory, estimated from the fields it
@@ -238,13 +257,20 @@ func statusMatches(filter, status string) bool {
 	return status == filter
 }
 
+// maxListTitleBytes bounds a title in a listing (as JSON): 100 entries stay within about
+// 40 KB whatever the titles hold. The text shows 160 characters of each.
+const maxListTitleBytes = 200
+
+// maxEnumBytes bounds R2R's short fields (statuses, document types) in a result.
+const maxEnumBytes = 40
+
 func summarize(doc r2r.Document) DocumentSummary {
 	s := DocumentSummary{
-		DocumentID:       doc.ID,
-		Title:            documentTitle(doc),
-		IngestionStatus:  doc.IngestionStatus,
-		ExtractionStatus: doc.ExtractionStatus,
-		DocumentType:     doc.DocumentType,
+		DocumentID:       clipJSON(doc.ID, maxEnumBytes),
+		Title:            clipJSON(documentTitle(doc), maxListTitleBytes),
+		IngestionStatus:  clipJSON(doc.IngestionStatus, maxEnumBytes),
+		ExtractionStatus: clipJSON(doc.ExtractionStatus, maxEnumBytes),
+		DocumentType:     clipJSON(doc.DocumentType, maxEnumBytes),
 		CreatedAt:        formatTime(doc.CreatedAt.Time),
 	}
 	if doc.SizeInBytes != nil {
@@ -278,7 +304,7 @@ func listDocumentsText(o ListDocumentsOutput, s *scope) string {
 	}
 	if len(o.Documents) == 0 {
 		if o.Total > 0 {
-			fmt.Fprintf(&b, "No %s at offset %d; %s has %d. Call again with a smaller offset.", what, o.Offset, s.label(), o.Total)
+			b.WriteString(pastEnd(o, s.label()))
 		} else {
 			fmt.Fprintf(&b, "%s has no %s.", s.label(), what)
 			if o.StatusFilter == "all" {
@@ -308,100 +334,16 @@ func listDocumentsText(o ListDocumentsOutput, s *scope) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// ingestionOrder is the order R2R moves through ingestion states (simple flow: parsing →
-// augmenting → embedding → storing → success), with the progress each
-// state stands for.
-var ingestionOrder = []struct {
-	status   string
-	progress float64
-}{
-	{r2r.IngestionPending, 0},
-	{r2r.IngestionParsing, 0.15},
-	{r2r.IngestionExtract, 0.3},
-	{r2r.IngestionChunking, 0.4},
-	{r2r.IngestionAugment, 0.5},
-	{r2r.IngestionEmbedding, 0.65},
-	{r2r.IngestionStoring, 0.8},
-	{r2r.IngestionEnriching, 0.9},
-	{r2r.IngestionSuccess, 1},
-	{r2r.IngestionFailed, 1},
-}
-
-// ingestionProgress maps a status to 0..1; failed is finished (1) like success.
-func ingestionProgress(status string) float64 {
-	for _, s := range ingestionOrder {
-		if s.status == status {
-			return s.progress
-		}
+// pastEnd says that o's offset is beyond the o.Total documents of the collection named
+// label, and where the last page starts.
+func pastEnd(o ListDocumentsOutput, label string) string {
+	what := "document"
+	if o.StatusFilter != "all" {
+		what = o.StatusFilter + " document"
 	}
-	return 0
-}
-
-// MonitorOutput is the structured result of r2r_monitor_task.
-type MonitorOutput struct {
-	DocumentID       string  `json:"document_id"`
-	IngestionStatus  string  `json:"ingestion_status"`
-	ExtractionStatus string  `json:"extraction_status"`
-	Title            string  `json:"title"`
-	Progress         float64 `json:"progress"`
-	Done             bool    `json:"done"`
-	Failure          string  `json:"failure,omitempty"`
-	UpdatedAt        string  `json:"updated_at,omitempty"`
-}
-
-func monitorTaskTool(d *Deps) Tool {
-	out := objectSchema(map[string]any{
-		"document_id":       strProp("the document checked"),
-		"ingestion_status":  strProp("R2R ingestion status: pending, parsing, extracting, chunking, embedding, augmenting, storing, enriching, failed or success"),
-		"extraction_status": strProp("knowledge-graph extraction status: pending, processing, success, enriched or failed"),
-		"title":             strProp("document title"),
-		"progress":          withDesc("ingestion progress from 0 to 1, derived from the status (1 when success or failed)", map[string]any{"type": "number", "minimum": 0, "maximum": 1}),
-		"done":              boolProp("true when ingestion has finished (success or failed)"),
-		"failure":           strProp("R2R's failure reason when ingestion failed"),
-		"updated_at":        strProp("last status change, RFC 3339"),
-	}, "document_id", "ingestion_status", "extraction_status", "title", "progress")
-	opts := append(readTool("Check ingestion status",
-		"Check the status of an asynchronous document ingestion task: ingestion and extraction status, progress 0..1, "+
-			"and the failure reason if it failed.", out),
-		documentIDParam("to check status for, as returned by r2r_ingest_document"),
-	)
-	def := newTool("r2r_monitor_task", opts...)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p documentParams) (*mcp.CallToolResult, error) {
-		id := p.DocumentID
-		// Never cached: the status must be live.
-		doc, err := d.Client.GetDocument(ctx, id)
-		if err != nil {
-			return r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id)), nil
-		}
-		d.ingestionDone(id, doc.IngestionStatus)
-		// A document this process uploaded is checked to be in its collection once R2R has
-		// ingested it (see settleMembership); nothing is written for anyone else's.
-		d.settleMembership(ctx, doc)
-		o := MonitorOutput{
-			DocumentID: doc.ID, IngestionStatus: doc.IngestionStatus, ExtractionStatus: doc.ExtractionStatus,
-			Title: documentTitle(*doc), Progress: ingestionProgress(doc.IngestionStatus),
-			Done: kbsync.Terminal(doc.IngestionStatus), Failure: failureReason(doc), UpdatedAt: formatTime(doc.UpdatedAt.Time),
-		}
-		if o.DocumentID == "" {
-			o.DocumentID = id
-		}
-		return result(monitorText(o), o), nil
-	})}
-}
-
-func docNotFound(id string) errHints {
-	return errHints{NotFound: fmt.Sprintf("Document %s was not found in R2R (404), or this account cannot see it. Run r2r_list_documents to see document ids.", id)}
-}
-
-func monitorText(o MonitorOutput) string {
-	switch o.IngestionStatus {
-	case r2r.IngestionSuccess:
-		return fmt.Sprintf("Document %s %q: ingestion success (100%%); extraction %s. It is searchable.", o.DocumentID, o.Title, orUnknown(o.ExtractionStatus))
-	case r2r.IngestionFailed:
-		return fmt.Sprintf("Document %s %q: ingestion FAILED: %s. Fix the file and ingest it again after deleting this document.", o.DocumentID, o.Title, o.Failure)
-	}
-	return fmt.Sprintf("Document %s %q: ingestion %s (%.0f%%); extraction %s. Still processing — check again in a few seconds.",
-		o.DocumentID, o.Title, orUnknown(o.IngestionStatus), o.Progress*100, orUnknown(o.ExtractionStatus))
+	last := (o.Total - 1) / max(o.Limit, 1) * max(o.Limit, 1)
+	return fmt.Sprintf("Offset %d is past the end: %s has %s. The last page starts at offset %d; call again with offset=%d.",
+		o.Offset, label, plural(o.Total, what), last, last)
 }
 
 // GetDocumentOutput is the structured result of r2r_get_document.
@@ -417,6 +359,7 @@ type GetDocumentOutput struct {
 	CollectionIDs    []string       `json:"collection_ids"`
 	Summary          string         `json:"summary,omitempty"`
 	Metadata         map[string]any `json:"metadata"`
+	MetadataCut      bool           `json:"metadata_truncated,omitempty"`
 	ChunkCount       int            `json:"chunk_count"`
 	Text             string         `json:"text"`
 	Offset           int            `json:"offset"`
@@ -429,6 +372,9 @@ type GetDocumentOutput struct {
 	Cached           bool           `json:"cached"`
 }
 
+// maxSummaryBytes bounds R2R's summary of a document in a result, as JSON.
+const maxSummaryBytes = 2048
+
 const (
 	defaultMaxChars = 8000
 	maxMaxChars     = 50000
@@ -437,27 +383,28 @@ const (
 
 func getDocumentTool(d *Deps) Tool {
 	out := objectSchema(map[string]any{
-		"document_id":       strProp("document id"),
-		"title":             strProp("document title"),
-		"document_type":     strProp("file type R2R detected"),
-		"ingestion_status":  strProp("R2R ingestion status"),
-		"extraction_status": strProp("knowledge-graph extraction status"),
-		"size_bytes":        intProp("size in bytes (0 when unknown)"),
-		"created_at":        strProp("creation time, RFC 3339"),
-		"updated_at":        strProp("last update, RFC 3339"),
-		"collection_ids":    arrayProp("collections the document belongs to", strProp("collection id")),
-		"summary":           strProp("R2R's summary of the document, when it made one"),
-		"metadata":          freeObjectProp("document metadata"),
-		"chunk_count":       intProp("number of chunks the text was reassembled from"),
-		"text":              strProp("this page of the document text (characters offset … offset+returned_chars)"),
-		"offset":            intProp("character offset of this page"),
-		"returned_chars":    intProp("characters in this page"),
-		"total_chars":       intProp("characters in the whole reassembled text; a lower bound when total_chars_exact is false"),
-		"total_chars_exact": boolProp("false when only the start of a long document was read to serve this page, so total_chars is a lower bound"),
-		"has_more":          boolProp("true when the text goes on after this page (see next_offset)"),
-		"next_offset":       intProp("offset of the next page; absent on the last page"),
-		"note":              strProp("explanation when the text is not available"),
-		"cached":            boolProp("true when served from r2r-mcp's cache"),
+		"document_id":        strProp("document id"),
+		"title":              strProp("document title"),
+		"document_type":      strProp("file type R2R detected"),
+		"ingestion_status":   strProp("R2R ingestion status"),
+		"extraction_status":  strProp("knowledge-graph extraction status"),
+		"size_bytes":         intProp("size in bytes (0 when unknown)"),
+		"created_at":         strProp("creation time, RFC 3339"),
+		"updated_at":         strProp("last update, RFC 3339"),
+		"collection_ids":     arrayProp("collections the document belongs to", strProp("collection id")),
+		"summary":            strProp("R2R's summary of the document, when it made one"),
+		"metadata":           freeObjectProp("document metadata (at most 4 KB as JSON: long values are cut with …, large objects and lists shortened)"),
+		"metadata_truncated": boolProp("true when the metadata shown was shortened to fit"),
+		"chunk_count":        intProp("number of chunks the text was reassembled from"),
+		"text":               strProp("this page of the document text (characters offset … offset+returned_chars)"),
+		"offset":             intProp("character offset of this page"),
+		"returned_chars":     intProp("characters in this page"),
+		"total_chars":        intProp("characters in the whole reassembled text; a lower bound when total_chars_exact is false"),
+		"total_chars_exact":  boolProp("false when only the start of a long document was read to serve this page, so total_chars is a lower bound"),
+		"has_more":           boolProp("true when the text goes on after this page (see next_offset)"),
+		"next_offset":        intProp("offset of the next page; absent on the last page"),
+		"note":               strProp("explanation when the text is not available"),
+		"cached":             boolProp("true when served from r2r-mcp's cache"),
 	}, "document_id", "title", "metadata", "text", "offset", "returned_chars", "total_chars")
 	opts := append(readTool("Read a document",
 		"Get a document's metadata and its text, reassembled from its chunks in order. Long documents come in pages: "+
@@ -515,11 +462,15 @@ func (d *Deps) loadDocument(ctx context.Context, id string, offset, maxChars int
 		return nil, err
 	}
 	o := &GetDocumentOutput{
-		DocumentID: doc.ID, Title: documentTitle(*doc), DocumentType: doc.DocumentType,
-		IngestionStatus: doc.IngestionStatus, ExtractionStatus: doc.ExtractionStatus,
-		CreatedAt: formatTime(doc.CreatedAt.Time), UpdatedAt: formatTime(doc.UpdatedAt.Time),
-		CollectionIDs: doc.CollectionIDs, Metadata: sanitizeMap(doc.Metadata), Offset: offset,
+		DocumentID: clipJSON(doc.ID, maxEnumBytes), Title: clipJSON(documentTitle(*doc), maxTitleBytes),
+		DocumentType: clipJSON(doc.DocumentType, maxEnumBytes), IngestionStatus: clipJSON(doc.IngestionStatus, maxEnumBytes),
+		ExtractionStatus: clipJSON(doc.ExtractionStatus, maxEnumBytes),
+		CreatedAt:        formatTime(doc.CreatedAt.Time), UpdatedAt: formatTime(doc.UpdatedAt.Time), Offset: offset,
 	}
+	var idsCut bool
+	o.CollectionIDs, idsCut = boundIDs(doc.CollectionIDs)
+	o.Metadata, o.MetadataCut = boundMetadata(sanitizeMap(doc.Metadata))
+	o.MetadataCut = o.MetadataCut || idsCut
 	if o.DocumentID == "" {
 		o.DocumentID = id
 	}
@@ -533,7 +484,7 @@ func (d *Deps) loadDocument(ctx context.Context, id string, offset, maxChars int
 		o.SizeBytes = *doc.SizeInBytes
 	}
 	if doc.Summary != nil {
-		o.Summary = Sanitize(*doc.Summary)
+		o.Summary = clipJSON(Sanitize(*doc.Summary), maxSummaryBytes)
 	}
 	need := offset + maxChars
 	text, chunkCount, exact, truncated, err := d.readChunks(ctx, id, need)

@@ -101,6 +101,13 @@ func invalidArgs(err error) *mcp.CallToolResult {
 	return errorResult(ErrorInfo{Type: "invalid_params", Code: CodeInvalidParams, Message: "Invalid arguments: " + err.Error()})
 }
 
+// invalidRequest is the result for a call whose arguments are well formed but name
+// nothing r2r-mcp can answer for, such as a sync job it does not know: the caller changes
+// the call (-32602), as with invalidArgs; R2R was not asked, so it is no "not_found" of R2R's.
+func invalidRequest(msg string) *mcp.CallToolResult {
+	return errorResult(ErrorInfo{Type: "invalid_params", Code: CodeInvalidParams, Message: msg})
+}
+
 // refusal is the result for a request r2r-mcp declines to send (path confinement, limits).
 func refusal(kind, msg string) *mcp.CallToolResult {
 	return errorResult(ErrorInfo{Type: kind, Code: CodeInvalidParams, Message: msg})
@@ -185,6 +192,13 @@ func httpErrorInfo(ctx context.Context, e *r2r.Error, baseURL string, h errHints
 		r2rSays = " R2R says: " + strings.TrimRight(msg, ".") + "."
 	}
 	info := ErrorInfo{Status: e.StatusCode, Retryable: e.Retryable()}
+	if ci, _ := callFrom(ctx); modelRefused(ci, e) {
+		info.Type, info.Code, info.Retryable = "invalid_params", CodeInvalidParams, false
+		info.Message = fmt.Sprintf("R2R cannot generate with model %s (%d): it serves no such model.%s "+
+			"Omit model to use the model R2R is configured with, or name one its providers serve, as provider/model "+
+			"(e.g. openai/gpt-4.1-mini).", quoteForText(ci.model, 120), e.StatusCode, r2rSays)
+		return info
+	}
 	switch e.StatusCode {
 	case 0:
 		info.Type, info.Code, info.Retryable = "unreachable", CodeR2RAPI, true
@@ -192,7 +206,7 @@ func httpErrorInfo(ctx context.Context, e *r2r.Error, baseURL string, h errHints
 		if e.Err != nil {
 			cause = cleantext.Clip(cleantext.Line(e.Err.Error()), maxR2RMessageBytes)
 		}
-		info.Message = fmt.Sprintf("Cannot reach R2R at %s: %s. Start R2R or set --r2r-url / R2R_API_URL.", baseURL, cause)
+		info.Message = fmt.Sprintf("Cannot reach R2R at %s: %s. Start R2R or set --url / R2R_API_URL.", baseURL, cause)
 	case http.StatusUnauthorized:
 		info.Type, info.Code = "authentication", CodeAuth
 		info.Message = unauthorizedText(authFrom(ctx), r2rSays)
@@ -236,6 +250,26 @@ func httpErrorInfo(ctx context.Context, e *r2r.Error, baseURL string, h errHints
 		info.Message = fmt.Sprintf("R2R failed to %s (%d).%s %s", e.Op, e.StatusCode, r2rSays, next)
 	}
 	return info
+}
+
+// modelProblems are the words of R2R's 500 when the model a call named cannot be used
+// (R2R 3.6.6 wraps LiteLLM's error in "Internal RAG Error"): LiteLLM knows no provider for
+// the name, or the provider has no API key in R2R, or the provider has no such model.
+var modelProblems = []string{"llm provider not provided", "api key not found", "does not exist", "model_not_found", "notfounderror"}
+
+// modelRefused reports whether e is R2R failing on the model the call named: R2R answers
+// 500, but the caller's argument caused it, so it is the caller's to change.
+func modelRefused(ci callInfo, e *r2r.Error) bool {
+	if ci.model == "" || e.StatusCode != http.StatusInternalServerError {
+		return false
+	}
+	msg := strings.ToLower(e.Message)
+	for _, p := range modelProblems {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxR2RMessageBytes is how much of R2R's own error text a result repeats.

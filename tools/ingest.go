@@ -23,7 +23,7 @@ var ingestionModes = []string{"hi-res", "fast", "custom"}
 // IngestOutput is the structured result of r2r_ingest_document.
 type IngestOutput struct {
 	DocumentID      string   `json:"document_id"`
-	Status          string   `json:"status"` // pending, success, failed, already_current
+	Status          string   `json:"status"` // pending, stuck, success, failed, already_current
 	FileName        string   `json:"file_name"`
 	CollectionID    string   `json:"collection_id"`
 	CollectionName  string   `json:"collection_name,omitempty"`
@@ -34,6 +34,9 @@ type IngestOutput struct {
 	Replaced        []string `json:"replaced_document_ids"`
 	OldKept         bool     `json:"old_versions_kept,omitempty"`
 	IngestionStatus string   `json:"ingestion_status,omitempty"` // R2R's own status when known
+	Sent            bool     `json:"sent"`
+	Resent          bool     `json:"resent,omitempty"`
+	Started         string   `json:"ingestion_started,omitempty"`
 	Failure         string   `json:"failure,omitempty"`
 	Warning         string   `json:"warning,omitempty"`
 	CollectionNew   bool     `json:"collection_created"`
@@ -71,7 +74,10 @@ func ingestDocumentDef() mcp.Tool {
 	const title = "Ingest a project file"
 	out := objectSchema(map[string]any{
 		"document_id":           strProp("id of the document in R2R (deterministic: same collection + R2R user + path + content → same id)"),
-		"status":                enumProp("pending: R2R is still processing (poll r2r_monitor_task); success; failed; already_current: a document with this exact content exists, nothing was sent", "pending", "success", "failed", "already_current"),
+		"status":                enumProp("pending: R2R is still processing (poll r2r_monitor_task); stuck: R2R has been ingesting this content for over 10 minutes without finishing (the message says what to do); success; failed; already_current: a document with this exact content exists, nothing was sent", "pending", "stuck", "success", "failed", "already_current"),
+		"sent":                  boolProp("true when this call uploaded the file; false when R2R already had this content (already_current, or still ingesting an earlier upload)"),
+		"resent":                boolProp("true when R2R's earlier ingestion of this content had died (unfinished for over 60 minutes) and the file was sent again"),
+		"ingestion_started":     strProp("when R2R started the ingestion that is still running, RFC 3339"),
 		"file_name":             strProp("base name of the uploaded file"),
 		"collection_id":         strProp("collection the document was added to"),
 		"collection_name":       strProp("name of that collection, when known"),
@@ -220,9 +226,10 @@ func uploadBusyResult() *mcp.CallToolResult {
 
 // ingestOutput is r2r_ingest_document's structured result of r.
 func ingestOutput(r *upload.Result, s *scope) IngestOutput {
-	o := IngestOutput{DocumentID: r.DocumentID, ContentSHA: r.SHA, IngestionStatus: r.Status, Failure: r.Failure,
-		CollectionID: s.ID, CollectionName: s.Name, RelativePath: r.Path, Replaced: append([]string{}, r.Deleted...),
-		SentAs: "file", Status: ingestStatus(r.Outcome), OldKept: r.OldKept,
+	o := IngestOutput{DocumentID: r.DocumentID, ContentSHA: r.SHA, IngestionStatus: clipJSON(r.Status, maxEnumBytes),
+		Failure:      clipJSON(r.Failure, maxMetaValueBytes),
+		CollectionID: s.ID, CollectionName: clipJSON(s.Name, maxTitleBytes), RelativePath: r.Path, Replaced: append([]string{}, r.Deleted...),
+		SentAs: "file", Status: ingestStatus(r.Outcome), OldKept: r.OldKept, Sent: r.Sent, Resent: r.Resent,
 		FileName: r.FileName, SizeBytes: r.Size, CollectionNew: s.Created}
 	if r.AsText {
 		o.SentAs = "text"
@@ -230,7 +237,14 @@ func ingestOutput(r *upload.Result, s *scope) IngestOutput {
 	if r.Warning != nil {
 		o.Warning = Sanitize(r.Warning.Error())
 	}
-	o.Message = ingestMessage(o, s)
+	if !kbsync.Terminal(r.Status) {
+		o.Started = formatTime(r.Started)
+	}
+	stuck := ""
+	if r.Stuck {
+		stuck = kbsync.StuckText(o.DocumentID, r.Status, r.Started, r.Age, "r2r_delete_document")
+	}
+	o.Message = ingestMessage(o, s, stuck)
 	return o
 }
 
@@ -272,6 +286,8 @@ func ingestStatus(o kbsync.Outcome) string {
 		return "success"
 	case o.Status == r2r.IngestionFailed:
 		return "failed"
+	case o.Stuck:
+		return "stuck"
 	}
 	return "pending"
 }
@@ -288,12 +304,14 @@ func failureReason(doc *r2r.Document) string {
 		return ""
 	}
 	if f, ok := doc.Metadata["failure"]; ok && f != nil {
-		return Sanitize(fmt.Sprint(f))
+		return clipJSON(Sanitize(fmt.Sprint(f)), maxMetaValueBytes)
 	}
 	return "R2R gave no reason"
 }
 
-func ingestMessage(o IngestOutput, s *scope) string {
+// ingestMessage says what an ingest did; stuck is the verdict on a stuck ingestion
+// (status "stuck").
+func ingestMessage(o IngestOutput, s *scope, stuck string) string {
 	var b strings.Builder
 	created := ""
 	if o.CollectionNew {
@@ -312,9 +330,19 @@ func ingestMessage(o IngestOutput, s *scope) string {
 	case "failed":
 		fmt.Fprintf(&b, "Ingestion of %s into %s%s FAILED (document %s): %s. Fix the file (or try ingestion_mode \"hi-res\") and ingest it again.",
 			o.RelativePath, s.label(), created, o.DocumentID, o.Failure)
-	default:
-		fmt.Fprintf(&b, "Uploaded %s (%s)%s to %s%s as document %s; R2R is processing it (status %s). Call r2r_monitor_task with document_id %s to follow it.",
-			o.RelativePath, confine.HumanBytes(o.SizeBytes), asText, s.label(), created, o.DocumentID, orUnknown(o.IngestionStatus), o.DocumentID)
+	case "stuck":
+		b.WriteString("Not ingested yet: " + stuck)
+	case "pending":
+		if o.Sent {
+			if o.Resent {
+				b.WriteString("R2R's earlier ingestion of this content had died (unfinished for over an hour), so its document was deleted and the file sent again. ")
+			}
+			fmt.Fprintf(&b, "Uploaded %s (%s)%s to %s%s as document %s; R2R is processing it (status %s). Call r2r_monitor_task with document_id %s to follow it.",
+				o.RelativePath, confine.HumanBytes(o.SizeBytes), asText, s.label(), created, o.DocumentID, orUnknown(o.IngestionStatus), o.DocumentID)
+			break
+		}
+		fmt.Fprintf(&b, "R2R is still ingesting %s from an earlier upload of the same content (document %s, status %s); nothing was sent. "+
+			"Call r2r_monitor_task with document_id %s to follow it.", o.RelativePath, o.DocumentID, orUnknown(o.IngestionStatus), o.DocumentID)
 	}
 	if len(o.Replaced) > 0 {
 		fmt.Fprintf(&b, " It replaced the older version (deleted: %s).", strings.Join(o.Replaced, ", "))

@@ -169,7 +169,7 @@ func TestCacheBypassedWhileIngesting(t *testing.T) {
 		t.Fatalf("%d searches reached R2R, want 3", n)
 	}
 	for range 2 {
-		if docs := decode[ListDocumentsOutput](t, e.ok("r2r_list_documents", nil)); docs.Cached || len(docs.Documents) != 1 {
+		if docs := decode[ListDocumentsOutput](t, e.ok("r2r_list_documents", nil)); docs.Cached {
 			t.Fatalf("listing during ingestion = %+v", docs)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
@@ -76,11 +77,7 @@ func ResourceTemplates(deps *Deps) []server.ServerResourceTemplate {
 			mcp.WithTemplateDescription("A document's metadata and the first 8,000 characters of its text, as r2r_get_document returns them."),
 			mcp.WithTemplateMIMEType("text/plain")),
 		Handler: server.ResourceTemplateHandlerFunc(guardResource(deps, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-			raw := strings.TrimPrefix(req.Params.URI, documentURIPrefix)
-			if raw == req.Params.URI || raw == "" {
-				return nil, fmt.Errorf("%w: expected %s", server.ErrResourceNotFound, DocumentTemplateURI)
-			}
-			id, err := parseUUIDArg("document_id", raw, documentIDHint)
+			id, err := documentURIID(req.Params.URI)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %v", server.ErrResourceNotFound, err)
 			}
@@ -92,6 +89,31 @@ func ResourceTemplates(deps *Deps) []server.ServerResourceTemplate {
 				Text: capText(documentText(*o), MaxTextBytes)}}, nil
 		})),
 	}}
+}
+
+// documentURIID is the document id of an r2r://documents/{document_id} URI.
+func documentURIID(uri string) (string, error) {
+	raw := strings.TrimPrefix(uri, documentURIPrefix)
+	if raw == uri || raw == "" {
+		return "", fmt.Errorf("expected %s", DocumentTemplateURI)
+	}
+	return parseUUIDArg("document_id", raw, documentIDHint)
+}
+
+// ResourceURIProblem says what is wrong with a resources/read URI that is malformed: a
+// document URI whose id is no UUID. "" for any other URI (an unknown one is not malformed:
+// the server answers it as not found). The transports answer a malformed URI as invalid
+// params before the read reaches mcp-go, which reports every error of a resource handler
+// as an internal error.
+func ResourceURIProblem(uri string) string {
+	if !strings.HasPrefix(uri, documentURIPrefix) {
+		return ""
+	}
+	if _, err := documentURIID(uri); err != nil {
+		return fmt.Sprintf("Invalid resource URI %q: the document id must be a UUID, as in %s with a full id from r2r_list_documents or r2r_search.",
+			cleantext.Clip(cleantext.Line(uri), 200), DocumentTemplateURI)
+	}
+	return ""
 }
 
 // resultError turns an error result into a Go error for resource handlers (resources have
@@ -130,7 +152,7 @@ func (d *Deps) projectContext(ctx context.Context) (*ProjectContext, error) {
 		pc.Note = (&scope{Name: coll.Name}).missingNote()
 		return pc, nil
 	}
-	pc.CollectionID, pc.CollectionName = &coll.ID, coll.Name
+	pc.CollectionID, pc.CollectionName = &coll.ID, clipJSON(coll.Name, maxTitleBytes)
 	docs, truncated, err := d.scanCollection(ctx, coll.ID)
 	if err != nil {
 		return nil, resultError(r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{}))

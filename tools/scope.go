@@ -32,7 +32,7 @@ func (s *scope) label() string {
 		return "all collections you can read"
 	}
 	if s.Name != "" {
-		return s.Name
+		return clipJSON(s.Name, maxTitleBytes) // R2R's, of any length
 	}
 	return "collection " + s.ID
 }

@@ -317,7 +317,7 @@ func statusText(o StatusOutput) string {
 	} else {
 		fmt.Fprintf(&b, " — %s: %s\n", strings.ToUpper(o.Health.Status), o.Health.Error)
 		if o.Health.Status == "unreachable" {
-			b.WriteString("  Start R2R or set --r2r-url / R2R_API_URL.\n")
+			b.WriteString("  Start R2R or set --url / R2R_API_URL.\n")
 		}
 	}
 	fmt.Fprintf(&b, "Credentials: %s\n", o.AuthSource)
@@ -358,16 +358,7 @@ func statusText(o StatusOutput) string {
 		b.WriteString("Cache: off\n")
 	}
 	if len(o.RateLimits) > 0 {
-		names := make([]string, 0, len(o.RateLimits))
-		for k := range o.RateLimits {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		rejected := 0.0
-		for _, n := range names {
-			rejected += num(o.RateLimits[n]["rejected"])
-		}
-		fmt.Fprintf(&b, "Rate limits: %d tools limited, %.0f calls refused so far\n", len(names), rejected)
+		fmt.Fprintf(&b, "Rate limits: %s, %.0f calls refused so far\n", limitedText(o.RateLimits), rejectedCalls(o.RateLimits))
 	}
 	if o.ReadOnly {
 		b.WriteString("Mode: read-only (write tools disabled)\n")
@@ -378,6 +369,35 @@ func statusText(o StatusOutput) string {
 	fmt.Fprintf(&b, "Recent searches in this project: %d\n", o.SearchHistoryCount)
 	fmt.Fprintf(&b, "Versions: r2r-mcp %s, %s, mcp-go %s", o.Versions.R2RMCP, o.Versions.Go, o.Versions.MCPGo)
 	return b.String()
+}
+
+// limitedText says what has a rate limit: tools, counted as such, and resource reads,
+// which share one bucket (resourceReads) but are no tool.
+func limitedText(limits map[string]map[string]any) string {
+	tools := len(limits)
+	_, reads := limits[resourceReads]
+	if reads {
+		tools--
+	}
+	s := plural(tools, "tool")
+	if reads {
+		s += " and resource reads"
+	}
+	return s + " limited"
+}
+
+// rejectedCalls is how many calls the rate limits refused, in all.
+func rejectedCalls(limits map[string]map[string]any) float64 {
+	names := make([]string, 0, len(limits))
+	for k := range limits {
+		names = append(names, k)
+	}
+	sort.Strings(names) // a fixed order: float sums depend on it
+	rejected := 0.0
+	for _, n := range names {
+		rejected += num(limits[n]["rejected"])
+	}
+	return rejected
 }
 
 // num reads a JSON number of any Go numeric type as float64.

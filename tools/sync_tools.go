@@ -330,7 +330,7 @@ func syncStatusTool(d *Deps) Tool {
 			case d.Projects.Remote():
 				what = "No sync of yours has run in this server; pass the job_id r2r_sync returned."
 			}
-			return errorResult(ErrorInfo{Type: "not_found", Code: CodeInvalidParams, Message: what + " Start one with r2r_sync."}), nil
+			return invalidRequest(what + " Start one with r2r_sync."), nil
 		}
 		v := waitForJob(ctx, req, job, time.Duration(p.WaitSeconds)*time.Second)
 		o := statusOf(job, v)

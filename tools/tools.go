@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -276,7 +277,8 @@ func Check(tools []Tool) error {
 func guard(d *Deps, name string, h server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		timeout, flag := d.timeoutFor(name, req)
-		ctx = withAuth(withCall(ctx, callInfo{tool: name, timeout: timeout, flag: flag}), d.authState)
+		model, _ := req.GetArguments()["model"].(string)
+		ctx = withAuth(withCall(ctx, callInfo{tool: name, timeout: timeout, flag: flag, model: strings.TrimSpace(model)}), d.authState)
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		defer func() {
@@ -315,6 +317,7 @@ type callInfo struct {
 	tool    string
 	timeout time.Duration
 	flag    string // serve flag that sets the timeout; "" = none
+	model   string // the call's model argument; "" = none (R2R's configured model)
 }
 
 type callInfoKey struct{}

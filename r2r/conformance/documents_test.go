@@ -211,7 +211,8 @@ func (s *suite) documents(t *testing.T) {
 	t.Run("create_file_with_id_metadata_mode", func(t *testing.T) {
 		id := uuid.NewString()
 		s.cleanupDocument(id)
-		// As r2r-mcp sends it: collection_ids both as the form field and in the metadata.
+		// collection_ids both as the form field and in the metadata (r2r-mcp sent both
+		// once; see create_answer_means_ingested for what it sends now).
 		res, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{
 			FileName: s.fileName,
 			File:     s.fileBody,
@@ -267,6 +268,67 @@ func (s *suite) documents(t *testing.T) {
 			t.Errorf("results %v: task_id is always present (null without an orchestrator)", res)
 		}
 		s.docOther = id
+	})
+	t.Run("create_answer_means_ingested", func(t *testing.T) {
+		// As r2r-mcp sends a file: collection_ids once, as the form field. Without an
+		// orchestrator R2R answers only once the ingestion has ended, and says so: the
+		// document has succeeded and is in the collection, counted, when the answer arrives.
+		c, err := s.admin.CreateCollection(ctx, "conf-"+s.sfx+"-answer", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.cleanupCollection(c.ID)
+		id := uuid.NewString()
+		s.cleanupDocument(id)
+		res, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{FileName: "answer.md", File: []byte("# Answer\n\nPelicans nap at noon " + s.sfx + ".\n"),
+			ID: id, Metadata: map[string]any{"title": "docs/answer.md"}, CollectionIDs: []string{c.ID}, IngestionMode: "fast"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Ingested() {
+			t.Fatalf("answer %+v, want %q without a task id", res, r2r.IngestedMessage)
+		}
+		d, err := s.admin.GetDocument(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.IngestionStatus != r2r.IngestionSuccess || !slices.Equal(d.CollectionIDs, []string{c.ID}) {
+			t.Errorf("right after the answer: status %q, collection_ids %v; want success in %s", d.IngestionStatus, d.CollectionIDs, c.ID)
+		}
+		if got, err := s.admin.GetCollection(ctx, c.ID); err != nil || got.DocumentCount != 1 {
+			t.Errorf("collection after the answer: %+v, %v; want document_count 1", got, err)
+		}
+	})
+	t.Run("raw_text_over_the_form_field_cap", func(t *testing.T) {
+		// R2R (Starlette) refuses a form field over 1 MiB before anything else, but takes
+		// the same text as a .txt file part: r2r.CreateDocument sends it so.
+		big := strings.Repeat("Pelicans glide low over the water. ", r2r.MaxFormField/35+1000) + "The albatross " + s.sfx + " ends it.\n"
+		var buf bytes.Buffer
+		w := multipart.NewWriter(&buf)
+		_ = w.WriteField("raw_text", big)
+		_ = w.Close()
+		st, _, body := s.raw(t, http.MethodPost, "/v3/documents", s.admin.Credentials(), w.FormDataContentType(), buf.Bytes())
+		if st != http.StatusBadRequest || !strings.Contains(string(body), "Part exceeded maximum size of 1024KB.") {
+			t.Errorf("raw_text of %d bytes: %d %s; want 400 Part exceeded maximum size of 1024KB.", len(big), st, body)
+		}
+		id := uuid.NewString()
+		s.cleanupDocument(id)
+		res, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{RawText: big, ID: id,
+			Metadata: map[string]any{"title": "src/big.go"}, IngestionMode: "fast"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Ingested() {
+			s.waitIngested(t, id)
+		}
+		d, err := s.admin.GetDocument(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.IngestionStatus != r2r.IngestionSuccess || d.DocumentType != "txt" || d.Title == nil || *d.Title != "src/big.go.txt" ||
+			d.SizeInBytes == nil || *d.SizeInBytes != int64(len(big)) {
+			t.Errorf("document %+v; want a txt document titled src/big.go.txt of %d bytes", d, len(big))
+		}
 	})
 	need(t, s.docText, s.docFile, s.docOther, s.docDerived)
 	all := []string{s.docText, s.docFile, s.docOther, s.docDerived}

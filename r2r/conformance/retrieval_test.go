@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"mime/multipart"
 	"net/http"
 	"slices"
@@ -259,6 +260,20 @@ func (s *suite) rag(t *testing.T) {
 		m, _ := res.Metadata["model"].(string)
 		if m == "" || strings.HasPrefix(m, "openai/") {
 			t.Errorf("metadata.model %q, want the provider's name of %s", m, s.tg.ragModel)
+		}
+	})
+	// A model R2R has no provider for fails inside R2R's RAG with 500 (r2r-mcp reports it
+	// as the caller's argument error).
+	t.Run("unserved_model", func(t *testing.T) {
+		for model, want := range map[string]string{
+			"nonexistent/bogus-model": "LLM Provider NOT provided",
+			"anthropic/claude-none":   "API key not found",
+		} {
+			_, err := s.admin.RAG(t.Context(), s.ragRequest(model, 64))
+			var e *r2r.Error
+			if !errors.As(err, &e) || e.StatusCode != http.StatusInternalServerError || !strings.Contains(e.Message, want) {
+				t.Errorf("model %s: %v, want a 500 saying %q", model, err, want)
+			}
 		}
 	})
 	t.Run("envelope", func(t *testing.T) {

@@ -57,6 +57,9 @@ var mimeByExt = map[string]string{
 	"rtf": "application/rtf", "rst": "text/x-rst", "org": "text/org",
 }
 
+// maxFormField is the largest form field Starlette reads (its max_part_size).
+const maxFormField = 1024 * 1024
+
 // ingestInput is a validated POST /v3/documents request.
 type ingestInput struct {
 	hasFile       bool
@@ -178,6 +181,17 @@ func (c *call) parseIngest() (*ingestInput, bool) {
 }
 
 func (c *call) handleCreateDocument() {
+	// Starlette caps each field of a multipart form (not a file part) at 1 MiB while
+	// reading it, before anything else (conformance test
+	// documents/raw_text_over_the_form_field_cap).
+	for _, vs := range c.rec.Form {
+		for _, v := range vs {
+			if len(v) > maxFormField && c.rec.ContentType == "multipart/form-data" {
+				c.detail(http.StatusBadRequest, "Part exceeded maximum size of 1024KB.")
+				return
+			}
+		}
+	}
 	if !c.guard() {
 		return
 	}
@@ -547,8 +561,9 @@ func (e *Emulator) ingestStepLocked(j *ingestJob, i int) (moved, finished bool) 
 		_ = e.processLocked(d, j.chunking)
 		return true, true
 	}
+	// As in R2R 3.6.6, updated_at stays when the ingestion started while it moves through
+	// its states (r2r-mcp measures how long an ingestion has been running by it).
 	d.status = ingestSteps[i]
-	d.updatedAt = e.nowLocked()
 	if ingestSteps[i] == "embedding" {
 		// Parsing finished: a document that cannot be parsed fails here.
 		if _, err := parseDocument(d, j.chunking); err != nil {
@@ -576,7 +591,6 @@ func (e *Emulator) processLocked(d *document, ch chunking) error {
 		d.chunks[i] = newChunk(id, t, i, meta)
 	}
 	d.status = "success"
-	d.updatedAt = e.nowLocked()
 	e.assignCollectionsLocked(d)
 	return nil
 }
@@ -587,7 +601,6 @@ func (e *Emulator) processLocked(d *document, ch chunking) error {
 func (e *Emulator) failLocked(d *document, err error) {
 	d.status = "failed"
 	d.metadata["failure"] = err.Error()
-	d.updatedAt = e.nowLocked()
 }
 
 type parseError struct{ msg string }

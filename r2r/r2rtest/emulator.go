@@ -49,6 +49,9 @@ type Options struct {
 	// TimeFormat is how timestamps are written: TimeFormatZ (default, also for "" and
 	// unknown values), TimeFormatOffset or TimeFormatNaive.
 	TimeFormat string
+	// Clock, when set, is the time records are stamped with (created_at, updated_at), for
+	// tests that let time pass on a fake clock; nil = time.Now.
+	Clock func() time.Time
 }
 
 // Default superuser credentials, as in R2R's shipped configuration.
@@ -272,7 +275,11 @@ func (e *Emulator) Down(down bool) {
 
 // now returns a strictly increasing UTC timestamp with microsecond precision.
 func (e *Emulator) nowLocked() time.Time {
-	t := time.Now().UTC().Truncate(time.Microsecond)
+	now := time.Now
+	if e.opts.Clock != nil {
+		now = e.opts.Clock
+	}
+	t := now().UTC().Truncate(time.Microsecond)
 	if !t.After(e.clock) {
 		t = e.clock.Add(time.Microsecond)
 	}

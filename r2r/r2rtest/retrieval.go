@@ -26,6 +26,23 @@ func reportedModel(requested string) string {
 	return requested
 }
 
+// unservedModel is LiteLLM's error for a model R2R cannot call, "" when it can. Like the
+// real R2R set up with one OpenAI-compatible provider, the emulator serves names without a
+// provider prefix and openai/ ones; LiteLLM refuses a prefix it does not know, and one it
+// knows fails without that provider's API key (conformance test TestLive/rag/unserved_model).
+func unservedModel(requested string) string {
+	provider, _, ok := strings.Cut(requested, "/")
+	switch {
+	case !ok || provider == "openai":
+		return ""
+	case provider == "anthropic":
+		return "Anthropic API key not found. Set ANTHROPIC_API_KEY env var."
+	}
+	return "litellm.BadRequestError: LLM Provider NOT provided. Pass in the LLM provider you are trying to call. You passed model=" +
+		requested + "\n Pass model as E.g. For 'Huggingface' inference endpoints pass in `completion(model='huggingface/starcoder',..)` " +
+		"Learn more: https://docs.litellm.ai/docs/providers"
+}
+
 // searchSettings are the effective settings the emulator honours.
 type searchSettings struct {
 	semantic, fulltext, hybrid bool
@@ -378,7 +395,8 @@ func (c *call) handleSearch() {
 // genConfig is the part of rag_generation_config the emulator honours.
 type genConfig struct {
 	model     string
-	maxTokens int // 0 = unlimited
+	requested string // the model the request named; "" = none
+	maxTokens int    // 0 = unlimited
 	stream    bool
 }
 
@@ -389,7 +407,7 @@ func parseGenConfig(v any) genConfig {
 		return g
 	}
 	if s, ok := m["model"].(string); ok && s != "" {
-		g.model = reportedModel(s)
+		g.model, g.requested = reportedModel(s), s
 	}
 	for _, k := range []string{"max_tokens_to_sample", "max_tokens"} {
 		if f, ok := toFloat(m[k]); ok && f > 0 {
@@ -531,6 +549,10 @@ func (c *call) handleRAG() {
 		return
 	}
 	g := parseGenConfig(b.raw["rag_generation_config"])
+	if msg := unservedModel(g.requested); msg != "" {
+		c.internal("rag_app", "HTTPException", "500: Internal RAG Error - "+msg)
+		return
+	}
 	s := effectiveSettings(b.mode, b.settings)
 	c.e.mu.Lock()
 	res, err := c.e.searchLocked(c.user, b.query, s)

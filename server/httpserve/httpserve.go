@@ -79,6 +79,8 @@ type Options struct {
 	SyncJobs tools.SyncJobStore
 	// Ready are further readiness checks (Redis) run by /readyz beside R2R's health.
 	Ready map[string]func(context.Context) error
+	// BodyTimeout bounds the time a request body takes to arrive (408 beyond it); 0 = 20 s.
+	BodyTimeout time.Duration
 	// Now is the clock; nil = time.Now.
 	Now func() time.Time
 }
@@ -89,13 +91,14 @@ const MaxBodyBytes = 4 << 20
 
 // Handler is serve --http's http.Handler.
 type Handler struct {
-	base   *server.Server
-	opts   Options
-	log    *slog.Logger
-	users  *users
-	shared *user // AuthShared only
-	mux    *http.ServeMux
-	slots  chan struct{} // requests in flight
+	base    *server.Server
+	opts    Options
+	log     *slog.Logger
+	users   *users
+	shared  *user // AuthShared only
+	mux     *http.ServeMux
+	slots   *admission // requests being served
+	readers *admission // request bodies being read
 }
 
 // New builds the handler around base, a server built by server.New with Remote set. It
@@ -117,14 +120,18 @@ func New(base *server.Server, o Options) (*Handler, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	// The same bound as over stdio (--max-inflight), here on whole requests: beyond it a
-	// request gets 429 (busy) at once.
-	h := &Handler{base: base, opts: o, log: o.Logger, slots: make(chan struct{}, base.MaxInflight())}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = 20 * time.Second
+	}
+	// The same bound as over stdio (--max-inflight), here on whole requests, and the same
+	// again on bodies being read: beyond it a request gets 429 (busy) at once.
+	h := &Handler{base: base, opts: o, log: o.Logger, slots: newAdmission(base.MaxInflight()), readers: newAdmission(base.MaxInflight())}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	check := base.Deps.HealthClient
 	h.users = &users{ttl: o.KeyTTL, max: o.MaxKeys, now: o.Now, m: map[[32]byte]*user{}, rejected: map[[32]byte]time.Time{},
+		throttle: newCheckThrottle(o.Now),
 		check: func(ctx context.Context, key string) (*r2r.User, error) {
 			me, err := check.WithCredentials(r2r.APIKey(key)).Me(ctx)
 			h.countAuth(err)
@@ -142,7 +149,7 @@ func New(base *server.Server, o Options) (*Handler, error) {
 		h.shared = u
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", h.serveUser(func(u *user, w http.ResponseWriter, r *http.Request) { u.mcp.ServeHTTP(w, r) }))
+	mux.HandleFunc("/mcp", h.serveUser(serveMCP))
 	mux.HandleFunc("/mcp/", h.serveUser(func(u *user, w http.ResponseWriter, r *http.Request) { u.gateway.ServeHTTP(w, r) }))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { writeText(w, http.StatusOK, "ok\n") })
 	mux.HandleFunc("GET /readyz", h.readyz)
@@ -189,50 +196,72 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(rec, r)
 }
 
-// serveUser authenticates a request and hands it to its user's handler f.
+// serveUser authenticates a request, reads its body and hands it to its user's handler f
+// once it has a slot.
 func (h *Handler) serveUser(f func(*user, http.ResponseWriter, *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case h.slots <- struct{}{}:
-			defer func() { <-h.slots }()
-		default:
-			w.Header().Set("Retry-After", "1")
-			writeError(w, http.StatusTooManyRequests, "busy",
-				fmt.Sprintf("r2r-mcp is answering %d requests already; try again in a second.", cap(h.slots)))
+		u, ok := h.authenticate(w, r)
+		if !ok {
 			return
-		}
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
-		}
-		u := h.shared
-		if u == nil {
-			key, ok := apiKey(r)
-			if !ok {
-				unauthorized(w, "", "This endpoint needs your R2R API key: send Authorization: Bearer <key> or X-R2R-API-Key: <key>.")
-				return
-			}
-			var err error
-			u, err = h.users.get(r.Context(), key)
-			switch {
-			case errors.Is(err, errRejected):
-				unauthorized(w, `, error="invalid_token"`, "R2R rejected this API key. Create a new one in R2R and send it as Authorization: Bearer <key>.")
-				return
-			case err != nil:
-				h.log.Warn("cannot check an API key with R2R", "error", err)
-				w.Header().Set("Retry-After", "5")
-				writeError(w, http.StatusServiceUnavailable, "r2r_unreachable",
-					"R2R could not check the API key right now ("+r2rProblem(err)+"); try again shortly.")
-				return
-			}
 		}
 		if rec, ok := w.(*recorder); ok {
 			rec.user = u.id
 		}
+		// Slots are shared out per R2R user; in shared-key mode every request is the same
+		// user, so per client address.
+		caller := "user:" + u.id
+		if u.id == "" {
+			caller = "addr:" + clientAddr(r)
+		}
+		if !readBody(w, r, h.readers, caller, h.opts.BodyTimeout) {
+			return
+		}
+		release, ok := admit(w, h.slots, caller)
+		if !ok {
+			return
+		}
+		defer release()
 		if c := h.collectionOf(r); c != "" {
 			r = r.WithContext(withCollection(r.Context(), c))
 		}
 		f(u, w, r)
 	}
+}
+
+// authenticate finds the user of a request's credential, or answers and returns false.
+func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*user, bool) {
+	if h.shared != nil {
+		return h.shared, true
+	}
+	key, ok := apiKey(r)
+	if !ok {
+		unauthorized(w, "", "This endpoint needs your R2R API key: send Authorization: Bearer <key> or X-R2R-API-Key: <key>.")
+		return nil, false
+	}
+	addr := clientAddr(r)
+	u, err := h.users.get(r.Context(), key, addr)
+	var throttled *throttledError
+	switch {
+	case err == nil:
+		return u, true
+	case errors.As(err, &throttled):
+		if throttled.first {
+			h.log.Warn("too many refused credentials: refusing to check more from this address for now",
+				"remote", addr, "retry_after_s", throttled.wait.Round(time.Second).Seconds())
+		}
+		tooMany(w, "rate_limited", "Too many refused credentials from your address; check your R2R API key and try again later.", throttled.wait)
+	case errors.Is(err, errRejected):
+		if !errors.Is(err, errRejectedBefore) {
+			h.log.Warn("R2R rejected a credential", "remote", addr, "path", r.URL.Path)
+		}
+		unauthorized(w, `, error="invalid_token"`, "R2R rejected this API key. Create a new one in R2R and send it as Authorization: Bearer <key>.")
+	default:
+		h.log.Warn("cannot check an API key with R2R", "error", err)
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, "r2r_unreachable",
+			"R2R could not check the API key right now ("+r2rProblem(err)+"); try again shortly.")
+	}
+	return nil, false
 }
 
 // collectionOf is the collection of a request's calls without collection_id.

@@ -323,7 +323,7 @@ func TestBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadRequest {
-		t.Errorf("a body over the bound: %d", resp.StatusCode)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body over the bound: %d, want 413", resp.StatusCode)
 	}
 }

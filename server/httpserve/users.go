@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -48,8 +49,23 @@ type user struct {
 	used    time.Time // last request, for eviction
 }
 
-// errRejected means R2R refused the key (401 or 403 on users/me).
-var errRejected = errors.New("R2R rejected the API key")
+// errRejected means R2R refused the key (401 or 403 on users/me); errRejectedBefore, which
+// wraps it, that it did so a moment ago and was not asked again.
+var (
+	errRejected       = errors.New("R2R rejected the API key")
+	errRejectedBefore = fmt.Errorf("%w a moment ago", errRejected)
+)
+
+// throttledError means the client failed too many credential checks: none is made for it
+// until wait has passed. first is true the first time in a row the client is refused.
+type throttledError struct {
+	wait  time.Duration
+	first bool
+}
+
+func (e *throttledError) Error() string {
+	return fmt.Sprintf("too many refused credentials from this address; try again in %s", e.wait.Round(time.Second))
+}
 
 // users remembers checked keys by their SHA-256 (never the key itself) for ttl, and
 // builds one user per key on first use.
@@ -59,6 +75,8 @@ type users struct {
 	check func(ctx context.Context, key string) (*r2r.User, error)
 	build func(key, id string) (*user, error)
 	now   func() time.Time
+	// throttle bounds the failed checks per client address; nil = unbounded.
+	throttle *checkThrottle
 
 	mu       sync.Mutex
 	m        map[[sha256.Size]byte]*user
@@ -71,9 +89,10 @@ type users struct {
 const rejectTTL = 10 * time.Second
 
 // get returns the user of key, checking it against R2R when it is new or its check is
-// older than ttl. errRejected means the key is not valid; other errors mean R2R could not
-// say (the caller answers 503 and nothing is remembered).
-func (u *users) get(ctx context.Context, key string) (*user, error) {
+// older than ttl. errRejected means the key is not valid, a *throttledError that addr (the
+// client's address) failed too many checks to have another made; other errors mean R2R
+// could not say (the caller answers 503 and nothing is remembered).
+func (u *users) get(ctx context.Context, key, addr string) (*user, error) {
 	h := sha256.Sum256([]byte(key))
 	now := u.now()
 	u.mu.Lock()
@@ -85,9 +104,14 @@ func (u *users) get(ctx context.Context, key string) (*user, error) {
 	}
 	if until, ok := u.rejected[h]; ok && now.Before(until) {
 		u.mu.Unlock()
-		return nil, errRejected
+		return nil, errRejectedBefore
 	}
 	u.mu.Unlock()
+	if u.throttle != nil {
+		if wait, first, ok := u.throttle.begin(addr); !ok {
+			return nil, &throttledError{wait: wait, first: first}
+		}
+	}
 	v, err, _ := u.sf.Do(string(h[:]), func() (any, error) {
 		// A cancelled caller must not fail the others waiting on this check.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -115,6 +139,9 @@ func (u *users) get(ctx context.Context, key string) (*user, error) {
 		u.m[h] = nu
 		return nu, nil
 	})
+	if u.throttle != nil && !errors.Is(err, errRejected) {
+		u.throttle.refund(addr)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ wait_port "$R2R"; wait_port "$REDIS"
 
 serve() { # serve PORT [more flags]: one replica, logs at warn (an access line per call costs throughput)
 	p=$1; shift
-	"$WORK/r2r-mcp" serve --http "127.0.0.1:$p" --r2r-url "http://127.0.0.1:$R2R" --rate-limit 0 --rag-rate-limit 0 \
+	"$WORK/r2r-mcp" serve --http "127.0.0.1:$p" --url "http://127.0.0.1:$R2R" --rate-limit 0 --rag-rate-limit 0 \
 		--log-level warn "$@" 2>"$WORK/replica-$p.log" & PIDS="$PIDS $!"
 	wait_port "$p"
 }

@@ -49,6 +49,29 @@ healthy() { curl -fsS --max-time 2 "$1/v3/health" >/dev/null 2>&1; }
 case "$AUTH" in on) CONFIG=r2r.toml ;; off) CONFIG=r2r-auth-off.toml ;; *) fail "R2R_REAL_AUTH must be on or off, not \"$AUTH\"" ;; esac
 case "$EMBED" in hash) DIMS=512 ;; minilm) DIMS=384 ;; *) fail "R2R_REAL_EMBED must be hash or minilm, not \"$EMBED\"" ;; esac
 
+# Prerequisites, checked before anything starts, each missing one named with its package
+# (Debian names).
+STEP=prerequisites
+need=(curl setsid sha256sum python3 go)
+[ "$(id -u)" -ne 0 ] || need+=(runuser useradd chown) # Postgres refuses to run as root
+missing=()
+for tool in "${need[@]}"; do
+	command -v "$tool" >/dev/null 2>&1 && continue
+	case "$tool" in
+	curl) missing+=("curl (apt-get install curl)") ;;
+	setsid | runuser) missing+=("$tool (apt-get install util-linux)") ;;
+	useradd) missing+=("useradd (apt-get install passwd)") ;;
+	sha256sum | chown) missing+=("$tool (apt-get install coreutils)") ;;
+	python3) missing+=("python3 (Python 3.10-3.12)") ;;
+	go) missing+=("go (https://go.dev/dl/)") ;;
+	esac
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	printf -v list '%s, ' "${missing[@]}"
+	say "FAILED: missing on PATH: ${list%, }"
+	exit 1
+fi
+
 # Already up (this run directory, processes alive, health answers, same embeddings): say so and
 # reprint the line.
 if [ -f "$RUN/env" ] && [ -f "$RUN/r2r.pid" ] && kill -0 "$(cat "$RUN/r2r.pid")" 2>/dev/null &&
@@ -203,19 +226,29 @@ TIKTOKEN="$SITE/litellm/litellm_core_utils/tokenizers"
 	fail "litellm's bundled cl100k tokenizer is missing from $TIKTOKEN (tiktoken would download it)"
 mkdir -p "$RUN/work"
 LOGTAIL="$RUN/r2r.log"
+: >"$LOGTAIL"
+# The launch is a script of its own, so restart-r2r.sh can start this R2R again on the same
+# Postgres data (same port and secret key: sessions stay valid). It holds the key: mode 0700.
 (
-	cd "$RUN/work" # R2R writes ./logs/app.log into its working directory
-	export R2R_HOST=127.0.0.1 R2R_PORT="$PORT" \
-		R2R_POSTGRES_HOST=127.0.0.1 R2R_POSTGRES_PORT="$PGPORT" R2R_POSTGRES_USER=postgres \
-		R2R_POSTGRES_PASSWORD=trust-auth-unused R2R_POSTGRES_DBNAME=postgres \
-		R2R_PROJECT_NAME=r2r_mcp_test R2R_POSTGRES_MAX_CONNECTIONS=50 \
-		R2R_SECRET_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')" \
-		OPENAI_API_KEY=sk-model-double OPENAI_BASE_URL="$MODEL" OPENAI_API_BASE="$MODEL" \
-		LITELLM_LOCAL_MODEL_COST_MAP=True TIKTOKEN_CACHE_DIR="$TIKTOKEN" \
-		NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost PYTHONUNBUFFERED=1
-	exec setsid "$VENV/bin/python" -m r2r.serve --host 127.0.0.1 --port "$PORT" --config-path "$RUN/r2r.toml" \
-		>"$LOGTAIL" 2>&1 </dev/null
-) &
+	umask 077
+	cat >"$RUN/r2r-start.sh" <<START
+#!/usr/bin/env bash
+# Written by up.sh: starts this run's R2R (restart-r2r.sh runs it again).
+cd "$RUN/work" # R2R writes ./logs/app.log into its working directory
+export R2R_HOST=127.0.0.1 R2R_PORT="$PORT" \\
+	R2R_POSTGRES_HOST=127.0.0.1 R2R_POSTGRES_PORT="$PGPORT" R2R_POSTGRES_USER=postgres \\
+	R2R_POSTGRES_PASSWORD=trust-auth-unused R2R_POSTGRES_DBNAME=postgres \\
+	R2R_PROJECT_NAME=r2r_mcp_test R2R_POSTGRES_MAX_CONNECTIONS=50 \\
+	R2R_SECRET_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')" \\
+	OPENAI_API_KEY=sk-model-double OPENAI_BASE_URL="$MODEL" OPENAI_API_BASE="$MODEL" \\
+	LITELLM_LOCAL_MODEL_COST_MAP=True TIKTOKEN_CACHE_DIR="$TIKTOKEN" \\
+	NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost PYTHONUNBUFFERED=1
+exec setsid "$VENV/bin/python" -m r2r.serve --host 127.0.0.1 --port "$PORT" --config-path "$RUN/r2r.toml" \\
+	>>"$LOGTAIL" 2>&1 </dev/null
+START
+)
+chmod 700 "$RUN/r2r-start.sh"
+"$RUN/r2r-start.sh" &
 echo $! >"$RUN/r2r.pid"
 t=$(date +%s.%N)
 for _ in $(seq 1 1800); do

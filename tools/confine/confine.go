@@ -33,6 +33,8 @@ const (
 	Type     = "unsupported_file_type"
 	System   = "system_path"
 	HardLink = "hard_link"
+	// Unscannable: R2R would read text from the file that the secret scan cannot.
+	Unscannable = "unscannable_file"
 )
 
 // Error is a refusal to read a file; nothing has been sent to R2R.
@@ -85,7 +87,12 @@ var secretNames = []string{
 	".netrc", "_netrc", ".npmrc", ".pypirc", ".pgpass", ".git-credentials", ".htpasswd",
 	"credentials", "credentials*.json", "*_credentials.json", "application_default_credentials.json",
 	"client_secret*.json", "service-account*.json",
-	"*secret*.json", "*secret*.yaml", "*secret*.yml", "*secret*.toml", "secrets.*",
+	"*secret*.json", "*secret*.yaml", "*secret*.yml", "*secret*.toml",
+	// data files named secrets; source code named so (secrets.py, secrets.go) is read, its
+	// content scanned like any other file's
+	"secrets", "secrets.txt", "secrets.ini", "secrets.cfg", "secrets.conf", "secrets.properties",
+	"secrets.xml", "secrets.csv", "secrets.tsv", "secrets.json5", "secrets.jsonc", "secrets.tfvars",
+	"secrets.enc", "secrets.bak", "secrets.dat", "secrets.db", "secrets.sqlite", "secrets.kdb",
 	"*token*.json", "auth.json", "oauth_creds.json", "*serviceaccount*.json", "*service_account*.json",
 	// coding agents' own login state (Claude Code keeps an API key in ~/.claude.json)
 	".claude.json", ".credentials.json",
@@ -256,7 +263,21 @@ func (l *located) read(p string, roots []string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if found, ok := secretscan.Find(data); ok {
+	// The path becomes the document's title and metadata, which R2R indexes too.
+	if found, ok := secretscan.Find([]byte(relSlash)); ok {
+		return nil, refuse(Secret, "The path of this file contains what looks like a secret (%s); it would become the document's title, so the file is not uploaded. Rename it.", found.Rule)
+	}
+	// Scanned as R2R will read it: text sent as raw_text is read as a .txt file.
+	scanExt := ext
+	if asText {
+		scanExt = "txt"
+	}
+	found, ok, err := secretscan.FindIn(scanExt, data)
+	if err != nil {
+		return nil, refuse(Unscannable, "%s is not uploaded: %s, so it could hold a secret no scan has seen. "+
+			"Export its text to a .md or .txt file and ingest that instead.", relSlash, err)
+	}
+	if ok {
 		return nil, refuse(Secret, "%s contains what looks like a secret (%s) and is never uploaded. "+
 			"Remove the credential from the file, or copy the documentation without it to another file, and ingest that.", relSlash, found.Rule)
 	}

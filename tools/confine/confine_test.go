@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/secretscan"
 )
 
 func mustMkdir(t *testing.T, p string) {
@@ -53,6 +55,22 @@ func TestSecretPathRules(t *testing.T) {
 		{"gcp/service_account.json", true},
 		{".local/share/keyrings/login.keyring", true},
 		{".password-store/bank.gpg", true},
+		{"secrets.json", true},
+		{"config/secrets.yaml", true},
+		{"secrets.yml", true},
+		{"secrets.env", true},
+		{"secrets.txt", true},
+		{"secrets.ini", true},
+		{"secrets.properties", true},
+		{"secrets", true},
+		{"Secrets.TOML", true},
+		// Source code named secrets is code (Python's own secrets module); its content is
+		// scanned like any file's.
+		{"lib/secrets.py", false},
+		{"secrets.go", false},
+		{"src/secrets.ts", false},
+		{"secrets.rs", false},
+		{"secrets.md", false},
 		// Documentation about secrets is not a secret.
 		{"docs/secrets-management.md", false},
 		{"docs/credentials.md", false},
@@ -144,4 +162,41 @@ func TestConfinementOpensBeneathTheRoot(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestEveryParsedTypeScannedOrRefused: each type R2R parses is read by the secret scan as
+// R2R's parser reads it, or refused.
+func TestEveryParsedTypeScannedOrRefused(t *testing.T) {
+	for _, ext := range documentTypes {
+		if !secretscan.Decided(ext) {
+			t.Errorf(".%s: R2R parses it, the secret scan has no rule for it", ext)
+		}
+	}
+}
+
+// TestSecretInEncodedFormRefused: a secret R2R would decode (an HTML entity, a JSON
+// escape) is refused like a plain one, and a type whose text cannot be scanned is refused.
+func TestSecretInEncodedFormRefused(t *testing.T) {
+	root := t.TempDir()
+	tok := "ghp_" + strings.Repeat("a1B2", 9)
+	for _, tt := range []struct{ name, content, kind string }{
+		{"page.html", "<p>&#103;" + tok[1:] + "</p>", Secret},
+		{"conf.json", `{"t": "\u0067` + tok[1:] + `"}`, Secret},
+		{"notes.md", "gh*p*_" + tok[4:], Secret},
+		{"shot.png", "\x89PNG\r\n", Unscannable},
+		{"main.go", "// &#103;" + tok[1:] + " stays text: R2R reads source as it is\n", ""},
+		{tok + ".md", "# Named after a token\n", Secret},
+	} {
+		if err := os.WriteFile(filepath.Join(root, tt.name), []byte(tt.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Read(tt.name, []string{root})
+		var ce *Error
+		if errors.As(err, &ce) != (tt.kind != "") || (ce != nil && ce.Kind != tt.kind) {
+			t.Errorf("Read(%s) = %v, want kind %q", tt.name, err, tt.kind)
+		}
+		if err != nil && strings.Contains(err.Error(), tok[4:]) {
+			t.Errorf("the refusal repeats the secret: %v", err)
+		}
+	}
 }

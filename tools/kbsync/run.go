@@ -183,6 +183,9 @@ func (sum *Summary) record(path string, o Outcome, err error) {
 		sum.Failed = append(sum.Failed, Problem{Path: path, Kind: "r2r", Reason: err.Error()})
 	case o.Action == Failed:
 		sum.Failed = append(sum.Failed, Problem{Path: path, Kind: "ingestion_failed", Reason: "R2R failed to ingest it: " + o.Failure})
+	case o.Action == Pending && o.Stuck:
+		sum.Failed = append(sum.Failed, Problem{Path: path, Kind: "ingestion_stuck",
+			Reason: StuckText(o.DocumentID, o.Status, o.Started, o.Age, "with the MCP tool r2r_delete_document")})
 	case o.Action == Pending:
 		sum.Pending = append(sum.Pending, path)
 	case o.Action == Uploaded:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
@@ -56,6 +57,16 @@ type Outcome struct {
 	Deleted    []string
 	// Sent is true when the content was uploaded by this call.
 	Sent bool
+	// Started is when R2R started ingesting DocumentID (its updated_at), when known; Age
+	// is how long ago that was, by the Writer's clock.
+	Started time.Time
+	Age     time.Duration
+	// Stuck: R2R has been ingesting DocumentID for longer than the Writer's SlowAfter and
+	// the call did not wait for it (see StuckText).
+	Stuck bool
+	// Resent: R2R's earlier ingestion of DocumentID was dead (older than DeadAfter); its
+	// document was deleted and the content sent again.
+	Resent bool
 }
 
 // Writer writes files as documents of one scope.
@@ -74,6 +85,16 @@ type Writer struct {
 	OnWrite func()
 	// OnStatus, when set, is called with each ingestion status seen while waiting.
 	OnStatus func(documentID, status string)
+	// SlowAfter and DeadAfter bound an ingestion R2R has not finished (see the constants
+	// of the same names); 0 = those.
+	SlowAfter, DeadAfter time.Duration
+	// Now is the clock ingestion ages are measured with; nil = time.Now.
+	Now func() time.Time
+
+	// outwaited is set once a wait for an ingestion started elsewhere ran out with R2R
+	// still on it: later ones get one look, so a sync meeting many ingestions an R2R crash
+	// left behind waits Wait once, not once per file.
+	outwaited atomic.Bool
 }
 
 // Put makes the scope hold exactly one successful document for f: the one of f's current
@@ -112,7 +133,7 @@ func (w *Writer) Put(ctx context.Context, f File, old []Version) (Outcome, error
 	case cur != nil && cur.Status != r2r.IngestionFailed:
 		// Already sent (by an earlier run whose wait ended): wait for it below.
 	default:
-		err := w.create(ctx, f, o.DocumentID, sha)
+		res, err := w.create(ctx, f, o.DocumentID, sha)
 		switch {
 		case errors.Is(err, r2r.ErrConflict):
 			// Sent meanwhile by another process: follow that upload.
@@ -127,13 +148,25 @@ func (w *Writer) Put(ctx context.Context, f File, old []Version) (Outcome, error
 			o.Sent = true
 		default:
 			o.Sent = true
+			if res.Ingested() {
+				// R2R ingested it within the request and filed it in the form's collection:
+				// nothing to wait for (one request per file).
+				o.Status = r2r.IngestionSuccess
+			}
 		}
 		w.wrote()
 	}
 	if o.Status != r2r.IngestionSuccess {
-		doc, err := w.wait(ctx, o.DocumentID)
+		// Only an ingestion this call did not start is judged by its age: one it started is
+		// young whatever the clocks of R2R's host and this one say.
+		doc, err := w.wait(ctx, o.DocumentID, !o.Sent)
+		if err == nil && doc != nil && !o.Sent && w.dead(doc) {
+			doc, err = w.resend(ctx, f, &o, sha)
+		}
 		if doc != nil {
 			o.Status, o.Failure = doc.IngestionStatus, failure(doc)
+			o.Started, o.Age = doc.UpdatedAt.Time, w.age(doc)
+			o.Stuck = !o.Sent && !Terminal(doc.IngestionStatus) && o.Age >= w.slowAfter()
 		}
 		switch {
 		case o.Status == r2r.IngestionFailed:
@@ -181,7 +214,7 @@ func (w *Writer) wrote() {
 }
 
 // create uploads f as document id.
-func (w *Writer) create(ctx context.Context, f File, id, sha string) error {
+func (w *Writer) create(ctx context.Context, f File, id, sha string) (*r2r.IngestionResponse, error) {
 	md := make(map[string]any, len(f.Metadata)+8)
 	for k, v := range f.Metadata {
 		md[k] = v
@@ -197,9 +230,13 @@ func (w *Writer) create(ctx context.Context, f File, id, sha string) error {
 	if w.Scope.Root != "" {
 		md[MetaSourceRoot] = w.Scope.Root
 	}
-	// R2R at HEAD takes a document's collections from metadata.collection_ids, R2R 3.6
-	// from the form field: both are sent.
-	md["collection_ids"] = []any{w.Scope.CollectionID}
+	// The collection goes once, as the form field R2R 3.6 reads: also naming it in
+	// metadata.collection_ids files the document there before ingestion ends, so R2R's own
+	// assignment then fails (an ERROR in its log) and the collection's document count is
+	// not raised. (R2R 3.6.6 still logs one ERROR after filing and counting the document:
+	// marking the collection's graph outdated, it passes the id as a string where a list is
+	// expected. Nothing r2r-mcp sends avoids it short of not naming the collection.) After a
+	// queued ingestion, ensureMember checks the membership.
 	mode := w.Mode
 	if mode == "" {
 		mode = "fast"
@@ -210,13 +247,61 @@ func (w *Writer) create(ctx context.Context, f File, id, sha string) error {
 	} else {
 		in.FileName, in.File = path.Base(f.Path), f.Data
 	}
-	_, err := w.API.CreateDocument(ctx, in)
-	return err
+	return w.API.CreateDocument(ctx, in)
+}
+
+// resend replaces a document whose ingestion is dead (R2R stopped while ingesting it, and
+// nothing finishes it; R2R answers every new upload of it 409) with a new upload of f,
+// then follows that one.
+func (w *Writer) resend(ctx context.Context, f File, o *Outcome, sha string) (*r2r.Document, error) {
+	if err := w.Delete(ctx, o.DocumentID); err != nil {
+		return nil, fmt.Errorf("removing document %s, whose ingestion R2R never finished: %w", o.DocumentID, err)
+	}
+	if _, err := w.create(ctx, f, o.DocumentID, sha); err != nil {
+		return nil, fmt.Errorf("sending again the file of document %s, whose ingestion R2R never finished: %w", o.DocumentID, err)
+	}
+	o.Sent, o.Resent = true, true
+	w.wrote()
+	return w.wait(ctx, o.DocumentID, false)
+}
+
+// age is how long R2R has been ingesting doc: R2R 3.6.6 sets updated_at when an ingestion
+// starts and keeps it while the ingestion moves through its states. 0 when unknown.
+func (w *Writer) age(doc *r2r.Document) time.Duration {
+	if doc.UpdatedAt.IsZero() {
+		return 0
+	}
+	return w.now().Sub(doc.UpdatedAt.Time)
+}
+
+// dead reports an ingestion R2R will never finish: not finished after DeadAfter.
+func (w *Writer) dead(doc *r2r.Document) bool {
+	return !Terminal(doc.IngestionStatus) && w.age(doc) >= w.deadAfter()
+}
+
+func (w *Writer) now() time.Time {
+	if w.Now != nil {
+		return w.Now()
+	}
+	return time.Now()
+}
+
+func (w *Writer) slowAfter() time.Duration { return cmpOr(w.SlowAfter, SlowAfter) }
+func (w *Writer) deadAfter() time.Duration { return cmpOr(w.DeadAfter, DeadAfter) }
+
+func cmpOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
 }
 
 // wait polls document id until R2R reports success or failure, Wait passes or ctx ends;
 // it returns the last state seen (nil when none) and the error that ended the wait early.
-func (w *Writer) wait(ctx context.Context, id string) (*r2r.Document, error) {
+// An ingestion running for longer than SlowAfter is not waited for: R2R records no
+// progress beyond its status, and one that old is most likely stuck (judged only when
+// judge is set).
+func (w *Writer) wait(ctx context.Context, id string, judge bool) (*r2r.Document, error) {
 	limit := w.Wait
 	if limit <= 0 {
 		limit = 2 * time.Minute
@@ -235,7 +320,7 @@ func (w *Writer) wait(ctx context.Context, id string) (*r2r.Document, error) {
 			if w.OnStatus != nil {
 				w.OnStatus(id, doc.IngestionStatus)
 			}
-			if Terminal(doc.IngestionStatus) {
+			if Terminal(doc.IngestionStatus) || judge && (w.age(doc) >= w.slowAfter() || w.outwaited.Load()) {
 				return doc, nil
 			}
 		case ctx.Err() != nil:
@@ -246,6 +331,9 @@ func (w *Writer) wait(ctx context.Context, id string) (*r2r.Document, error) {
 			return last, err
 		}
 		if time.Until(deadline) < delay {
+			if judge && last != nil {
+				w.outwaited.Store(true)
+			}
 			return last, nil
 		}
 		t := time.NewTimer(delay)

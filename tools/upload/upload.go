@@ -6,7 +6,9 @@
 package upload
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/secretscan"
 )
 
 // ReservedMetadata are metadata keys r2r-mcp sets itself. collection_ids is among them
@@ -203,6 +206,15 @@ func metadata(user map[string]any, ext string, asText bool) (map[string]any, err
 		}
 		md[k] = v
 	}
+	// The metadata is stored and searchable in R2R (the title leads every chunk's text).
+	var enc bytes.Buffer
+	e := json.NewEncoder(&enc)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(md); err == nil {
+		if found, ok, _ := secretscan.FindIn("json", enc.Bytes()); ok {
+			return nil, &MetadataError{Msg: fmt.Sprintf("the metadata contains what looks like a secret (%s); it would be stored and searchable in R2R, so nothing was sent", found.Rule)}
+		}
+	}
 	if t, ok := md["title"]; ok {
 		ts, isStr := t.(string)
 		switch {
@@ -229,9 +241,9 @@ func put(ctx context.Context, sc kbsync.Scope, file kbsync.File, opts Options) (
 	if err != nil {
 		return nil, &WriteError{Err: err}
 	}
-	w := &kbsync.Writer{API: opts.API, Scope: sc, Mode: opts.Mode, Wait: waitFor(ctx, opts, len(old)), Poll: opts.Poll,
-		OnWrite: opts.onWrite, OnStatus: opts.OnStatus}
 	docID := kbsync.VersionID(sc.CollectionID, sc.UserID, cmp(file.IDPath, file.Path), kbsync.SHA256(file.Data))
+	w := &kbsync.Writer{API: opts.API, Scope: sc, Mode: opts.Mode, Wait: waitFor(ctx, opts, olderVersions(old, docID)), Poll: opts.Poll,
+		OnWrite: opts.onWrite, OnStatus: opts.OnStatus, Now: opts.Now}
 	opts.Pending.Start(docID, sc.CollectionID, opts.now())
 	out, err := w.Put(ctx, file, old)
 	if err != nil && out.Action == kbsync.Failed {
@@ -251,8 +263,20 @@ func put(ctx context.Context, sc kbsync.Scope, file kbsync.File, opts Options) (
 	if out.Action == kbsync.Unchanged {
 		opts.Pending.Finish(docID)
 	}
-	r.OldKept = out.Action != kbsync.Unchanged && len(old) > len(out.Deleted)
+	r.OldKept = out.Action != kbsync.Unchanged && olderVersions(old, out.DocumentID) > len(out.Deleted)
 	return r, nil
+}
+
+// olderVersions counts the versions in old other than the current one, id (which old
+// holds when an earlier upload of the same content is still being ingested).
+func olderVersions(old []kbsync.Version, id string) int {
+	n := 0
+	for _, v := range old {
+		if v.ID != id {
+			n++
+		}
+	}
+	return n
 }
 
 // waitFor is how long Put waits for R2R: opts.Wait, ending 2 s before ctx's deadline so

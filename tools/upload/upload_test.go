@@ -87,6 +87,10 @@ func TestUpload(t *testing.T) {
 			_, ok := errors.AsType[*MetadataError](err)
 			return ok
 		}},
+		{name: "secret in metadata", path: "docs/a.md", metadata: map[string]any{"note": "key \u0067hp_" + strings.Repeat("a1B2", 9)}, check: func(err error) bool {
+			_, ok := errors.AsType[*MetadataError](err)
+			return ok && !strings.Contains(err.Error(), "a1B2")
+		}},
 		{name: "no collection", path: "docs/a.md", scopeErr: errors.New("no collection"), check: func(err error) bool {
 			_, ok := errors.AsType[*ScopeError](err)
 			return ok && err.Error() == "no collection"
