@@ -7,7 +7,7 @@ LDFLAGS   := -s -w -X github.com/r2r-mcp/r2r-mcp/cmd.version=$(VERSION) \
              -X github.com/r2r-mcp/r2r-mcp/cmd.commit=$(COMMIT) \
              -X github.com/r2r-mcp/r2r-mcp/cmd.date=$(DATE)
 
-.PHONY: build test test-unit test-keyring vet fmt-check bench bench-smoke bench-rss cover emulator
+.PHONY: build test test-unit test-keyring vet fmt-check bench bench-smoke bench-rss bench-scale cover emulator
 
 ## build: bin/r2r-mcp (release flags) and bin/r2r-emulator (the R2R emulator of the try-it steps).
 build:
@@ -70,6 +70,13 @@ bench-smoke:
 ## -race it would measure the detector's shadow memory). Each load runs once.
 bench-rss:
 	$(GO) test -run '^$$' -bench PeakRSS -benchtime 1x ./server
+
+## bench-scale: sync ~3,000 .go files of $(go env GOROOT)/src into a real R2R 3.6.6 (started
+## with r2r-real unless R2R_API_URL/R2R_EMAIL/R2R_PASSWORD are set), with files/s and R2R
+## requests per file, then search p50/p95 through r2r-mcp and straight to R2R, before and
+## after r2r-mcp index create. Tens of minutes; not in CI (go test ./testdata/scale is its smoke test).
+bench-scale:
+	testdata/scale/run.sh $(FILES) $(SEARCHES)
 
 ## emulator: the R2R emulator on 127.0.0.1:7272 with testdata/docs synced into this clone's
 ## collection by r2r-mcp itself (so a later sync of the clone finds them current); Ctrl-C stops it.

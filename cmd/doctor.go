@@ -49,7 +49,9 @@ func newDoctorCmd(deps Deps, runF func(*doctorOptions) error) *cobra.Command {
   3. R2R reachable: GET /v3/health
   4. credentials accepted: GET /v3/users/me (anonymous is fine when R2R has auth off)
   5. project: the current project and its collection (read only; nothing is created)
-  6. MCP server: starts "r2r-mcp serve" and talks to it as an MCP client over stdio:
+  6. search index: GET /v3/indices; a warning when R2R holds many chunks and no vector
+     index (then "r2r-mcp index create" builds one)
+  7. MCP server: starts "r2r-mcp serve" and talks to it as an MCP client over stdio:
      initialize (the tools capability and a supported protocol version), the
      notifications/initialized notification, tools/list (every tool has an object
      inputSchema) and tools/call r2r_status.
@@ -100,6 +102,7 @@ const (
 	checkR2R         = "r2r_reachable"
 	checkCredentials = "credentials"
 	checkProject     = "project"
+	checkSearchIndex = "search_index"
 	checkInitialize  = "mcp_initialize"
 	checkToolsList   = "mcp_tools_list"
 	checkStatusCall  = "mcp_status_call"
@@ -112,6 +115,7 @@ var checkTitles = map[string]string{
 	checkR2R:         "R2R reachable",
 	checkCredentials: "Credentials accepted",
 	checkProject:     "Project → collection",
+	checkSearchIndex: "R2R search index",
 	checkInitialize:  "MCP initialize",
 	checkToolsList:   "MCP tools/list",
 	checkStatusCall:  "MCP tools/call r2r_status",

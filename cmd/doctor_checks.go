@@ -14,6 +14,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/searchindex"
 )
 
 // Time limits of the individual R2R checks.
@@ -58,6 +59,7 @@ func (d *doctor) run(ctx context.Context) doctorReport {
 		{checkR2R, d.checkR2R},
 		{checkCredentials, d.checkCredentials},
 		{checkProject, d.checkProject},
+		{checkSearchIndex, d.checkSearchIndex},
 	}
 	for _, s := range steps {
 		d.note(checkTitles[s.name])
@@ -410,4 +412,24 @@ func (d *doctor) checkProject(ctx context.Context) doctorCheck {
 		return okCheck(fmt.Sprintf("%s → collection %s: not created yet — the first ingest creates it%s", head, pc.Name, configured))
 	}
 	return okCheck(fmt.Sprintf("%s → collection %s (id %s)%s", head, pc.Name, pc.ID, configured))
+}
+
+// checkSearchIndex asks R2R for its indexes and warns when its chunks are many and none is
+// a vector index.
+func (d *doctor) checkSearchIndex(ctx context.Context) doctorCheck {
+	if !d.reachable || !d.credsOK {
+		return skipCheck("R2R is not reachable or the credentials were not accepted")
+	}
+	ictx, cancel := context.WithTimeout(ctx, doctorProjectTimeout)
+	defer cancel()
+	v, err := searchindex.Check(ictx, d.client)
+	switch {
+	case errors.Is(err, searchindex.ErrNotAllowed):
+		return skipCheck(err.Error())
+	case err != nil:
+		return warnCheck("GET /v3/indices failed: "+err.Error(), "Check R2R's logs; run doctor again.")
+	case v.NeedsIndex():
+		return warnCheck(v.Summary(), "Run "+searchindex.Command+" (R2R builds an HNSW index on the chunks' embeddings; minutes on a large corpus).")
+	}
+	return okCheck(v.Summary())
 }

@@ -31,7 +31,7 @@ import (
 )
 
 // allDoctorChecks is the order of the report.
-var allDoctorChecks = []string{checkConfig, checkKeyring, checkR2R, checkCredentials, checkProject,
+var allDoctorChecks = []string{checkConfig, checkKeyring, checkR2R, checkCredentials, checkProject, checkSearchIndex,
 	checkInitialize, checkToolsList, checkStatusCall, checkDiscover}
 
 // testKeyring is an in-memory keyring that can fail or hang; the real one is never used.
@@ -309,7 +309,7 @@ func TestDoctor(t *testing.T) {
 				t.Errorf("no ✓ line for %s:\n%s", title, r.stdout)
 			}
 		}
-		if strings.ContainsAny(r.stdout, "✗⚠") || !strings.Contains(r.stdout, "All checks passed (9 ok) in ") {
+		if strings.ContainsAny(r.stdout, "✗⚠") || !strings.Contains(r.stdout, "All checks passed (10 ok) in ") {
 			t.Errorf("stdout:\n%s", r.stdout)
 		}
 		if r.stderr != "" {

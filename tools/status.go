@@ -18,6 +18,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/searchindex"
 )
 
 // statusCheckTimeout bounds each live check of r2r_status.
@@ -85,6 +86,7 @@ type StatusOutput struct {
 	Versions           StatusVersions            `json:"versions"`
 	SearchHistoryCount int                       `json:"search_history_count"`
 	ReadOnly           bool                      `json:"read_only"`
+	SearchIndex        string                    `json:"search_index,omitempty"`
 	Config             map[string]string         `json:"config,omitempty"`
 }
 
@@ -131,6 +133,7 @@ func statusTool(d *Deps) Tool {
 		}, "r2r_mcp", "go", "mcp_go")),
 		"search_history_count": intProp("searches remembered for this project (see resource r2r://search/history)"),
 		"read_only":            boolProp("true when write tools are disabled (--read-only)"),
+		"search_index":         strProp("the next step when R2R holds many chunks and no vector index (searches are slow); absent otherwise"),
 		"config":               freeObjectProp("other effective settings and where they came from"),
 	}, "r2r_url", "auth_source", "health", "project", "breaker", "versions", "search_history_count", "read_only")
 	opts := readTool("r2r-mcp status",
@@ -240,6 +243,12 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 	o.Project.CollectionID, o.Project.CollectionExists = pc.ID, pc.Exists()
 	if pc.Name != "" {
 		o.Project.CollectionName = pc.Name
+	}
+	if pc.Exists() {
+		// Best effort: without an answer there is no advice to give.
+		if v, err := searchindex.Check(pctx, d.Client); err == nil {
+			o.SearchIndex = v.Advice()
+		}
 	}
 	return o
 }
@@ -353,6 +362,9 @@ func statusText(o StatusOutput) string {
 	}
 	if o.ReadOnly {
 		b.WriteString("Mode: read-only (write tools disabled)\n")
+	}
+	if o.SearchIndex != "" {
+		fmt.Fprintf(&b, "Search index: %s\n", o.SearchIndex)
 	}
 	fmt.Fprintf(&b, "Recent searches in this project: %d\n", o.SearchHistoryCount)
 	fmt.Fprintf(&b, "Versions: r2r-mcp %s, %s, mcp-go %s", o.Versions.R2RMCP, o.Versions.Go, o.Versions.MCPGo)

@@ -97,6 +97,7 @@ func run(t *testing.T, tg *target) {
 	t.Run("rag", s.rag)
 	t.Run("shapes", s.shapes)
 	t.Run("errors", s.errorBodies)
+	t.Run("indices", s.indices)
 	t.Run("delete", s.deletes)
 }
 

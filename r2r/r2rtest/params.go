@@ -46,6 +46,10 @@ var routeTable = []routeDef{
 
 	{"POST /v3/retrieval/search", (*call).handleSearch},
 	{"POST /v3/retrieval/rag", (*call).handleRAG},
+
+	{"GET /v3/indices", (*call).handleListIndices},
+	{"POST /v3/indices", (*call).handleCreateIndex},
+	{"DELETE /v3/indices/{table_name}/{index_name}", (*call).handleDeleteIndex},
 }
 
 // logicalRoute maps a ServeMux pattern to the R2R route name used for counters.

@@ -110,6 +110,7 @@ type store struct {
 	docs        map[string]*document
 	apiKeys     map[string]*apiKey // by public key
 	blacklist   map[string]bool    // revoked token jti values
+	indices     []*vectorIndex     // created through POST /v3/indices
 }
 
 func newStore() *store {
