@@ -61,7 +61,7 @@ key with bcrypt on every request, a session's token in milliseconds.`,
 		},
 	}
 	f := h.Flags()
-	f.StringVar(&opts.URL, "url", "", "R2R base URL (default: R2R_API_URL, R2R_API_BASE, the saved URL, or http://localhost:7272)")
+	addURLFlag(f, &opts.URL)
 	f.StringVar(&opts.Format, "format", headerFormatJSON, "json (for headersHelper) or line (Authorization: Bearer …)")
 	c.AddCommand(h)
 	return c

@@ -70,7 +70,7 @@ Prints the index name (or JSON with --json) on stdout.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.URL, "url", "", "R2R base URL (default: R2R_API_URL, R2R_API_BASE, the saved URL, or http://localhost:7272)")
+	addURLFlag(f, &opts.URL)
 	f.BoolVar(&opts.JSON, "json", false, "print the result as JSON")
 	f.DurationVar(&opts.Timeout, "timeout", defaultIndexTimeout, "time limit of the build")
 	parent.AddCommand(c)

@@ -12,10 +12,10 @@ func TestURLFlagIsTheSameEverywhere(t *testing.T) {
 	root := NewRootCmd(Deps{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}},
 		Getenv: func(string) string { return "" }})
 	var help string
-	for _, name := range []string{"serve", "login", "logout", "status", "doctor", "sync"} {
+	for _, name := range []string{"serve", "login", "logout", "status", "doctor", "sync", "auth header", "index create"} {
 		t.Run(name, func(t *testing.T) {
-			c, _, err := root.Find([]string{name})
-			if err != nil || c.Name() != name {
+			c, _, err := root.Find(strings.Fields(name))
+			if err != nil || c.CommandPath() != "r2r-mcp "+name {
 				t.Fatalf("find %s: %v", name, err)
 			}
 			url := c.Flags().Lookup("url")
