@@ -44,9 +44,10 @@ func run(t *testing.T, env map[string]string, stdin string, args ...string) stri
 	return errOut.String()
 }
 
-// storedAPIKey reads the keyring entry for url back through go-keyring itself, not
-// through r2r-mcp, and fails the test unless it is an API key (and not the password).
-func storedAPIKey(t *testing.T, url string) auth.Secret {
+// storedSession reads the keyring entry for url back through go-keyring itself, not
+// through r2r-mcp, and fails the test unless it is an R2R session (refresh and access
+// token; never the password), which is what login keeps.
+func storedSession(t *testing.T, url string) auth.Secret {
 	t.Helper()
 	raw, err := keyring.Get(auth.KeyringService, url)
 	if err != nil {
@@ -59,8 +60,9 @@ func storedAPIKey(t *testing.T, url string) auth.Secret {
 	if err := json.Unmarshal([]byte(raw), &sec); err != nil {
 		t.Fatalf("keyring entry is not JSON: %v", err)
 	}
-	if sec.Kind != auth.KindAPIKey || auth.PublicKeyOf(sec.Secret) == "" || sec.KeyID == "" {
-		t.Fatalf("keyring entry is not an API key: %v", sec)
+	if sec.Kind != auth.KindRefreshToken || sec.Secret == "" || sec.AccessToken == "" {
+		t.Fatalf("keyring entry is not an R2R session: kind %q, refresh token set %v, access token set %v",
+			sec.Kind, sec.Secret != "", sec.AccessToken != "")
 	}
 	return sec
 }
@@ -92,9 +94,9 @@ func TestLoginLogoutWithRealKeyring(t *testing.T) {
 		t.Fatalf("login said %q", stderr)
 	}
 
-	sec := storedAPIKey(t, srv.URL)
+	sec := storedSession(t, srv.URL)
 	if sec.Email != email {
-		t.Fatalf("keyring entry is not an API key: %v", sec)
+		t.Fatalf("keyring entry is for %q, want %q", sec.Email, email)
 	}
 	if _, err := os.Stat(filepath.Join(dir, auth.CredentialsFileName)); !os.IsNotExist(err) {
 		t.Errorf("plain-text file written although the keyring works (%v)", err)
@@ -137,13 +139,13 @@ func TestLoginLogoutWithRealKeyring(t *testing.T) {
 	}
 
 	stderr = run(t, env, "", "logout")
-	if !strings.Contains(stderr, "revoked on the server") || !strings.Contains(stderr, "removed from the system keyring") {
+	if !strings.Contains(stderr, "R2R session ended on the server") || !strings.Contains(stderr, "removed from the system keyring") {
 		t.Errorf("logout said %q", stderr)
 	}
 	if _, err := keyring.Get(auth.KeyringService, srv.URL); !errors.Is(err, keyring.ErrNotFound) {
 		t.Errorf("keyring entry still there after logout: %v", err)
 	}
 	if _, err := client.Me(context.Background()); !errors.Is(err, r2r.ErrUnauthorized) {
-		t.Errorf("API key still valid after logout: %v", err)
+		t.Errorf("session still valid after logout: %v", err)
 	}
 }

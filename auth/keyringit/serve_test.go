@@ -47,13 +47,13 @@ func TestBinaryWithRealKeyring(t *testing.T) {
 	proj := servertest.GitProject(t, "payouts", map[string]string{"docs/guide.md": guideText})
 	var outputs = map[string]string{}
 
-	// 1. login: an API key goes to the keyring, nothing to the file.
+	// 1. login: an R2R session goes to the keyring, nothing to the file.
 	r := servertest.Run(t, proj, env, password+"\n", "login", "--url", srv.URL, "--email", email, "--password-stdin")
 	outputs["login stdout"], outputs["login stderr"] = r.Stdout, r.Stderr
 	if r.Code != 0 || !strings.Contains(r.Stderr, "stored in the system keyring") {
 		t.Fatalf("login exited %d: %s", r.Code, r.Stderr)
 	}
-	sec := storedAPIKey(t, srv.URL)
+	sec := storedSession(t, srv.URL)
 	if _, err := os.Stat(filepath.Join(configDir, auth.CredentialsFileName)); !os.IsNotExist(err) {
 		t.Errorf("plain-text credentials file written although the keyring works (%v)", err)
 	}
@@ -87,8 +87,8 @@ func TestBinaryWithRealKeyring(t *testing.T) {
 	if docID == "" || !hit {
 		t.Errorf("search did not find the ingested document %q:\n%s", docID, found.Text)
 	}
-	if lr := srv.LastRequest("POST /v3/retrieval/search"); lr == nil || lr.Header.Get("X-API-Key") != sec.Secret {
-		t.Errorf("search was not authenticated with the key from the keyring")
+	if lr := srv.LastRequest("POST /v3/retrieval/search"); lr == nil || lr.Header.Get("Authorization") != "Bearer "+sec.AccessToken {
+		t.Errorf("search was not authenticated with the session's access token from the keyring")
 	}
 	outputs["serve stdout"], outputs["serve stderr"] = s.Close()
 
@@ -105,8 +105,8 @@ func TestBinaryWithRealKeyring(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
 		t.Fatalf("status --json (exit %d): %v\n%s%s", r.Code, err, r.Stdout, r.Stderr)
 	}
-	if r.Code != 0 || !rep.Usable || rep.Credential.Source != auth.SourceKeyring || rep.Credential.Kind != auth.KindAPIKey ||
-		rep.Credential.Key != auth.ShortKey(sec.Secret) || rep.User == nil || rep.User.Email != email {
+	if r.Code != 0 || !rep.Usable || rep.Credential.Source != auth.SourceKeyring || rep.Credential.Kind != auth.KindRefreshToken ||
+		rep.Credential.Key != "" || rep.User == nil || rep.User.Email != email {
 		t.Errorf("status exit %d: %s", r.Code, r.Stdout)
 	}
 	r = servertest.Run(t, proj, env, "", "status")
@@ -116,10 +116,10 @@ func TestBinaryWithRealKeyring(t *testing.T) {
 	}
 	t.Logf("status output:\n%s", r.Stdout)
 
-	// 4. logout revokes the key and deletes the entry.
+	// 4. logout ends the session on the server and deletes the entry.
 	r = servertest.Run(t, proj, env, "", "logout")
 	outputs["logout stdout"], outputs["logout stderr"] = r.Stdout, r.Stderr
-	if r.Code != 0 || !strings.Contains(r.Stderr, "revoked on the server") || !strings.Contains(r.Stderr, "removed from the system keyring") {
+	if r.Code != 0 || !strings.Contains(r.Stderr, "R2R session ended on the server") || !strings.Contains(r.Stderr, "removed from the system keyring") {
 		t.Errorf("logout exited %d: %s", r.Code, r.Stderr)
 	}
 	if _, err := keyring.Get(auth.KeyringService, srv.URL); !errors.Is(err, keyring.ErrNotFound) {
@@ -130,7 +130,7 @@ func TestBinaryWithRealKeyring(t *testing.T) {
 		t.Errorf("status after logout exited %d: %s", r.Code, r.Stdout)
 	}
 
-	for _, leak := range servertest.FindSecrets(outputs, append(srv.Credentials(), password, sec.Secret)) {
+	for _, leak := range servertest.FindSecrets(outputs, append(srv.Credentials(), password, sec.Secret, sec.AccessToken)) {
 		t.Error(leak)
 	}
 }
