@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/server/servertest"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest/minipdf"
 )
 
 func TestMain(m *testing.M) { servertest.Main(m) }
@@ -186,20 +188,7 @@ func minimalPDF(lines []string) []byte {
 		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", content.Len(), content.String()),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 	}
-	var out bytes.Buffer
-	out.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objects))
-	for i, o := range objects {
-		offsets[i] = out.Len()
-		fmt.Fprintf(&out, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := out.Len()
-	fmt.Fprintf(&out, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&out, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
-	return out.Bytes()
+	return minipdf.Assemble(objects...)
 }
 
 // TestMinimalPDF checks the generated PDF's cross-reference table points at its objects,

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest/minipdf"
 )
 
 // tok is a fake GitHub token (token-shaped, not a credential); tokRest is it without "g".
@@ -123,7 +125,7 @@ func TestFindIn(t *testing.T) {
 		{"pdf TJ array", "pdf", pdfOf("[(gh) -20 (p_" + tok[4:] + ")] TJ"), "secret"},
 		{"pdf across text objects", "pdf", pdfOf("(gh) Tj ET BT /F1 12 Tf 72 700 Td (p_" + tok[4:] + ") Tj"), "secret"},
 		{"pdf form xobject", "pdf", pdfWith("/Fm1 Do", "/XObject << /Fm1 6 0 R >>",
-			streamObj("/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >>", "BT /F1 12 Tf ("+tok+") Tj ET")), "secret"},
+			minipdf.Stream("/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >>", "BT /F1 12 Tf ("+tok+") Tj ET")), "secret"},
 		{"pdf ToUnicode remaps", "pdf", toUnicodePDF("(x" + tokRest + ") Tj"), "secret"},
 		{"pdf ToUnicode clean", "pdf", toUnicodePDF("(xyz) Tj"), ""},
 		{"pdf clean", "pdf", pdfOf("(Pelicans glide low.) Tj"), ""},
@@ -166,12 +168,7 @@ func pdfOf(ops string) []byte {
 func toUnicodePDF(ops string) []byte {
 	return pdfWith("BT /F2 12 Tf 72 720 Td "+ops+" ET", "/Font << /F2 6 0 R >>",
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding /ToUnicode 7 0 R >>",
-		streamObj("", "begincmap 1 beginbfchar <78> <0067> endbfchar endcmap"))
-}
-
-// streamObj is a stream object with the dictionary entries dict.
-func streamObj(dict, content string) string {
-	return fmt.Sprintf("<< %s /Length %d >>\nstream\n%s\nendstream", dict, len(content), content)
+		minipdf.Stream("", "begincmap 1 beginbfchar <78> <0067> endbfchar endcmap"))
 }
 
 // pdfWith is a one-page PDF with the content stream content, the page resources res
@@ -185,23 +182,10 @@ func pdfWith(content, res string, more ...string) []byte {
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << " + fonts + " " + res + " >> >>",
-		streamObj("", content),
+		minipdf.Stream("", content),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 	}, more...)
-	var out bytes.Buffer
-	out.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objects))
-	for i, o := range objects {
-		offsets[i] = out.Len()
-		fmt.Fprintf(&out, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := out.Len()
-	fmt.Fprintf(&out, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&out, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
-	return out.Bytes()
+	return minipdf.Assemble(objects...)
 }
 
 func utf16le(s string) string {

@@ -19,6 +19,8 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest/minipdf"
 )
 
 // counter counts the requests that pass it by method and path, ids replaced by {id}.
@@ -298,31 +300,15 @@ func TestEncodedSecretNeverReachesR2R(t *testing.T) {
 
 // remapPDF is a one-page PDF showing ops in a font whose ToUnicode map reads "x" as "g".
 func remapPDF(ops string) []byte {
-	obj := func(dict, content string) string {
-		return fmt.Sprintf("<< %s /Length %d >>\nstream\n%s\nendstream", dict, len(content), content)
-	}
 	objects := []string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-		obj("", "BT /F1 12 Tf 72 720 Td "+ops+" ET"),
+		minipdf.Stream("", "BT /F1 12 Tf 72 720 Td "+ops+" ET"),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding /ToUnicode 6 0 R >>",
-		obj("", "begincmap 1 beginbfchar <78> <0067> endbfchar endcmap"),
+		minipdf.Stream("", "begincmap 1 beginbfchar <78> <0067> endbfchar endcmap"),
 	}
-	var out bytes.Buffer
-	out.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objects))
-	for i, o := range objects {
-		offsets[i] = out.Len()
-		fmt.Fprintf(&out, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := out.Len()
-	fmt.Fprintf(&out, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&out, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
-	return out.Bytes()
+	return minipdf.Assemble(objects...)
 }
 
 // zipFile is a zip archive of name/content pairs.
