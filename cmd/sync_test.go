@@ -186,6 +186,18 @@ func TestSyncCommandFlags(t *testing.T) {
 func TestSyncCommandWatch(t *testing.T) {
 	f := newSyncFixture(t)
 	f.write("a.md", "alpha")
+	waitFor, stop := f.watch(20 * time.Millisecond)
+	waitFor("the first sync", func(stderr string) bool { return strings.Contains(stderr, "Watching") })
+	f.write("notes/b.md", "beta")
+	waitFor("the second upload", func(string) bool { return f.srv.Count("POST /v3/documents") == 2 })
+	stop()
+}
+
+// watch runs `r2r-mcp sync --watch` on the fixture's project in the background. waitFor
+// polls cond (given sync's stderr so far) until it holds, failing after 20 s; stop ends
+// the watch and fails the test if it returned an error.
+func (f *syncFixture) watch(debounce time.Duration) (waitFor func(what string, cond func(stderr string) bool), stop func()) {
+	t := f.t
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errOut syncBuffer
 	deps := Deps{IO: IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Build: BuildInfo{Version: "test"},
@@ -193,23 +205,25 @@ func TestSyncCommandWatch(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- runSync(&syncOptions{Dir: f.root, URL: f.srv.URL, Watch: true, Concurrency: 2, Mode: "fast", Ctx: ctx, Deps: deps,
-			Env: authEnv{ConfigDir: f.config}, StateDir: f.stateDir, Debounce: 20 * time.Millisecond})
+			Env: authEnv{ConfigDir: f.config}, StateDir: f.stateDir, Debounce: debounce})
 	}()
-	waitFor := func(what string, cond func() bool) {
+	waitFor = func(what string, cond func(string) bool) {
 		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(20 * time.Second); !cond(errOut.String()); time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
+				cancel()
 				t.Fatalf("timed out waiting for %s; stderr: %s", what, errOut.String())
 			}
 		}
 	}
-	waitFor("the first sync", func() bool { return strings.Contains(errOut.String(), "Watching") })
-	f.write("notes/b.md", "beta")
-	waitFor("the second upload", func() bool { return f.srv.Count("POST /v3/documents") == 2 })
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	stop = func() {
+		t.Helper()
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
+	return waitFor, stop
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent use.
@@ -238,27 +252,11 @@ func TestSyncCommandWatchIgnoresIgnoredChanges(t *testing.T) {
 	f.write(".gitignore", "*.log\n")
 	f.write("a.md", "alpha")
 	f.write("app.log", "start\n")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errOut syncBuffer
-	deps := Deps{IO: IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Build: BuildInfo{Version: "test"},
-		Getenv: func(string) string { return "" }}
-	done := make(chan error, 1)
-	go func() {
-		done <- runSync(&syncOptions{Dir: f.root, URL: f.srv.URL, Watch: true, Concurrency: 2, Mode: "fast", Ctx: ctx, Deps: deps,
-			Env: authEnv{ConfigDir: f.config}, StateDir: f.stateDir, Debounce: 300 * time.Millisecond})
-	}()
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(8 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s; stderr: %s", what, errOut.String())
-			}
-		}
-	}
-	waitFor("the first sync", func() bool { return strings.Contains(errOut.String(), "Watching") })
+	waitFor, stop := f.watch(300 * time.Millisecond)
+	waitFor("the first sync", func(stderr string) bool { return strings.Contains(stderr, "Watching") })
 	before := f.srv.Count("POST /v3/documents")
-	logCtx, stopLog := context.WithCancel(ctx)
+	logCtx, stopLog := context.WithCancel(context.Background())
+	defer stopLog()
 	go func() { // the log keeps growing, faster than the debounce
 		lf, err := os.OpenFile(filepath.Join(f.root, "app.log"), os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
@@ -275,10 +273,7 @@ func TestSyncCommandWatchIgnoresIgnoredChanges(t *testing.T) {
 		}
 	}()
 	f.write("b.md", "beta")
-	waitFor("the upload of b.md while app.log is written", func() bool { return f.srv.Count("POST /v3/documents") == before+1 })
+	waitFor("the upload of b.md while app.log is written", func(string) bool { return f.srv.Count("POST /v3/documents") == before+1 })
 	stopLog()
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	stop()
 }
