@@ -98,6 +98,7 @@ func run(t *testing.T, tg *target) {
 	t.Run("shapes", s.shapes)
 	t.Run("errors", s.errorBodies)
 	t.Run("indices", s.indices)
+	t.Run("memories", s.memories)
 	t.Run("delete", s.deletes)
 }
 

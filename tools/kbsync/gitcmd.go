@@ -9,12 +9,13 @@ import (
 
 // gitOverrides are set on git's command line, which outranks every config file (the
 // repository's, and any it includes): the keys through which the read-only commands r2r-mcp
-// runs (rev-parse, ls-files) could start a program. core.fsmonitor is the one git really
+// runs (rev-parse, ls-files, diff-tree) could start a program. core.fsmonitor is the one git really
 // runs while reading the index; hooks (post-index-change), pagers, ssh, askpass, editors,
 // credential helpers and external diff are never reached by these commands but are
 // switched off too, so a later command added here stays safe. Filter drivers
-// (filter.<name>.*) have free-form names and cannot be overridden one by one: ls-files and
-// rev-parse never read file content, so they never start one.
+// (filter.<name>.*) have free-form names and cannot be overridden one by one: ls-files,
+// rev-parse and diff-tree (of two commits' trees) never read a work tree file, so they
+// never start one.
 var gitOverrides = []string{
 	"core.fsmonitor=false",
 	"core.hooksPath=/dev/null",

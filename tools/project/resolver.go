@@ -93,7 +93,7 @@ type Resolver struct {
 	configs       map[string]configEntry   // .r2r-mcp.json path → its last parse
 	warnedRoots   map[string]bool          // roots already warned about (home, /)
 	verified      map[string]time.Time     // collectionKey → last time R2R confirmed it exists
-	users         map[string]string        // R2R URL + credential identity → R2R user id
+	users         map[string]User          // R2R URL + credential identity → R2R user
 
 	sf singleflight.Group
 }
@@ -106,7 +106,7 @@ func NewResolver(opts Options) *Resolver {
 	}
 	return &Resolver{opts: opts, log: l, disk: &mappingFile{path: mappingPath(opts.CacheFile), log: l},
 		mem: map[string]cachedMapping{}, validated: map[string]bool{}, configs: map[string]configEntry{},
-		warnedRoots: map[string]bool{}, verified: map[string]time.Time{}, users: map[string]string{}}
+		warnedRoots: map[string]bool{}, verified: map[string]time.Time{}, users: map[string]User{}}
 }
 
 // CacheFile is the file mappings are kept in across runs; "" when there is none.

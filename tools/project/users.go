@@ -9,30 +9,43 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
-// UserID returns the id of the R2R user c's credentials act as (GET /v3/users/me; with
+// User is the R2R user a credential acts as.
+type User struct {
+	ID    string
+	Email string
+}
+
+// UserID returns the id of the R2R user c's credentials act as (see User).
+func (p *Resolver) UserID(ctx context.Context, c *r2r.Client) (string, error) {
+	u, err := p.User(ctx, c)
+	return u.ID, err
+}
+
+// User returns the R2R user c's credentials act as (GET /v3/users/me; with
 // authentication off in R2R, the default admin). It is asked once per R2R URL and
 // credential identity and remembered for the life of the resolver; failures are not
 // remembered. Concurrent first calls share one request.
-func (p *Resolver) UserID(ctx context.Context, c *r2r.Client) (string, error) {
+func (p *Resolver) User(ctx context.Context, c *r2r.Client) (User, error) {
 	key := c.BaseURL() + "\x00" + c.Identity()
 	p.mu.Lock()
-	id, ok := p.users[key]
+	u, ok := p.users[key]
 	p.mu.Unlock()
 	if ok {
-		return id, nil
+		return u, nil
 	}
-	id, _, err := cache.Flight(ctx, &p.sf, "me\x00"+key, func(ctx context.Context) (string, error) {
-		u, err := c.Me(ctx)
+	u, _, err := cache.Flight(ctx, &p.sf, "me\x00"+key, func(ctx context.Context) (User, error) {
+		me, err := c.Me(ctx)
 		if err != nil {
-			return "", err
+			return User{}, err
 		}
-		if strings.TrimSpace(u.ID) == "" {
-			return "", &Error{msg: fmt.Sprintf("R2R at %s did not say which user the credentials belong to (GET /v3/users/me returned no id), so no document id can be derived. Check the R2R version and the credentials (`r2r-mcp doctor`).", c.BaseURL())}
+		if strings.TrimSpace(me.ID) == "" {
+			return User{}, &Error{msg: fmt.Sprintf("R2R at %s did not say which user the credentials belong to (GET /v3/users/me returned no id), so no document id can be derived. Check the R2R version and the credentials (`r2r-mcp doctor`).", c.BaseURL())}
 		}
+		u := User{ID: me.ID, Email: me.Email}
 		p.mu.Lock()
-		p.users[key] = u.ID
+		p.users[key] = u
 		p.mu.Unlock()
-		return u.ID, nil
+		return u, nil
 	})
-	return id, err
+	return u, err
 }

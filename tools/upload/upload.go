@@ -29,6 +29,10 @@ import (
 var ReservedMetadata = []string{kbsync.MetaSourcePath, kbsync.MetaContentSHA, kbsync.MetaSource, kbsync.MetaProject,
 	kbsync.MetaIngestedBy, kbsync.MetaSourceRoot, "collection_ids"}
 
+// ReservedPrefix starts the metadata keys of team memories (tools/memory); a file's
+// document never carries one, so it is never taken for a memory.
+const ReservedPrefix = "r2r_mcp_"
+
 // Options describe one upload.
 type Options struct {
 	API kbsync.API
@@ -203,6 +207,9 @@ func metadata(user map[string]any, ext string, asText bool) (map[string]any, err
 	for k, v := range user {
 		if slices.Contains(ReservedMetadata, k) {
 			return nil, &MetadataError{Msg: fmt.Sprintf("must not set %q: r2r-mcp sets %s itself", k, strings.Join(ReservedMetadata, ", "))}
+		}
+		if strings.HasPrefix(k, ReservedPrefix) {
+			return nil, &MetadataError{Msg: fmt.Sprintf("must not set %q: keys starting with %s mark team memories (r2r_remember)", k, ReservedPrefix)}
 		}
 		md[k] = v
 	}

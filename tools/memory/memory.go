@@ -1,0 +1,395 @@
+// Package memory keeps a team's memories in R2R: one small document per memory in the
+// project's collection, so search and RAG see it too, with metadata under keys of its own
+// (prefix r2r_mcp_) that R2R's filters read as metadata, never as one of its columns. The
+// same normalised content is the same memory (a deterministic id), a memory that
+// supersedes another replaces it without a moment in which neither is found, every byte is
+// secret-scanned before it leaves, and sync never takes a memory for a file it wrote (a
+// memory has no source_path). The tools and the memory command share it.
+package memory
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/secretscan"
+)
+
+// Kinds of memory.
+const (
+	KindDecision   = "decision"
+	KindConvention = "convention"
+	KindFix        = "fix"
+	KindGotcha     = "gotcha"
+	KindCheckpoint = "checkpoint"
+	KindNote       = "note"
+)
+
+// Kinds lists every kind, in the order tools and listings show them.
+var Kinds = []string{KindDecision, KindConvention, KindFix, KindGotcha, KindCheckpoint, KindNote}
+
+// Metadata keys of a memory document. R2R reads a bare filter key such as type, status, id
+// or text as one of its own columns; every key here carries the r2r_mcp_ prefix, which no
+// R2R column has (conformance test memory_filters).
+const (
+	// MetaKind holds the kind; its presence marks the document as a memory.
+	MetaKind       = "r2r_mcp_memory"
+	MetaTitle      = "r2r_mcp_title"
+	MetaAuthor     = "r2r_mcp_author"    // the R2R user's email
+	MetaAuthorID   = "r2r_mcp_author_id" // the R2R user's id
+	MetaCreated    = "r2r_mcp_created_at"
+	MetaCreatedSec = "r2r_mcp_created_unix" // a number, for age filters
+	MetaPaths      = "r2r_mcp_paths"
+	MetaTags       = "r2r_mcp_tags"
+	MetaCommit     = "r2r_mcp_commit"
+	MetaSupersedes = "r2r_mcp_supersedes"
+	MetaSHA        = "r2r_mcp_content_sha256"
+	MetaError      = "r2r_mcp_error"
+	MetaExcerpt    = "r2r_mcp_excerpt"
+)
+
+// Bounds of a memory's fields (bytes unless named).
+const (
+	MaxTitleChars = 200
+	MaxBodyBytes  = 8 << 10
+	MaxErrorBytes = 2 << 10
+	MaxPaths      = 20
+	MaxPathChars  = 512
+	MaxTags       = 10
+	MaxTagChars   = 64
+	// excerptChars bounds the one-line excerpt kept in metadata (the index clips further).
+	excerptChars = 160
+)
+
+// Namespace is the UUIDv5 namespace of memory ids.
+var Namespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://github.com/r2r-mcp/r2r-mcp/memories"))
+
+// Draft is a memory as the caller writes it.
+type Draft struct {
+	Kind, Title, Body string
+	Error             string   // the error text a fix resolves
+	Paths             []string // project files it is about, relative to the project root
+	Tags              []string
+	Supersedes        string // id of the memory it replaces
+}
+
+// Memory is one stored memory, as read back from R2R's metadata.
+type Memory struct {
+	ID         string
+	Kind       string
+	Title      string
+	Error      string
+	Excerpt    string
+	Author     string
+	AuthorID   string
+	Created    time.Time
+	Paths      []string
+	Tags       []string
+	Commit     string
+	Supersedes string
+	SHA        string
+	Status     string // R2R's ingestion status, when known
+	// Collections are the collections the document is in, when known.
+	Collections []string
+}
+
+// Error is a draft r2r-mcp refuses: Field names the argument, Msg says why. A secret's
+// Msg names the scanner's rule, never the text.
+type Error struct {
+	Field  string
+	Msg    string
+	Secret bool
+}
+
+func (e *Error) Error() string { return e.Field + " " + e.Msg }
+
+// Normalise returns d with its text in canonical form (NFC, LF line ends, no trailing
+// blanks, at most one empty line in a row, no control characters but tab and newline;
+// title and tags on one line; paths cleaned, relative, sorted and unique; tags sorted and
+// unique), or an *Error
+// for a draft that breaks a bound.
+func Normalise(d Draft) (Draft, error) {
+	out := Draft{Kind: strings.ToLower(strings.TrimSpace(d.Kind)), Title: oneLine(d.Title),
+		Body: text(d.Body), Error: text(d.Error), Supersedes: strings.ToLower(strings.TrimSpace(d.Supersedes))}
+	switch {
+	case !slices.Contains(Kinds, out.Kind):
+		return Draft{}, &Error{Field: "kind", Msg: fmt.Sprintf("must be one of %s", strings.Join(Kinds, ", "))}
+	case out.Title == "":
+		return Draft{}, &Error{Field: "title", Msg: "must not be blank"}
+	case utf8.RuneCountInString(out.Title) > MaxTitleChars:
+		return Draft{}, &Error{Field: "title", Msg: fmt.Sprintf("is longer than %d characters; put the detail in body", MaxTitleChars)}
+	case out.Body == "":
+		return Draft{}, &Error{Field: "body", Msg: "must not be blank"}
+	case len(out.Body) > MaxBodyBytes:
+		return Draft{}, &Error{Field: "body", Msg: fmt.Sprintf("is %d bytes; a memory holds at most %d (save the essentials, or several memories)", len(out.Body), MaxBodyBytes)}
+	case len(out.Error) > MaxErrorBytes:
+		return Draft{}, &Error{Field: "error", Msg: fmt.Sprintf("is %d bytes; keep the first %d bytes of the error (its message line matters most)", len(out.Error), MaxErrorBytes)}
+	case out.Error != "" && out.Kind != KindFix:
+		return Draft{}, &Error{Field: "error", Msg: "is for kind fix only (the error text the fix resolves)"}
+	case out.Supersedes != "" && uuid.Validate(out.Supersedes) != nil:
+		return Draft{}, &Error{Field: "supersedes", Msg: "must be the id (UUID) of the memory this one replaces"}
+	}
+	var err error
+	if out.Paths, err = cleanPaths(d.Paths); err != nil {
+		return Draft{}, err
+	}
+	if out.Tags, err = cleanTags(d.Tags); err != nil {
+		return Draft{}, err
+	}
+	return out, nil
+}
+
+// cleanPaths makes paths relative, slash-separated, cleaned, sorted and unique.
+func cleanPaths(in []string) ([]string, error) {
+	if len(in) > MaxPaths {
+		return nil, &Error{Field: "paths", Msg: fmt.Sprintf("has %d entries; at most %d", len(in), MaxPaths)}
+	}
+	out := make([]string, 0, len(in))
+	for _, p := range in {
+		p = strings.ReplaceAll(oneLine(p), `\`, "/")
+		c := path.Clean(p)
+		switch {
+		case p == "" || c == ".":
+			return nil, &Error{Field: "paths", Msg: "has a blank entry"}
+		case utf8.RuneCountInString(p) > MaxPathChars:
+			return nil, &Error{Field: "paths", Msg: fmt.Sprintf("has an entry longer than %d characters", MaxPathChars)}
+		case path.IsAbs(c) || c == ".." || strings.HasPrefix(c, "../"):
+			return nil, &Error{Field: "paths", Msg: fmt.Sprintf("has %q, which is not inside the project: name files relative to the project root", clip(p, 80))}
+		}
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func cleanTags(in []string) ([]string, error) {
+	if len(in) > MaxTags {
+		return nil, &Error{Field: "tags", Msg: fmt.Sprintf("has %d entries; at most %d", len(in), MaxTags)}
+	}
+	out := make([]string, 0, len(in))
+	for _, t := range in {
+		t = oneLine(t)
+		switch {
+		case t == "":
+			return nil, &Error{Field: "tags", Msg: "has a blank entry"}
+		case utf8.RuneCountInString(t) > MaxTagChars:
+			return nil, &Error{Field: "tags", Msg: fmt.Sprintf("has an entry longer than %d characters", MaxTagChars)}
+		}
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// oneLine is s in NFC with every run of white space (newlines too) one space, trimmed,
+// and control characters dropped.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(dropControls(norm.NFC.String(s))), " ")
+}
+
+// text is s in NFC with LF line ends, no trailing blanks on a line, at most one empty line
+// in a row, no control characters but tab and newline, trimmed.
+func text(s string) string {
+	s = strings.ReplaceAll(norm.NFC.String(s), "\r\n", "\n")
+	s = dropControls(strings.ReplaceAll(s, "\r", "\n"))
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	blank := false
+	for _, l := range lines {
+		l = strings.TrimRightFunc(l, unicode.IsSpace)
+		if l == "" && blank {
+			continue
+		}
+		blank = l == ""
+		out = append(out, l)
+	}
+	return strings.TrimSpace(strings.Join(out, "\n"))
+}
+
+// dropControls removes control characters other than tab and newline (Postgres refuses
+// NUL in text, and the others only hide what a memory says).
+func dropControls(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && (unicode.IsControl(r) || r == utf8.RuneError) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// ContentSHA is the hex SHA-256 of a normalised draft's content: kind, title, error and
+// body. Paths and tags describe a memory; they do not make another one.
+func ContentSHA(d Draft) string {
+	return kbsync.SHA256([]byte(d.Kind + "\x00" + d.Title + "\x00" + d.Error + "\x00" + d.Body))
+}
+
+// ID is the id of the memory with content hash sha in collection collectionID: the same
+// content saved by anyone of the team is one document.
+func ID(collectionID, sha string) string {
+	return uuid.NewSHA1(Namespace, []byte(collectionID+"/memory#sha256:"+sha)).String()
+}
+
+// Label is the document title a memory carries: search and RAG list it labelled as a
+// memory of its kind.
+func Label(kind, title string) string { return "memory (" + kind + "): " + title }
+
+// Text is the text R2R indexes for a memory: its label, the error a fix resolves (first,
+// so a pasted error meets it in the first chunk), paths and tags, an empty line, then the
+// body.
+func Text(d Draft) string { return header(d) + "\n" + d.Body + "\n" }
+
+func header(d Draft) string {
+	var b strings.Builder
+	b.WriteString(Label(d.Kind, d.Title) + "\n")
+	if d.Error != "" {
+		b.WriteString("Error:\n" + d.Error + "\n")
+	}
+	if len(d.Paths) > 0 {
+		b.WriteString("Paths: " + strings.Join(d.Paths, ", ") + "\n")
+	}
+	if len(d.Tags) > 0 {
+		b.WriteString("Tags: " + strings.Join(d.Tags, ", ") + "\n")
+	}
+	return b.String()
+}
+
+// Body is the body of a memory document's text (see Text); the whole text when it does
+// not have the form Text gives it.
+func Body(m Memory, txt string) string {
+	head := header(Draft{Kind: m.Kind, Title: m.Title, Error: m.Error, Paths: m.Paths, Tags: m.Tags}) + "\n"
+	if rest, ok := strings.CutPrefix(strings.ReplaceAll(txt, "\r\n", "\n"), head); ok {
+		return strings.TrimSpace(rest)
+	}
+	return strings.TrimSpace(txt)
+}
+
+// Author is who saves a memory: the R2R user the credentials act as.
+type Author struct {
+	ID    string
+	Email string
+}
+
+// Stamp is what a memory records about its saving besides its content.
+type Stamp struct {
+	Author Author
+	Time   time.Time
+	Commit string // the project's git HEAD; "" outside a repository
+}
+
+// Metadata is the metadata of a memory document for the normalised draft d.
+func Metadata(d Draft, sha string, st Stamp) map[string]any {
+	md := map[string]any{
+		"title":        Label(d.Kind, d.Title),
+		MetaKind:       d.Kind,
+		MetaTitle:      d.Title,
+		MetaAuthor:     st.Author.Email,
+		MetaAuthorID:   st.Author.ID,
+		MetaCreated:    st.Time.UTC().Format(time.RFC3339Nano),
+		MetaCreatedSec: st.Time.Unix(),
+		MetaPaths:      anyList(d.Paths),
+		MetaTags:       anyList(d.Tags),
+		MetaSHA:        sha,
+		MetaExcerpt:    clip(oneLine(d.Body), excerptChars),
+	}
+	if d.Error != "" {
+		md[MetaError] = d.Error
+	}
+	if st.Commit != "" {
+		md[MetaCommit] = st.Commit
+	}
+	if d.Supersedes != "" {
+		md[MetaSupersedes] = d.Supersedes
+	}
+	return md
+}
+
+func anyList(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// Secret reports the scanner's rule when the text or the metadata of a memory holds what
+// looks like a secret, as R2R would store it (the metadata decoded from its JSON too).
+func Secret(txt string, md map[string]any) (rule string, found bool) {
+	if f, ok := secretscan.Find([]byte(txt)); ok {
+		return f.Rule, true
+	}
+	var enc bytes.Buffer
+	e := json.NewEncoder(&enc)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(md); err != nil {
+		return "", false
+	}
+	if f, ok, _ := secretscan.FindIn("json", enc.Bytes()); ok {
+		return f.Rule, true
+	}
+	return "", false
+}
+
+// FromMetadata reads a memory from a document's (or chunk's) metadata; ok is false when
+// it is no memory.
+func FromMetadata(id string, md map[string]any) (Memory, bool) {
+	str := func(k string) string { s, _ := md[k].(string); return s }
+	kind := str(MetaKind)
+	if !slices.Contains(Kinds, kind) {
+		return Memory{}, false
+	}
+	m := Memory{ID: id, Kind: kind, Title: str(MetaTitle), Error: str(MetaError), Excerpt: str(MetaExcerpt),
+		Author: str(MetaAuthor), AuthorID: str(MetaAuthorID), Commit: str(MetaCommit),
+		Supersedes: str(MetaSupersedes), SHA: str(MetaSHA), Paths: strList(md[MetaPaths]), Tags: strList(md[MetaTags])}
+	if t, err := time.Parse(time.RFC3339, str(MetaCreated)); err == nil {
+		m.Created = t
+	}
+	return m, true
+}
+
+// FromDocument reads a memory from an R2R document; ok is false when it is no memory.
+func FromDocument(doc r2r.Document) (Memory, bool) {
+	m, ok := FromMetadata(doc.ID, doc.Metadata)
+	if !ok {
+		return Memory{}, false
+	}
+	m.Status, m.Collections = doc.IngestionStatus, doc.CollectionIDs
+	if m.Created.IsZero() {
+		m.Created = doc.CreatedAt.Time
+	}
+	return m, true
+}
+
+func strList(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, e := range list {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// clip cuts s to at most n runes, marking a cut with "…".
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}

@@ -1,0 +1,382 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+)
+
+// API is the part of R2R's API memories use; *r2r.Client implements it.
+type API interface {
+	CreateDocument(ctx context.Context, in r2r.DocumentCreate) (*r2r.IngestionResponse, error)
+	GetDocument(ctx context.Context, id string) (*r2r.Document, error)
+	DeleteDocument(ctx context.Context, id string) error
+	DownloadDocument(ctx context.Context, id string) (*r2r.Download, error)
+	ListCollectionDocuments(ctx context.Context, collectionID string, p r2r.ListParams) (*r2r.Page[r2r.Document], error)
+	AddDocumentToCollection(ctx context.Context, collectionID, documentID string) error
+	Search(ctx context.Context, req r2r.SearchRequest) (*r2r.SearchResult, error)
+}
+
+var _ API = (*r2r.Client)(nil)
+
+// Store reads and writes the memories of one collection.
+type Store struct {
+	API          API
+	CollectionID string
+	// Wait bounds the wait for a superseding memory's ingestion before the old one is
+	// deleted (the context's deadline bounds it too); 0 = 40 s.
+	Wait time.Duration
+	// Poll is the first delay between status checks, doubling up to 2 s; 0 = 250 ms.
+	Poll time.Duration
+	// OnWrite, when set, is called after every change to the collection.
+	OnWrite func()
+}
+
+// Scan bounds: a listing reads pages of R2R's largest size, up to maxScanDocs documents.
+const (
+	scanPage    = 1000
+	maxScanDocs = 20000
+)
+
+// ErrNotMemory is wrapped by the errors of Forget and Get for a document that is not a
+// memory of the store's collection.
+var ErrNotMemory = errors.New("not a memory of this collection")
+
+// Saved is what Remember did.
+type Saved struct {
+	ID     string
+	Status string // R2R's ingestion status, when known
+	// Already: a memory with the same content exists; nothing was sent.
+	Already bool
+	// Superseded is the id of the memory this one replaced (deleted); "" when none.
+	Superseded string
+	// OldKept: the memory to supersede was kept because the new one had not been ingested
+	// within the wait (recall hides it once the new one is found).
+	OldKept bool
+}
+
+// Check refuses a normalised draft whose text or metadata holds what looks like a secret,
+// before anything is sent anywhere.
+func Check(d Draft) error {
+	if rule, found := Secret(Text(d), Metadata(d, ContentSHA(d), Stamp{})); found {
+		return &Error{Field: "body", Secret: true,
+			Msg: fmt.Sprintf("holds what looks like a secret (%s); memories are shared with everyone who can read the collection, so nothing was saved. Describe the secret's role instead, without its value", rule)}
+	}
+	return nil
+}
+
+// Remember saves the normalised draft d (see Normalise) as written by st. The same content
+// saved before is Already; a draft that supersedes another memory is ingested first and
+// the other deleted only once the new one has succeeded.
+func (s *Store) Remember(ctx context.Context, d Draft, st Stamp) (Saved, error) {
+	if err := Check(d); err != nil {
+		return Saved{}, err
+	}
+	sha := ContentSHA(d)
+	out := Saved{ID: ID(s.CollectionID, sha)}
+	txt, md := Text(d), Metadata(d, sha, st)
+	if rule, found := Secret(txt, md); found { // the stamp is checked too
+		return Saved{}, &Error{Field: "body", Secret: true, Msg: fmt.Sprintf("holds what looks like a secret (%s); nothing was saved", rule)}
+	}
+	if d.Supersedes != "" && d.Supersedes != out.ID {
+		if _, err := s.memory(ctx, d.Supersedes); err != nil {
+			return Saved{}, fmt.Errorf("the memory to supersede: %w", err)
+		}
+	}
+	doc, err := s.API.GetDocument(ctx, out.ID)
+	switch {
+	case err == nil && doc.IngestionStatus != r2r.IngestionFailed:
+		out.Already, out.Status = true, doc.IngestionStatus
+	case err == nil: // a failed earlier attempt: send it again
+		if err := s.delete(ctx, out.ID); err != nil {
+			return Saved{}, err
+		}
+		fallthrough
+	case errors.Is(err, r2r.ErrNotFound):
+		if err := s.create(ctx, &out, txt, md); err != nil {
+			return Saved{}, err
+		}
+	default:
+		return Saved{}, err
+	}
+	if d.Supersedes == "" || d.Supersedes == out.ID {
+		return out, nil
+	}
+	return out, s.supersede(ctx, &out, d.Supersedes)
+}
+
+// create sends one memory document; a conflict means it is there already.
+func (s *Store) create(ctx context.Context, out *Saved, txt string, md map[string]any) error {
+	res, err := s.API.CreateDocument(ctx, r2r.DocumentCreate{ID: out.ID, RawText: txt, Metadata: md,
+		CollectionIDs: []string{s.CollectionID}, IngestionMode: "fast"})
+	switch {
+	case errors.Is(err, r2r.ErrConflict):
+		out.Already = true
+		return nil
+	case err != nil:
+		// R2R may have stored it even so (a proxy failing after R2R took it).
+		if doc, gerr := s.API.GetDocument(ctx, out.ID); gerr == nil && doc.IngestionStatus != r2r.IngestionFailed {
+			out.Status = doc.IngestionStatus
+			s.wrote()
+			return nil
+		}
+		return err
+	}
+	s.wrote()
+	out.Status = r2r.IngestionPending
+	if res.Ingested() {
+		out.Status = r2r.IngestionSuccess
+	}
+	return nil
+}
+
+// supersede deletes the memory old once out's document has been ingested.
+func (s *Store) supersede(ctx context.Context, out *Saved, old string) error {
+	doc, err := s.wait(ctx, out.ID)
+	if err != nil && ctx.Err() != nil {
+		out.OldKept = true
+		return nil
+	}
+	if doc == nil || doc.IngestionStatus != r2r.IngestionSuccess {
+		if doc != nil {
+			out.Status = doc.IngestionStatus
+		}
+		out.OldKept = true
+		return nil
+	}
+	out.Status = doc.IngestionStatus
+	if !slices.Contains(doc.CollectionIDs, s.CollectionID) {
+		if err := s.API.AddDocumentToCollection(ctx, s.CollectionID, doc.ID); err != nil && !errors.Is(err, r2r.ErrConflict) {
+			out.OldKept = true
+			return fmt.Errorf("the new memory %s is ingested but could not be added to the collection, so %s was kept: %w", out.ID, old, err)
+		}
+		s.wrote()
+	}
+	if err := s.delete(ctx, old); err != nil {
+		out.OldKept = true
+		return fmt.Errorf("the new memory %s is saved, but deleting the one it supersedes (%s) failed: %w", out.ID, old, err)
+	}
+	out.Superseded = old
+	return nil
+}
+
+// wait polls document id until R2R has finished with it, Wait passes or ctx ends.
+func (s *Store) wait(ctx context.Context, id string) (*r2r.Document, error) {
+	limit := s.Wait
+	if limit <= 0 {
+		limit = 40 * time.Second
+	}
+	deadline := time.Now().Add(limit)
+	delay := s.Poll
+	if delay <= 0 {
+		delay = 250 * time.Millisecond
+	}
+	var last *r2r.Document
+	for {
+		doc, err := s.API.GetDocument(ctx, id)
+		switch {
+		case err == nil:
+			last = doc
+			if kbsync.Terminal(doc.IngestionStatus) {
+				return doc, nil
+			}
+		case !errors.Is(err, r2r.ErrNotFound):
+			return last, err
+		}
+		if time.Until(deadline) < delay {
+			return last, nil
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return last, ctx.Err()
+		case <-t.C:
+		}
+		delay = min(2*delay, 2*time.Second)
+	}
+}
+
+// memory reads document id and checks that it is a memory of the collection.
+func (s *Store) memory(ctx context.Context, id string) (Memory, error) {
+	doc, err := s.API.GetDocument(ctx, id)
+	if err != nil {
+		return Memory{}, err
+	}
+	m, ok := FromDocument(*doc)
+	if !ok || !slices.Contains(doc.CollectionIDs, s.CollectionID) {
+		return Memory{}, fmt.Errorf("document %s: %w", id, ErrNotMemory)
+	}
+	return m, nil
+}
+
+// Get returns memory id and its body.
+func (s *Store) Get(ctx context.Context, id string) (Memory, string, error) {
+	m, err := s.memory(ctx, id)
+	if err != nil {
+		return Memory{}, "", err
+	}
+	dl, err := s.API.DownloadDocument(ctx, id)
+	if err != nil {
+		return m, "", err
+	}
+	return m, Body(m, string(dl.Body)), nil
+}
+
+// Forget deletes memory id; any other document is refused with ErrNotMemory.
+func (s *Store) Forget(ctx context.Context, id string) (Memory, error) {
+	m, err := s.memory(ctx, id)
+	if err != nil {
+		return Memory{}, err
+	}
+	if err := s.API.DeleteDocument(ctx, id); err != nil {
+		if errors.Is(err, r2r.ErrNotFound) {
+			s.wrote()
+		}
+		return m, err
+	}
+	s.wrote()
+	return m, nil
+}
+
+func (s *Store) delete(ctx context.Context, id string) error {
+	err := s.API.DeleteDocument(ctx, id)
+	if err == nil || errors.Is(err, r2r.ErrNotFound) {
+		s.wrote()
+		return nil
+	}
+	return err
+}
+
+func (s *Store) wrote() {
+	if s.OnWrite != nil {
+		s.OnWrite()
+	}
+}
+
+// Listing is the result of List.
+type Listing struct {
+	Memories []Memory // newest first, at most the query's limit
+	Matched  int      // memories that matched before the limit
+	// Truncated: the collection holds more documents than a listing reads (maxScanDocs);
+	// the newest were read.
+	Truncated bool
+}
+
+// List returns q's memories newest first, reading the collection's documents (q.Text is
+// ignored). limit < 0 returns all of them.
+func (s *Store) List(ctx context.Context, q Query, limit int) (Listing, error) {
+	var out Listing
+	var all []Memory
+	err := s.scan(ctx, func(doc r2r.Document) {
+		if m, ok := FromDocument(doc); ok && q.Match(m) {
+			all = append(all, m)
+		}
+	}, &out.Truncated)
+	if err != nil {
+		return Listing{}, err
+	}
+	all = dropSuperseded(all)
+	newestFirst(all)
+	out.Matched = len(all)
+	if limit >= 0 && len(all) > limit {
+		all = all[:limit]
+	}
+	out.Memories = all
+	return out, nil
+}
+
+// Counts returns how many memories of each kind the collection holds.
+func (s *Store) Counts(ctx context.Context) (counts map[string]int, truncated bool, err error) {
+	counts = map[string]int{}
+	err = s.scan(ctx, func(doc r2r.Document) {
+		if m, ok := FromDocument(doc); ok {
+			counts[m.Kind]++
+		}
+	}, &truncated)
+	return counts, truncated, err
+}
+
+// CountDocuments counts the memories by kind among docs.
+func CountDocuments(docs []r2r.Document) map[string]int {
+	counts := map[string]int{}
+	for _, doc := range docs {
+		if m, ok := FromDocument(doc); ok {
+			counts[m.Kind]++
+		}
+	}
+	return counts
+}
+
+// scan calls fn for each document of the collection, newest first, up to maxScanDocs.
+func (s *Store) scan(ctx context.Context, fn func(r2r.Document), truncated *bool) error {
+	seen := map[string]bool{}
+	for off := 0; off < maxScanDocs; off += scanPage {
+		page, err := s.API.ListCollectionDocuments(ctx, s.CollectionID, r2r.ListParams{Offset: off, Limit: scanPage})
+		if err != nil {
+			return err
+		}
+		for _, doc := range page.Items {
+			if !seen[doc.ID] { // a page boundary shifted by a concurrent write
+				seen[doc.ID] = true
+				fn(doc)
+			}
+		}
+		if len(page.Items) < scanPage || off+len(page.Items) >= page.Total {
+			return nil
+		}
+	}
+	*truncated = true
+	return nil
+}
+
+// Hit is one memory a search found.
+type Hit struct {
+	Memory
+	Score float64 // R2R's score of its best chunk
+}
+
+// Search finds q's memories by q.Text: a hybrid search restricted to the collection and
+// to memories, best first, one hit per memory.
+func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
+	limit := q.limit()
+	res, err := s.API.Search(ctx, r2r.SearchRequest{Query: q.Text, SearchMode: r2r.SearchModeCustom,
+		SearchSettings: r2r.ModeSettings(r2r.SearchModeAdvanced, r2r.ScopedFilters(s.CollectionID, q.Filter()), min(3*limit, 100))})
+	if err != nil {
+		return nil, err
+	}
+	var hits []Hit
+	seen := map[string]bool{}
+	for _, c := range res.ChunkSearchResults {
+		if seen[c.DocumentID] {
+			continue
+		}
+		seen[c.DocumentID] = true
+		m, ok := FromMetadata(c.DocumentID, c.Metadata)
+		if !ok || !q.Match(m) {
+			continue
+		}
+		hits = append(hits, Hit{Memory: m, Score: c.Score})
+	}
+	ms := make([]Memory, len(hits))
+	for i, h := range hits {
+		ms[i] = h.Memory
+	}
+	keep := dropSuperseded(ms)
+	if len(keep) < len(hits) {
+		ok := map[string]bool{}
+		for _, m := range keep {
+			ok[m.ID] = true
+		}
+		hits = slices.DeleteFunc(hits, func(h Hit) bool { return !ok[h.ID] })
+	}
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, nil
+}
