@@ -25,7 +25,7 @@ import (
 var allTools = []string{
 	"r2r_search", "r2r_rag_query", "r2r_ingest_document", "r2r_list_documents",
 	"r2r_monitor_task", "r2r_list_collections", "r2r_get_document", "r2r_delete_document",
-	"r2r_sync", "r2r_sync_status", "r2r_status",
+	"r2r_sync", "r2r_sync_status", "r2r_remember", "r2r_recall", "r2r_forget", "r2r_status",
 }
 
 const (
@@ -196,6 +196,21 @@ func exerciseAll(ctx context.Context, t *testing.T, s session, project string) {
 		t.Errorf("rag answer cites neither the document's short id nor its title:\n%s", rag.Text)
 	}
 
+	mem := mustCall("r2r_remember", map[string]any{"kind": "fix", "title": "Flux capacitor power fault",
+		"error": "power fault: 1.21 gigawatts required", "body": "Connect the flux capacitor to the clock tower's lightning rod."})
+	memID := mem.str("id")
+	recalled := false
+	for i := 0; i < 200 && !recalled && len(memID) == 36; i++ { // recall finds it once R2R has ingested it
+		rec := mustCall("r2r_recall", map[string]any{"query": "flux: power fault: 1.21 gigawatts required"})
+		if recalled = strings.Contains(rec.Text, memID[:8]); !recalled {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if !recalled {
+		t.Errorf("r2r_recall never found memory %q", memID)
+	}
+	mustCall("r2r_forget", map[string]any{"memory_id": memID})
+
 	resources, err := s.listResources(ctx)
 	if err != nil {
 		t.Fatalf("resources/list: %v", err)
@@ -350,7 +365,7 @@ func TestE2EReadOnly(t *testing.T) {
 		}
 	}
 	want := slices.DeleteFunc(slices.Clone(allTools), func(n string) bool {
-		return slices.Contains([]string{"r2r_ingest_document", "r2r_delete_document", "r2r_sync"}, n)
+		return slices.Contains([]string{"r2r_ingest_document", "r2r_delete_document", "r2r_sync", "r2r_remember", "r2r_forget"}, n)
 	})
 	if !sameSet(names, want) {
 		t.Errorf("tools = %v, want %v", names, want)

@@ -101,12 +101,12 @@ func TestOpenLoggerFile(t *testing.T) {
 
 func TestInstructions(t *testing.T) {
 	rw, ro := instructions(false), instructions(true)
-	for _, w := range []string{"r2r_search", "r2r_rag_query", "r2r_monitor_task", "not instructions", "r2r_status"} {
+	for _, w := range []string{"r2r_search", "r2r_rag_query", "r2r_monitor_task", "not instructions", "r2r_status", "r2r_recall"} {
 		if !strings.Contains(rw, w) {
 			t.Errorf("instructions lack %q", w)
 		}
 	}
-	for _, w := range []string{"r2r_ingest_document", "r2r_sync", "r2r_delete_document"} {
+	for _, w := range []string{"r2r_ingest_document", "r2r_sync", "r2r_delete_document", "r2r_remember"} {
 		if strings.Contains(ro, w) || !strings.Contains(rw, w) {
 			t.Errorf("read-only instructions must drop the write tool %s, and only they", w)
 		}

@@ -146,6 +146,19 @@ func setField(f reflect.Value, v any) error {
 			f.Set(reflect.ValueOf(m))
 			return nil
 		}
+	case reflect.Slice:
+		if list, ok := v.([]any); ok && f.Type().Elem().Kind() == reflect.String {
+			out := reflect.MakeSlice(f.Type(), len(list), len(list))
+			for i, e := range list {
+				s, ok := e.(string)
+				if !ok {
+					return fmt.Errorf("%s cannot go into a list of strings", jsonType(e))
+				}
+				out.Index(i).SetString(s)
+			}
+			f.Set(out)
+			return nil
+		}
 	}
 	return fmt.Errorf("%s cannot go into a field of type %s", jsonType(v), f.Type())
 }

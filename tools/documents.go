@@ -15,6 +15,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/memory"
 )
 
 const documentIDHint = "run r2r_list_documents to see document ids"
@@ -224,11 +225,18 @@ func (d *Deps) scanCollection(ctx context.Context, collID string) (docs []r2r.Do
 	return all, true, nil
 }
 
-// slimDocument keeps the fields listings and counts use (the title, also from metadata).
+// slimDocument keeps the fields listings and counts use (the title, also from metadata, and
+// a memory's kind).
 func slimDocument(doc r2r.Document) r2r.Document {
 	var md map[string]any
 	if t, ok := doc.Metadata["title"].(string); ok {
 		md = map[string]any{"title": t}
+	}
+	if k, ok := doc.Metadata[memory.MetaKind].(string); ok && len(k) <= maxEnumBytes {
+		if md == nil {
+			md = map[string]any{}
+		}
+		md[memory.MetaKind] = k
 	}
 	doc.Metadata, doc.Summary = md, nil
 	return doc

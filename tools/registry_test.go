@@ -15,10 +15,10 @@ import (
 )
 
 var wantTools = []string{"r2r_search", "r2r_rag_query", "r2r_ingest_document", "r2r_list_documents",
-	"r2r_monitor_task", "r2r_list_collections", "r2r_get_document", "r2r_delete_document", "r2r_sync", "r2r_sync_status", "r2r_status"}
+	"r2r_monitor_task", "r2r_list_collections", "r2r_get_document", "r2r_delete_document", "r2r_sync", "r2r_sync_status", "r2r_remember", "r2r_recall", "r2r_forget", "r2r_status"}
 
 // writeTools are the tools --read-only leaves out.
-var writeTools = []string{"r2r_ingest_document", "r2r_delete_document", "r2r_sync"}
+var writeTools = []string{"r2r_ingest_document", "r2r_delete_document", "r2r_sync", "r2r_remember", "r2r_forget"}
 
 func TestRegistryRules(t *testing.T) {
 	e := newEnv(t)
@@ -47,8 +47,9 @@ func TestRegistryRules(t *testing.T) {
 			if *a.ReadOnlyHint != tl.ReadOnly {
 				t.Fatalf("ReadOnly %v != readOnlyHint %v", tl.ReadOnly, *a.ReadOnlyHint)
 			}
-			// Deleting a document, and a sync that replaces and prunes, destroy data.
-			if want := slices.Contains([]string{"r2r_delete_document", "r2r_sync"}, d.Name); *a.DestructiveHint != want {
+			// Deleting a document or a memory, a sync that replaces and prunes, and a memory
+			// that supersedes another destroy data.
+			if want := slices.Contains([]string{"r2r_delete_document", "r2r_sync", "r2r_remember", "r2r_forget"}, d.Name); *a.DestructiveHint != want {
 				t.Fatalf("destructiveHint %v, want %v", *a.DestructiveHint, want)
 			}
 			in := schemaMap(t, d.InputSchema)
@@ -104,6 +105,13 @@ func checkProperties(t *testing.T, where string, props map[string]any, input boo
 			_, hasMax := p["maxLength"]
 			if !hasEnum && !hasMax {
 				t.Errorf("input string %s has neither enum nor maxLength", name)
+			}
+		case "array":
+			items, _ := p["items"].(map[string]any)
+			_, hasMax := p["maxItems"]
+			_, itemMax := items["maxLength"]
+			if !hasMax || items["type"] != "string" || !itemMax {
+				t.Errorf("input array %s needs maxItems and string items with a maxLength", name)
 			}
 		}
 	}

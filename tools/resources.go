@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
+	"github.com/r2r-mcp/r2r-mcp/tools/memory"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
@@ -30,7 +31,9 @@ type ProjectContext struct {
 	DocumentCount   int            `json:"document_count"`
 	LastUpdated     *string        `json:"last_updated"`
 	IngestionStatus map[string]int `json:"ingestion_status"`
-	Note            string         `json:"note,omitempty"`
+	// Memories counts the team memories among the documents by kind.
+	Memories map[string]int `json:"memories"`
+	Note     string         `json:"note,omitempty"`
 }
 
 // SearchHistoryContent is the content of r2r://search/history.
@@ -44,7 +47,7 @@ func Resources(deps *Deps) []server.ServerResource {
 	return []server.ServerResource{
 		{
 			Resource: mcp.NewResource(ProjectContextURI, "Current project context",
-				mcp.WithResourceDescription("The current project, its R2R collection, document count by ingestion status and last update."),
+				mcp.WithResourceDescription("The current project, its R2R collection, document count by ingestion status, team memories by kind and last update."),
 				mcp.WithMIMEType("application/json")),
 			Handler: guardResource(deps, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 				pc, err := deps.projectContext(ctx)
@@ -143,7 +146,7 @@ func (d *Deps) projectContext(ctx context.Context) (*ProjectContext, error) {
 		return nil, err
 	}
 	pc := &ProjectContext{ProjectName: pr.Name, ProjectPath: pr.Root, CollectionName: pr.CollectionName,
-		IngestionStatus: map[string]int{"pending": 0, "success": 0, "failed": 0}}
+		IngestionStatus: map[string]int{"pending": 0, "success": 0, "failed": 0}, Memories: map[string]int{}}
 	coll, err := d.Projects.CollectionOf(ctx, d.Client, pr, false)
 	if err != nil {
 		return nil, resultError(d.projectErrorResult(ctx, err))
@@ -158,6 +161,7 @@ func (d *Deps) projectContext(ctx context.Context) (*ProjectContext, error) {
 		return nil, resultError(r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{}))
 	}
 	pc.DocumentCount = len(docs)
+	pc.Memories = memory.CountDocuments(docs)
 	var last string
 	for _, doc := range docs {
 		switch {

@@ -17,12 +17,17 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/confine"
+	"github.com/r2r-mcp/r2r-mcp/tools/memory"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 	"github.com/r2r-mcp/r2r-mcp/tools/searchindex"
 )
 
 // statusCheckTimeout bounds each live check of r2r_status.
 const statusCheckTimeout = 3 * time.Second
+
+// memoryCountTimeout bounds r2r_status's count of the project's memories (a listing of its
+// collection).
+const memoryCountTimeout = 1500 * time.Millisecond
 
 // StatusHealth is the live health check of R2R.
 type StatusHealth struct {
@@ -41,6 +46,8 @@ type StatusProject struct {
 	CollectionExists bool   `json:"collection_exists"`
 	ConfigFile       string `json:"config_file,omitempty"`
 	Error            string `json:"error,omitempty"`
+	// Memories counts the team memories of the collection by kind, when counted.
+	Memories map[string]int `json:"memories,omitempty"`
 }
 
 // StatusVersions are the versions of the parts.
@@ -109,6 +116,7 @@ func statusTool(d *Deps) Tool {
 			"collection_exists": boolProp("whether the collection exists in R2R yet"),
 			"config_file":       strProp("the .r2r-mcp.json that configured the collection, if any"),
 			"error":             strProp("why the project or its collection could not be resolved"),
+			"memories":          freeObjectProp("team memories in the collection by kind (decision, fix, checkpoint, …); absent when not counted"),
 		}, "name", "path", "collection_exists")),
 		"breaker": strProp("circuit breaker state (closed, open, half-open), or n/a"),
 		"breaker_state": withDesc("the circuit breaker in detail", objectSchema(map[string]any{
@@ -249,6 +257,12 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 		if v, err := searchindex.Check(pctx, d.Client); err == nil {
 			o.SearchIndex = v.Advice()
 		}
+		// Best effort too: a collection too large to list in memoryCountTimeout is not counted.
+		cctx, ccancel := context.WithTimeout(pctx, memoryCountTimeout)
+		if counts, truncated, err := (&memory.Store{API: d.Client, CollectionID: pc.ID}).Counts(cctx); err == nil && !truncated {
+			o.Project.Memories = counts
+		}
+		ccancel()
 	}
 	return o
 }
@@ -341,6 +355,9 @@ func statusText(o StatusOutput) string {
 		}
 		if p.ConfigFile != "" {
 			fmt.Fprintf(&b, "  configured in %s\n", p.ConfigFile)
+		}
+		if p.Memories != nil {
+			fmt.Fprintf(&b, "Memories: %s\n", memoryCounts(p.Memories))
 		}
 	}
 	if p.Error != "" {

@@ -201,6 +201,9 @@ func Registry(deps *Deps) []Tool {
 		deleteDocumentTool(deps),
 		syncTool(deps),
 		syncStatusTool(deps),
+		rememberTool(deps),
+		recallTool(deps),
+		forgetTool(deps),
 		statusTool(deps),
 	}
 	if err := Check(tools); err != nil {

@@ -95,12 +95,17 @@ func TestGatewayMatchesMCP(t *testing.T) {
 		"r2r_delete_document":  {"document_id": "00000000-0000-4000-8000-000000000000"},
 		"r2r_sync":             {"dry_run": true},
 		"r2r_sync_status":      {},
+		"r2r_remember": {"kind": "note", "title": "Deploy token", "collection_id": tm.Alice.Collection,
+			"body": "The token is ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"},
+		"r2r_recall": {"collection_id": tm.Alice.Collection},
+		"r2r_forget": {"memory_id": "00000000-0000-4000-8000-000000000000", "collection_id": tm.Alice.Collection},
 	}
 	// Over HTTP a relative file_path is refused (files come only from --allow-dir), r2r_sync
-	// needs a directory inside one, r2r_sync_status knows no job of Alice's, and the
-	// document to delete does not exist.
+	// needs a directory inside one, r2r_sync_status knows no job of Alice's, the document
+	// and the memory to delete do not exist, and a memory holding a token is refused (each
+	// refused the same way twice, so both paths answer alike).
 	wantErrors := map[string]bool{"r2r_ingest_document": true, "r2r_sync": true, "r2r_sync_status": true,
-		"r2r_delete_document": true}
+		"r2r_delete_document": true, "r2r_remember": true, "r2r_forget": true}
 	var names []string
 	for _, d := range rep.Base.ToolDefs() {
 		names = append(names, d.Name)

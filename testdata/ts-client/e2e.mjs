@@ -19,6 +19,9 @@ const EXPECTED_TOOLS = [
   "r2r_delete_document",
   "r2r_sync",
   "r2r_sync_status",
+  "r2r_remember",
+  "r2r_recall",
+  "r2r_forget",
 ];
 
 // expectToolError calls a tool that must fail with an isError result (never a thrown

@@ -1,0 +1,311 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/memory"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
+)
+
+// GroupMemory is the group of the team-memory tools.
+const GroupMemory = "memory"
+
+// Refusal kinds of the memory tools.
+const (
+	refuseSecretInMemory = "secret_in_memory"
+	refuseNotAMemory     = "not_a_memory"
+)
+
+// RememberOutput is the structured result of r2r_remember.
+type RememberOutput struct {
+	ID              string `json:"id"`
+	Kind            string `json:"kind"`
+	Title           string `json:"title"`
+	Status          string `json:"status"` // saved, already_remembered
+	IngestionStatus string `json:"ingestion_status,omitempty"`
+	Superseded      string `json:"superseded_id,omitempty"`
+	OldKept         bool   `json:"old_kept,omitempty"`
+	CollectionID    string `json:"collection_id"`
+	Message         string `json:"message"`
+}
+
+func rememberDef() mcp.Tool {
+	const title = "Remember for the team"
+	out := objectSchema(map[string]any{
+		"id":               strProp("the memory's id (deterministic: the same content is the same memory); r2r_get_document reads it, r2r_forget deletes it"),
+		"kind":             enumProp("the memory's kind", memory.Kinds...),
+		"title":            strProp("its title"),
+		"status":           enumProp("saved: stored now; already_remembered: the same memory existed, nothing was sent", "saved", "already_remembered"),
+		"ingestion_status": strProp("R2R's ingestion status of the memory, when known"),
+		"superseded_id":    strProp("the memory this one replaced (deleted once this one was searchable)"),
+		"old_kept":         boolProp("true when the memory to supersede was kept because this one was not searchable yet; recall hides it"),
+		"collection_id":    strProp("the collection the memory is in"),
+		"message":          strProp("what happened"),
+	}, "id", "kind", "title", "status", "collection_id", "message")
+	return newTool("r2r_remember",
+		mcp.WithToolTitle(title),
+		mcp.WithDescription("Save one memory for everyone on the team who reads this project's collection: a decision and why, "+
+			"a convention, the fix of an error (kind fix, with the error text), a gotcha, a checkpoint (what was done and what is next), or a note. "+
+			"Returns its id at once. The same content saved again is the same memory. To correct a memory, save the new one with supersedes. "+
+			"Never put secrets in a memory: one that looks like it holds one is refused."),
+		annotations(title, false, true, true, false),
+		withOutputSchema(out),
+		mcp.WithString("kind", mcp.Required(), mcp.Enum(memory.Kinds...),
+			mcp.Description("decision, convention, fix (an error and its fix), gotcha, checkpoint (done / next, to resume later) or note")),
+		mcp.WithString("title", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(memory.MaxTitleChars),
+			mcp.Description("One line that says what the memory is, e.g. \"Use pgx, not lib/pq\"")),
+		mcp.WithString("body", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(memory.MaxBodyBytes),
+			mcp.Description("The memory itself (at most 8 KiB): what, why, how; for a checkpoint what was done and what is next")),
+		mcp.WithString("error", mcp.MaxLength(memory.MaxErrorBytes),
+			mcp.Description("For kind fix: the error message the fix resolves, as it appears (so pasting it into r2r_recall finds the fix)")),
+		mcp.WithArray("paths", mcp.MaxItems(memory.MaxPaths), mcp.WithStringItems(mcp.MinLength(1), mcp.MaxLength(memory.MaxPathChars)),
+			mcp.Description("Project files the memory is about, relative to the project root; recall marks it as maybe stale once they change")),
+		mcp.WithArray("tags", mcp.MaxItems(memory.MaxTags), mcp.WithStringItems(mcp.MinLength(1), mcp.MaxLength(memory.MaxTagChars)),
+			mcp.Description("Free tags to filter recall by")),
+		mcp.WithString("supersedes", mcp.MinLength(minShortID), mcp.MaxLength(36),
+			mcp.Description("Id of a memory this one replaces (a UUID, or the short id r2r_recall showed); it is deleted once this one is searchable")),
+		mcp.WithString("collection_id", mcp.MaxLength(36),
+			mcp.Description("Collection ID (UUID) to save in; omit to use the current project's collection (created on first use)")),
+	)
+}
+
+// rememberParams are one r2r_remember call's arguments.
+type rememberParams struct {
+	Kind         string   `json:"kind"`
+	Title        string   `json:"title"`
+	Body         string   `json:"body"`
+	Error        string   `json:"error"`
+	Paths        []string `json:"paths"`
+	Tags         []string `json:"tags"`
+	Supersedes   string   `json:"supersedes"`
+	CollectionID string   `json:"collection_id"`
+}
+
+func (p *rememberParams) check(d *Deps) (err error) {
+	if err = nonBlank("title", p.Title); err != nil {
+		return err
+	}
+	if err = nonBlank("body", p.Body); err != nil {
+		return err
+	}
+	if p.Supersedes != "" {
+		if p.Supersedes, err = d.documentID("supersedes", p.Supersedes); err != nil {
+			return err
+		}
+	}
+	p.CollectionID, err = optUUID("collection_id", p.CollectionID, collectionIDHint)
+	return err
+}
+
+func rememberTool(d *Deps) Tool {
+	def := rememberDef()
+	return Tool{Def: def, Group: GroupMemory, ReadOnly: false, Handler: bound(d, def, func(ctx context.Context, _ mcp.CallToolRequest, p rememberParams) (*mcp.CallToolResult, error) {
+		return d.remember(ctx, p), nil
+	})}
+}
+
+// remember saves one memory. The draft is checked for secrets before anything is sent:
+// a refused memory costs R2R no request at all.
+func (d *Deps) remember(ctx context.Context, p rememberParams) *mcp.CallToolResult {
+	pr, err := d.Projects.Project(ctx)
+	if err != nil && !d.Projects.Remote() {
+		return d.projectErrorResult(ctx, err)
+	}
+	draft, err := memory.Normalise(memory.Draft{Kind: p.Kind, Title: p.Title, Body: p.Body, Error: p.Error,
+		Paths: relativePaths(pr, p.Paths), Tags: p.Tags, Supersedes: p.Supersedes})
+	if err == nil {
+		err = memory.Check(draft)
+	}
+	if res := memoryErrorResult(err); res != nil {
+		return res
+	}
+	s, _, errRes := d.writeScope(ctx, &pr, p.CollectionID)
+	if errRes != nil {
+		return errRes
+	}
+	user, err := d.Projects.User(ctx, d.Client)
+	if err != nil {
+		return d.projectErrorResult(ctx, err)
+	}
+	st := memory.Stamp{Author: memory.Author{ID: user.ID, Email: user.Email}, Time: d.now()}
+	if root := localRoot(d, pr); root != "" {
+		st.Commit = kbsync.Head(ctx, root)
+	}
+	saved, err := d.memoryStore(ctx, s.ID).Remember(ctx, draft, st)
+	if res := memoryErrorResult(err); res != nil {
+		return res
+	}
+	if err != nil {
+		return r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(draft.Supersedes))
+	}
+	d.shown.remember(saved.ID)
+	o := RememberOutput{ID: saved.ID, Kind: draft.Kind, Title: clipJSON(draft.Title, maxTitleBytes), Status: "saved",
+		IngestionStatus: clipJSON(saved.Status, maxEnumBytes), Superseded: saved.Superseded, OldKept: saved.OldKept, CollectionID: s.ID}
+	if saved.Already {
+		o.Status = "already_remembered"
+	}
+	o.Message = rememberMessage(o, s)
+	return result(o.Message, o)
+}
+
+func rememberMessage(o RememberOutput, s *scope) string {
+	var b strings.Builder
+	if o.Status == "already_remembered" {
+		fmt.Fprintf(&b, "Already remembered: the same %s %q is memory %s in %s; nothing was sent.", o.Kind, o.Title, o.ID, s.label())
+	} else {
+		fmt.Fprintf(&b, "Remembered %s %q as memory %s in %s", o.Kind, o.Title, o.ID, s.label())
+		if o.IngestionStatus != "" && o.IngestionStatus != "success" {
+			fmt.Fprintf(&b, " (R2R is indexing it: %s)", o.IngestionStatus)
+		}
+		b.WriteString(".")
+	}
+	switch {
+	case o.Superseded != "":
+		fmt.Fprintf(&b, " It replaced memory %s, which was deleted.", o.Superseded)
+	case o.OldKept:
+		b.WriteString(" The memory it supersedes was kept for now, since this one is not searchable yet; recall hides it, and r2r_forget removes it.")
+	}
+	return b.String()
+}
+
+// memoryErrorResult maps the memory package's refusals; nil for other errors (and nil).
+func memoryErrorResult(err error) *mcp.CallToolResult {
+	if me, ok := errors.AsType[*memory.Error](err); ok {
+		if me.Secret {
+			return refusal(refuseSecretInMemory, "Not remembered: "+me.Error()+".")
+		}
+		return invalidArgs(argErr(me.Field, "%s", me.Msg))
+	}
+	if errors.Is(err, memory.ErrNotMemory) {
+		return refusal(refuseNotAMemory, "Refused: "+err.Error()+". r2r_forget and supersedes act only on memories of the project's collection "+
+			"(r2r_recall lists them); r2r_delete_document deletes ingested files.")
+	}
+	return nil
+}
+
+// memoryStore is the memory store of collection collID. A superseding save waits for the
+// new memory at most until shortly before the call's deadline.
+func (d *Deps) memoryStore(ctx context.Context, collID string) *memory.Store {
+	wait := d.IngestWait
+	if wait <= 0 {
+		wait = DefaultIngestWait
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(dl)-time.Second)
+	}
+	return &memory.Store{API: d.Client, CollectionID: collID, Wait: max(wait, time.Millisecond), Poll: d.PollInterval,
+		OnWrite: func() { d.bumpAfterWrite(collID) }}
+}
+
+// localRoot is the root of pr when it is a local project (git commands run there); "" on a
+// remote server or outside a project.
+func localRoot(d *Deps, pr project.Project) string {
+	if d.Projects.Remote() || pr.Root == "" || project.NotAProject(pr.Root) {
+		return ""
+	}
+	return pr.Root
+}
+
+// relativePaths makes absolute paths inside the project relative to its root; others are
+// left for memory.Normalise to judge.
+func relativePaths(pr project.Project, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = p
+		if pr.Root == "" || !filepath.IsAbs(p) {
+			continue
+		}
+		if rel, err := filepath.Rel(pr.Root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			out[i] = filepath.ToSlash(rel)
+		}
+	}
+	return out
+}
+
+// ForgetOutput is the structured result of r2r_forget.
+type ForgetOutput struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	Title   string `json:"title"`
+	Deleted bool   `json:"deleted"`
+	Message string `json:"message"`
+}
+
+func forgetTool(d *Deps) Tool {
+	const title = "Forget a memory"
+	out := objectSchema(map[string]any{
+		"id":      strProp("id of the deleted memory"),
+		"kind":    enumProp("its kind", memory.Kinds...),
+		"title":   strProp("its title"),
+		"deleted": boolProp("true: R2R deleted the memory"),
+		"message": strProp("what was deleted"),
+	}, "id", "kind", "title", "deleted", "message")
+	def := newTool("r2r_forget",
+		mcp.WithToolTitle(title),
+		mcp.WithDescription("Delete one memory of the project's collection by id, for the whole team. Only memories: ingested files are refused "+
+			"(r2r_delete_document deletes those). To correct a memory rather than drop it, use r2r_remember with supersedes."),
+		annotations(title, false, true, true, false),
+		withOutputSchema(out),
+		mcp.WithString("memory_id", mcp.Required(), mcp.MinLength(minShortID), mcp.MaxLength(36),
+			mcp.Description("Id of the memory to delete: a UUID, or the short id r2r_recall showed")),
+		mcp.WithString("collection_id", mcp.MaxLength(36),
+			mcp.Description("Collection ID (UUID) the memory is in; omit for the current project's collection")),
+	)
+	return Tool{Def: def, Group: GroupMemory, ReadOnly: false, Handler: bound(d, def, func(ctx context.Context, _ mcp.CallToolRequest, p forgetParams) (*mcp.CallToolResult, error) {
+		s, errRes := d.resolveScope(ctx, p.CollectionID, false)
+		if errRes != nil {
+			return errRes, nil
+		}
+		if s.missing() {
+			return refusal(refuseNotAMemory, fmt.Sprintf("Not deleted: the project's collection %s does not exist yet, so it holds no memory %s.", s.Name, p.MemoryID)), nil
+		}
+		m, err := d.memoryStore(ctx, s.ID).Forget(ctx, p.MemoryID)
+		if res := memoryErrorResult(err); res != nil {
+			return res, nil
+		}
+		if err != nil {
+			return r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{NotFound: fmt.Sprintf("Memory %s was not found (404); r2r_recall lists the project's memories.", p.MemoryID)}), nil
+		}
+		o := ForgetOutput{ID: p.MemoryID, Kind: m.Kind, Title: clipJSON(Sanitize(m.Title), maxTitleBytes), Deleted: true}
+		o.Message = fmt.Sprintf("Forgot %s %q (memory %s) in %s.", o.Kind, o.Title, o.ID, s.label())
+		return result(o.Message, o), nil
+	})}
+}
+
+// forgetParams are one r2r_forget call's arguments.
+type forgetParams struct {
+	MemoryID     string `json:"memory_id"`
+	CollectionID string `json:"collection_id"`
+}
+
+func (p *forgetParams) check(d *Deps) (err error) {
+	if p.MemoryID, err = d.documentID("memory_id", p.MemoryID); err != nil {
+		return err
+	}
+	p.CollectionID, err = optUUID("collection_id", p.CollectionID, collectionIDHint)
+	return err
+}
+
+// memoryCounts is "5 (2 fix, 3 decision)", kinds in memory.Kinds order; "none" for none.
+func memoryCounts(counts map[string]int) string {
+	total := 0
+	var parts []string
+	for _, k := range memory.Kinds {
+		if n := counts[k]; n > 0 {
+			total += n
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	if total == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
+}
