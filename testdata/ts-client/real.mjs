@@ -1,7 +1,8 @@
 // End-to-end check of `r2r-mcp serve` against a real R2R with the official MCP TypeScript SDK:
 // ingest a Markdown file and a PDF from a project, monitor until success, find each by search
 // with its title, read the PDF's extracted text back, get a cited RAG answer, and list the
-// documents and collections.
+// documents and collections; then team memory: remember, recall by a pasted error,
+// checkpoint and resume, forget.
 //
 // Run by server/e2ereal (TestRealTypeScriptClient) when a real R2R is up (make test-real):
 //   R2R_MCP_BIN=... R2R_MCP_PROJECT=... R2R_MCP_MD=docs/x.md R2R_MCP_MD_PHRASE=... \
@@ -20,6 +21,45 @@ async function findByTitle(client, phrase, id, title) {
   check(hit.title === title, `hit title is ${JSON.stringify(hit.title)}, want ${JSON.stringify(title)}`);
   check(text(res).includes(title), `search text does not name ${title}: ${text(res)}`);
   console.log(`search ${JSON.stringify(phrase)}: ${title} at rank ${hits.indexOf(hit) + 1} of ${hits.length}`);
+}
+
+// memories runs team memory through the SDK: remember a fix, find it by pasting its error,
+// save two checkpoints and resume from the newest, then forget the fix.
+async function memories(client) {
+  const fix = await call(client, "r2r_remember", {
+    kind: "fix",
+    title: "Payout export times out",
+    error: "context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
+    body: "The payout export calls the bank API without a deadline of its own; give it 30 s and retry twice.",
+  });
+  const fixID = fix.structuredContent.id;
+  check(fix.structuredContent.status === "saved", `remember: ${text(fix)}`);
+  const again = await call(client, "r2r_remember", {
+    kind: "fix",
+    title: "Payout export times out",
+    error: "context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
+    body: "The payout export calls the bank API without a deadline of its own; give it 30 s and retry twice.",
+  });
+  check(again.structuredContent.status === "already_remembered", `remember again: ${text(again)}`);
+  const pasted = 'payouts: export failed: Post "https://bank.example/v1/batches": context deadline exceeded (Client.Timeout exceeded while awaiting headers)';
+  const byError = await call(client, "r2r_recall", { query: pasted });
+  const top = byError.structuredContent.memories ?? [];
+  check(top.slice(0, 3).some((m) => fixID.startsWith(m.id)), `recall by pasted error lacks the fix: ${text(byError)}`);
+  check(text(byError).length <= 2000 && JSON.stringify(byError.structuredContent).length <= 2000, "recall index over 2,000 bytes");
+  console.log(`recall by pasted error: the fix at rank ${top.findIndex((m) => fixID.startsWith(m.id)) + 1}`);
+
+  await call(client, "r2r_remember", { kind: "checkpoint", title: "Export retries, part 1", body: "Done: deadline added. Next: retries." });
+  await call(client, "r2r_remember", { kind: "checkpoint", title: "Export retries, part 2", body: "Done: retries. Next: alerting." });
+  const resume = await call(client, "r2r_recall", { kind: "checkpoint" });
+  const cps = resume.structuredContent.memories ?? [];
+  check(cps[0]?.title === "Export retries, part 2", `resume: newest checkpoint first, got ${text(resume)}`);
+  console.log("checkpoint resume: ok");
+
+  const gone = await call(client, "r2r_forget", { memory_id: fixID });
+  check(gone.structuredContent.deleted === true, `forget: ${text(gone)}`);
+  const after = await call(client, "r2r_recall", { kind: "fix" });
+  check((after.structuredContent.memories ?? []).length === 0, `fix still recalled after forget: ${text(after)}`);
+  console.log("remember / recall / forget: ok");
 }
 
 async function main() {
@@ -64,6 +104,8 @@ async function main() {
   // R2R 3.6.6's own document_count misses documents filed by metadata; r2r-mcp counts them.
   check(mine.document_count === 2, `the project's collection counts ${mine.document_count} documents, want 2`);
   console.log("list documents and collections: ok");
+
+  await memories(client);
 
   await client.close();
   console.log("ok");
