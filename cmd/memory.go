@@ -201,8 +201,8 @@ func memoryList(ctx context.Context, o *memoryOptions, st *memory.Store) error {
 		fmt.Fprintf(w, "%s  %-10s  %-10s  %-20s  %s\n", m.ID, m.Kind, humanAge(now, m.Created), cleantext.Terminal(cleantext.Clip(m.Author, 20)),
 			cleantext.Terminal(cleantext.Clip(m.Title, 80)))
 	}
-	if more := l.Matched - len(l.Memories); more > 0 {
-		fmt.Fprintf(o.Deps.IO.ErrOut, "%d older memories not listed (--limit 0 lists all).\n", more)
+	if l.More {
+		fmt.Fprintln(o.Deps.IO.ErrOut, "Older memories not listed (--limit 0 lists all).")
 	}
 	if l.Truncated {
 		fmt.Fprintln(o.Deps.IO.ErrOut, "The collection holds more documents than a listing reads; the newest were read.")

@@ -157,30 +157,30 @@ func recallQuery(s *scope, p recallParams, now time.Time) (memory.Query, *mcp.Ca
 }
 
 // recallMemories searches (with a query) or lists (without) q's memories; more reports
-// memories left out by the limit of a listing.
-func (d *Deps) recallMemories(ctx context.Context, s *scope, q memory.Query) (ms []memory.Memory, more int, err error) {
+// older memories left out by the limit of a listing.
+func (d *Deps) recallMemories(ctx context.Context, s *scope, q memory.Query) (ms []memory.Memory, more bool, err error) {
 	st := d.memoryStore(ctx, s.ID)
 	if q.Text == "" {
 		l, err := st.List(ctx, q, q.Limit)
 		if err != nil {
-			return nil, 0, err
+			return nil, false, err
 		}
-		return l.Memories, l.Matched - len(l.Memories), nil
+		return l.Memories, l.More, nil
 	}
 	hits, err := st.Search(ctx, q)
 	if err != nil {
-		return nil, 0, err
+		return nil, false, err
 	}
 	ms = make([]memory.Memory, len(hits))
 	for i, h := range hits {
 		ms[i] = h.Memory
 	}
-	return ms, 0, nil
+	return ms, false, nil
 }
 
 // recallIndex builds the index of ms within limit × recallBytesPerMemory bytes in both
 // forms: excerpts shrink first, then titles, then the last entries go.
-func recallIndex(ms []memory.Memory, stale map[string][]string, now time.Time, p recallParams, more int) RecallOutput {
+func recallIndex(ms []memory.Memory, stale map[string][]string, now time.Time, p recallParams, more bool) RecallOutput {
 	o := RecallOutput{Memories: make([]MemoryEntry, 0, len(ms))}
 	for _, m := range ms {
 		e := MemoryEntry{ID: shortID(m.ID), Kind: m.Kind, Title: oneLine(Sanitize(m.Title)), Age: age(now, m.Created),
@@ -190,8 +190,8 @@ func recallIndex(ms []memory.Memory, stale map[string][]string, now time.Time, p
 		}
 		o.Memories = append(o.Memories, e)
 	}
-	if more > 0 {
-		o.Note = fmt.Sprintf("%d older not listed", more)
+	if more {
+		o.Note = "older ones not listed"
 	}
 	budget := recallBudget(p.Limit)
 	full := o.Memories

@@ -275,7 +275,7 @@ func TestRecallIndexFits(t *testing.T) {
 			ms[i] = memoryFixture{title: strings.Repeat("€", 200), excerpt: strings.Repeat("\u200b x ", 100), author: strings.Repeat("a", 300) + "@x"}
 		}
 		p := recallParams{Limit: n, Query: strings.Repeat("q", 4000)}
-		o := recallIndex(fixtureMemories(ms, now), map[string][]string{"id-0": {strings.Repeat("p/", 200), "b", "c"}}, now, p, 5)
+		o := recallIndex(fixtureMemories(ms, now), map[string][]string{"id-0": {strings.Repeat("p/", 200), "b", "c"}}, now, p, true)
 		b, _ := json.Marshal(o)
 		if txt := recallText(o, p, nil); len(b) > recallBudget(n) || len(txt) > recallBudget(n) || o.Count == 0 {
 			t.Errorf("%d memories: %d listed, JSON %d, text %d bytes", n, o.Count, len(b), len(txt))

@@ -98,6 +98,22 @@ func (s *suite) memories(t *testing.T) {
 			t.Errorf("hit %+v", h)
 		}
 	})
+	t.Run("collection_lists_newest_first", func(t *testing.T) { // what List's early stop relies on
+		p, err := s.admin.ListCollectionDocuments(ctx, coll.ID, r2r.ListParams{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ids(p.Items, func(d r2r.Document) string { return d.ID })
+		if !slices.Equal(got, []string{plainID, decision.ID, fix.ID}) {
+			t.Errorf("listed %v, want [%s %s %s] (newest first)", got, plainID, decision.ID, fix.ID)
+		}
+	})
+	t.Run("list_stops_at_the_limit", func(t *testing.T) {
+		l, err := st.List(ctx, memory.Query{}, 1)
+		if err != nil || !l.More || !slices.Equal(memoryIDs(l.Memories), []string{decision.ID}) {
+			t.Errorf("List(limit 1) = %+v %v, want [%s] and more", l, err, decision.ID)
+		}
+	})
 	t.Run("list_newest_first", func(t *testing.T) {
 		l, err := st.List(ctx, memory.Query{}, -1)
 		if err != nil {

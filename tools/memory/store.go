@@ -262,30 +262,40 @@ func (s *Store) wrote() {
 // Listing is the result of List.
 type Listing struct {
 	Memories []Memory // newest first, at most the query's limit
-	Matched  int      // memories that matched before the limit
+	// More: further (older) memories match.
+	More bool
 	// Truncated: the collection holds more documents than a listing reads (maxScanDocs);
 	// the newest were read.
 	Truncated bool
 }
 
+// listPage is the page size of a listing that stops early: R2R lists a collection's
+// documents newest first (conformance test memories/collection_lists_newest_first), so the
+// newest memories are on its first pages.
+const listPage = 100
+
 // List returns q's memories newest first, reading the collection's documents (q.Text is
-// ignored). limit < 0 returns all of them.
+// ignored) until limit of them (and one more, for More) are found. limit < 0 returns all.
 func (s *Store) List(ctx context.Context, q Query, limit int) (Listing, error) {
 	var out Listing
 	var all []Memory
-	err := s.scan(ctx, func(doc r2r.Document) {
+	page := scanPage
+	if limit >= 0 {
+		page = listPage
+	}
+	err := s.scanPages(ctx, page, func(doc r2r.Document) bool {
 		if m, ok := FromDocument(doc); ok && q.Match(m) {
 			all = append(all, m)
 		}
+		return limit < 0 || len(dropSuperseded(slices.Clone(all))) <= limit
 	}, &out.Truncated)
 	if err != nil {
 		return Listing{}, err
 	}
 	all = dropSuperseded(all)
 	newestFirst(all)
-	out.Matched = len(all)
 	if limit >= 0 && len(all) > limit {
-		all = all[:limit]
+		all, out.More = all[:limit], true
 	}
 	out.Memories = all
 	return out, nil
@@ -315,19 +325,28 @@ func CountDocuments(docs []r2r.Document) map[string]int {
 
 // scan calls fn for each document of the collection, newest first, up to maxScanDocs.
 func (s *Store) scan(ctx context.Context, fn func(r2r.Document), truncated *bool) error {
+	return s.scanPages(ctx, scanPage, func(d r2r.Document) bool { fn(d); return true }, truncated)
+}
+
+// scanPages reads the collection's documents in pages of size, newest first, calling fn
+// for each until it returns false or maxScanDocs were read.
+func (s *Store) scanPages(ctx context.Context, size int, fn func(r2r.Document) bool, truncated *bool) error {
 	seen := map[string]bool{}
-	for off := 0; off < maxScanDocs; off += scanPage {
-		page, err := s.API.ListCollectionDocuments(ctx, s.CollectionID, r2r.ListParams{Offset: off, Limit: scanPage})
+	for off := 0; off < maxScanDocs; off += size {
+		page, err := s.API.ListCollectionDocuments(ctx, s.CollectionID, r2r.ListParams{Offset: off, Limit: size})
 		if err != nil {
 			return err
 		}
 		for _, doc := range page.Items {
-			if !seen[doc.ID] { // a page boundary shifted by a concurrent write
-				seen[doc.ID] = true
-				fn(doc)
+			if seen[doc.ID] { // a page boundary shifted by a concurrent write
+				continue
+			}
+			seen[doc.ID] = true
+			if !fn(doc) {
+				return nil
 			}
 		}
-		if len(page.Items) < scanPage || off+len(page.Items) >= page.Total {
+		if len(page.Items) < size || off+len(page.Items) >= page.Total {
 			return nil
 		}
 	}
