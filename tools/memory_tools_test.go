@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -319,5 +322,46 @@ func TestRecallThousandMemories(t *testing.T) {
 		if o.Count != 10 || len(text(res)) > 2000 || len(b) > 2000 {
 			t.Errorf("recall %v: %d listed, text %d bytes, JSON %d bytes", args, o.Count, len(text(res)), len(b))
 		}
+	}
+}
+
+// TestRecallMarksStaleMemories: a memory about a file that changed in a later commit is
+// shown as maybe stale, in both forms; one about an unchanged file is not.
+func TestRecallMarksStaleMemories(t *testing.T) {
+	e := newEnv(t)
+	git := func(args ...string) {
+		t.Helper()
+		if _, err := exec.LookPath("git"); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatal("git is required under CI")
+			}
+			t.Skip("git is not installed")
+		}
+		cmd := exec.Command("git", append([]string{"-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)
+		cmd.Dir = e.project
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(e.project, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	git("init", "-q")
+	e.write("db/conn.go", "package db // v1")
+	e.write("api/router.go", "package api")
+	git("add", "-A")
+	git("commit", "-qm", "one")
+	e.remember(map[string]any{"kind": "gotcha", "title": "Pool is global", "body": "conn.go keeps one global pool.", "paths": []any{"db/conn.go"}})
+	e.remember(map[string]any{"kind": "convention", "title": "Routes in one file", "body": "All routes live in router.go.", "paths": []any{"api/router.go"}})
+	e.write("db/conn.go", "package db // v2")
+	git("commit", "-qam", "two")
+	o, txt := e.recall(map[string]any{})
+	stale := map[string]string{}
+	for _, m := range o.Memories {
+		stale[m.Title] = m.Stale
+	}
+	if !strings.Contains(stale["Pool is global"], "db/conn.go") || stale["Routes in one file"] != "" || !strings.Contains(txt, "may be stale: db/conn.go") {
+		t.Fatalf("stale marks %v\n%s", stale, txt)
 	}
 }
