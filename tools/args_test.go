@@ -194,6 +194,8 @@ func TestEveryArgumentBinds(t *testing.T) {
 				args[name] = map[string]any{}
 			case p["type"] == "integer":
 				args[name] = p["minimum"]
+			case p["type"] == "array":
+				args[name] = []any{"x"}
 			default:
 				t.Fatalf("%s: no value for %s %v", tl.Def.Name, name, p)
 			}
