@@ -289,7 +289,7 @@ func TestDoctor(t *testing.T) {
 			!strings.Contains(got, "collection claude-code-ledgerline (id "+coll.ID+")") {
 			t.Errorf("r2r_status detail %q", got)
 		}
-		if got := checkByName(t, rep, checkDiscover).Detail; got != "protocol 2026-07-28; handshake: server/discover; 11 tools" {
+		if got, want := checkByName(t, rep, checkDiscover).Detail, fmt.Sprintf("protocol 2026-07-28; handshake: server/discover; %d tools", len(registryToolNames(t))); got != want {
 			t.Errorf("server/discover detail %q", got)
 		}
 		if strings.Contains(r.stdout+r.stderr, key) {

@@ -226,8 +226,13 @@ func TestRunInProcess(t *testing.T) {
 	c.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	c.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	res, _ = c.recv(t)["result"].(map[string]any)
-	if tl, _ := res["tools"].([]any); len(tl) != 11 {
-		t.Errorf("tools/list returned %d tools", len(tl))
+	reg, err := New(Config{R2RURL: emu.URL, WorkDir: t.TempDir(), ConfigDir: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	if tl, _ := res["tools"].([]any); len(tl) != len(reg.Tools()) {
+		t.Errorf("tools/list returned %d tools, the registry has %d", len(tl), len(reg.Tools()))
 	}
 	c.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":{}}}`)
 	res, _ = c.recv(t)["result"].(map[string]any)
