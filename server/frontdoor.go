@@ -13,6 +13,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/tools"
 	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // DefaultMaxRequestBytes bounds one JSON-RPC message read from stdin (--max-request-bytes).
@@ -117,11 +118,11 @@ func (f *frontDoor) admit(line []byte) bool {
 	f.log.Warn("call refused: too many in flight", "method", m.Method, "limit", f.gate.max)
 	if tool {
 		secs := busyRetryAfter
-		f.reply(m.ID, tools.NewErrorResult(tools.ErrorInfo{Type: "busy", Code: tools.CodeRateLimited, Retryable: true,
+		f.reply(m.ID, toolerr.Result(toolerr.Info{Type: "busy", Code: toolerr.CodeRateLimited, Retryable: true,
 			RetryAfter: &secs, Message: msg}))
 		return false
 	}
-	f.replyError(m.ID, tools.CodeRateLimited, msg, map[string]any{"retry_after": busyRetryAfter})
+	f.replyError(m.ID, toolerr.CodeRateLimited, msg, map[string]any{"retry_after": busyRetryAfter})
 	return false
 }
 

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 type bindTestParams struct {
@@ -119,7 +121,7 @@ func TestBound(t *testing.T) {
 				}
 				return
 			}
-			info, ok := ErrorOf(res)
+			info, ok := toolerr.Of(res)
 			if !ok || info.Type != tt.wantType || !strings.Contains(info.Message, tt.wantInMsg) || seen.Query != "" {
 				t.Fatalf("info %+v (ok %v), handler saw %+v", info, ok, seen)
 			}
@@ -199,7 +201,7 @@ func TestEveryArgumentBinds(t *testing.T) {
 			}
 		}
 		res := e.call(tl.Def.Name, args)
-		if info, _ := ErrorOf(res); strings.HasPrefix(info.Message, "Invalid arguments for") || info.Type == "internal" {
+		if info, _ := toolerr.Of(res); strings.HasPrefix(info.Message, "Invalid arguments for") || info.Type == "internal" {
 			t.Errorf("%s(%v): %s", tl.Def.Name, args, info.Message)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // env is one test setup: an emulated R2R, a project directory (a git root) and the tools.
@@ -141,7 +142,7 @@ func (e *env) ok(name string, args map[string]any) *mcp.CallToolResult {
 }
 
 // fail calls a tool and fails the test unless it returns an error result.
-func (e *env) fail(name string, args map[string]any) (*mcp.CallToolResult, ErrorInfo) {
+func (e *env) fail(name string, args map[string]any) (*mcp.CallToolResult, toolerr.Info) {
 	e.t.Helper()
 	res := e.call(name, args)
 	if !res.IsError {
@@ -150,9 +151,9 @@ func (e *env) fail(name string, args map[string]any) (*mcp.CallToolResult, Error
 	if res.StructuredContent != nil {
 		e.t.Fatalf("error result with structured content (it must match the outputSchema): %#v", res.StructuredContent)
 	}
-	info, ok := ErrorOf(res)
+	info, ok := toolerr.Of(res)
 	if !ok {
-		e.t.Fatalf("error result without ErrorInfo in _meta: %#v", res.Meta)
+		e.t.Fatalf("error result without toolerr.Info in _meta: %#v", res.Meta)
 	}
 	if info.Message == "" || text(res) != info.Message {
 		e.t.Fatalf("error text %q does not match structured message %q", text(res), info.Message)

@@ -13,6 +13,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 	"github.com/r2r-mcp/r2r-mcp/tools/upload"
 )
 
@@ -220,7 +221,7 @@ func (d *Deps) uploadErrorResult(ctx context.Context, err error, s *scope, scope
 // deadline.
 func uploadBusyResult() *mcp.CallToolResult {
 	secs := 1.0
-	return errorResult(ErrorInfo{Type: "busy", Code: CodeRateLimited, Retryable: true, RetryAfter: &secs,
+	return toolerr.Result(toolerr.Info{Type: "busy", Code: toolerr.CodeRateLimited, Retryable: true, RetryAfter: &secs,
 		Message: "Not ingested: other ingests in flight fill r2r-mcp's memory budget for uploads, and none finished before this call's deadline. Retry in 1 s, or ingest fewer files at once."})
 }
 

@@ -13,6 +13,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"golang.org/x/time/rate"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // RateLimit is a token bucket: Rate calls per second on average, with bursts of up to
@@ -183,7 +185,7 @@ func (g *rateGate) refusal() (time.Duration, bool) {
 // rateLimitedResult is the answer to a call over r2r-mcp's own rate limit.
 func rateLimitedResult(name string, cfg RateLimit, wait time.Duration) *mcp.CallToolResult {
 	secs := math.Ceil(wait.Seconds()*1000) / 1000 // whole milliseconds, rounded up
-	return errorResult(ErrorInfo{Type: "rate_limited", Code: CodeRateLimited, Retryable: true, RetryAfter: &secs,
+	return toolerr.Result(toolerr.Info{Type: "rate_limited", Code: toolerr.CodeRateLimited, Retryable: true, RetryAfter: &secs,
 		Message: fmt.Sprintf("Too many %s calls: r2r-mcp allows %s per second (bursts of %d) to protect R2R. "+
 			"Retry in %s s, or make fewer, broader calls.", name, strconv.FormatFloat(cfg.Rate, 'f', -1, 64), cfg.Burst,
 			strconv.FormatFloat(secs, 'f', -1, 64))})

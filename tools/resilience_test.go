@@ -15,6 +15,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 const searchRoute = "POST /v3/retrieval/search"
@@ -265,14 +266,14 @@ func TestRateLimits(t *testing.T) {
 		}
 		e.r2r.ResetCounts()
 		res := e.call(tc.tool, args)
-		info, isErr := ErrorOf(res)
+		info, isErr := toolerr.Of(res)
 		if tc.wantAfter == 0 {
-			if isErr && info.Code == CodeRateLimited {
+			if isErr && info.Code == toolerr.CodeRateLimited {
 				t.Fatalf("%s: refused: %s", tc.name, info.Message)
 			}
 			continue
 		}
-		if !isErr || info.Code != CodeRateLimited || info.Type != "rate_limited" || !info.Retryable ||
+		if !isErr || info.Code != toolerr.CodeRateLimited || info.Type != "rate_limited" || !info.Retryable ||
 			info.RetryAfter == nil || *info.RetryAfter != tc.wantAfter || !strings.Contains(info.Message, tc.tool) {
 			t.Fatalf("%s: %+v", tc.name, info)
 		}
@@ -350,7 +351,7 @@ func TestDeadlineAndCancellation(t *testing.T) {
 	start := time.Now()
 	_, info := e.fail("r2r_search", args)
 	took := time.Since(start)
-	if info.Type != "timeout" || !info.Retryable || info.Code != CodeR2RAPI ||
+	if info.Type != "timeout" || !info.Retryable || info.Code != toolerr.CodeR2RAPI ||
 		!strings.Contains(info.Message, "did not answer r2r_search within 150 ms") || !strings.Contains(info.Message, "--timeout-search") {
 		t.Fatalf("%+v", info)
 	}
@@ -452,7 +453,7 @@ func TestCredentialFailureIsAnAuthError(t *testing.T) {
 	}
 	e.deps.Client = c
 	_, info := e.fail("r2r_list_collections", nil)
-	if info.Code != CodeAuth || info.Type != "authentication" || !strings.Contains(info.Message, "Incorrect email or password") ||
+	if info.Code != toolerr.CodeAuth || info.Type != "authentication" || !strings.Contains(info.Message, "Incorrect email or password") ||
 		!strings.Contains(info.Message, "r2r-mcp login") {
 		t.Fatalf("%+v", info)
 	}
@@ -481,7 +482,7 @@ func TestRateLimitSparesCacheHits(t *testing.T) {
 	}
 	e.r2r.ResetCounts()
 	_, info := e.fail("r2r_search", map[string]any{"query": "another query"})
-	if info.Code != CodeRateLimited || len(e.r2r.Counts()) != 0 {
+	if info.Code != toolerr.CodeRateLimited || len(e.r2r.Counts()) != 0 {
 		t.Fatalf("a miss over the limit: %+v, R2R saw %v", info, e.r2r.Counts())
 	}
 	clock.add(time.Second)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // scope is the collection one call works on.
@@ -103,7 +104,7 @@ func (d *Deps) projectErrorResult(ctx context.Context, err error) *mcp.CallToolR
 	case errors.As(err, &re), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{})
 	}
-	return errorResult(ErrorInfo{Type: "project", Code: CodeInternal,
+	return toolerr.Result(toolerr.Info{Type: "project", Code: toolerr.CodeInternal,
 		Message: "Cannot determine the current project: " + err.Error() + ". Pass collection_id explicitly, or start r2r-mcp inside the project."})
 }
 

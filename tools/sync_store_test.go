@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // memJobStore is a SyncJobStore in memory that can be made to fail.
@@ -122,7 +123,7 @@ func TestSyncDirectoryOnlyOverHTTP(t *testing.T) {
 	e := newEnv(t, withSyncState(t))
 	e.write("a.md", "a")
 	_, info := e.fail("r2r_sync", map[string]any{"directory": e.project})
-	if info.Code != CodeInvalidParams || !strings.Contains(info.Message, "only over HTTP") {
+	if info.Code != toolerr.CodeInvalidParams || !strings.Contains(info.Message, "only over HTTP") {
 		t.Fatalf("%+v", info)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 	"github.com/r2r-mcp/r2r-mcp/tools/upload"
 )
 
@@ -151,7 +152,7 @@ func (d *Deps) startSync(ctx context.Context, syncer *kbsync.Syncer, s *scope, r
 		job.finish(nil, err, d.now())
 		d.syncs.end(job)
 		if errors.Is(err, kbsync.ErrLocked) {
-			return errorResult(ErrorInfo{Type: "sync_running", Code: CodeRateLimited, Retryable: true,
+			return toolerr.Result(toolerr.Info{Type: "sync_running", Code: toolerr.CodeRateLimited, Retryable: true,
 				Message: "Not synced: another r2r-mcp process (an `r2r-mcp sync` or another server) is syncing this project now. Try again when it has finished."})
 		}
 		return internalError("Not synced: " + err.Error())
@@ -221,7 +222,7 @@ func syncPlanText(o SyncOutput) string {
 
 func syncRunning(job *syncJob) *mcp.CallToolResult {
 	v := job.snapshot()
-	return errorResult(ErrorInfo{Type: "sync_running", Code: CodeRateLimited, Retryable: true,
+	return toolerr.Result(toolerr.Info{Type: "sync_running", Code: toolerr.CodeRateLimited, Retryable: true,
 		Message: fmt.Sprintf("Not started: sync job %s of this project is still running (%d of %d steps done). "+
 			"Follow it with r2r_sync_status job_id=%s.", job.ID, v.Progress.Done, v.Progress.Total, job.ID)})
 }
