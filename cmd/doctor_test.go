@@ -355,7 +355,7 @@ func TestDoctor(t *testing.T) {
 			checkCredentials: statusFail, checkProject: statusSkip, checkInitialize: statusOK, checkToolsList: statusOK, checkStatusCall: statusOK})
 		c := checkByName(t, rep, checkCredentials)
 		if rep.OK || !strings.Contains(c.Detail, "R2R rejected the API key key_ba… (from env R2R_API_KEY): 401") ||
-			!strings.Contains(c.Fix, "run r2r-mcp login") {
+			!strings.Contains(c.Fix, "run `r2r-mcp login`") {
 			t.Errorf("credentials check %+v", c)
 		}
 	})
@@ -668,17 +668,17 @@ func TestDoctorCredentialsCheck(t *testing.T) {
 			status: statusOK, detail: testEmail + " (user), credentials from " + auth.SourceEnvPassword},
 		{name: "wrong password", env: []string{"R2R_EMAIL", testEmail, "R2R_PASSWORD", "wrong-env-password"},
 			status: statusFail, detail: "R2R rejected the password for " + testEmail + " (from " + auth.SourceEnvPassword + "): login: 401 Incorrect email or password",
-			fix: "Check R2R_EMAIL and R2R_PASSWORD"},
+			fix: "Fix R2R_EMAIL/R2R_PASSWORD where they are set"},
 		{name: "unknown email", env: []string{"R2R_EMAIL", "nobody@example.com", "R2R_PASSWORD", testPassword},
 			status: statusFail, detail: "R2R has no account nobody@example.com (the email from " + auth.SourceEnvPassword + "): login: 404 User not found",
-			fix: "Check R2R_EMAIL and R2R_PASSWORD"},
+			fix: "Fix R2R_EMAIL/R2R_PASSWORD where they are set"},
 		{name: "login fails on R2R's side", env: []string{"R2R_EMAIL", testEmail, "R2R_PASSWORD", testPassword},
 			setup:  func(srv *r2rtest.Server) { srv.ForceStatus("POST /v3/users/login", 500, 1) },
 			status: statusFail, detail: "GET /v3/users/me failed: login: 500", fix: "Check R2R's logs"},
 		{name: "wrong API key", env: []string{"R2R_API_KEY", "key_bad.bad"},
-			status: statusFail, detail: "R2R rejected the API key key_ba… (from " + auth.SourceEnvAPIKey + "): 401", fix: "Set a valid R2R_API_KEY"},
+			status: statusFail, detail: "R2R rejected the API key key_ba… (from " + auth.SourceEnvAPIKey + "): 401", fix: "Fix R2R_API_KEY where it is set"},
 		{name: "no credential", status: statusFail, detail: "R2R requires authentication and no credential was found: 401",
-			fix: "Run r2r-mcp login"},
+			fix: "Run `r2r-mcp login`"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

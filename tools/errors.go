@@ -14,6 +14,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
+	"github.com/r2r-mcp/r2r-mcp/tools/diagnose"
 	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
@@ -131,7 +132,7 @@ func httpErrorInfo(ctx context.Context, e *r2r.Error, baseURL string, h errHints
 		if e.Err != nil {
 			cause = cleantext.Clip(cleantext.Line(e.Err.Error()), maxR2RMessageBytes)
 		}
-		info.Message = fmt.Sprintf("Cannot reach R2R at %s: %s. Start R2R or set --url / R2R_API_URL.", baseURL, cause)
+		info.Message = diagnose.Sentence(diagnose.CannotReach(baseURL, cause), diagnose.StartR2R(""))
 	case http.StatusUnauthorized:
 		info.Type, info.Code = "authentication", toolerr.CodeAuth
 		info.Message = unauthorizedText(authFrom(ctx), r2rSays)
@@ -248,41 +249,27 @@ func (d *Deps) authState() authInfo {
 }
 
 // unauthorizedText is the text for a 401: what to change depends on where the rejected
-// credential came from. `r2r-mcp login` refuses to run while R2R_API_KEY is set, and the
-// environment overrides whatever login stores, so env credentials must be fixed in the MCP
-// client's configuration.
+// credential came from (auth.Source.Fix). The server reads the stored credential again
+// after a 401, so a fresh login helps the next call; the environment is read only at
+// start-up.
 func unauthorizedText(a authInfo, r2rSays string) string {
-	var msg string
+	src := auth.Source(a.source)
 	switch {
-	case a.source == auth.SourceEnvAPIKey:
-		msg = "R2R rejected R2R_API_KEY (401)." + r2rSays + " Replace it in your MCP client's configuration, " +
-			"or remove it and run `r2r-mcp login`."
-	case a.source == auth.SourceEnvPassword:
-		msg = "R2R rejected the credentials from R2R_EMAIL/R2R_PASSWORD (401)." + r2rSays + " Fix them in your MCP " +
-			"client's configuration, or remove them and run `r2r-mcp login`."
-	case (a.source == "" || a.source == auth.SourceNone) && strings.TrimSpace(a.warning) != "":
+	case src.None() && strings.TrimSpace(a.warning) != "":
 		// Lead with why nothing was sent (an unusable credentials file, a keyring that did
 		// not answer): "run login" alone would not fix a file that only needs chmod.
 		return "R2R requires authentication (401), and r2r-mcp has no usable credential: " +
 			strings.TrimRight(strings.TrimSpace(a.warning), ".") + ". Fix that, or run `r2r-mcp login` in a terminal, then call again."
-	case a.source == "" || a.source == auth.SourceNone:
-		msg = "R2R requires authentication (401)." + r2rSays + " Run `r2r-mcp login` in a terminal, then call " +
-			"again: the server reads the stored credential after a 401. (R2R_API_KEY set in your MCP client's " +
-			"configuration takes effect when the client restarts the server.)"
-	default:
-		msg = fmt.Sprintf("R2R rejected the stored credential (from %s) (401).%s Run `r2r-mcp login` in a terminal "+
-			"to log in again, then call again: the server reads the stored credential again after a 401.",
-			storedSource(a.source), r2rSays)
+	case src.None():
+		return "R2R requires authentication (401)." + r2rSays + " " + src.Fix() + " Then call again: the server reads the " +
+			"stored credential after a 401 (R2R_API_KEY set in your MCP client's configuration takes effect when the client " +
+			"restarts the server)."
+	}
+	msg := fmt.Sprintf("R2R rejected the credential (from %s) (401).%s %s", src.Place(), r2rSays, src.Fix())
+	if !src.FromEnv() {
+		msg += " Then call again: the server reads the stored credential again after a 401."
 	}
 	return msg + warningText(a)
-}
-
-// storedSource names where a stored credential lives, for messages.
-func storedSource(source string) string {
-	if source == auth.SourceKeyringPending {
-		return auth.SourceKeyring
-	}
-	return source
 }
 
 func warningText(a authInfo) string {
@@ -311,6 +298,7 @@ func credentialResult(ctx context.Context, err error, baseURL string) *mcp.CallT
 			", then call again (no restart needed)." + warningText(a)
 		return toolerr.Result(info)
 	}
+	src := auth.Source(a.source)
 	var next string
 	switch {
 	case errors.Is(cause, auth.ErrKeyringTimeout):
@@ -319,12 +307,10 @@ func credentialResult(ctx context.Context, err error, baseURL string) *mcp.CallT
 	case errors.Is(cause, auth.ErrKeyringUnavailable):
 		next = "Start or unlock the system keyring and call again (a failed read is retried), or set R2R_API_KEY in your MCP " +
 			"client's configuration."
-	case a.source == auth.SourceEnvAPIKey:
-		next = "Fix R2R_API_KEY in your MCP client's configuration, or remove it and run `r2r-mcp login`."
-	case a.source == auth.SourceEnvPassword:
-		next = "Fix R2R_EMAIL/R2R_PASSWORD in your MCP client's configuration, or remove them and run `r2r-mcp login`."
+	case src.FromEnv():
+		next = src.Fix()
 	default:
-		next = "Run `r2r-mcp login` in a terminal, then call again."
+		next = src.Fix() + " Then call again."
 	}
 	info.Message = fmt.Sprintf("r2r-mcp could not authenticate to R2R at %s: %s. %s `r2r-mcp doctor` shows where "+
 		"the credentials come from.%s", baseURL, strings.TrimRight(cause.Error(), "."), next, warningText(a))

@@ -40,16 +40,17 @@ func TestUnauthorizedAdvice(t *testing.T) {
 		not     []string
 	}{
 		{name: "env api key", creds: r2r.APIKey("not-a-valid-key"), source: auth.SourceEnvAPIKey,
-			want: []string{"R2R rejected R2R_API_KEY (401)", "Replace it in your MCP client's configuration", "remove it and run `r2r-mcp login`"}},
+			want: []string{"R2R rejected the credential (from env R2R_API_KEY) (401)", "Fix R2R_API_KEY where it is set (for serve: in the MCP client's configuration)", "unset it and run `r2r-mcp login`"},
+			not:  []string{"call again"}},
 		{name: "env password", creds: r2r.APIKey("not-a-valid-key"), source: auth.SourceEnvPassword,
-			want: []string{"R2R_EMAIL/R2R_PASSWORD (401)", "Fix them in your MCP client's configuration"}},
+			want: []string{"(from env R2R_EMAIL/R2R_PASSWORD) (401)", "Fix R2R_EMAIL/R2R_PASSWORD where they are set"}},
 		{name: "keyring", creds: r2r.APIKey("not-a-valid-key"), source: auth.SourceKeyring,
-			want: []string{"rejected the stored credential (from keyring) (401)", "Run `r2r-mcp login`", "then call again"},
+			want: []string{"rejected the credential (from keyring) (401)", "Run `r2r-mcp login`", "Then call again"},
 			not:  []string{"R2R_API_KEY", "restart"}},
 		{name: "file", creds: r2r.APIKey("not-a-valid-key"), source: "file /home/u/.config/r2r-mcp/credentials.json",
 			want: []string{"(from file /home/u/.config/r2r-mcp/credentials.json) (401)", "Run `r2r-mcp login`"}},
 		{name: "none", creds: nil, source: auth.SourceNone,
-			want: []string{"R2R requires authentication (401)", "Run `r2r-mcp login` in a terminal, then call again"}},
+			want: []string{"R2R requires authentication (401)", "Run `r2r-mcp login` in a terminal", "Then call again"}},
 		{name: "none, the credentials file unusable: the file's problem leads", creds: nil, source: auth.SourceNone,
 			warning: "stored credential for http://r2r:7272 unusable: credentials file is readable by other users: /c/credentials.json has mode 0644; run chmod 600 /c/credentials.json",
 			want:    []string{"R2R requires authentication (401), and r2r-mcp has no usable credential: stored credential", "run chmod 600 /c/credentials.json. Fix that"},
@@ -112,7 +113,7 @@ func TestCredentialErrors(t *testing.T) {
 		if info.Code != toolerr.CodeAuth || info.Type != "authentication" || info.Retryable {
 			t.Fatalf("%+v", info)
 		}
-		for _, w := range []string{"could not authenticate to R2R at " + e.r2r.URL, "Fix R2R_EMAIL/R2R_PASSWORD in your MCP client's configuration", "r2r-mcp doctor"} {
+		for _, w := range []string{"could not authenticate to R2R at " + e.r2r.URL, "Fix R2R_EMAIL/R2R_PASSWORD where they are set", "r2r-mcp doctor"} {
 			if !strings.Contains(info.Message, w) {
 				t.Errorf("message %q lacks %q", info.Message, w)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/tools/confine"
+	"github.com/r2r-mcp/r2r-mcp/tools/diagnose"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
@@ -748,7 +749,7 @@ func TestErrorMapping(t *testing.T) {
 		defer e.r2r.Down(false)
 		_, info := e.fail("r2r_monitor_task", map[string]any{"document_id": io.DocumentID})
 		if info.Type != "unreachable" || !info.Retryable || !strings.Contains(info.Message, "Cannot reach R2R at "+e.r2r.URL) ||
-			!strings.Contains(info.Message, "--url / R2R_API_URL") {
+			!strings.Contains(info.Message, diagnose.StartR2R("")) {
 			t.Fatalf("%+v", info)
 		}
 		res := e.ok("r2r_status", nil)
