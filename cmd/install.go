@@ -400,22 +400,11 @@ func writeBackup(path string, data []byte, mode fs.FileMode, now time.Time) (str
 		if i > 0 {
 			name = fmt.Sprintf("%s.%s-%d.bak", path, stamp, i)
 		}
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		err := atomicfile.WriteNew(name, data, mode)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
-			return "", err
-		}
-		_, err = f.Write(data)
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(name)
 			return "", err
 		}
 		return name, nil

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -77,5 +78,23 @@ func TestWriteFailureKeepsTheOldFile(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	if err != nil || len(entries) != 1 || !entries[0].IsDir() {
 		t.Errorf("directory holds %v (%v), want only the untouched target", entries, err)
+	}
+}
+
+// TestWriteNew: WriteNew creates a file with its content and mode, and never replaces one.
+func TestWriteNew(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.bak")
+	if err := WriteNew(path, []byte("first"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteNew(path, []byte("second"), 0o640); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("WriteNew over an existing file: %v, want fs.ErrExist", err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != "first" {
+		t.Fatalf("content = %q, %v; want first", got, err)
+	}
+	if fi, err := os.Stat(path); err != nil || (runtime.GOOS != "windows" && fi.Mode().Perm() != 0o640) {
+		t.Errorf("stat = %v, %v; want mode 0640", fi, err)
 	}
 }
