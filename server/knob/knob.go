@@ -1,0 +1,205 @@
+// Package knob turns the tagged fields of a settings struct into serve's knobs. A field
+// tagged `knob:"name"` is one row — its name, environment twin, default, bounds and help —
+// from which the flag, the environment variable, r2r_status's settings and the README's
+// configuration table are all produced, so adding a knob means adding its field and using
+// it.
+//
+// The tags of a field:
+//
+//	knob:"timeout-search"   flag name; the environment twin is R2R_MCP_TIMEOUT_SEARCH
+//	env:"NAME"              another environment twin
+//	default:"20s"           the default (also on fields that are not knobs)
+//	min:"1ms" max:"50s"     bounds of a number, duration or size
+//	enum:"user,shared"      the values a string may take
+//	unit:"bytes"            an int64 given as a size: 64MiB, 512KB
+//	zero:"off"              how the zero value reads in r2r_status and the README
+//	with:"http"             the knob applies only when the knob named here is set
+//	show:"host"             r2r_status shows only the host of this URL (it may hold a password)
+//	meta:"ADDR"             the flag's value name in the README
+//	help:"…"                what the knob does, for the flag and the README
+//
+// Fields of struct type (tagged or not) are walked into. A tag that cannot be read is a
+// programmer error: Rows and Defaults panic, and the tests that build the rows catch it.
+package knob
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// EnvPrefix starts the environment twin of every knob that does not name its own.
+const EnvPrefix = "R2R_MCP_"
+
+// Row is one knob bound to its field.
+type Row struct {
+	Name string // flag name, without dashes
+	Env  string // environment twin
+	Help string
+	// With names the knob that must be set for this one to apply ("" = always applies).
+	With string
+
+	def      string // default as the tag gives it ("" = the zero value)
+	min, max string
+	enum     []string
+	zero     string // how the zero value reads; "" = formatted like any other
+	meta     string
+	showHost bool
+	v        *value
+}
+
+// Value is a knob's field as a flag value (it implements pflag.Value): it parses, checks
+// its bounds and formats itself.
+type Value interface {
+	String() string
+	Set(string) error
+	Type() string
+}
+
+// Value is the field as a flag value.
+func (r Row) Value() Value { return r.v }
+
+// Secret reports whether the value may hold a password, so it is never echoed.
+func (r Row) Secret() bool { return r.showHost }
+
+// Usage is the flag's help: the help, the bounds and the environment twin.
+func (r Row) Usage() string {
+	s := r.Help
+	if b := r.Bounds(); b != "" {
+		s += " (" + b + ")"
+	}
+	return s + " (env " + r.Env + ")"
+}
+
+// Bounds describes the values the knob takes ("" = any of its type).
+func (r Row) Bounds() string { return r.bounds(func(s string) string { return s }) }
+
+// bounds is Bounds with each value passed through show.
+func (r Row) bounds(show func(string) string) string {
+	switch {
+	case len(r.enum) > 0:
+		vals := make([]string, len(r.enum))
+		for i, e := range r.enum {
+			vals[i] = show(e)
+		}
+		return strings.Join(vals, " or ")
+	case r.min != "" && r.max != "":
+		return show(r.min) + " to " + show(r.max)
+	case r.min != "":
+		return "at least " + show(r.min)
+	case r.max != "":
+		return "at most " + show(r.max)
+	}
+	return ""
+}
+
+// Default is the default as the README shows it.
+func (r Row) Default() string {
+	if r.def == "" || r.def == "0" {
+		if r.zero != "" {
+			return r.zero
+		}
+		if r.def == "" {
+			return "none"
+		}
+	}
+	return "`" + r.def + "`"
+}
+
+// Setting is the knob's key and current value for r2r_status; ok is false when an
+// unset text or list has nothing to show.
+func (r Row) Setting() (key, val string, ok bool) {
+	key = strings.ReplaceAll(r.Name, "-", "_")
+	if r.v.isZero() {
+		if r.zero != "" {
+			return key, r.zero, true
+		}
+		if k := r.v.f.Kind(); k == reflect.String || k == reflect.Slice {
+			return key, "", false
+		}
+	}
+	if r.showHost {
+		return key, urlHost(r.v.String()), true
+	}
+	return key, r.v.String(), true
+}
+
+// Rows returns the knobs of the struct cfg points to, in field order, bound to its
+// fields.
+func Rows(cfg any) []Row {
+	var rows []Row
+	walk(reflect.ValueOf(cfg), func(f reflect.Value, sf reflect.StructField) {
+		name, ok := sf.Tag.Lookup("knob")
+		if !ok {
+			return
+		}
+		rows = append(rows, newRow(name, f, sf))
+	})
+	return rows
+}
+
+// Defaults sets every field of the struct cfg points to that has a default tag.
+func Defaults(cfg any) {
+	walk(reflect.ValueOf(cfg), func(f reflect.Value, sf reflect.StructField) {
+		def, ok := sf.Tag.Lookup("default")
+		if !ok {
+			return
+		}
+		v := &value{f: f, unit: sf.Tag.Get("unit")}
+		if err := v.parse(def); err != nil {
+			panic(fmt.Sprintf("knob: default of %s: %v", sf.Name, err))
+		}
+	})
+}
+
+// walk calls fn with every settable field below v (a pointer to a struct) that is not
+// itself a struct.
+func walk(v reflect.Value, fn func(reflect.Value, reflect.StructField)) {
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("knob: want a pointer to a struct, got %s", v.Type()))
+	}
+	s := v.Elem()
+	for i := range s.NumField() {
+		sf := s.Type().Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		f := s.Field(i)
+		if f.Kind() == reflect.Struct {
+			walk(f.Addr(), fn)
+			continue
+		}
+		fn(f, sf)
+	}
+}
+
+func newRow(name string, f reflect.Value, sf reflect.StructField) Row {
+	t := sf.Tag
+	r := Row{Name: name, Env: t.Get("env"), Help: t.Get("help"), With: t.Get("with"),
+		def: t.Get("default"), min: t.Get("min"), max: t.Get("max"), zero: t.Get("zero"), meta: t.Get("meta"),
+		showHost: t.Get("show") == "host"}
+	if r.Env == "" {
+		r.Env = EnvPrefix + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+	}
+	if e := t.Get("enum"); e != "" {
+		r.enum = strings.Split(e, ",")
+	}
+	if name == "" || r.Help == "" {
+		panic(fmt.Sprintf("knob: field %s needs a name and help", sf.Name))
+	}
+	r.v = &value{f: f, unit: t.Get("unit"), enum: r.enum}
+	for _, b := range []struct {
+		s   string
+		dst *reflect.Value
+	}{{r.min, &r.v.lo}, {r.max, &r.v.hi}} {
+		if b.s == "" {
+			continue
+		}
+		bound := reflect.New(f.Type()).Elem()
+		if err := (&value{f: bound, unit: r.v.unit}).parse(b.s); err != nil {
+			panic(fmt.Sprintf("knob: bound of %s: %v", name, err))
+		}
+		*b.dst = bound
+	}
+	return r
+}
