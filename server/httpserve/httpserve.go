@@ -50,8 +50,6 @@ type Options struct {
 	// names (requests with another get 403: DNS rebinding), the collection of calls that
 	// name none. The caller listens on Addr and opens RedisURL.
 	server.HTTPOptions
-	// MaxKeys bounds the keys (and their copies of the tools) remembered; 0 = 1000.
-	MaxKeys int
 	// Logger receives the access log and errors; nil = discard. Keys are never logged.
 	Logger *slog.Logger
 	// Metrics records calls; nil = no /metrics.
@@ -102,9 +100,6 @@ func New(base *server.Server, o Options) (*Handler, error) {
 	}
 	if o.KeyTTL <= 0 {
 		return nil, fmt.Errorf("key lifetime %s: must be positive", o.KeyTTL)
-	}
-	if o.MaxKeys <= 0 {
-		o.MaxKeys = 1000
 	}
 	if o.Now == nil {
 		o.Now = time.Now
