@@ -25,6 +25,7 @@ package knob
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -129,11 +130,9 @@ func (r Row) Setting() (key, val string, ok bool) {
 func Rows(cfg any) []Row {
 	var rows []Row
 	walk(reflect.ValueOf(cfg), func(f reflect.Value, sf reflect.StructField) {
-		name, ok := sf.Tag.Lookup("knob")
-		if !ok {
-			return
+		if _, ok := sf.Tag.Lookup("knob"); ok {
+			rows = append(rows, newRow(f, sf))
 		}
-		rows = append(rows, newRow(name, f, sf))
 	})
 	return rows
 }
@@ -173,21 +172,22 @@ func walk(v reflect.Value, fn func(reflect.Value, reflect.StructField)) {
 	}
 }
 
-func newRow(name string, f reflect.Value, sf reflect.StructField) Row {
-	t := sf.Tag
-	r := Row{Name: name, Env: t.Get("env"), Help: t.Get("help"), With: t.Get("with"),
-		def: t.Get("default"), min: t.Get("min"), max: t.Get("max"), zero: t.Get("zero"), meta: t.Get("meta"),
-		showHost: t.Get("show") == "host"}
+func newRow(f reflect.Value, sf reflect.StructField) Row {
+	t := parseTag(sf.Tag)
+	name := t["knob"]
+	r := Row{Name: name, Env: t["env"], Help: t["help"], With: t["with"],
+		def: t["default"], min: t["min"], max: t["max"], zero: t["zero"], meta: t["meta"],
+		showHost: t["show"] == "host"}
 	if r.Env == "" {
 		r.Env = EnvPrefix + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 	}
-	if e := t.Get("enum"); e != "" {
+	if e := t["enum"]; e != "" {
 		r.enum = strings.Split(e, ",")
 	}
 	if name == "" || r.Help == "" {
 		panic(fmt.Sprintf("knob: field %s needs a name and help", sf.Name))
 	}
-	r.v = &value{f: f, unit: t.Get("unit"), enum: r.enum}
+	r.v = &value{f: f, unit: t["unit"], enum: r.enum}
 	for _, b := range []struct {
 		s   string
 		dst *reflect.Value
@@ -202,4 +202,37 @@ func newRow(name string, f reflect.Value, sf reflect.StructField) Row {
 		*b.dst = bound
 	}
 	return r
+}
+
+// parseTag reads every key:"value" pair of tag in one pass (StructTag.Get scans the whole
+// tag for each key, and serve builds its rows while it starts).
+func parseTag(tag reflect.StructTag) map[string]string {
+	out := make(map[string]string, 8)
+	s := string(tag)
+	for s != "" {
+		s = strings.TrimLeft(s, " ")
+		i := strings.Index(s, ":\"")
+		if i <= 0 {
+			break
+		}
+		key := s[:i]
+		s = s[i+1:]
+		j := 1
+		for j < len(s) && s[j] != '"' {
+			if s[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(s) {
+			panic(fmt.Sprintf("knob: unterminated tag %q", string(tag)))
+		}
+		v, err := strconv.Unquote(s[:j+1])
+		if err != nil {
+			panic(fmt.Sprintf("knob: tag %q: %v", string(tag), err))
+		}
+		out[key] = v
+		s = s[j+1:]
+	}
+	return out
 }
