@@ -18,15 +18,18 @@
 //	meta:"ADDR"             the flag's value name in the README
 //	help:"…"                what the knob does, for the flag and the README
 //
-// Fields of struct type (tagged or not) are walked into. A tag that cannot be read is a
-// programmer error: Rows and Defaults panic, and the tests that build the rows catch it.
+// Fields of struct type (tagged or not) are walked into; each type's tags are read once.
+// A tag that cannot be read is a programmer error: Rows and Defaults panic, and the tests
+// that build the rows catch it.
 package knob
 
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // EnvPrefix starts the environment twin of every knob that does not name its own.
@@ -128,52 +131,98 @@ func (r Row) Setting() (key, val string, ok bool) {
 // Rows returns the knobs of the struct cfg points to, in field order, bound to its
 // fields.
 func Rows(cfg any) []Row {
+	s := structOf(cfg)
 	var rows []Row
-	walk(reflect.ValueOf(cfg), func(f reflect.Value, sf reflect.StructField) {
-		if _, ok := sf.Tag.Lookup("knob"); ok {
-			rows = append(rows, newRow(f, sf))
+	for _, f := range fields(s.Type()) {
+		if f.row == nil {
+			continue
 		}
-	})
+		r, v := *f.row, *f.row.v
+		v.f = s.FieldByIndex(f.index)
+		r.v = &v
+		rows = append(rows, r)
+	}
 	return rows
 }
 
 // Defaults sets every field of the struct cfg points to that has a default tag.
 func Defaults(cfg any) {
-	walk(reflect.ValueOf(cfg), func(f reflect.Value, sf reflect.StructField) {
-		def, ok := sf.Tag.Lookup("default")
-		if !ok {
-			return
+	s := structOf(cfg)
+	for _, f := range fields(s.Type()) {
+		if !f.def.IsValid() {
+			continue
 		}
-		v := &value{f: f, unit: sf.Tag.Get("unit")}
-		if err := v.parse(def); err != nil {
-			panic(fmt.Sprintf("knob: default of %s: %v", sf.Name, err))
+		def := f.def
+		if def.Kind() == reflect.Slice { // a copy: the default is shared
+			def = reflect.AppendSlice(reflect.MakeSlice(def.Type(), 0, def.Len()), def)
 		}
-	})
+		s.FieldByIndex(f.index).Set(def)
+	}
 }
 
-// walk calls fn with every settable field below v (a pointer to a struct) that is not
-// itself a struct.
-func walk(v reflect.Value, fn func(reflect.Value, reflect.StructField)) {
+func structOf(cfg any) reflect.Value {
+	v := reflect.ValueOf(cfg)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		panic(fmt.Sprintf("knob: want a pointer to a struct, got %s", v.Type()))
+		panic(fmt.Sprintf("knob: want a pointer to a struct, got %T", cfg))
 	}
-	s := v.Elem()
-	for i := range s.NumField() {
-		sf := s.Type().Field(i)
+	return v.Elem()
+}
+
+// field is a field of a settings type with a knob or default tag, its tags read once.
+type field struct {
+	index []int
+	row   *Row          // nil = not a knob; its value holds the bounds but no field
+	def   reflect.Value // the default; invalid = none
+}
+
+// fieldsOf caches fields by type: serve builds its rows while it starts, more than once.
+var fieldsOf sync.Map // reflect.Type → []field
+
+// fields are the tagged fields of t and of the structs it holds, in field order.
+func fields(t reflect.Type) []field {
+	if fs, ok := fieldsOf.Load(t); ok {
+		return fs.([]field)
+	}
+	var fs []field
+	collect(t, nil, &fs)
+	fieldsOf.Store(t, fs)
+	return fs
+}
+
+func collect(t reflect.Type, index []int, out *[]field) {
+	for i := range t.NumField() {
+		sf := t.Field(i)
 		if !sf.IsExported() {
 			continue
 		}
-		f := s.Field(i)
-		if f.Kind() == reflect.Struct {
-			walk(f.Addr(), fn)
+		idx := append(slices.Clone(index), i)
+		if sf.Type.Kind() == reflect.Struct {
+			collect(sf.Type, idx, out)
 			continue
 		}
-		fn(f, sf)
+		_, isKnob := sf.Tag.Lookup("knob")
+		_, hasDef := sf.Tag.Lookup("default")
+		if !isKnob && !hasDef {
+			continue
+		}
+		tag := parseTag(sf.Tag)
+		f := field{index: idx}
+		if hasDef {
+			f.def = reflect.New(sf.Type).Elem()
+			if err := (&value{f: f.def, unit: tag["unit"]}).parse(tag["default"]); err != nil {
+				panic(fmt.Sprintf("knob: default of %s: %v", sf.Name, err))
+			}
+		}
+		if isKnob {
+			r := newRow(sf, tag)
+			f.row = &r
+		}
+		*out = append(*out, f)
 	}
 }
 
-func newRow(f reflect.Value, sf reflect.StructField) Row {
-	t := parseTag(sf.Tag)
+// newRow is the row of field sf with tags tag, its value not yet bound to a field.
+func newRow(sf reflect.StructField, t map[string]string) Row {
 	name := t["knob"]
 	r := Row{Name: name, Env: t["env"], Help: t["help"], With: t["with"],
 		def: t["default"], min: t["min"], max: t["max"], zero: t["zero"], meta: t["meta"],
@@ -187,7 +236,7 @@ func newRow(f reflect.Value, sf reflect.StructField) Row {
 	if name == "" || r.Help == "" {
 		panic(fmt.Sprintf("knob: field %s needs a name and help", sf.Name))
 	}
-	r.v = &value{f: f, unit: t["unit"], enum: r.enum}
+	r.v = &value{unit: t["unit"], enum: r.enum}
 	for _, b := range []struct {
 		s   string
 		dst *reflect.Value
@@ -195,7 +244,7 @@ func newRow(f reflect.Value, sf reflect.StructField) Row {
 		if b.s == "" {
 			continue
 		}
-		bound := reflect.New(f.Type()).Elem()
+		bound := reflect.New(sf.Type).Elem()
 		if err := (&value{f: bound, unit: r.v.unit}).parse(b.s); err != nil {
 			panic(fmt.Sprintf("knob: bound of %s: %v", name, err))
 		}
