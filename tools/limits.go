@@ -26,24 +26,12 @@ type RateLimit struct {
 	Burst int
 }
 
-// Default rate limits (issue 5): every tool 10 calls/s with bursts of 20; r2r_rag_query,
-// which costs R2R an LLM call, 2 calls/s with bursts of 5.
-var (
-	DefaultRateLimit    = RateLimit{Rate: 10, Burst: 20}
-	DefaultRAGRateLimit = RateLimit{Rate: 2, Burst: 5}
-)
-
 // RateLimits configure one token bucket per tool. The zero value limits nothing.
 type RateLimits struct {
 	// Default applies to every tool without an entry in PerTool.
 	Default RateLimit
 	// PerTool overrides Default by tool name.
 	PerTool map[string]RateLimit
-}
-
-// DefaultRateLimits are the limits serve applies unless told otherwise.
-func DefaultRateLimits() RateLimits {
-	return RateLimits{Default: DefaultRateLimit, PerTool: map[string]RateLimit{"r2r_rag_query": DefaultRAGRateLimit}}
 }
 
 // For returns the limit of tool name.
