@@ -30,8 +30,8 @@ func TestOptionsResilience(t *testing.T) {
 			"breaker_successes": "2", "rate_limit": "10/s burst 20", "rag_rate_limit": "2/s burst 5",
 			"timeout_search": "20s", "timeout_rag": "45s", "timeout": "15s",
 		}, check: func(r resilience) bool {
-			return r.cacheSize == cache.DefaultMaxBytes && r.limits.For("r2r_search") == tools.DefaultRateLimit &&
-				r.limits.For("r2r_rag_query") == tools.DefaultRAGRateLimit && r.retry.MaxRetries == 3
+			return r.cacheSize == cache.DefaultMaxBytes && r.limits.For("") == tools.DefaultRateLimit &&
+				r.limits.For(tools.RateLLM) == tools.DefaultRAGRateLimit && r.retry.MaxRetries == 3
 		}},
 		{name: "zero switches off", opts: with(func(o *Options) {
 			o.CacheSize, o.CacheTTLRAG, o.RetryMax, o.RateLimit, o.RAGRateLimit = 0, 0, 0, 0, 0
@@ -39,7 +39,7 @@ func TestOptionsResilience(t *testing.T) {
 			want: map[string]string{"cache_size": "off", "cache_ttl_rag": "off", "cache_ttl_search": "5m0s", "retry_max": "0",
 				"rate_limit": "off", "rag_rate_limit": "off"},
 			check: func(r resilience) bool {
-				return r.cacheSize == 0 && r.ttlRAG == 0 && r.retry.MaxRetries < 0 && r.limits.For("r2r_status").Rate == 0
+				return r.cacheSize == 0 && r.ttlRAG == 0 && r.retry.MaxRetries < 0 && r.limits.For("").Rate == 0 && r.limits.For(tools.RateLLM).Rate == 0
 			}},
 		{name: "set", opts: with(func(o *Options) {
 			o.CacheSize, o.BreakerFailures, o.BreakerCooldown, o.BreakerSuccesses = 3<<29, 2, time.Second, 1

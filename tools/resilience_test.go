@@ -15,6 +15,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 const searchRoute = "POST /v3/retrieval/search"
@@ -239,7 +240,7 @@ func TestRateLimits(t *testing.T) {
 	e := newEnv(t, withDeps(func(d *Deps) {
 		d.Now = clock.now
 		d.RateLimits = RateLimits{Default: RateLimit{Rate: 1, Burst: 2},
-			PerTool: map[string]RateLimit{"r2r_rag_query": {Rate: 0.5, Burst: 1}}}
+			PerClass: map[RateClass]RateLimit{RateLLM: {Rate: 0.5, Burst: 1}}}
 	}))
 	const list = "r2r_list_collections"
 	e.ok(list, nil)
@@ -288,17 +289,36 @@ func TestRateLimits(t *testing.T) {
 
 func TestDefaultRateLimits(t *testing.T) {
 	r := DefaultRateLimits()
-	if r.For("r2r_search") != (RateLimit{10, 20}) || r.For("r2r_rag_query") != (RateLimit{2, 5}) {
+	if r.For("") != (RateLimit{10, 20}) || r.For(RateLLM) != (RateLimit{2, 5}) {
 		t.Fatalf("%+v", r)
 	}
-	if (RateLimits{}).For("r2r_search").Rate != 0 {
+	if (RateLimits{}).For("").Rate != 0 || (RateLimits{}).For(RateLLM).Rate != 0 {
 		t.Fatal("the zero RateLimits must limit nothing")
 	}
 }
 
-func TestTimeoutFor(t *testing.T) {
-	d := &Deps{}
-	set := &Deps{CallTimeout: time.Second, SearchTimeout: 2 * time.Second, RAGTimeout: 3 * time.Second, IngestSyncTimeout: 4 * time.Second}
+// TestToolDeadlines: each tool's deadline (Tool.Deadline, or the call timeout without one)
+// and the flag that sets it, by default and as configured.
+func TestToolDeadlines(t *testing.T) {
+	client, err := r2r.New(r2r.Options{BaseURL: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	projects := project.NewResolver(project.Options{WorkDir: t.TempDir(), CacheFile: "-"})
+	d := &Deps{Client: client, Projects: projects}
+	set := &Deps{Client: client, Projects: projects, CallTimeout: time.Second, SearchTimeout: 2 * time.Second,
+		RAGTimeout: 3 * time.Second, IngestSyncTimeout: 4 * time.Second}
+	deadlines := func(d *Deps) map[string]func(mcp.CallToolRequest) (time.Duration, string) {
+		m := map[string]func(mcp.CallToolRequest) (time.Duration, string){}
+		for _, tl := range Registry(d) {
+			m[tl.Def.Name] = tl.Deadline
+			if tl.Deadline == nil {
+				m[tl.Def.Name] = d.callDeadline
+			}
+		}
+		return m
+	}
+	byDefault, configured := deadlines(d), deadlines(set)
 	tests := []struct {
 		tool     string
 		args     map[string]any
@@ -316,10 +336,10 @@ func TestTimeoutFor(t *testing.T) {
 	for _, tc := range tests {
 		req := mcp.CallToolRequest{}
 		req.Params.Arguments = tc.args
-		if got, flag := d.timeoutFor(tc.tool, req); got != tc.def || flag != tc.flag {
+		if got, flag := byDefault[tc.tool](req); got != tc.def || flag != tc.flag {
 			t.Errorf("%s %v: default %v %q, want %v %q", tc.tool, tc.args, got, flag, tc.def, tc.flag)
 		}
-		if got, _ := set.timeoutFor(tc.tool, req); got != tc.set {
+		if got, _ := configured[tc.tool](req); got != tc.set {
 			t.Errorf("%s %v: configured %v, want %v", tc.tool, tc.args, got, tc.set)
 		}
 	}

@@ -46,7 +46,7 @@ func BenchmarkSyncToolReturnsJobID(b *testing.B) {
 		d := &Deps{Client: c, Projects: project.NewResolver(project.Options{WorkDir: proj, CacheFile: "-"}),
 			SyncStateDir: b.TempDir(), PollInterval: time.Millisecond}
 		reg := map[string]server.ToolHandlerFunc{}
-		for _, t := range Registry(d) {
+		for _, t := range Chain(d, Registry(d), Layers{}) {
 			reg[t.Def.Name] = t.Handler
 		}
 		req := mcp.CallToolRequest{}
