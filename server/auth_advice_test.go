@@ -31,7 +31,7 @@ func TestAuthAdviceFollowsCredentials(t *testing.T) {
 	creds := describedKey{Credentials: r2r.APIKey("revoked-key"),
 		source: func() string { return source }, warning: func() string { return warning }}
 	s, err := New(Config{R2RURL: emu.URL, Credentials: creds, AuthSource: "keyring (not read yet)",
-		WorkDir: t.TempDir(), ConfigDir: t.TempDir()}, nil)
+		WorkDir: t.TempDir(), ConfigDir: t.TempDir(), Options: DefaultOptions()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

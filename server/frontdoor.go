@@ -15,12 +15,6 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 )
 
-// DefaultMaxRequestBytes bounds one JSON-RPC message read from stdin (--max-request-bytes).
-// Tool arguments are far smaller (metadata is at most 16 KiB, filters and queries are
-// bounded); the bound keeps a runaway or hostile client from making r2r-mcp hold a message
-// of any size in memory.
-const DefaultMaxRequestBytes = 4 << 20
-
 // Requests whose tool name or resource URI is longer than this are answered here:
 // mcp-go would echo the whole name or URI in its error and log. MCP tool names are at
 // most 128 characters; r2r-mcp's resource URIs are under 100 bytes.

@@ -42,28 +42,20 @@ func (s *Server) ForCredentials(creds r2r.Credentials, o UserOptions) (*Server, 
 		Logger:     logger.With("component", "project"),
 		Remote:     s.cfg.Remote,
 	})
-	status := base.Status
-	status.AuthSource, status.AuthWarning = o.AuthSource, ""
 	deps := &tools.Deps{
-		Client:            base.Client.WithCredentials(creds),
-		HealthClient:      base.HealthClient.WithCredentials(creds),
-		Projects:          projects,
-		Cache:             base.Cache,
-		History:           tools.NewSharedSearchHistory(0, o.History),
-		Logger:            logger.With("component", "tools"),
-		Status:            status,
-		Now:               base.Now,
-		BreakerState:      base.BreakerState,
-		CallTimeout:       base.CallTimeout,
-		SearchTimeout:     base.SearchTimeout,
-		RAGTimeout:        base.RAGTimeout,
-		IngestSyncTimeout: base.IngestSyncTimeout,
-		IngestWait:        base.IngestWait,
-		PollInterval:      base.PollInterval,
-		RateLimits:        base.RateLimits,
-		SharedLimits:      o.SharedLimits,
-		SyncJobs:          o.SyncJobs,
+		Config:       base.Config,
+		Client:       base.Client.WithCredentials(creds),
+		HealthClient: base.HealthClient.WithCredentials(creds),
+		Projects:     projects,
+		Cache:        base.Cache,
+		History:      tools.NewSharedSearchHistory(0, o.History),
+		Logger:       logger.With("component", "tools"),
+		Now:          base.Now,
+		BreakerState: base.BreakerState,
+		SharedLimits: o.SharedLimits,
+		SyncJobs:     o.SyncJobs,
 	}
+	deps.Status.AuthSource, deps.Status.AuthWarning = o.AuthSource, ""
 	if o.Cache != nil {
 		deps.Cache = o.Cache
 	}

@@ -18,12 +18,10 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"math"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,6 +32,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/server/knob"
 	"github.com/r2r-mcp/r2r-mcp/tools"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
@@ -113,158 +112,6 @@ type Config struct {
 
 	// Options are the tunable settings (cache, retries, breaker, rate limits, deadlines).
 	Options Options
-}
-
-// Options are serve's tunable settings as effective values: DefaultOptions holds the
-// defaults; serve binds each flag and its environment twin straight onto a field, and
-// r2r_status reports them. A zero switches off what its field says it switches off.
-type Options struct {
-	// CacheSize bounds the result cache in bytes; 0 = no cache.
-	CacheSize int64
-	// CacheTTLSearch, CacheTTLRAG and CacheTTLList are how long search results, RAG
-	// answers, and listings and documents stay cached; 0 = that kind is not cached.
-	CacheTTLSearch time.Duration
-	CacheTTLRAG    time.Duration
-	CacheTTLList   time.Duration
-	// RetryMax is how often an idempotent R2R call is retried after a transport error,
-	// 429, 502, 503 or 504; 0 = never. RetryWait is the first backoff wait (doubling, with
-	// jitter).
-	RetryMax  int
-	RetryWait time.Duration
-	// BreakerFailures failed calls in a row open the circuit breaker; it stays open for
-	// BreakerCooldown, then BreakerSuccesses successful probes close it.
-	BreakerFailures  int
-	BreakerCooldown  time.Duration
-	BreakerSuccesses int
-	// RateLimit and RateBurst are every tool's token bucket (calls per second, burst);
-	// RAGRateLimit and RAGRateBurst those of the tools of rate class tools.RateLLM (RAG).
-	// A rate of 0 = no limit.
-	RateLimit    float64
-	RateBurst    int
-	RAGRateLimit float64
-	RAGRateBurst int
-	// TimeoutSearch, TimeoutRAG and Timeout bound calls of the search tool, the RAG tool
-	// and every other tool.
-	TimeoutSearch time.Duration
-	TimeoutRAG    time.Duration
-	Timeout       time.Duration
-	// MaxInflight bounds the tools/call and resources/read requests served at once; one
-	// more is answered "busy" (-32004, retry_after) at once.
-	MaxInflight int
-	// MaxRequestBytes bounds one JSON-RPC message from the client; a larger one gets an
-	// error and is skipped.
-	MaxRequestBytes int64
-
-	// HTTP are the settings of serve --http.
-	HTTP HTTPOptions
-}
-
-// DefaultOptions are the settings serve uses unless told otherwise.
-func DefaultOptions() Options {
-	ttl := cache.DefaultTTL()
-	return Options{
-		CacheSize:      cache.DefaultMaxBytes,
-		CacheTTLSearch: ttl[cache.KindSearch], CacheTTLRAG: ttl[cache.KindRAG], CacheTTLList: ttl[cache.KindList],
-		RetryMax: r2r.DefaultMaxRetries, RetryWait: r2r.DefaultInitialInterval,
-		BreakerFailures: r2r.DefaultBreakerFailures, BreakerCooldown: r2r.DefaultBreakerCooldown,
-		BreakerSuccesses: r2r.DefaultBreakerHalfOpenSuccesses,
-		RateLimit:        tools.DefaultRateLimit.Rate, RateBurst: tools.DefaultRateLimit.Burst,
-		RAGRateLimit: tools.DefaultRAGRateLimit.Rate, RAGRateBurst: tools.DefaultRAGRateLimit.Burst,
-		TimeoutSearch: tools.DefaultSearchTimeout, TimeoutRAG: tools.DefaultRAGTimeout, Timeout: tools.DefaultCallTimeout,
-		MaxInflight: DefaultMaxInflight, MaxRequestBytes: DefaultMaxRequestBytes,
-		HTTP: DefaultHTTPOptions(),
-	}
-}
-
-// resilience is Options in the shapes the r2r, cache and tools packages take.
-type resilience struct {
-	cacheSize                               int64 // 0 = off
-	ttlSearch, ttlRAG, ttlList              time.Duration
-	retry                                   r2r.RetryPolicy
-	breaker                                 r2r.BreakerSettings
-	limits                                  tools.RateLimits
-	timeoutSearch, timeoutRAG, timeoutOther time.Duration
-}
-
-func (o Options) resilience() resilience {
-	retries := o.RetryMax
-	if retries == 0 {
-		retries = -1 // r2r.RetryPolicy: 0 = its default, negative = none
-	}
-	limit := func(rate float64, burst int) tools.RateLimit {
-		if rate <= 0 {
-			return tools.RateLimit{}
-		}
-		return tools.RateLimit{Rate: rate, Burst: max(burst, 1)}
-	}
-	return resilience{
-		cacheSize: o.CacheSize,
-		ttlSearch: o.CacheTTLSearch, ttlRAG: o.CacheTTLRAG, ttlList: o.CacheTTLList,
-		retry: r2r.RetryPolicy{MaxRetries: retries, InitialInterval: o.RetryWait},
-		breaker: r2r.BreakerSettings{Failures: uint32(max(o.BreakerFailures, 0)), Cooldown: o.BreakerCooldown,
-			HalfOpenSuccesses: uint32(max(o.BreakerSuccesses, 0))},
-		limits: tools.RateLimits{
-			Default:  limit(o.RateLimit, o.RateBurst),
-			PerClass: map[tools.RateClass]tools.RateLimit{tools.RateLLM: limit(o.RAGRateLimit, o.RAGRateBurst)},
-		},
-		timeoutSearch: o.TimeoutSearch, timeoutRAG: o.TimeoutRAG, timeoutOther: o.Timeout,
-	}
-}
-
-// settings describes o for r2r_status's config section.
-func (o Options) settings() map[string]string {
-	d := func(v time.Duration) string {
-		if v == 0 {
-			return "off"
-		}
-		return v.String()
-	}
-	rate := func(r float64, burst int) string {
-		if r <= 0 {
-			return "off"
-		}
-		return strconv.FormatFloat(r, 'f', -1, 64) + "/s burst " + strconv.Itoa(max(burst, 1))
-	}
-	size := "off"
-	if o.CacheSize > 0 {
-		size = FormatBytes(o.CacheSize)
-	}
-	settings := map[string]string{
-		"cache_size":        size,
-		"cache_ttl_search":  d(o.CacheTTLSearch),
-		"cache_ttl_rag":     d(o.CacheTTLRAG),
-		"cache_ttl_list":    d(o.CacheTTLList),
-		"retry_max":         strconv.Itoa(max(o.RetryMax, 0)),
-		"retry_wait":        o.RetryWait.String(),
-		"breaker_failures":  strconv.Itoa(o.BreakerFailures),
-		"breaker_cooldown":  o.BreakerCooldown.String(),
-		"breaker_successes": strconv.Itoa(o.BreakerSuccesses),
-		"rate_limit":        rate(o.RateLimit, o.RateBurst),
-		"rag_rate_limit":    rate(o.RAGRateLimit, o.RAGRateBurst),
-		"timeout_search":    o.TimeoutSearch.String(),
-		"timeout_rag":       o.TimeoutRAG.String(),
-		"timeout":           o.Timeout.String(),
-		"max_inflight":      strconv.Itoa(o.stdioLimits().maxInflight),
-		"max_request_bytes": FormatBytes(int64(o.stdioLimits().maxRequestBytes)),
-	}
-	maps.Copy(settings, o.HTTP.settings())
-	return settings
-}
-
-// FormatBytes formats a byte count with binary units as --cache-size accepts it:
-// "64MiB", "1.5GiB", "512B".
-func FormatBytes(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	v := float64(n)
-	i := 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	if v == math.Trunc(v) {
-		return strconv.FormatFloat(v, 'f', -1, 64) + units[i]
-	}
-	return strings.TrimRight(strings.TrimRight(strconv.FormatFloat(v, 'f', 2, 64), "0"), ".") + units[i]
 }
 
 // Run serves MCP over stdin/stdout until stdin is closed or ctx is cancelled (SIGINT,
@@ -361,15 +208,11 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("R2R URL: %w", err)
 	}
-	res := cfg.Options.resilience()
-	c, err := newClients(cfg, base, res, logger.With("component", "r2r"))
+	c, err := newClients(cfg, base, logger.With("component", "r2r"))
 	if err != nil {
 		return nil, fmt.Errorf("R2R URL: %w", err)
 	}
-	results, err := cache.New(cache.Config{MaxBytes: res.cacheSize, TTL: map[cache.Kind]time.Duration{
-		cache.KindSearch: res.ttlSearch, cache.KindRAG: res.ttlRAG,
-		cache.KindList: res.ttlList, cache.KindDocument: res.ttlList,
-	}})
+	results, err := cache.New(cfg.Options.Cache.Config())
 	if err != nil {
 		return nil, err
 	}
@@ -384,7 +227,7 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		Logger:     logger.With("component", "project"),
 		Remote:     cfg.Remote,
 	})
-	deps := newDeps(cfg, res, c, projects, logger)
+	deps := newDeps(cfg, c, projects, logger)
 	if results != nil { // a nil *cache.Cache in the interface would be a non-nil Cache
 		deps.Cache = results
 	}
@@ -428,16 +271,16 @@ type clients struct {
 	breaker       *r2r.Breaker
 }
 
-func newClients(cfg Config, base string, res resilience, logger *slog.Logger) (clients, error) {
+func newClients(cfg Config, base string, logger *slog.Logger) (clients, error) {
 	creds := cfg.Credentials
 	if creds == nil {
 		creds = r2r.Anonymous()
 	}
 	agent := Name + "/" + cmp.Or(cfg.Version, "dev")
 	// One breaker per server, and a server talks to one R2R: one breaker per R2R URL.
-	c := clients{breaker: r2r.NewBreaker(base, res.breaker, logger)}
+	c := clients{breaker: r2r.NewBreaker(base, cfg.Options.Breaker, logger)}
 	var err error
-	toolsChain, healthChain := r2rChain(cfg, res.retry, c.breaker, logger)
+	toolsChain, healthChain := r2rChain(cfg, cfg.Options.Retry, c.breaker, logger)
 	c.tools, err = r2r.New(r2r.Options{
 		BaseURL:     base,
 		Credentials: creds,
@@ -457,28 +300,27 @@ func newClients(cfg Config, base string, res resilience, logger *slog.Logger) (c
 	return c, err
 }
 
-// newDeps gathers what the tools share.
-func newDeps(cfg Config, res resilience, c clients, projects *project.Resolver, logger *slog.Logger) *tools.Deps {
+// newDeps gathers what the tools share: their configuration from cfg.Options.Tools and
+// the facts r2r_status reports, and the run-time state.
+func newDeps(cfg Config, c clients, projects *project.Resolver, logger *slog.Logger) *tools.Deps {
+	conf := cfg.Options.Tools
+	conf.Status = tools.StatusInfo{
+		Version:     cmp.Or(cfg.Version, "dev"),
+		Commit:      cfg.Commit,
+		AuthSource:  cfg.AuthSource,
+		AuthWarning: cfg.AuthWarning,
+		URLSource:   cfg.URLSource,
+		ReadOnly:    cfg.ReadOnly,
+		Config:      statusSettings(cfg),
+	}
 	deps := &tools.Deps{
+		Config:       conf,
 		Client:       c.tools,
 		Projects:     projects,
 		History:      tools.NewSearchHistory(0),
 		Logger:       logger.With("component", "tools"),
 		HealthClient: c.health,
 		BreakerState: c.breaker.State,
-		Status: tools.StatusInfo{
-			Version:     cmp.Or(cfg.Version, "dev"),
-			Commit:      cfg.Commit,
-			AuthSource:  cfg.AuthSource,
-			AuthWarning: cfg.AuthWarning,
-			URLSource:   cfg.URLSource,
-			ReadOnly:    cfg.ReadOnly,
-			Config:      statusSettings(cfg),
-		},
-		CallTimeout:   res.timeoutOther,
-		SearchTimeout: res.timeoutSearch,
-		RAGTimeout:    res.timeoutRAG,
-		RateLimits:    res.limits,
 	}
 	if lc, ok := cfg.Credentials.(describedCredentials); ok {
 		// Read lazily (auth.LazyCredentials): where they came from is known after first use.
@@ -489,7 +331,7 @@ func newDeps(cfg Config, res resilience, c clients, projects *project.Resolver, 
 
 // statusSettings are the effective settings r2r_status reports.
 func statusSettings(cfg Config) map[string]string {
-	settings := cfg.Options.settings()
+	settings := knob.Settings(cfg.Options.Knobs())
 	if len(cfg.AllowDirs) > 0 {
 		settings["allow_dirs"] = strings.Join(cfg.AllowDirs, string(filepath.ListSeparator))
 	}

@@ -40,7 +40,7 @@ func TestSyncStatusWithoutJobIsInvalidParams(t *testing.T) {
 // TestStatusCountsLimitedTools: resource reads have a rate limit of their own but are no
 // tool: the status counts the tools as many as there are.
 func TestStatusCountsLimitedTools(t *testing.T) {
-	e := newEnv(t, withDeps(func(d *Deps) { d.RateLimits = DefaultRateLimits() }))
+	e := newEnv(t, withDeps(func(d *Deps) { d.RateLimit, d.RAGRateLimit = defaultConfig().RateLimit, defaultConfig().RAGRateLimit }))
 	out := text(e.ok("r2r_status", nil))
 	want := fmt.Sprintf("Rate limits: %d tools and resource reads limited,", len(e.list))
 	if !strings.Contains(out, want) {

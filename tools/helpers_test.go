@@ -17,8 +17,32 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/server/knob"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
+
+// defaultConfig is serve's default configuration of the tools.
+func defaultConfig() Config {
+	var c Config
+	knob.Defaults(&c)
+	return c
+}
+
+// testConfig is defaultConfig without rate limits (the tests make many calls at once)
+// and with fast ingestion polls.
+func testConfig() Config {
+	c := defaultConfig()
+	c.RateLimit, c.RAGRateLimit, c.PollInterval = 0, 0, 5*time.Millisecond
+	return c
+}
+
+// rated is testConfig with every tool, r2r_rag_query included, limited to rate calls per
+// second with bursts of burst.
+func rated(rate float64, burst int) Config {
+	c := testConfig()
+	c.RateLimit, c.RateBurst, c.RAGRateLimit, c.RAGRateBurst = rate, burst, rate, burst
+	return c
+}
 
 // env is one test setup: an emulated R2R, a project directory (a git root) and the tools.
 type env struct {
@@ -73,12 +97,12 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	proj := filepath.Join(base, cfg.name)
 	mustMkdir(t, filepath.Join(proj, ".git"))
 	deps := &Deps{
-		Client:       c,
-		Projects:     project.NewResolver(project.Options{WorkDir: proj, CacheFile: filepath.Join(base, "cfg", "projects.json"), ExtraRoots: cfg.extraRoots}),
-		History:      NewSearchHistory(0),
-		Status:       StatusInfo{Version: "test", AuthSource: "none", URLSource: "test"},
-		PollInterval: 5 * time.Millisecond,
+		Config:   testConfig(),
+		Client:   c,
+		Projects: project.NewResolver(project.Options{WorkDir: proj, CacheFile: filepath.Join(base, "cfg", "projects.json"), ExtraRoots: cfg.extraRoots}),
+		History:  NewSearchHistory(0),
 	}
+	deps.Status = StatusInfo{Version: "test", AuthSource: "none", URLSource: "test"}
 	for _, f := range cfg.deps {
 		f(deps)
 	}

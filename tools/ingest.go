@@ -120,7 +120,7 @@ func ingestDocumentDef() mcp.Tool {
 // deadline, which the wait (IngestWait) fits inside; others the call timeout.
 func (d *Deps) ingestDeadline(req mcp.CallToolRequest) (time.Duration, string) {
 	if async, ok := req.GetArguments()["run_async"].(bool); ok && !async {
-		return orDefault(d.IngestSyncTimeout, DefaultIngestSyncTimeout), ""
+		return d.IngestSyncTimeout, ""
 	}
 	return d.callDeadline(req)
 }
@@ -158,14 +158,10 @@ func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestPar
 // wait for R2R, progress notifications while waiting, this server's pending uploads.
 func (d *Deps) uploadOptions(ctx context.Context, req mcp.CallToolRequest, pr project.Project, in ingestParams) upload.Options {
 	roots := d.Projects.RootsOf(pr)
-	wait := d.IngestWait
-	if wait <= 0 {
-		wait = DefaultIngestWait
-	}
 	lastProgress := -1.0
 	return upload.Options{API: d.Client, Roots: roots, Remote: d.Projects.Remote(),
 		HomeRoot: len(roots) > 0 && project.NotAProject(roots[0]), Metadata: in.Metadata, Mode: in.Mode,
-		Wait: wait, Async: in.Async, Poll: d.PollInterval, Pending: d.pendingUploads(), Now: d.now,
+		Wait: d.IngestWait, Async: in.Async, Poll: d.PollInterval, Pending: d.pendingUploads(), Now: d.now,
 		OnStatus: func(_, st string) {
 			if p := ingestionProgress(st); !in.Async && p > lastProgress {
 				lastProgress = p

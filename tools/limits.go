@@ -30,24 +30,12 @@ type RateClass string
 // RateLLM is the class of tools whose every call costs R2R a language model's answer.
 const RateLLM RateClass = "llm"
 
-// Default rate limits (issue 5): every tool 10 calls/s with bursts of 20; a tool of class
-// RateLLM (RAG), 2 calls/s with bursts of 5.
-var (
-	DefaultRateLimit    = RateLimit{Rate: 10, Burst: 20}
-	DefaultRAGRateLimit = RateLimit{Rate: 2, Burst: 5}
-)
-
 // RateLimits configure one token bucket per tool. The zero value limits nothing.
 type RateLimits struct {
 	// Default applies to every tool whose class has no entry in PerClass.
 	Default RateLimit
 	// PerClass overrides Default by the tools' rate class (Tool.Rate).
 	PerClass map[RateClass]RateLimit
-}
-
-// DefaultRateLimits are the default settings of serve's rate limits.
-func DefaultRateLimits() RateLimits {
-	return RateLimits{Default: DefaultRateLimit, PerClass: map[RateClass]RateLimit{RateLLM: DefaultRAGRateLimit}}
 }
 
 // For returns the limit of the tools of class c.

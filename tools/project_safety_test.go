@@ -202,7 +202,7 @@ func TestDocumentIDsDifferPerOwner(t *testing.T) {
 	e.write("docs/guide.md", ledgerDoc)
 	ingest := func(c *r2r.Client) IngestOutput {
 		t.Helper()
-		d := &Deps{Client: c, Projects: e.deps.Projects, PollInterval: 5 * time.Millisecond}
+		d := &Deps{Config: testConfig(), Client: c, Projects: e.deps.Projects}
 		res, err := invoke(ctx, serve(t, Registry(d), d), "r2r_ingest_document",
 			map[string]any{"file_path": "docs/guide.md", "collection_id": shared.ID})
 		if err != nil || res.IsError {

@@ -105,7 +105,7 @@ func ragQueryDef() mcp.Tool {
 
 // ragDeadline bounds a RAG query.
 func (d *Deps) ragDeadline(mcp.CallToolRequest) (time.Duration, string) {
-	return orDefault(d.RAGTimeout, DefaultRAGTimeout), "--timeout-rag"
+	return d.RAGTimeout, "--timeout-rag"
 }
 
 func ragQueryTool(d *Deps) Tool {

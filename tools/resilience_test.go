@@ -23,7 +23,7 @@ const searchRoute = "POST /v3/retrieval/search"
 // withCache gives the env a real result cache.
 func withCache(t *testing.T) envOption {
 	return withDeps(func(d *Deps) {
-		c, err := cache.New(cache.Config{MaxBytes: cache.DefaultMaxBytes})
+		c, err := cache.New(cache.Config{MaxBytes: 16 << 20})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,8 +239,7 @@ func TestRateLimits(t *testing.T) {
 	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
 	e := newEnv(t, withDeps(func(d *Deps) {
 		d.Now = clock.now
-		d.RateLimits = RateLimits{Default: RateLimit{Rate: 1, Burst: 2},
-			PerClass: map[RateClass]RateLimit{RateLLM: {Rate: 0.5, Burst: 1}}}
+		d.RateLimit, d.RateBurst, d.RAGRateLimit, d.RAGRateBurst = 1, 2, 0.5, 1
 	}))
 	const list = "r2r_list_collections"
 	e.ok(list, nil)
@@ -288,12 +287,12 @@ func TestRateLimits(t *testing.T) {
 }
 
 func TestDefaultRateLimits(t *testing.T) {
-	r := DefaultRateLimits()
+	r := defaultConfig().rateLimits()
 	if r.For("") != (RateLimit{10, 20}) || r.For(RateLLM) != (RateLimit{2, 5}) {
 		t.Fatalf("%+v", r)
 	}
-	if (RateLimits{}).For("").Rate != 0 || (RateLimits{}).For(RateLLM).Rate != 0 {
-		t.Fatal("the zero RateLimits must limit nothing")
+	if (RateLimits{}).For("").Rate != 0 || testConfig().rateLimits().For(RateLLM).Rate != 0 {
+		t.Fatal("the zero RateLimits and a rate of 0 must limit nothing")
 	}
 }
 
@@ -305,9 +304,10 @@ func TestToolDeadlines(t *testing.T) {
 		t.Fatal(err)
 	}
 	projects := project.NewResolver(project.Options{WorkDir: t.TempDir(), CacheFile: "-"})
-	d := &Deps{Client: client, Projects: projects}
-	set := &Deps{Client: client, Projects: projects, CallTimeout: time.Second, SearchTimeout: 2 * time.Second,
-		RAGTimeout: 3 * time.Second, IngestSyncTimeout: 4 * time.Second}
+	def := defaultConfig()
+	d := &Deps{Config: def, Client: client, Projects: projects}
+	set := &Deps{Client: client, Projects: projects, Config: Config{CallTimeout: time.Second, SearchTimeout: 2 * time.Second,
+		RAGTimeout: 3 * time.Second, IngestSyncTimeout: 4 * time.Second}}
 	deadlines := func(d *Deps) map[string]func(mcp.CallToolRequest) (time.Duration, string) {
 		m := map[string]func(mcp.CallToolRequest) (time.Duration, string){}
 		for _, tl := range Registry(d) {
@@ -325,13 +325,13 @@ func TestToolDeadlines(t *testing.T) {
 		def, set time.Duration
 		flag     string
 	}{
-		{"r2r_search", nil, DefaultSearchTimeout, 2 * time.Second, "--timeout-search"},
-		{"r2r_rag_query", nil, DefaultRAGTimeout, 3 * time.Second, "--timeout-rag"},
-		{"r2r_ingest_document", map[string]any{"run_async": false}, DefaultIngestSyncTimeout, 4 * time.Second, ""},
-		{"r2r_ingest_document", map[string]any{"run_async": true}, DefaultCallTimeout, time.Second, "--timeout"},
-		{"r2r_ingest_document", nil, DefaultCallTimeout, time.Second, "--timeout"},
-		{"r2r_list_documents", nil, DefaultCallTimeout, time.Second, "--timeout"},
-		{"r2r_status", nil, DefaultCallTimeout, time.Second, "--timeout"},
+		{"r2r_search", nil, 20 * time.Second, 2 * time.Second, "--timeout-search"},
+		{"r2r_rag_query", nil, 45 * time.Second, 3 * time.Second, "--timeout-rag"},
+		{"r2r_ingest_document", map[string]any{"run_async": false}, 45 * time.Second, 4 * time.Second, ""},
+		{"r2r_ingest_document", map[string]any{"run_async": true}, 15 * time.Second, time.Second, "--timeout"},
+		{"r2r_ingest_document", nil, 15 * time.Second, time.Second, "--timeout"},
+		{"r2r_list_documents", nil, 15 * time.Second, time.Second, "--timeout"},
+		{"r2r_status", nil, 15 * time.Second, time.Second, "--timeout"},
 	}
 	for _, tc := range tests {
 		req := mcp.CallToolRequest{}
@@ -343,12 +343,12 @@ func TestToolDeadlines(t *testing.T) {
 			t.Errorf("%s %v: configured %v, want %v", tc.tool, tc.args, got, tc.set)
 		}
 	}
-	for _, v := range []time.Duration{DefaultCallTimeout, DefaultSearchTimeout, DefaultRAGTimeout, DefaultIngestSyncTimeout} {
+	for _, v := range []time.Duration{def.CallTimeout, def.SearchTimeout, def.RAGTimeout, def.IngestSyncTimeout} {
 		if v >= 50*time.Second {
 			t.Errorf("default deadline %v: every tool must answer within 50 s", v)
 		}
 	}
-	if DefaultIngestWait >= DefaultIngestSyncTimeout {
+	if def.IngestWait >= def.IngestSyncTimeout {
 		t.Error("the ingest wait must fit inside the waiting ingest's deadline")
 	}
 }
@@ -399,10 +399,10 @@ func TestConcurrentCallers(t *testing.T) {
 	srv := "http://r2r.concurrency.test"
 	b := r2r.NewBreaker(srv, r2r.BreakerSettings{}, nil)
 	e := newEnv(t, withCache(t),
-		withMiddleware(r2r.Resilient(r2r.ResilienceOptions{Breaker: b, Retry: r2r.RetryPolicy{InitialInterval: time.Millisecond}})...),
+		withMiddleware(r2r.Resilient(r2r.ResilienceOptions{Breaker: b, Retry: r2r.RetryPolicy{MaxRetries: 3, InitialInterval: time.Millisecond}})...),
 		withDeps(func(d *Deps) {
 			// Tight enough that 36 calls per tool exceed it however slowly they run.
-			d.RateLimits = RateLimits{Default: RateLimit{Rate: 2, Burst: 5}}
+			d.RateLimit, d.RateBurst, d.RAGRateLimit, d.RAGRateBurst = 2, 5, 2, 5
 			d.BreakerState = b.State
 		}))
 	e.write("a.md", ledgerDoc)
@@ -487,7 +487,7 @@ func TestRateLimitSparesCacheHits(t *testing.T) {
 	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
 	e := newEnv(t, withCache(t), withDeps(func(d *Deps) {
 		d.Now = clock.now
-		d.RateLimits = RateLimits{Default: RateLimit{Rate: 1, Burst: 1}}
+		d.RateLimit, d.RateBurst, d.RAGRateLimit, d.RAGRateBurst = 1, 1, 1, 1
 	}))
 	e.write("docs/ledger.md", "# Ledger\n\nThe payout ledger is double-entry.")
 	e.ok("r2r_ingest_document", map[string]any{"file_path": "docs/ledger.md", "run_async": false})

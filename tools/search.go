@@ -125,7 +125,7 @@ func (p *searchParams) check(*Deps) (err error) {
 
 // searchDeadline bounds a search.
 func (d *Deps) searchDeadline(mcp.CallToolRequest) (time.Duration, string) {
-	return orDefault(d.SearchTimeout, DefaultSearchTimeout), "--timeout-search"
+	return d.SearchTimeout, "--timeout-search"
 }
 
 func searchTool(d *Deps) Tool {

@@ -86,13 +86,13 @@ func TestSyncJobStateShared(t *testing.T) {
 		t.Errorf("%d writes to the store, want one per change", puts)
 	}
 
-	other := &Deps{Client: e.client, Projects: e.deps.Projects, SyncJobs: store}
+	other := &Deps{Config: testConfig(), Client: e.client, Projects: e.deps.Projects, SyncJobs: store}
 	var remote SyncStatusOutput
 	structured(t, statusThrough(t, other, o.JobID), &remote)
 	if remote.State != jobDone || remote.Done != 2 || remote.JobID != o.JobID {
 		t.Errorf("through another replica: %+v", remote)
 	}
-	stranger := &Deps{Client: e.client.WithCredentials(r2r.APIKey("someone-else")), Projects: e.deps.Projects, SyncJobs: store}
+	stranger := &Deps{Config: testConfig(), Client: e.client.WithCredentials(r2r.APIKey("someone-else")), Projects: e.deps.Projects, SyncJobs: store}
 	if res := statusThrough(t, stranger, o.JobID); !res.IsError || strings.Contains(text(res), "done") {
 		t.Errorf("another user read the job: %s", text(res))
 	}
@@ -154,7 +154,7 @@ func TestSyncStatusWaitsForStoredJob(t *testing.T) {
 	}
 	store := &seqJobStore{states: [][]byte{state(jobRunning, 1), state(jobDone, 2)}}
 	e := newEnv(t)
-	d := &Deps{Client: e.client, Projects: e.deps.Projects, SyncJobs: store}
+	d := &Deps{Config: testConfig(), Client: e.client, Projects: e.deps.Projects, SyncJobs: store}
 	d.setup()
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = "r2r_sync_status", map[string]any{"job_id": id, "wait_seconds": 5}

@@ -116,14 +116,16 @@ type StatusInfo struct {
 	Config      map[string]string // other effective settings and their sources (no secrets)
 }
 
-// Deps are what the tools need. Client and Projects are required; the rest is optional.
+// Deps are what the tools need: their immutable Config and the run-time state they share.
+// Client and Projects are required; the rest of the state is optional.
 type Deps struct {
+	Config
+
 	Client   *r2r.Client       // always non-nil; may point at an unreachable R2R
 	Projects *project.Resolver // project → collection
 	Cache    Cache             // nil = no caching
 	History  *SearchHistory    // last searches per project; nil = none kept
 	Logger   *slog.Logger      // nil = discard
-	Status   StatusInfo        // static facts for r2r_status
 	Now      func() time.Time  // nil = time.Now
 
 	// AuthState, when set, says where the credentials come from and any warning about
@@ -139,34 +141,9 @@ type Deps struct {
 	// (also while the breaker is open) and does not count as a call of the tools.
 	HealthClient *r2r.Client
 
-	// CallTimeout bounds a call of every tool without a timeout of its own (all but
-	// r2r_search, r2r_rag_query and a waiting r2r_ingest_document) and every resource
-	// read; 0 = DefaultCallTimeout.
-	CallTimeout time.Duration
-	// SearchTimeout bounds r2r_search; 0 = DefaultSearchTimeout.
-	SearchTimeout time.Duration
-	// RAGTimeout bounds r2r_rag_query; 0 = DefaultRAGTimeout.
-	RAGTimeout time.Duration
-	// IngestSyncTimeout bounds r2r_ingest_document with run_async=false, whose wait for
-	// R2R (IngestWait) must fit inside it; 0 = DefaultIngestSyncTimeout.
-	IngestSyncTimeout time.Duration
-	// IngestWait bounds how long r2r_ingest_document with run_async=false waits for R2R to
-	// finish; 0 = DefaultIngestWait. It is further capped by the call's deadline.
-	IngestWait time.Duration
-	// PollInterval is the first delay between ingestion status polls (doubling up to 2 s);
-	// 0 = 250 ms.
-	PollInterval time.Duration
-
-	// RateLimits bound how often each tool may be called (by the tool's rate class); the
-	// zero value sets no limit. A call over the limit is answered at once with an
-	// isError result (code -32004) that says when to retry; it never waits.
-	RateLimits RateLimits
 	// SharedLimits, when set, holds the rate-limit buckets (keyed by credential identity
 	// and tool) instead of this process; its failures fall back to the local buckets.
 	SharedLimits SharedLimiter
-
-	// SyncStateDir keeps r2r_sync's lock and hash cache files; "" = kbsync.StateDir().
-	SyncStateDir string
 	// SyncJobs, when set, also keeps the state of sync jobs (keyed by credential identity
 	// and job id), so r2r_sync_status on another replica reports them; without it, or when
 	// it fails, jobs are known to this process only.
@@ -180,22 +157,11 @@ type Deps struct {
 	syncs    *syncJobs
 }
 
-// Deadlines: every tool answers within 50 s, since clients give up around 60 s.
-const (
-	DefaultCallTimeout   = 15 * time.Second
-	DefaultSearchTimeout = 20 * time.Second
-	DefaultRAGTimeout    = 45 * time.Second
-	// DefaultIngestSyncTimeout bounds a waiting ingest: the upload, then up to
-	// DefaultIngestWait of polling, with room to answer.
-	DefaultIngestSyncTimeout = 45 * time.Second
-	DefaultIngestWait        = 40 * time.Second
-)
-
-// setup builds the run-time state shared by every tool (rate limiters from RateLimits,
-// uploads in progress) on first use; later changes to RateLimits have no effect.
+// setup builds the run-time state shared by every tool (rate limiters from the Config,
+// uploads in progress) on first use.
 func (d *Deps) setup() {
 	d.initOnce.Do(func() {
-		d.limits = newLimiters(d.RateLimits)
+		d.limits = newLimiters(d.rateLimits())
 		d.pending = upload.NewPending()
 		d.syncs = newSyncJobs()
 	})
@@ -341,15 +307,7 @@ func (d *Deps) guard(t *Tool) server.ToolHandlerMiddleware {
 // callDeadline is the deadline of a tool without one of its own, and the serve flag that
 // sets it.
 func (d *Deps) callDeadline(mcp.CallToolRequest) (time.Duration, string) {
-	return orDefault(d.CallTimeout, DefaultCallTimeout), "--timeout"
-}
-
-// orDefault is v, or def when v is not positive.
-func orDefault(v, def time.Duration) time.Duration {
-	if v > 0 {
-		return v
-	}
-	return def
+	return d.CallTimeout, "--timeout"
 }
 
 // callInfo describes the tool call a context belongs to, for error texts.
@@ -373,7 +331,7 @@ func callFrom(ctx context.Context) (callInfo, bool) {
 
 // guardResource bounds a resource handler's time like a tool call's.
 func guardResource(d *Deps, h server.ResourceHandlerFunc) server.ResourceHandlerFunc {
-	timeout := orDefault(d.CallTimeout, DefaultCallTimeout)
+	timeout := d.CallTimeout
 	return guardResourceRead(d, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		ctx, cancel := context.WithTimeout(withAuth(ctx, d.authState), timeout)
 		defer cancel()

@@ -65,7 +65,7 @@ func TestRegistrySchemasCompile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := Registry(&Deps{Client: client, Projects: project.NewResolver(project.Options{WorkDir: t.TempDir(), CacheFile: "-"})})
+	reg := Registry(&Deps{Config: testConfig(), Client: client, Projects: project.NewResolver(project.Options{WorkDir: t.TempDir(), CacheFile: "-"})})
 	defs := make([]mcp.Tool, len(reg))
 	for i, tl := range reg {
 		defs[i] = tl.Def
