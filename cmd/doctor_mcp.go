@@ -28,7 +28,7 @@ import (
 )
 
 // statusToolName is the tool doctor calls once the server is up.
-const statusToolName = "r2r_status"
+const statusToolName = tools.StatusToolName
 
 // stderrTailLines is how much of the server's stderr a failed check shows.
 const stderrTailLines = 15

@@ -51,7 +51,7 @@ func runHTTP(ctx context.Context, cfg server.Config, logger *slog.Logger) error 
 	o := cfg.Options.HTTP
 	m := metrics.New()
 	cfg.Remote = true
-	cfg.R2RMiddleware = append(cfg.R2RMiddleware, m.R2RMiddleware())
+	cfg.Metrics = m
 	base, err := server.New(cfg, logger)
 	if err != nil {
 		return err

@@ -5,10 +5,10 @@
 // the first tool call, so the server starts even when R2R is down or the credentials are
 // wrong, and the tools then say what is wrong and what to do.
 //
-// New wires the resilience: one circuit breaker for the R2R URL around
-// retries of idempotent calls (r2r.Resilient), the byte-bounded result cache, per-tool rate
-// limits and deadlines (in tools). A client's notifications/cancelled aborts the call's
-// R2R request, and the cancelled call gets no response (cancel.go).
+// New wires the resilience: one circuit breaker for the R2R URL around retries of
+// idempotent calls (r2rChain), the byte-bounded result cache, per-tool rate limits and
+// deadlines (the tool call chain, toolChain). A client's notifications/cancelled aborts
+// the call's R2R request, and the cancelled call gets no response (cancel.go).
 package server
 
 import (
@@ -22,7 +22,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -106,11 +105,10 @@ type Config struct {
 	// Remote serves clients on other machines (serve --http): no local project, files only
 	// from AllowDirs (project.Options.Remote).
 	Remote bool
-	// R2RMiddleware wraps every R2R request outside retry and breaker (metrics, tracing).
-	R2RMiddleware []r2r.Middleware
-	// ToolMiddleware wraps every tool call, first outermost, outside the argument
-	// validation and outside UserOptions.Middleware (tracing).
-	ToolMiddleware []mcpserver.ToolHandlerMiddleware
+	// Tracing and Metrics, when set, observe every tool call and every R2R request of the
+	// server and of each copy ForCredentials builds; chain.go places them.
+	Tracing Observer
+	Metrics Observer
 
 	// Options are the tunable settings (cache, retries, breaker, rate limits, deadlines).
 	Options Options
@@ -186,6 +184,8 @@ type Server struct {
 	// responses are not written (see cancel.go).
 	cancelled *cancelledCalls
 	tools     func() []tools.Tool // built on first use (lazyTools)
+	// scope adapts a call to the user of a copy ForCredentials built (UserOptions.Scope).
+	scope func(mcp.Tool) mcpserver.ToolHandlerMiddleware
 
 	cfg    Config
 	logger *slog.Logger
@@ -232,17 +232,17 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		deps.Cache = results
 	}
 	srv := &Server{Deps: deps, Breaker: c.breaker, Cache: results, cfg: cfg, logger: logger}
-	srv.build(projects, cfg.ToolMiddleware...)
+	srv.build(projects)
 	return srv, nil
 }
 
-// build registers s.Deps's tools and resources on a new MCP server; mw wrap every tool
-// call outside the argument validation.
-func (s *Server) build(projects *project.Resolver, mw ...mcpserver.ToolHandlerMiddleware) {
-	registry := sync.OnceValue(func() []tools.Tool { return tools.Filter(tools.Registry(s.Deps), s.cfg.ReadOnly) })
+// build registers s.Deps's tools, each in the tool call chain (toolChain), and resources on
+// a new MCP server.
+func (s *Server) build(projects *project.Resolver) {
+	registry := sync.OnceValue(s.toolChain)
 	cancelled := newCancelledCalls(s.logger.With("component", "mcp"))
 	lazy := &lazyTools{registry: registry}
-	m := newMCPServer(s.cfg, registry, projects, cancelled, lazy, s.logger, mw...)
+	m := newMCPServer(s.cfg, projects, cancelled, lazy, s.logger)
 	lazy.srv = m
 	m.AddResources(tools.Resources(s.Deps)...)
 	m.AddResourceTemplates(tools.ResourceTemplates(s.Deps)...)
@@ -264,12 +264,6 @@ func (l *lazyTools) register() {
 	l.once.Do(func() { l.srv.AddTools(tools.ServerTools(l.registry())...) })
 }
 
-// lazyMiddleware is a tool middleware built by build on the first call.
-func lazyMiddleware(build func() mcpserver.ToolHandlerMiddleware) mcpserver.ToolHandlerMiddleware {
-	mw := sync.OnceValue(build)
-	return func(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc { return mw()(next) }
-}
-
 // clients are the R2R clients of one server: the tools' (retries inside one circuit
 // breaker) and r2r_status's health check (neither, so it reports R2R as it is now).
 type clients struct {
@@ -286,22 +280,20 @@ func newClients(cfg Config, base string, logger *slog.Logger) (clients, error) {
 	// One breaker per server, and a server talks to one R2R: one breaker per R2R URL.
 	c := clients{breaker: r2r.NewBreaker(base, cfg.Options.Breaker, logger)}
 	var err error
+	toolsChain, healthChain := r2rChain(cfg, cfg.Options.Retry, c.breaker, logger)
 	c.tools, err = r2r.New(r2r.Options{
 		BaseURL:     base,
 		Credentials: creds,
 		HTTPClient:  cfg.HTTPClient,
 		UserAgent:   agent,
 		Logger:      logger,
-		Middleware: append(slices.Clone(cfg.R2RMiddleware),
-			r2r.Resilient(r2r.ResilienceOptions{URL: base, Retry: cfg.Options.Retry, Breaker: c.breaker, Logger: logger})...),
+		Middleware:  toolsChain,
 	})
 	if err != nil {
 		return c, err
 	}
-	// The health client bypasses the breaker; its successful checks end an open one, and it
-	// is the breaker's own probe.
 	c.health, err = r2r.New(r2r.Options{BaseURL: base, Credentials: creds, HTTPClient: cfg.HTTPClient,
-		UserAgent: agent, Logger: logger, Middleware: []r2r.Middleware{c.breaker.HealthProbe()}})
+		UserAgent: agent, Logger: logger, Middleware: healthChain})
 	if err == nil {
 		c.breaker.SetProbe(c.health.Health)
 	}
@@ -353,10 +345,11 @@ func statusSettings(cfg Config) map[string]string {
 	return settings
 }
 
-// newMCPServer is the mcp-go server with r2r-mcp's options, hooks, argument validation
-// and roots bridge; the caller adds tools and resources.
-func newMCPServer(cfg Config, registry func() []tools.Tool, projects *project.Resolver, cancelled *cancelledCalls,
-	lazy *lazyTools, logger *slog.Logger, mw ...mcpserver.ToolHandlerMiddleware) *mcpserver.MCPServer {
+// newMCPServer is the mcp-go server with r2r-mcp's options, hooks and roots bridge: the
+// transport's part of the tool call chain (see toolChain for the rest); the caller adds
+// tools and resources.
+func newMCPServer(cfg Config, projects *project.Resolver, cancelled *cancelledCalls,
+	lazy *lazyTools, logger *slog.Logger) *mcpserver.MCPServer {
 	roots := &rootsBridge{projects: projects, logger: logger.With("component", "roots")}
 	hooks := &mcpserver.Hooks{}
 	hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { lazy.register() })
@@ -379,17 +372,12 @@ func newMCPServer(cfg Config, registry func() []tools.Tool, projects *project.Re
 		mcpserver.WithRoots(),
 		mcpserver.WithRecovery(),
 		mcpserver.WithResourceRecovery(),
-		// Published schemas are strict (additionalProperties: false); tools.ValidateArgs
-		// enforces them with messages a model can act on, in place of WithInputSchemaValidation.
+		// Published schemas are strict (additionalProperties: false); the tool call chain's
+		// validation (tools.Chain) enforces them with messages a model can act on, in place
+		// of WithInputSchemaValidation.
 		mcpserver.WithStrictInputSchemaDefault(),
 		mcpserver.WithLogger(logger.With("component", "mcp")),
 	}
-	for _, m := range mw {
-		opts = append(opts, mcpserver.WithToolHandlerMiddleware(m))
-	}
-	opts = append(opts, mcpserver.WithToolHandlerMiddleware(lazyMiddleware(func() mcpserver.ToolHandlerMiddleware {
-		return tools.ValidateArgs(registry(), logger.With("component", "validate"))
-	})))
 	s := mcpserver.NewMCPServer(Name, cmp.Or(cfg.Version, "dev"), opts...)
 	roots.srv = s
 	projects.SetRootsProvider(roots.request)

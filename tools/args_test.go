@@ -92,7 +92,7 @@ func jsonEqual(t *testing.T, a, b any) bool {
 // decoded (the schema let through what the params cannot hold) are r2r-mcp's bug.
 func TestBound(t *testing.T) {
 	var seen bindTestParams
-	h := bound(&Deps{}, bindTestDef(), func(_ context.Context, _ mcp.CallToolRequest, p bindTestParams) (*mcp.CallToolResult, error) {
+	h := bound(&Deps{}, bindTestDef(), func(_ context.Context, _ *call, _ mcp.CallToolRequest, p bindTestParams) (*mcp.CallToolResult, error) {
 		seen = p
 		return result("ok", nil), nil
 	})
@@ -111,7 +111,7 @@ func TestBound(t *testing.T) {
 			seen = bindTestParams{}
 			var req mcp.CallToolRequest
 			req.Params.Arguments = tt.args
-			res, err := h(context.Background(), req)
+			res, err := h(context.Background(), &call{}, req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,7 +20,7 @@ import (
 // benchRetries are the retries of the benchmarks' client, serve's default.
 const benchRetries = 3
 
-// benchSearch returns the r2r_search handler of a registry wired as serve wires it (cache,
+// benchSearch returns the r2r_search handler of a registry in the call chain serve serves (cache,
 // rate limits as given, Resilient client with breaker b) against the emulator at url,
 // with one document ingested.
 func benchSearch(b *testing.B, url string, br *r2r.Breaker, cfg Config) server.ToolHandlerFunc {
@@ -44,7 +44,7 @@ func benchSearch(b *testing.B, url string, br *r2r.Breaker, cfg Config) server.T
 	d := &Deps{Config: cfg, Client: c, Projects: project.NewResolver(project.Options{WorkDir: proj, CacheFile: "-"}),
 		History: NewSearchHistory(0), Cache: results}
 	reg := map[string]server.ToolHandlerFunc{}
-	for _, t := range Registry(d) {
+	for _, t := range Chain(d, Registry(d), Layers{}) {
 		reg[t.Def.Name] = t.Handler
 	}
 	req := mcp.CallToolRequest{}
@@ -62,8 +62,9 @@ func searchReq(q string) mcp.CallToolRequest {
 	return req
 }
 
-// BenchmarkSearchTool measures one r2r_search call through the tool handler (argument
-// parsing, scope, cache, rate limit, Resilient client) without the MCP transport:
+// BenchmarkSearchTool measures one r2r_search call through the tool call chain (argument
+// validation and parsing, scope, cache, rate limit, Resilient client) without the MCP
+// transport:
 // cached = a cache hit; uncached = a distinct query each time, answered by the in-process
 // emulator over loopback HTTP; emulator = the same search with the bare client, to
 // subtract; breaker_open = the answer while the circuit breaker is open; rate_limited =

@@ -10,7 +10,7 @@ import "time"
 // longer.
 type Config struct {
 	// RateLimit and RateBurst are every tool's token bucket, RAGRateLimit and RAGRateBurst
-	// r2r_rag_query's (it costs R2R an LLM call). A rate of 0 sets no limit. A call over
+	// those of the tools of rate class RateLLM (RAG: it costs R2R an LLM call). A rate of 0 sets no limit. A call over
 	// the limit is answered at once with an isError result (code -32004) that says when to
 	// retry; it never waits.
 	RateLimit    float64 `knob:"rate-limit" default:"10" min:"0" max:"10000" zero:"off" help:"calls per second per tool that reach R2R (token bucket; cache hits are never refused); 0 = no limit; excess calls get -32004 with retry_after"`
@@ -41,7 +41,7 @@ type Config struct {
 	Status StatusInfo
 }
 
-// rateLimits are c's token buckets per tool.
+// rateLimits are c's token buckets by rate class.
 func (c Config) rateLimits() RateLimits {
 	limit := func(rate float64, burst int) RateLimit {
 		if rate <= 0 {
@@ -50,5 +50,5 @@ func (c Config) rateLimits() RateLimits {
 		return RateLimit{Rate: rate, Burst: max(burst, 1)}
 	}
 	return RateLimits{Default: limit(c.RateLimit, c.RateBurst),
-		PerTool: map[string]RateLimit{"r2r_rag_query": limit(c.RAGRateLimit, c.RAGRateBurst)}}
+		PerClass: map[RateClass]RateLimit{RateLLM: limit(c.RAGRateLimit, c.RAGRateBurst)}}
 }

@@ -80,6 +80,9 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 	if errors.As(err, &argE) {
 		return invalidArgs(argE)
 	}
+	if refusal, ok := errors.AsType[*rateRefusal](err); ok {
+		return refusal.result()
+	}
 	var e *r2r.Error
 	isR2R := errors.As(err, &e)
 

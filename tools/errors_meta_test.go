@@ -210,7 +210,7 @@ func TestErrorCodes(t *testing.T) {
 
 	t.Run("panic", func(t *testing.T) {
 		e := newEnv(t)
-		h := guard(e.deps, "r2r_search", func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		h := e.deps.guard(&Tool{Def: mcp.Tool{Name: "r2r_search"}})(func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			panic("handler bug")
 		})
 		res, err := h(context.Background(), mcp.CallToolRequest{})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,21 +201,20 @@ func (e *env) mcpClient(opts ...server.ServerOption) *client.Client {
 	return serve(e.t, e.list, e.deps, opts...)
 }
 
-// serve serves tools ts and the resources of d through a real mcp-go server (with the
-// server's argument validation, ValidateArgs, and mcp-go's output schema validation) and
-// returns a connected in-process client.
+// serve serves tools ts, in the call chain the server serves them in (Chain: argument
+// validation, deadlines, rate limits), and the resources of d through a real mcp-go server
+// (with mcp-go's output schema validation) and returns a connected in-process client.
 func serve(t *testing.T, ts []Tool, d *Deps, opts ...server.ServerOption) *client.Client {
 	t.Helper()
 	base := []server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
 		server.WithStrictInputSchemaDefault(),
-		server.WithToolHandlerMiddleware(ValidateArgs(ts, slog.New(slog.DiscardHandler))),
 		server.WithOutputSchemaValidation(),
 		server.WithRecovery(),
 	}
 	s := server.NewMCPServer("r2r-mcp-test", "test", append(base, opts...)...)
-	s.AddTools(ServerTools(ts)...)
+	s.AddTools(ServerTools(Chain(d, ts, Layers{}))...)
 	s.AddResources(Resources(d)...)
 	s.AddResourceTemplates(ResourceTemplates(d)...)
 	c, err := client.NewInProcessClient(s)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -46,7 +47,7 @@ type IngestOutput struct {
 
 func ingestDocumentTool(d *Deps) Tool {
 	def := ingestDocumentDef()
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p ingestParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Deadline: d.ingestDeadline, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p ingestParams) (*mcp.CallToolResult, error) {
 		return d.ingest(ctx, req, p), nil
 	})}
 }
@@ -116,6 +117,15 @@ func ingestDocumentDef() mcp.Tool {
 	)
 }
 
+// ingestDeadline bounds an ingest: one that waits for R2R (run_async=false) has its own
+// deadline, which the wait (IngestWait) fits inside; others the call timeout.
+func (d *Deps) ingestDeadline(req mcp.CallToolRequest) (time.Duration, string) {
+	if async, ok := req.GetArguments()["run_async"].(bool); ok && !async {
+		return d.IngestSyncTimeout, ""
+	}
+	return d.callDeadline(req)
+}
+
 // ingest uploads the file (upload.Upload) into the collection named or the project's,
 // creating the project's on first use.
 func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestParams) *mcp.CallToolResult {
@@ -173,7 +183,7 @@ func (d *Deps) writeScope(ctx context.Context, pr *project.Project, explicitID s
 	if err != nil {
 		return nil, "", d.projectErrorResult(ctx, err)
 	}
-	s, errRes := d.resolveScopeOf(ctx, pr, explicitID, true)
+	s, errRes := d.resolveScopeOf(ctx, nil, pr, explicitID, true) // a write: never spans collections
 	if errRes != nil {
 		return nil, "", errRes
 	}
@@ -239,7 +249,7 @@ func ingestOutput(r *upload.Result, s *scope) IngestOutput {
 	}
 	stuck := ""
 	if r.Stuck {
-		stuck = kbsync.StuckText(o.DocumentID, r.Status, r.Started, r.Age, "r2r_delete_document")
+		stuck = kbsync.StuckText(o.DocumentID, r.Status, r.Started, r.Age, deleteDocumentName)
 	}
 	o.Message = ingestMessage(o, s, stuck)
 	return o

@@ -350,7 +350,7 @@ func TestDeletedProjectCollection(t *testing.T) {
 	}
 	// Within project.VerifyTTL of the last check the mapping is trusted; after it, a read that
 	// found nothing (search, RAG) checks it.
-	s, errRes := e.deps.resolveScope(context.Background(), "", false)
+	s, errRes := e.deps.resolveScope(context.Background(), nil, "", false)
 	if errRes != nil {
 		t.Fatal(text(errRes))
 	}

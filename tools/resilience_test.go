@@ -15,6 +15,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
@@ -288,18 +289,37 @@ func TestRateLimits(t *testing.T) {
 
 func TestDefaultRateLimits(t *testing.T) {
 	r := defaultConfig().rateLimits()
-	if r.For("r2r_search") != (RateLimit{10, 20}) || r.For("r2r_rag_query") != (RateLimit{2, 5}) {
+	if r.For("") != (RateLimit{10, 20}) || r.For(RateLLM) != (RateLimit{2, 5}) {
 		t.Fatalf("%+v", r)
 	}
-	if (RateLimits{}).For("r2r_search").Rate != 0 || testConfig().rateLimits().For("r2r_rag_query").Rate != 0 {
+	if (RateLimits{}).For("").Rate != 0 || testConfig().rateLimits().For(RateLLM).Rate != 0 {
 		t.Fatal("the zero RateLimits and a rate of 0 must limit nothing")
 	}
 }
 
-func TestTimeoutFor(t *testing.T) {
+// TestToolDeadlines: each tool's deadline (Tool.Deadline, or the call timeout without one)
+// and the flag that sets it, by default and as configured.
+func TestToolDeadlines(t *testing.T) {
+	client, err := r2r.New(r2r.Options{BaseURL: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	projects := project.NewResolver(project.Options{WorkDir: t.TempDir(), CacheFile: "-"})
 	def := defaultConfig()
-	d := &Deps{Config: def}
-	set := &Deps{Config: Config{CallTimeout: time.Second, SearchTimeout: 2 * time.Second, RAGTimeout: 3 * time.Second, IngestSyncTimeout: 4 * time.Second}}
+	d := &Deps{Config: def, Client: client, Projects: projects}
+	set := &Deps{Client: client, Projects: projects, Config: Config{CallTimeout: time.Second, SearchTimeout: 2 * time.Second,
+		RAGTimeout: 3 * time.Second, IngestSyncTimeout: 4 * time.Second}}
+	deadlines := func(d *Deps) map[string]func(mcp.CallToolRequest) (time.Duration, string) {
+		m := map[string]func(mcp.CallToolRequest) (time.Duration, string){}
+		for _, tl := range Registry(d) {
+			m[tl.Def.Name] = tl.Deadline
+			if tl.Deadline == nil {
+				m[tl.Def.Name] = d.callDeadline
+			}
+		}
+		return m
+	}
+	byDefault, configured := deadlines(d), deadlines(set)
 	tests := []struct {
 		tool     string
 		args     map[string]any
@@ -317,10 +337,10 @@ func TestTimeoutFor(t *testing.T) {
 	for _, tc := range tests {
 		req := mcp.CallToolRequest{}
 		req.Params.Arguments = tc.args
-		if got, flag := d.timeoutFor(tc.tool, req); got != tc.def || flag != tc.flag {
+		if got, flag := byDefault[tc.tool](req); got != tc.def || flag != tc.flag {
 			t.Errorf("%s %v: default %v %q, want %v %q", tc.tool, tc.args, got, flag, tc.def, tc.flag)
 		}
-		if got, _ := set.timeoutFor(tc.tool, req); got != tc.set {
+		if got, _ := configured[tc.tool](req); got != tc.set {
 			t.Errorf("%s %v: configured %v, want %v", tc.tool, tc.args, got, tc.set)
 		}
 	}

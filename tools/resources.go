@@ -82,7 +82,7 @@ func ResourceTemplates(deps *Deps) []server.ServerResourceTemplate {
 			if err != nil {
 				return nil, fmt.Errorf("%w: %v", server.ErrResourceNotFound, err)
 			}
-			o, errRes := deps.readDocument(ctx, id, 0, defaultMaxChars)
+			o, errRes := deps.readDocument(ctx, nil, id, 0, defaultMaxChars)
 			if errRes != nil {
 				return nil, resultError(errRes)
 			}

@@ -90,6 +90,9 @@ type StatusOutput struct {
 	Config             map[string]string         `json:"config,omitempty"`
 }
 
+// StatusToolName is the status tool's name; doctor calls it through a running server.
+const StatusToolName = "r2r_status"
+
 func statusTool(d *Deps) Tool {
 	out := objectSchema(map[string]any{
 		"r2r_url":     strProp("R2R base URL in use"),
@@ -139,8 +142,8 @@ func statusTool(d *Deps) Tool {
 	opts := readTool("r2r-mcp status",
 		"Show r2r-mcp's status: R2R URL and live health, where the credentials came from, the current project and its "+
 			"collection, circuit breaker and cache state, versions and recent search count.", out)
-	def := newTool("r2r_status", opts...)
-	return Tool{Def: def, Group: GroupStatus, ReadOnly: true, Handler: bound(d, def, func(ctx context.Context, _ mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, error) {
+	def := newTool(StatusToolName, opts...)
+	return Tool{Def: def, Group: GroupStatus, ReadOnly: true, run: bound(d, def, func(ctx context.Context, _ *call, _ mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, error) {
 		o := d.status(ctx)
 		return result(statusText(o), o), nil
 	})}

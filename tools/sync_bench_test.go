@@ -47,7 +47,7 @@ func BenchmarkSyncToolReturnsJobID(b *testing.B) {
 		cfg.SyncStateDir, cfg.PollInterval = b.TempDir(), time.Millisecond
 		d := &Deps{Config: cfg, Client: c, Projects: project.NewResolver(project.Options{WorkDir: proj, CacheFile: "-"})}
 		reg := map[string]server.ToolHandlerFunc{}
-		for _, t := range Registry(d) {
+		for _, t := range Chain(d, Registry(d), Layers{}) {
 			reg[t.Def.Name] = t.Handler
 		}
 		req := mcp.CallToolRequest{}

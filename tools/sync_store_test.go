@@ -51,7 +51,7 @@ func statusThrough(t *testing.T, d *Deps, id string) *mcp.CallToolResult {
 	d.setup()
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = "r2r_sync_status", map[string]any{"job_id": id}
-	res, err := syncStatusTool(d).Handler(context.Background(), req)
+	res, err := syncStatusHandler(d)(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestSyncStatusWaitsForStoredJob(t *testing.T) {
 	d.setup()
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = "r2r_sync_status", map[string]any{"job_id": id, "wait_seconds": 5}
-	res, err := syncStatusTool(d).Handler(context.Background(), req)
+	res, err := syncStatusHandler(d)(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,4 +168,10 @@ func TestSyncStatusWaitsForStoredJob(t *testing.T) {
 	if o.State != jobDone || o.Done != 2 || store.reads != 2 {
 		t.Errorf("after waiting: %+v (%d reads)", o, store.reads)
 	}
+}
+
+// syncStatusHandler is r2r_sync_status's own handler on d.
+func syncStatusHandler(d *Deps) func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	tl := syncStatusTool(d)
+	return tl.own()
 }

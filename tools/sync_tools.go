@@ -87,7 +87,7 @@ func syncTool(d *Deps) Tool {
 			mcp.Description("Collection ID (UUID) to sync into; omit to use the current project's collection (created on first use). "+
 				"Over HTTP it is required unless the request or the server names a collection")),
 	)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p syncParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p syncParams) (*mcp.CallToolResult, error) {
 		return d.syncProject(ctx, p), nil
 	})}
 }
@@ -108,7 +108,7 @@ func (d *Deps) syncProject(ctx context.Context, p syncParams) *mcp.CallToolResul
 	if err != nil {
 		return d.projectErrorResult(ctx, err)
 	}
-	s, errRes := d.resolveScopeOf(ctx, &pr, p.CollectionID, !dryRun)
+	s, errRes := d.resolveScopeOf(ctx, nil, &pr, p.CollectionID, !dryRun) // sync never spans collections
 	if errRes != nil {
 		return errRes
 	}
@@ -307,7 +307,7 @@ func syncStatusTool(d *Deps) Tool {
 			mcp.Description("Wait up to this many seconds for the job to finish before answering")),
 	)
 	def := newTool("r2r_sync_status", opts...)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p syncStatusParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p syncStatusParams) (*mcp.CallToolResult, error) {
 		id := p.JobID
 		root := ""
 		if id == "" && !d.Projects.Remote() {

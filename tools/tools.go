@@ -33,15 +33,55 @@ const (
 	GroupStatus      = "status"
 )
 
-// Tool is one registry entry.
+// Tool is one registry entry: a tool's definition, its handler and its policy. The policy
+// fields are the only place a tool's deadline, rate class and scope rules are decided;
+// nothing outside the tool's own file looks at its name.
 type Tool struct {
-	Def      mcp.Tool               // title + all four annotations set explicitly, outputSchema
-	Handler  server.ToolHandlerFunc // mcp-go
-	Group    string                 // "search", "documents", "collections", "status"
-	ReadOnly bool                   // must equal Def.Annotations.ReadOnlyHint (checked by Check)
+	Def mcp.Tool // title + all four annotations set explicitly, outputSchema
+	// Handler answers one call as mcp-go calls it. Registry sets the tool's own handler;
+	// Chain replaces it with the whole call chain around that handler.
+	Handler  server.ToolHandlerFunc
+	Group    string // "search", "documents", "collections", "status"
+	ReadOnly bool   // must equal Def.Annotations.ReadOnlyHint (checked by Check)
 	// Cached marks tools whose reads go through the result cache: their rate limit applies
 	// only to calls that miss and reach R2R.
 	Cached bool
+	// Deadline bounds one call and names the serve flag that sets the bound ("" = none);
+	// nil = every tool's call timeout (--timeout).
+	Deadline func(req mcp.CallToolRequest) (time.Duration, string)
+	// Rate is the class of the tool's rate limit (RateLimits.PerClass).
+	Rate RateClass
+	// RemoteSpansAll lets a read without collection_id on a remote server (serve --http)
+	// cover every collection the user may read; other tools need a collection there.
+	RemoteSpansAll bool
+
+	run handler // the tool's own handler, told about its call explicitly
+}
+
+// handler is a tool's own handler: c holds what the call chain established for this call.
+type handler func(ctx context.Context, c *call, req mcp.CallToolRequest) (*mcp.CallToolResult, error)
+
+// call is what the call chain tells a tool's handler about the call it answers. It is passed
+// to the handler as a value, never through the context: the handler hands it on to what
+// needs it (resolveScope, cachedLoad).
+type call struct {
+	// spansAll is Tool.RemoteSpansAll of the call's tool.
+	spansAll bool
+	// gate takes the call's rate-limit token when the call first asks R2R (tools whose
+	// limit applies after the cache); a gate without a limiter admits every call.
+	gate rateGate
+}
+
+// own returns t's own handler as mcp-go calls it, with a call value of t's policy and no
+// rate limit.
+func (t *Tool) own() server.ToolHandlerFunc {
+	if t.run == nil {
+		return t.Handler
+	}
+	run, c := t.run, &call{spansAll: t.RemoteSpansAll}
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return run(ctx, c, req)
+	}
 }
 
 // Cache is what the tools need from the result cache; *cache.Cache implements it (and a
@@ -150,8 +190,9 @@ func (d *Deps) logger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// Registry returns every tool in a fixed order. It panics when a definition breaks the
-// registry rules (see Check): that is a programmer error caught by the tests.
+// Registry returns every tool in a fixed order, each with its own handler (see Chain for
+// the handler every transport serves). It panics when a definition breaks the registry
+// rules (see Check): that is a programmer error caught by the tests.
 func Registry(deps *Deps) []Tool {
 	if deps == nil || deps.Client == nil || deps.Projects == nil {
 		panic("tools: Deps.Client and Deps.Projects are required")
@@ -169,14 +210,13 @@ func Registry(deps *Deps) []Tool {
 		syncStatusTool(deps),
 		statusTool(deps),
 	}
+	for i := range tools {
+		tools[i].Handler = tools[i].own()
+	}
 	if err := Check(tools); err != nil {
 		panic(err)
 	}
 	deps.setup()
-	for i := range tools {
-		name := tools[i].Def.Name
-		tools[i].Handler = cleanResults(deps.limits.wrap(deps, name, tools[i].Cached, guard(deps, name, tools[i].Handler)))
-	}
 	return tools
 }
 
@@ -228,7 +268,7 @@ func Check(tools []Tool) error {
 			errs = append(errs, fmt.Errorf("%s: a read-only tool cannot be destructive", d.Name))
 		case len(d.RawOutputSchema) == 0 && d.OutputSchema.Type == "":
 			errs = append(errs, fmt.Errorf("%s: output schema missing", d.Name))
-		case t.Handler == nil:
+		case t.Handler == nil && t.run == nil:
 			errs = append(errs, fmt.Errorf("%s: no handler", d.Name))
 		case t.Group == "":
 			errs = append(errs, fmt.Errorf("%s: no group", d.Name))
@@ -238,37 +278,35 @@ func Check(tools []Tool) error {
 	return errors.Join(errs...)
 }
 
-// guard bounds a handler's time (see timeoutFor) and turns a panic into an error result (a
-// Go error from a handler is reserved for programmer bugs; the server logs it).
-func guard(d *Deps, name string, h server.ToolHandlerFunc) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		timeout, flag := d.timeoutFor(name, req)
-		model, _ := req.GetArguments()["model"].(string)
-		ctx = withAuth(withCall(ctx, callInfo{tool: name, timeout: timeout, flag: flag, model: strings.TrimSpace(model)}), d.authState)
-		ctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		defer func() {
-			if r := recover(); r != nil {
-				d.logger().Error("tool handler panicked", "tool", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-				res, err = internalError(fmt.Sprintf("r2r-mcp hit an internal error in %s; it has been logged. Please report it.", name)), nil
-			}
-		}()
-		return h(ctx, req)
+// guard bounds a call's time by t's Deadline and turns a panic into an error result (a Go
+// error from a handler is reserved for programmer bugs; the server logs it).
+func (d *Deps) guard(t *Tool) server.ToolHandlerMiddleware {
+	name := t.Def.Name
+	deadline := t.Deadline
+	if deadline == nil {
+		deadline = d.callDeadline
+	}
+	return func(h server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+			timeout, flag := deadline(req)
+			model, _ := req.GetArguments()["model"].(string)
+			ctx = withAuth(withCall(ctx, callInfo{tool: name, timeout: timeout, flag: flag, model: strings.TrimSpace(model)}), d.authState)
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			defer func() {
+				if r := recover(); r != nil {
+					d.logger().Error("tool handler panicked", "tool", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+					res, err = internalError(fmt.Sprintf("r2r-mcp hit an internal error in %s; it has been logged. Please report it.", name)), nil
+				}
+			}()
+			return h(ctx, req)
+		}
 	}
 }
 
-// timeoutFor returns the deadline of one call of tool name and the serve flag that sets it.
-func (d *Deps) timeoutFor(name string, req mcp.CallToolRequest) (time.Duration, string) {
-	switch name {
-	case "r2r_search":
-		return d.SearchTimeout, "--timeout-search"
-	case "r2r_rag_query":
-		return d.RAGTimeout, "--timeout-rag"
-	case "r2r_ingest_document":
-		if async, ok := req.GetArguments()["run_async"].(bool); ok && !async {
-			return d.IngestSyncTimeout, ""
-		}
-	}
+// callDeadline is the deadline of a tool without one of its own, and the serve flag that
+// sets it.
+func (d *Deps) callDeadline(mcp.CallToolRequest) (time.Duration, string) {
 	return d.CallTimeout, "--timeout"
 }
 

@@ -52,7 +52,9 @@ type Options struct {
 	server.HTTPOptions
 	// Logger receives the access log and errors; nil = discard. Keys are never logged.
 	Logger *slog.Logger
-	// Metrics records calls; nil = no /metrics.
+	// Metrics serves /metrics and counts key checks and cache lookups; nil = no /metrics.
+	// Tool calls and R2R requests are counted when base was built with it
+	// (server.Config.Metrics).
 	Metrics *metrics.Metrics
 	// Cache wraps the result cache of every user's tools (Redis L2, metrics); nil = the
 	// server's cache as it is.
@@ -150,12 +152,8 @@ func New(base *server.Server, o Options) (*Handler, error) {
 
 // newUser builds the tools of one credential and their two front doors.
 func (h *Handler) newUser(creds r2r.Credentials, id, source string) (*user, error) {
-	mw := []mcpserver.ToolHandlerMiddleware{}
-	if h.opts.Metrics != nil {
-		mw = append(mw, h.opts.Metrics.ToolMiddleware())
-	}
 	srv, err := h.base.ForCredentials(creds, server.UserOptions{Cache: h.opts.Cache, AuthSource: source, SharedLimits: h.opts.SharedLimits, History: h.opts.History, SyncJobs: h.opts.SyncJobs,
-		Middleware: append(mw, collectionDefault(h.base.ToolDefs()))})
+		Scope: collectionDefault})
 	if err != nil {
 		return nil, err
 	}
