@@ -99,8 +99,8 @@ func (p *recallParams) check(*Deps) (err error) {
 
 func recallTool(d *Deps) Tool {
 	def := recallDef()
-	return Tool{Def: def, Group: GroupMemory, ReadOnly: true, Handler: bound(d, def, func(ctx context.Context, _ mcp.CallToolRequest, p recallParams) (*mcp.CallToolResult, error) {
-		s, errRes := d.resolveScope(ctx, p.CollectionID, false)
+	return Tool{Def: def, Group: GroupMemory, ReadOnly: true, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p recallParams) (*mcp.CallToolResult, error) {
+		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}

@@ -107,7 +107,7 @@ func (p *rememberParams) check(d *Deps) (err error) {
 
 func rememberTool(d *Deps) Tool {
 	def := rememberDef()
-	return Tool{Def: def, Group: GroupMemory, ReadOnly: false, Handler: bound(d, def, func(ctx context.Context, _ mcp.CallToolRequest, p rememberParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupMemory, ReadOnly: false, run: bound(d, def, func(ctx context.Context, _ *call, _ mcp.CallToolRequest, p rememberParams) (*mcp.CallToolResult, error) {
 		return d.remember(ctx, p), nil
 	})}
 }
@@ -194,14 +194,13 @@ func memoryErrorResult(err error) *mcp.CallToolResult {
 // memoryStore is the memory store of collection collID. A superseding save waits for the
 // new memory at most until shortly before the call's deadline.
 func (d *Deps) memoryStore(ctx context.Context, collID string) *memory.Store {
-	wait := d.IngestWait
-	if wait <= 0 {
-		wait = DefaultIngestWait
-	}
+	wait := d.IngestWait // 0 = the store's own bound
 	if dl, ok := ctx.Deadline(); ok {
-		wait = min(wait, time.Until(dl)-time.Second)
+		if left := max(time.Until(dl)-time.Second, time.Millisecond); wait <= 0 || left < wait {
+			wait = left
+		}
 	}
-	return &memory.Store{API: d.Client, CollectionID: collID, Wait: max(wait, time.Millisecond), Poll: d.PollInterval,
+	return &memory.Store{API: d.Client, CollectionID: collID, Wait: wait, Poll: d.PollInterval,
 		OnWrite: func() { d.bumpAfterWrite(collID) }}
 }
 
@@ -259,8 +258,8 @@ func forgetTool(d *Deps) Tool {
 		mcp.WithString("collection_id", mcp.MaxLength(36),
 			mcp.Description("Collection ID (UUID) the memory is in; omit for the current project's collection")),
 	)
-	return Tool{Def: def, Group: GroupMemory, ReadOnly: false, Handler: bound(d, def, func(ctx context.Context, _ mcp.CallToolRequest, p forgetParams) (*mcp.CallToolResult, error) {
-		s, errRes := d.resolveScope(ctx, p.CollectionID, false)
+	return Tool{Def: def, Group: GroupMemory, ReadOnly: false, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p forgetParams) (*mcp.CallToolResult, error) {
+		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
