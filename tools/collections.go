@@ -58,25 +58,25 @@ func listCollectionsTool(d *Deps) Tool {
 			mcp.Description("Number of collections to return")),
 	)
 	def := newTool("r2r_list_collections", opts...)
-	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Cached: true, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p pageParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Cached: true, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p pageParams) (*mcp.CallToolResult, error) {
 		offset, limit := p.Offset, p.Limit
 		// The listing spans collections (key collection ""); which one is the project's is
 		// marked afterwards, so one cached page serves every project.
 		args := map[string]any{"offset": offset, "limit": limit}
-		page, cached, err := cachedLoad(ctx, d, cache.KindList, def.Name, args, "", func(ctx context.Context) (collectionsPage, bool, error) {
+		page, cached, err := cachedLoad(ctx, c, d, cache.KindList, def.Name, args, "", func(ctx context.Context) (collectionsPage, bool, error) {
 			page, err := d.Client.ListCollections(ctx, r2r.ListParams{Offset: offset, Limit: limit})
 			if err != nil {
 				return collectionsPage{}, false, err
 			}
 			p := collectionsPage{Items: make([]CollectionSummary, 0, len(page.Items)), Total: page.Total}
-			for _, c := range page.Items {
+			for _, col := range page.Items {
 				desc := ""
-				if c.Description != nil {
-					desc = clipJSON(Sanitize(*c.Description), maxListTitleBytes)
+				if col.Description != nil {
+					desc = clipJSON(Sanitize(*col.Description), maxListTitleBytes)
 				}
 				p.Items = append(p.Items, CollectionSummary{
-					CollectionID: clipJSON(c.ID, maxEnumBytes), Name: clipJSON(Sanitize(c.Name), maxListTitleBytes), Description: desc,
-					DocumentCount: c.DocumentCount, UserCount: c.UserCount,
+					CollectionID: clipJSON(col.ID, maxEnumBytes), Name: clipJSON(Sanitize(col.Name), maxListTitleBytes), Description: desc,
+					DocumentCount: col.DocumentCount, UserCount: col.UserCount,
 				})
 			}
 			return p, true, nil
@@ -99,7 +99,7 @@ func listCollectionsTool(d *Deps) Tool {
 		for i := range o.Collections {
 			o.Collections[i].CurrentProject = projID != "" && o.Collections[i].CollectionID == projID
 			if o.Collections[i].CurrentProject {
-				o.Collections[i].DocumentCount = d.projectDocumentCount(ctx, projID, o.Collections[i].DocumentCount)
+				o.Collections[i].DocumentCount = d.projectDocumentCount(ctx, c, projID, o.Collections[i].DocumentCount)
 			}
 		}
 		return result(withCachedMarker(listCollectionsText(o, projID, projRoot), cached), o), nil
@@ -112,8 +112,8 @@ func listCollectionsTool(d *Deps) Tool {
 // (r2r/conformance: documents/collection_counts_and_sync_status), so the count comes from
 // the collection's document listing instead: one request, cached like a listing. On failure
 // R2R's own count (reported) stands.
-func (d *Deps) projectDocumentCount(ctx context.Context, collectionID string, reported int) int {
-	n, _, err := cachedLoad(ctx, d, cache.KindList, "r2r_list_collections/project_count",
+func (d *Deps) projectDocumentCount(ctx context.Context, c *call, collectionID string, reported int) int {
+	n, _, err := cachedLoad(ctx, c, d, cache.KindList, "r2r_list_collections/project_count",
 		map[string]any{"collection_id": collectionID}, collectionID, func(ctx context.Context) (int, bool, error) {
 			page, err := d.Client.ListCollectionDocuments(ctx, collectionID, r2r.ListParams{Limit: 1})
 			if err != nil {

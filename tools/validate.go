@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/r2r-mcp/r2r-mcp/tools/argcheck"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // ValidateArgs is the tool middleware that checks each call's arguments against the
@@ -28,7 +29,7 @@ func ValidateArgs(ts []Tool, logger *slog.Logger) server.ToolHandlerMiddleware {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if err := v.Check(req); err != nil {
 				logger.InfoContext(ctx, "rejected tool arguments", "tool", req.Params.Name, "problems", strings.Join(err.Problems, "; "))
-				return errorResult(ErrorInfo{Type: "invalid_params", Code: CodeInvalidParams, Message: err.Error()}), nil
+				return toolerr.Result(toolerr.Info{Type: "invalid_params", Code: toolerr.CodeInvalidParams, Message: err.Error()}), nil
 			}
 			// "arguments": null (sent by clients for a tool without parameters) means none.
 			if string(bytes.TrimSpace(req.Params.RawArguments)) == "null" {
