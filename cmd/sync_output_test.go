@@ -57,9 +57,9 @@ func TestQuickStartSeedIsRecognised(t *testing.T) {
 		t.Fatal(err)
 	}
 	readme := string(raw)
-	start := strings.Index(readme, "## Try it in")
+	start := strings.Index(readme, "## Quick start")
 	if start < 0 {
-		t.Fatal("README has no try-it section")
+		t.Fatal("README has no quick start section")
 	}
 	block := readme[start:]
 	block = block[strings.Index(block, "```sh"):]
