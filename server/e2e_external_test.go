@@ -181,3 +181,35 @@ func TestE2EInstallClaudeCode(t *testing.T) {
 		t.Fatalf("second install was not a no-op:\n%s", out)
 	}
 }
+
+// TestE2EClaudeCodePlugin installs the repository's Claude Code plugin from its local
+// marketplace as the README says (claude plugin marketplace add, claude plugin install),
+// with r2r-mcp on PATH, and checks Claude Code connects to the plugin's r2r server.
+func TestE2EClaudeCodePlugin(t *testing.T) {
+	t.Parallel()
+	claude := claudeCLI(t)
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	emu := r2rtest.NewServer(t, r2rtest.Options{})
+	proj := servertest.GitProject(t, "eta", nil)
+	bin := t.TempDir()
+	if err := os.Symlink(servertest.Build(t), filepath.Join(bin, "r2r-mcp")); err != nil {
+		t.Fatal(err)
+	}
+	environ := servertest.Env(t, emu.URL, "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	runIn(t, proj, environ, claude, "plugin", "marketplace", "add", repo)
+	runIn(t, proj, environ, claude, "plugin", "install", "r2r@r2r-mcp")
+	out := runIn(t, proj, environ, claude, "mcp", "list")
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "r2r-mcp serve") {
+			line = l
+		}
+	}
+	if !strings.HasPrefix(line, "plugin:r2r:r2r") || !strings.Contains(line, "Connected") {
+		t.Fatalf("claude mcp list does not report the plugin's r2r connected:\n%s", out)
+	}
+}

@@ -189,8 +189,11 @@ func serve(t *testing.T, ts []Tool, d *Deps, opts ...server.ServerOption) *clien
 		server.WithToolHandlerMiddleware(ValidateArgs(ts, slog.New(slog.DiscardHandler))),
 		server.WithOutputSchemaValidation(),
 		server.WithRecovery(),
+		server.WithCompletions(),
+		server.WithPromptCompletionProvider(PromptCompletions(d, false)),
 	}
 	s := server.NewMCPServer("r2r-mcp-test", "test", append(base, opts...)...)
+	s.AddPrompts(Prompts(d, false)...)
 	s.AddTools(ServerTools(ts)...)
 	s.AddResources(Resources(d)...)
 	s.AddResourceTemplates(ResourceTemplates(d)...)

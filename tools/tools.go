@@ -21,6 +21,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/argcheck"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 	"github.com/r2r-mcp/r2r-mcp/tools/upload"
 )
@@ -42,6 +43,9 @@ type Tool struct {
 	// Cached marks tools whose reads go through the result cache: their rate limit applies
 	// only to calls that miss and reach R2R.
 	Cached bool
+	// Aliases are other words for enum values that ValidateArgs reads as the canonical
+	// value; each is named in its argument's description (checked by Check).
+	Aliases argcheck.ValueAliases
 }
 
 // Cache is what the tools need from the result cache; *cache.Cache implements it (and a
@@ -266,6 +270,8 @@ func Check(tools []Tool) error {
 			errs = append(errs, fmt.Errorf("%s: no handler", d.Name))
 		case t.Group == "":
 			errs = append(errs, fmt.Errorf("%s: no group", d.Name))
+		default:
+			errs = append(errs, checkAliases(t)...)
 		}
 		seen[d.Name] = true
 	}
