@@ -213,3 +213,26 @@ func TestE2EClaudeCodePlugin(t *testing.T) {
 		t.Fatalf("claude mcp list does not report the plugin's r2r connected:\n%s", out)
 	}
 }
+
+// TestE2EInstallClaudeCodeKeepsOtherScope: with r2r already in Claude Code's local scope,
+// `r2r-mcp install claude-code` (user scope) keeps that entry and says so, and Claude Code
+// ends with one r2r, connected.
+func TestE2EInstallClaudeCodeKeepsOtherScope(t *testing.T) {
+	t.Parallel()
+	claude := claudeCLI(t)
+	proj := servertest.GitProject(t, "theta", nil)
+	environ := servertest.Env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	bin := servertest.Build(t)
+	runIn(t, proj, environ, claude, "mcp", "add", "--scope", "local", "r2r", "--", bin, "serve")
+	if out := runIn(t, proj, environ, bin, "install", "claude-code"); !strings.Contains(out, "local scope; install keeps that entry") {
+		t.Fatalf("install did not say it keeps the local entry:\n%s", out)
+	}
+	out := runIn(t, proj, environ, claude, "mcp", "list")
+	wantConnected(t, out)
+	if n := strings.Count(out, "\nr2r:"); n != 1 {
+		t.Fatalf("claude mcp list shows %d r2r entries:\n%s", n, out)
+	}
+	if got := runIn(t, proj, environ, claude, "mcp", "get", "r2r"); !strings.Contains(got, "Scope: Local config") {
+		t.Fatalf("the kept entry is not the local one:\n%s", got)
+	}
+}
