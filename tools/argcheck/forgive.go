@@ -107,12 +107,20 @@ func (v *Validator) Forgive(req mcp.CallToolRequest) (mcp.CallToolRequest, []Map
 	}
 	done := top
 	aliases := v.aliases[req.Params.Name]
-	// Names first, so a renamed argument's value is read under its real name.
-	renamed := map[string]string{} // argument → the unknown name sent for it; "" = more than one
-	for _, name := range slices.Sorted(maps.Keys(args)) {
-		if _, known := ls.props[name]; known {
-			continue
+	// Names first, so a renamed argument's value is read under its real name. A call with
+	// more unknown names than maxRenames is no near miss, and comparing them all would cost
+	// work in proportion to what the caller sent.
+	var unknown []string
+	for name := range args {
+		if _, known := ls.props[name]; !known {
+			unknown = append(unknown, name)
 		}
+	}
+	if len(unknown) > maxRenames {
+		unknown = nil
+	}
+	renamed := map[string]string{} // argument → the unknown name sent for it; "" = more than one
+	for _, name := range slices.Sorted(slices.Values(unknown)) {
 		target := ls.nearMiss(name)
 		if target == "" {
 			continue
@@ -176,6 +184,9 @@ func (v *Validator) Forgive(req mcp.CallToolRequest) (mcp.CallToolRequest, []Map
 	req.Params.Arguments, req.Params.RawArguments = out, raw
 	return req, done
 }
+
+// maxRenames bounds the unknown argument names Forgive reads as near misses in one call.
+const maxRenames = 4
 
 // argsOf returns req's arguments as an object; an arguments object sent as a JSON string
 // is decoded and reported. nil when the arguments are no object.

@@ -76,6 +76,8 @@ func TestForgive(t *testing.T) {
 		{"nothing close", `{"zzz":1}`, `{"zzz":1}`, nil, `unknown argument "zzz"`},
 		{"arguments as a JSON string", `"{\"path\":\"a.md\"}"`, `{"file_path":"a.md"}`,
 			[]string{`the arguments string as an object`, `"path" as "file_path"`}, ""},
+		{"more unknown names than near misses", `{"path":"a","qeury":"x","runAsync":true,"filePath":"b","zzz":1}`,
+			`{"path":"a","qeury":"x","runAsync":true,"filePath":"b","zzz":1}`, nil, `unknown argument "zzz"`},
 		{"arguments a JSON string of no object", `"[1]"`, `"[1]"`, nil, `the arguments must be object`},
 	}
 	for _, tt := range tests {
