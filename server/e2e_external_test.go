@@ -1,11 +1,14 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -211,6 +214,53 @@ func TestE2EClaudeCodePlugin(t *testing.T) {
 	}
 	if !strings.HasPrefix(line, "plugin:r2r:r2r") || !strings.Contains(line, "Connected") {
 		t.Fatalf("claude mcp list does not report the plugin's r2r connected:\n%s", out)
+	}
+	wantSlashCommands(t, proj, environ, "r2r:ask", "r2r:search", "r2r:sync")
+}
+
+// TestE2EClaudeCodeListsPrompts: Claude Code lists the server's prompts as slash commands
+// (/mcp__r2r__ask …), as its session start reports them.
+func TestE2EClaudeCodeListsPrompts(t *testing.T) {
+	t.Parallel()
+	claude := claudeCLI(t)
+	emu := r2rtest.NewServer(t, r2rtest.Options{})
+	proj := servertest.GitProject(t, "iota", nil)
+	environ := servertest.Env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	runIn(t, proj, environ, claude, "mcp", "add", "r2r", "-e", "R2R_API_URL="+emu.URL, "--", servertest.Build(t), "serve")
+	wantSlashCommands(t, proj, environ, "mcp__r2r__ask", "mcp__r2r__search", "mcp__r2r__sync")
+}
+
+// wantSlashCommands starts a non-interactive Claude Code session in dir and checks the
+// slash commands its first (init) message lists. No login is needed: the init message
+// comes before the model is asked anything.
+func wantSlashCommands(t *testing.T, dir string, environ []string, want ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, claudeCLI(t), "-p", "hi", "--output-format", "stream-json", "--verbose")
+	cmd.Dir, cmd.Env = dir, environ
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Only the first line is needed; the rest would be a failure for want of a login.
+	first, err := bufio.NewReader(stdout).ReadString('\n')
+	cancel()
+	_ = cmd.Wait()
+	var init struct {
+		Subtype       string   `json:"subtype"`
+		SlashCommands []string `json:"slash_commands"`
+	}
+	if jerr := json.Unmarshal([]byte(first), &init); jerr != nil || init.Subtype != "init" {
+		t.Fatalf("no init message from claude -p (%v, %v): %s", err, jerr, first)
+	}
+	for _, w := range want {
+		if !slices.Contains(init.SlashCommands, w) {
+			t.Errorf("Claude Code does not list /%s; it lists %v", w, init.SlashCommands)
+		}
 	}
 }
 
