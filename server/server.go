@@ -406,6 +406,7 @@ func (s *Server) build(projects *project.Resolver, mw ...mcpserver.ToolHandlerMi
 	// Options applied before m serves anything: the completer needs s.Deps.
 	mcpserver.WithCompletions()(m)
 	mcpserver.WithPromptCompletionProvider(tools.PromptCompletions(s.Deps, s.cfg.ReadOnly))(m)
+	mcpserver.WithResourceCompletionProvider(tools.ResourceCompletions(s.Deps))(m)
 	s.MCP, s.tools, s.cancelled = m, registry, cancelled
 }
 

@@ -191,6 +191,7 @@ func serve(t *testing.T, ts []Tool, d *Deps, opts ...server.ServerOption) *clien
 		server.WithRecovery(),
 		server.WithCompletions(),
 		server.WithPromptCompletionProvider(PromptCompletions(d, false)),
+		server.WithResourceCompletionProvider(ResourceCompletions(d)),
 	}
 	s := server.NewMCPServer("r2r-mcp-test", "test", append(base, opts...)...)
 	s.AddPrompts(Prompts(d, false)...)

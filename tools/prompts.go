@@ -44,13 +44,6 @@ func Prompts(d *Deps, readOnly bool) []server.ServerPrompt {
 	return out
 }
 
-// PromptCompletions completes the prompt arguments whose values are known: collection
-// names (read from R2R), sync's prune. Values are those starting with what was typed,
-// case-insensitively, at most 100.
-func PromptCompletions(d *Deps, readOnly bool) server.PromptCompletionProvider {
-	return promptCompleter{d: d, defs: d.promptDefs(readOnly)}
-}
-
 func (d *Deps) promptDefs(readOnly bool) []promptDef {
 	defs := []promptDef{d.askPrompt(), d.searchPrompt()}
 	if !readOnly {
@@ -229,44 +222,6 @@ func (d *Deps) promptHandler(p promptDef) server.PromptHandlerFunc {
 		return mcp.NewGetPromptResult(p.prompt.Description,
 			[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text))}), nil
 	}
-}
-
-type promptCompleter struct {
-	d    *Deps
-	defs []promptDef
-}
-
-// CompletePromptArgument implements server.PromptCompletionProvider.
-func (c promptCompleter) CompletePromptArgument(ctx context.Context, prompt string, arg mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
-	i := slices.IndexFunc(c.defs, func(p promptDef) bool { return p.prompt.Name == prompt })
-	if i < 0 {
-		return nil, fmt.Errorf("no prompt %q", clip(prompt, 64))
-	}
-	complete := c.defs[i].complete[arg.Name]
-	if complete == nil {
-		return &mcp.Completion{Values: []string{}}, nil
-	}
-	timeout := c.d.CallTimeout
-	if timeout <= 0 {
-		timeout = DefaultCallTimeout
-	}
-	ctx, cancel := context.WithTimeout(withAuth(ctx, c.d.authState), timeout)
-	defer cancel()
-	all, err := complete(ctx, arg.Value)
-	if err != nil {
-		return nil, fmt.Errorf("cannot list the values of %s: %s", arg.Name, clip(Sanitize(err.Error()), 200))
-	}
-	values := []string{}
-	for _, v := range all {
-		if strings.HasPrefix(strings.ToLower(v), strings.ToLower(arg.Value)) {
-			values = append(values, v)
-		}
-	}
-	out := &mcp.Completion{Values: values, Total: len(values)}
-	if len(values) > maxCompletions {
-		out.Values, out.HasMore = values[:maxCompletions], true
-	}
-	return out, nil
 }
 
 // jsonArgs is {"name": value} as JSON.

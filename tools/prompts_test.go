@@ -172,3 +172,39 @@ func TestPromptCompletions(t *testing.T) {
 		}
 	}
 }
+
+// The document_id of r2r://documents/{document_id} completes from the project's documents;
+// without a project collection there is nothing to offer, and no error.
+func TestDocumentIDCompletions(t *testing.T) {
+	e := newEnv(t)
+	c := e.mcpClient()
+	complete := func(value string) []string {
+		t.Helper()
+		req := mcp.CompleteRequest{}
+		req.Params.Ref = mcp.ResourceReference{Type: "ref/resource", URI: DocumentTemplateURI}
+		req.Params.Argument = mcp.CompleteArgument{Name: "document_id", Value: value}
+		res, err := c.Complete(context.Background(), req)
+		if err != nil {
+			t.Fatalf("complete %q: %v", value, err)
+		}
+		return res.Completion.Values
+	}
+	if got := complete(""); len(got) != 0 {
+		t.Fatalf("no collection yet, completions %v", got)
+	}
+	var ids []string
+	for _, f := range []string{"a.md", "b.md"} {
+		e.write(f, "# "+f+"\n\ntext of "+f)
+		var o struct {
+			DocumentID string `json:"document_id"`
+		}
+		structured(t, e.ok("r2r_ingest_document", map[string]any{"file_path": f, "run_async": false}), &o)
+		ids = append(ids, o.DocumentID)
+	}
+	if got := slices.Sorted(slices.Values(complete(""))); !slices.Equal(got, slices.Sorted(slices.Values(ids))) {
+		t.Errorf("completions %v, want %v", got, ids)
+	}
+	if got := complete(strings.ToUpper(ids[0][:8])); !slices.Contains(got, ids[0]) || (ids[0][:8] != ids[1][:8] && len(got) != 1) {
+		t.Errorf("completions of %s: %v", ids[0][:8], got)
+	}
+}
