@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/r2r-mcp/r2r-mcp/auth/atomicfile"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
@@ -221,36 +222,15 @@ func ClearURL(dir, u string) (bool, error) {
 	return true, WritePrivateFile(path, append(out, '\n'))
 }
 
-// WritePrivateFile writes data to path with mode 0600 (its directory 0700) through a
-// temporary file, fsync and a rename, so readers never see a half-written file. It is how
-// every file in r2r-mcp's config directory is written.
+// WritePrivateFile writes data to path with mode 0600 (its directory 0700) atomically
+// (atomicfile.Write), so readers never see a half-written file. It is how every file in
+// r2r-mcp's config directory is written.
 func WritePrivateFile(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.Write(path, data, 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

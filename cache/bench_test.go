@@ -24,7 +24,7 @@ func benchKey(query string) Key {
 }
 
 func BenchmarkKey(b *testing.B) {
-	c := newTestCache(b, Config{MaxBytes: DefaultMaxBytes})
+	c := newTestCache(b, Config{MaxBytes: 16 << 20})
 	k := benchKey("how does the retry policy work")
 	b.ReportAllocs()
 	for b.Loop() {
@@ -41,7 +41,7 @@ func BenchmarkKeyStruct(b *testing.B) {
 		Limit int    `json:"limit"`
 		Mode  string `json:"search_mode"`
 	}
-	c := newTestCache(b, Config{MaxBytes: DefaultMaxBytes})
+	c := newTestCache(b, Config{MaxBytes: 16 << 20})
 	k := Key{R2RURL: "https://r2r.example.com", Identity: "id", Tool: "r2r_search", Collection: "c",
 		Args: args{"how does the retry policy work", 10, "custom"}}
 	b.ReportAllocs()
@@ -53,7 +53,7 @@ func BenchmarkKeyStruct(b *testing.B) {
 }
 
 func BenchmarkGetHit(b *testing.B) {
-	c := newTestCache(b, Config{MaxBytes: DefaultMaxBytes})
+	c := newTestCache(b, Config{MaxBytes: 16 << 20})
 	key := mustKey(b, c, benchKey("q"))
 	if !c.Set(KindSearch, key, bytes.Repeat([]byte("r"), 4<<10)) {
 		b.Fatal("Set not stored")
@@ -71,7 +71,7 @@ func BenchmarkGetHit(b *testing.B) {
 // BenchmarkSetGet stores a 4 KiB result under a fresh key (Set waits until it is applied) and
 // reads it back.
 func BenchmarkSetGet(b *testing.B) {
-	c := newTestCache(b, Config{MaxBytes: DefaultMaxBytes})
+	c := newTestCache(b, Config{MaxBytes: 16 << 20})
 	val := bytes.Repeat([]byte("r"), 4<<10)
 	keys := make([]string, 1024)
 	for i := range keys {

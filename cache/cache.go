@@ -35,10 +35,6 @@ const (
 	KindDocument Kind = "document" // one document's metadata or content
 )
 
-// DefaultMaxBytes is the usual bound (16 MiB), the default of serve's --cache-size: about
-// 2,500 ten-hit searches, and a serve process that stays under 48 MiB when it is full.
-const DefaultMaxBytes int64 = 16 << 20
-
 // DefaultTTL returns the default time-to-live per kind: search 300 s, rag 120 s, list 60 s,
 // document 60 s.
 func DefaultTTL() map[Kind]time.Duration {
@@ -53,7 +49,7 @@ func DefaultTTL() map[Kind]time.Duration {
 // Config configures New.
 type Config struct {
 	// MaxBytes bounds the summed size of the stored values. 0 disables caching (New returns a
-	// nil *Cache, which is valid); the usual value is DefaultMaxBytes.
+	// nil *Cache, which is valid); serve's default is Settings'.
 	MaxBytes int64
 	// TTL per kind. Kinds missing from the map use DefaultTTL; a TTL of 0 disables caching of
 	// that kind. Kinds unknown to both maps are never cached.

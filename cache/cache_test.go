@@ -55,7 +55,7 @@ func TestNew(t *testing.T) {
 		{name: "zero size disables", cfg: Config{}, wantNil: true},
 		{name: "negative size", cfg: Config{MaxBytes: -1}, wantErr: "MaxBytes"},
 		{name: "negative TTL", cfg: Config{MaxBytes: 1 << 20, TTL: map[Kind]time.Duration{KindRAG: -time.Second}}, wantErr: `"rag"`},
-		{name: "defaults", cfg: Config{MaxBytes: DefaultMaxBytes}, wantTTL: map[Kind]time.Duration{
+		{name: "defaults", cfg: Config{MaxBytes: 16 << 20}, wantTTL: map[Kind]time.Duration{
 			KindSearch: 300 * time.Second, KindRAG: 120 * time.Second, KindList: 60 * time.Second,
 			KindDocument: 60 * time.Second, "unknown": 0}},
 		{name: "overrides merge with defaults", cfg: Config{MaxBytes: 1 << 20, TTL: map[Kind]time.Duration{

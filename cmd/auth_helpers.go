@@ -15,6 +15,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/diagnose"
 )
 
 // authEnv is what login and logout touch besides the IO streams; tests replace parts of it.
@@ -184,7 +185,7 @@ func explainLoginError(url, email string, err error) error {
 	case errors.Is(err, context.Canceled):
 		return errors.New("login cancelled." + nothing)
 	case re != nil && re.StatusCode == 0:
-		return fmt.Errorf("cannot reach R2R at %s (%v). Check the URL (--url or R2R_API_URL) and that R2R is running.%s", url, re.Err, nothing)
+		return fmt.Errorf("%s. %s%s", diagnose.CannotReach(url, fmt.Sprint(re.Err)), diagnose.StartR2R(""), nothing)
 	case errors.Is(err, r2r.ErrUnavailable):
 		return fmt.Errorf("R2R at %s is unavailable right now (%d %s). Try again later.%s", url, re.StatusCode, msg, nothing)
 	case step == "log in" && re != nil && re.StatusCode == http.StatusUnauthorized && strings.Contains(strings.ToLower(msg), "not verified"):

@@ -6,13 +6,11 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
@@ -126,69 +124,6 @@ func collectionLabel(name, id string) string {
 	return name
 }
 
-// healthCheck is the answer to GET /v3/health.
-type healthCheck struct {
-	Err     error
-	Latency time.Duration
-	// Status is the HTTP status R2R answered an error with; 0 when it did not answer (or
-	// Err is nil).
-	Status int
-	// Cause is the transport failure when R2R did not answer.
-	Cause error
-}
-
-// Answered reports whether R2R answered at all (healthy or not).
-func (h healthCheck) Answered() bool { return h.Err == nil || h.Status != 0 }
-
-// checkHealth sends GET /v3/health within timeout.
-func checkHealth(ctx context.Context, c *r2r.Client, timeout time.Duration) healthCheck {
-	hctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	start := time.Now()
-	err := c.Health(hctx)
-	h := healthCheck{Err: err, Latency: time.Since(start)}
-	if re, ok := errors.AsType[*r2r.Error](err); ok {
-		h.Status, h.Cause = re.StatusCode, re.Err
-	}
-	if h.Status == 0 && h.Cause == nil {
-		h.Cause = err
-	}
-	return h
-}
-
-// userVerdict is what GET /v3/users/me said about the credential.
-type userVerdict int
-
-const (
-	userAccepted    userVerdict = iota
-	userNeedsLogin              // R2R requires a credential and there is none
-	userRejected                // R2R turned the credential down (401; a login with an unknown email)
-	userForbidden               // 403: the account exists but may not act (inactive, unverified)
-	userUnreachable             // R2R did not answer, also while logging in or refreshing
-	userFailed                  // anything else
-)
-
-// userCheck is the answer to GET /v3/users/me.
-type userCheck struct {
-	User    *r2r.User // when accepted
-	Verdict userVerdict
-	Err     error
-	// Message is R2R's answer for reports: "401 Incorrect email or password", prefixed by
-	// the operation ("login: …") when the credential could not be applied; else Err's text.
-	Message string
-	// Status is R2R's HTTP status behind the verdict (the login's or refresh's when the
-	// credential could not be applied); 0 when R2R did not answer or nothing was sent.
-	Status int
-	// Credential is true when the call was never sent because the credential could not be
-	// applied: a password login or token refresh failed (the verdict is R2R's answer to that).
-	Credential bool
-	// UnknownAccount is true when R2R knows no account with the credential's email (a
-	// password login answered 404).
-	UnknownAccount bool
-	// Latency is how long the authenticated request took (a login or refresh included).
-	Latency time.Duration
-}
-
 // slowAPIKey is the time of one authenticated request above which an API key's cost is
 // worth a warning: R2R 3.6.6 checks a key with bcrypt on every request (about 0.5 s), a
 // session's token in milliseconds.
@@ -205,49 +140,6 @@ func apiKeyCost(kind string, took time.Duration) string {
 		"unset R2R_API_KEY if it is set)", took.Milliseconds())
 }
 
-// checkUser sends GET /v3/users/me within timeout. source is where the credential came
-// from (auth.SourceNone = there is none).
-func checkUser(ctx context.Context, c *r2r.Client, timeout time.Duration, source string) userCheck {
-	uctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	start := time.Now()
-	u, err := c.Me(uctx)
-	took := time.Since(start)
-	if err == nil {
-		return userCheck{User: u, Verdict: userAccepted, Latency: took}
-	}
-	uc := userCheck{Err: err, Verdict: userFailed, Message: err.Error(), Latency: took}
-	// A failed login or refresh comes back as an *r2r.Error that matches only
-	// r2r.ErrCredentials; what R2R said to the login is inside its CredentialError.
-	var cause error = err
-	if ce, ok := errors.AsType[*r2r.CredentialError](err); ok {
-		uc.Credential, cause = true, ce
-	}
-	re, _ := errors.AsType[*r2r.Error](cause)
-	if re != nil {
-		uc.Status, uc.Message = re.StatusCode, re.Error()
-		if re.StatusCode != 0 {
-			uc.Message = strings.TrimSpace(fmt.Sprintf("%d %s", re.StatusCode, re.Message))
-			if uc.Credential {
-				uc.Message = re.Op + ": " + uc.Message
-			}
-		}
-	}
-	switch {
-	case errors.Is(cause, r2r.ErrUnauthorized) && source == auth.SourceNone:
-		uc.Verdict = userNeedsLogin
-	case errors.Is(cause, r2r.ErrUnauthorized):
-		uc.Verdict = userRejected
-	case errors.Is(cause, r2r.ErrForbidden):
-		uc.Verdict = userForbidden
-	case uc.Credential && errors.Is(cause, r2r.ErrNotFound):
-		uc.Verdict, uc.UnknownAccount = userRejected, true
-	case re != nil && re.StatusCode == 0:
-		uc.Verdict = userUnreachable
-	}
-	return uc
-}
-
 // newProjectResolver resolves the project in dir without a disk cache: status and doctor
 // look the collection up afresh and write nothing.
 func newProjectResolver(dir string) *project.Resolver {
@@ -260,15 +152,4 @@ func lookupCollection(ctx context.Context, pr *project.Resolver, c *r2r.Client, 
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return pr.Collection(cctx, c, false)
-}
-
-// sessionExpired is the verdict on a stored session that ended (auth.SessionExpiredError),
-// as a sentence.
-func sessionExpired(err error) string {
-	var se *auth.SessionExpiredError
-	if !errors.As(err, &se) {
-		return err.Error()
-	}
-	msg := se.Error()
-	return strings.ToUpper(msg[:1]) + msg[1:] + "."
 }

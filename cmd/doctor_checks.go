@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"runtime"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/diagnose"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 	"github.com/r2r-mcp/r2r-mcp/tools/searchindex"
 )
@@ -292,27 +292,15 @@ func (d *doctor) checkR2R(ctx context.Context) doctorCheck {
 	if !d.configOK {
 		return skipCheck("the configuration is invalid")
 	}
-	h := checkHealth(ctx, d.client, doctorHealthTimeout)
-	url := d.res.URL
-	if h.Err == nil {
-		d.reachable = true
-		return okCheck(fmt.Sprintf("GET %s/v3/health answered 200 in %d ms", url, h.Latency.Milliseconds()))
-	}
-	moveFix := "Start R2R, or point r2r-mcp at it with --url, R2R_API_URL or r2r-mcp login --url URL (the URL now comes from " + d.res.URLSource + ")."
+	h := diagnose.CheckHealth(ctx, d.client, doctorHealthTimeout)
 	switch {
+	case h.Verdict == diagnose.Healthy:
+		d.reachable = true
+		return okCheck(fmt.Sprintf("GET %s/v3/health answered 200 in %d ms", d.res.URL, h.Latency.Milliseconds()))
 	case ctx.Err() != nil:
 		return failCheck("interrupted", "")
-	case !h.Answered() && errors.Is(h.Err, context.DeadlineExceeded):
-		return failCheck(fmt.Sprintf("R2R at %s did not answer GET /v3/health within %s", url, doctorHealthTimeout), moveFix)
-	case !h.Answered():
-		return failCheck(fmt.Sprintf("cannot reach R2R at %s: %s", url, h.Cause), moveFix)
-	case h.Status == http.StatusNotFound || h.Status == http.StatusMethodNotAllowed:
-		return failCheck(fmt.Sprintf("%s does not look like an R2R v3 server (%d on GET /v3/health)", url, h.Status),
-			"Check the URL (from "+d.res.URLSource+"): it must be R2R's base address, e.g. http://localhost:7272.")
-	case h.Status >= 500:
-		return failCheck(fmt.Sprintf("R2R at %s is not healthy: %v", url, h.Err), "Check R2R's logs (and its database); run doctor again when it answers.")
 	}
-	return failCheck(fmt.Sprintf("GET %s/v3/health failed: %v", url, h.Err), "Check the URL and that it is R2R.")
+	return failCheck(h.Problem(d.res.URL, d.res.URLSource))
 }
 
 // checkCredentials sends GET /v3/users/me with the resolved credentials.
@@ -321,57 +309,28 @@ func (d *doctor) checkCredentials(ctx context.Context) doctorCheck {
 		return skipCheck("R2R is not reachable")
 	}
 	src := d.res.Source
-	uc := checkUser(ctx, d.client, doctorMeTimeout, src)
-	msg := uc.Message
+	a := diagnose.CheckAccount(ctx, d.client, doctorMeTimeout, src)
 	switch {
-	case uc.Verdict == userAccepted:
+	case a.Verdict == diagnose.Accepted:
 		d.credsOK = true
 		role := "user"
-		if uc.User.IsSuperuser {
+		if a.User.IsSuperuser {
 			role = "superuser"
 		}
 		if src == auth.SourceNone {
 			d.anonymous = true
-			return okCheck(fmt.Sprintf("anonymous (R2R has auth off); requests act as %s (%s)", uc.User.Email, role))
+			return okCheck(fmt.Sprintf("anonymous (R2R has auth off); requests act as %s (%s)", a.User.Email, role))
 		}
-		detail := fmt.Sprintf("%s (%s), credentials from %s; GET /v3/users/me took %d ms", uc.User.Email, role, src, uc.Latency.Milliseconds())
-		if cost := apiKeyCost(d.res.Kind, uc.Latency); cost != "" {
-			return warnCheck(detail, strings.ToUpper(cost[:1])+cost[1:]+".")
+		detail := fmt.Sprintf("%s (%s), credentials from %s; GET /v3/users/me took %d ms", a.User.Email, role, src, a.Latency.Milliseconds())
+		if cost := apiKeyCost(d.res.Kind, a.Latency); cost != "" {
+			return warnCheck(detail, diagnose.Sentence(cost, ""))
 		}
 		return okCheck(detail)
 	case ctx.Err() != nil:
 		return failCheck("interrupted", "")
-	case errors.Is(uc.Err, auth.ErrSessionExpired):
-		return failCheck(sessionExpired(uc.Err), "Run r2r-mcp login.")
-	case uc.Verdict == userNeedsLogin:
-		d.needLogin = true
-		return failCheck("R2R requires authentication and no credential was found: "+msg,
-			"Run r2r-mcp login (or set R2R_API_KEY).")
-	case uc.Verdict == userRejected && uc.UnknownAccount:
-		return failCheck(fmt.Sprintf("R2R has no account %s (the email from %s): %s", d.res.Email, src, msg), rejectedFix(src))
-	case uc.Verdict == userRejected:
-		return failCheck(fmt.Sprintf("R2R rejected the %s: %s", d.describeCredential(), msg), rejectedFix(src))
-	case uc.Verdict == userForbidden:
-		return failCheck(fmt.Sprintf("R2R refused the %s: %s", d.describeCredential(), msg),
-			"Ask the R2R admin to activate or verify the account, or run r2r-mcp login with another one.")
-	case uc.Verdict == userUnreachable:
-		return failCheck("R2R stopped answering: "+msg, "Check that R2R is running, then run doctor again.")
-	case uc.Credential && uc.Status == 0:
-		// Nothing reached R2R: the credential itself could not be applied.
-		return failCheck(fmt.Sprintf("the %s could not be used: %s", d.describeCredential(), msg), rejectedFix(src))
 	}
-	return failCheck("GET /v3/users/me failed: "+msg, "Check R2R's logs; run doctor again.")
-}
-
-// rejectedFix says how to replace credentials R2R rejected, by where they came from.
-func rejectedFix(src string) string {
-	switch src {
-	case auth.SourceEnvAPIKey:
-		return "Set a valid R2R_API_KEY, or unset it and run r2r-mcp login."
-	case auth.SourceEnvPassword:
-		return "Check R2R_EMAIL and R2R_PASSWORD, or unset them and run r2r-mcp login."
-	}
-	return "Run r2r-mcp login to store a new credential (the stored one was revoked, expired, or is for another R2R)."
+	d.needLogin = a.Verdict == diagnose.NeedsLogin
+	return failCheck(a.Problem(d.describeCredential(), auth.Source(src), d.res.Email))
 }
 
 // checkProject maps the project to its collection, read only: a missing collection is

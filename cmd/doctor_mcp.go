@@ -24,10 +24,11 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/tools"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // statusToolName is the tool doctor calls once the server is up.
-const statusToolName = "r2r_status"
+const statusToolName = tools.StatusToolName
 
 // stderrTailLines is how much of the server's stderr a failed check shows.
 const stderrTailLines = 15
@@ -53,22 +54,22 @@ var rpcErrors = map[int]rpcErrorInfo{
 		"This is a bug in r2r-mcp or doctor; please report it with this output."},
 	mcp.INTERNAL_ERROR: {"internal error in the server", true,
 		"See the server's stderr below, then run doctor again."},
-	tools.CodeR2RAPI: {"R2R API error", true,
+	toolerr.CodeR2RAPI: {"R2R API error", true,
 		"See the R2R checks above and R2R's logs."},
-	tools.CodeAuth: {"authentication failed: R2R rejected the credentials", false,
+	toolerr.CodeAuth: {"authentication failed: R2R rejected the credentials", false,
 		"Run r2r-mcp login (or set R2R_API_KEY)."},
-	tools.CodeBreakerOpen: {"circuit breaker open: R2R failed repeatedly, so r2r-mcp pauses calls to it", true,
+	toolerr.CodeBreakerOpen: {"circuit breaker open: R2R failed repeatedly, so r2r-mcp pauses calls to it", true,
 		"Fix R2R (see the checks above); calls resume after the breaker's cool-down."},
-	tools.CodeRateLimited: {"rate limited: by r2r-mcp's own per-tool limit, or by R2R (429)", true,
+	toolerr.CodeRateLimited: {"rate limited: by r2r-mcp's own per-tool limit, or by R2R (429)", true,
 		"Wait retry_after seconds (r2r-mcp's limit: --rate-limit, --rag-rate-limit) or a minute (R2R's), then run doctor again."},
 }
 
 // toolErrors are the codes whose meaning in an r2r-mcp error result differs from the
 // JSON-RPC error of the same number.
 var toolErrors = map[int]rpcErrorInfo{
-	// A tool result with -32603 is r2r-mcp's own verdict (tools.CodeInternal), not a crash:
+	// A tool result with -32603 is r2r-mcp's own verdict (toolerr.CodeInternal), not a crash:
 	// a configuration problem or a bug, which the text names. Calling again changes nothing.
-	tools.CodeInternal: {"r2r-mcp could not run the tool: a configuration problem or an internal error", false,
+	toolerr.CodeInternal: {"r2r-mcp could not run the tool: a configuration problem or an internal error", false,
 		"Read the text: fix what it names (often the project's " + project.ConfigFile + "), or report the bug with this output."},
 }
 
@@ -423,7 +424,7 @@ func (p *mcpProbe) callStatus(ctx context.Context) doctorCheck {
 	}
 	text := resultText(res)
 	if res.IsError {
-		if info, ok := tools.ErrorOf(res); ok && info.Code != 0 {
+		if info, ok := toolerr.Of(res); ok && info.Code != 0 {
 			e := explainToolCode(info.Code)
 			fix := e.Fix
 			if info.RetryAfter != nil {

@@ -28,6 +28,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/tools"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // allDoctorChecks is the order of the report.
@@ -354,7 +355,7 @@ func TestDoctor(t *testing.T) {
 			checkCredentials: statusFail, checkProject: statusSkip, checkInitialize: statusOK, checkToolsList: statusOK, checkStatusCall: statusOK})
 		c := checkByName(t, rep, checkCredentials)
 		if rep.OK || !strings.Contains(c.Detail, "R2R rejected the API key key_ba… (from env R2R_API_KEY): 401") ||
-			!strings.Contains(c.Fix, "run r2r-mcp login") {
+			!strings.Contains(c.Fix, "run `r2r-mcp login`") {
 			t.Errorf("credentials check %+v", c)
 		}
 	})
@@ -572,10 +573,10 @@ func TestDoctorJSONRPCErrors(t *testing.T) {
 		{mcp.METHOD_NOT_FOUND, "method not found", false},
 		{mcp.INVALID_PARAMS, "invalid params", false},
 		{mcp.INTERNAL_ERROR, "internal error in the server", true},
-		{tools.CodeR2RAPI, "R2R API error", true},
-		{tools.CodeAuth, "authentication failed", false},
-		{tools.CodeBreakerOpen, "circuit breaker open", true},
-		{tools.CodeRateLimited, "rate limited: by r2r-mcp's own per-tool limit, or by R2R (429)", true},
+		{toolerr.CodeR2RAPI, "R2R API error", true},
+		{toolerr.CodeAuth, "authentication failed", false},
+		{toolerr.CodeBreakerOpen, "circuit breaker open", true},
+		{toolerr.CodeRateLimited, "rate limited: by r2r-mcp's own per-tool limit, or by R2R (429)", true},
 		{-32050, "unexpected error (code -32050)", true},
 	}
 	for _, tt := range tests {
@@ -667,17 +668,17 @@ func TestDoctorCredentialsCheck(t *testing.T) {
 			status: statusOK, detail: testEmail + " (user), credentials from " + auth.SourceEnvPassword},
 		{name: "wrong password", env: []string{"R2R_EMAIL", testEmail, "R2R_PASSWORD", "wrong-env-password"},
 			status: statusFail, detail: "R2R rejected the password for " + testEmail + " (from " + auth.SourceEnvPassword + "): login: 401 Incorrect email or password",
-			fix: "Check R2R_EMAIL and R2R_PASSWORD"},
+			fix: "Fix R2R_EMAIL/R2R_PASSWORD where they are set"},
 		{name: "unknown email", env: []string{"R2R_EMAIL", "nobody@example.com", "R2R_PASSWORD", testPassword},
 			status: statusFail, detail: "R2R has no account nobody@example.com (the email from " + auth.SourceEnvPassword + "): login: 404 User not found",
-			fix: "Check R2R_EMAIL and R2R_PASSWORD"},
+			fix: "Fix R2R_EMAIL/R2R_PASSWORD where they are set"},
 		{name: "login fails on R2R's side", env: []string{"R2R_EMAIL", testEmail, "R2R_PASSWORD", testPassword},
 			setup:  func(srv *r2rtest.Server) { srv.ForceStatus("POST /v3/users/login", 500, 1) },
 			status: statusFail, detail: "GET /v3/users/me failed: login: 500", fix: "Check R2R's logs"},
 		{name: "wrong API key", env: []string{"R2R_API_KEY", "key_bad.bad"},
-			status: statusFail, detail: "R2R rejected the API key key_ba… (from " + auth.SourceEnvAPIKey + "): 401", fix: "Set a valid R2R_API_KEY"},
+			status: statusFail, detail: "R2R rejected the API key key_ba… (from " + auth.SourceEnvAPIKey + "): 401", fix: "Fix R2R_API_KEY where it is set"},
 		{name: "no credential", status: statusFail, detail: "R2R requires authentication and no credential was found: 401",
-			fix: "Run r2r-mcp login"},
+			fix: "Run `r2r-mcp login`"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -722,19 +723,19 @@ func TestDoctorStatusCallErrors(t *testing.T) {
 		retryable bool
 	}{
 		{name: "configuration problem",
-			result: tools.NewErrorResult(tools.ErrorInfo{Type: "configuration", Code: tools.CodeInternal,
+			result: toolerr.Result(toolerr.Info{Type: "configuration", Code: toolerr.CodeInternal,
 				Message: "The project's .r2r-mcp.json is not valid JSON."}),
 			detail: "r2r_status returned an error: r2r-mcp could not run the tool: a configuration problem or an internal error (code -32603): The project's .r2r-mcp.json is not valid JSON.",
-			fix:    "or report the bug", code: tools.CodeInternal},
+			fix:    "or report the bug", code: toolerr.CodeInternal},
 		{name: "r2r-mcp's rate limit",
-			result: tools.NewErrorResult(tools.ErrorInfo{Type: "rate_limited", Code: tools.CodeRateLimited, Retryable: true,
+			result: toolerr.Result(toolerr.Info{Type: "rate_limited", Code: toolerr.CodeRateLimited, Retryable: true,
 				RetryAfter: &retryAfter, Message: "r2r_status is called too often."}),
 			detail: "rate limited: by r2r-mcp's own per-tool limit, or by R2R (429) (code -32004)",
-			fix:    "Retry after 2.5 s. Wait retry_after seconds", code: tools.CodeRateLimited, retryable: true},
+			fix:    "Retry after 2.5 s. Wait retry_after seconds", code: toolerr.CodeRateLimited, retryable: true},
 		{name: "authentication",
-			result: tools.NewErrorResult(tools.ErrorInfo{Type: "authentication", Code: tools.CodeAuth, Message: "R2R rejected R2R_API_KEY (401)."}),
+			result: toolerr.Result(toolerr.Info{Type: "authentication", Code: toolerr.CodeAuth, Message: "R2R rejected R2R_API_KEY (401)."}),
 			detail: "authentication failed: R2R rejected the credentials (code -32002): R2R rejected R2R_API_KEY (401).",
-			fix:    "Run r2r-mcp login", code: tools.CodeAuth},
+			fix:    "Run r2r-mcp login", code: toolerr.CodeAuth},
 		{name: "error without r2r-mcp's data",
 			result: mcp.NewToolResultError("something broke"),
 			detail: "r2r_status returned an error: something broke", fix: "See the server's stderr below."},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/r2r-mcp/r2r-mcp/auth/atomicfile"
 	"github.com/r2r-mcp/r2r-mcp/cmd/jsonc"
 )
 
@@ -363,9 +364,8 @@ func entryCommand(src []byte, cfg clientConfig) (string, bool) {
 }
 
 // writeConfigFile backs up the current file (when there is one) and then replaces it
-// atomically: the new text goes to a temporary file in the same directory, which is renamed
-// over the old one, so a crash never leaves a half-written config. A symlinked config is
-// written through to its target. It returns the backup's path.
+// atomically (atomicfile.Write), so a crash never leaves a half-written config. A
+// symlinked config is written through to its target. It returns the backup's path.
 func writeConfigFile(path string, old []byte, exists bool, data []byte, private bool, now time.Time) (string, error) {
 	target := path
 	mode := fs.FileMode(0o644)
@@ -389,25 +389,7 @@ func writeConfigFile(path string, old []byte, exists bool, data []byte, private 
 	} else if err := os.MkdirAll(filepath.Dir(target), dirMode); err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
-	if err != nil {
-		return "", fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), target)
-	}
-	if err != nil {
+	if err := atomicfile.Write(target, data, mode); err != nil {
 		return "", fmt.Errorf("cannot write %s (it was not changed): %w", path, err)
 	}
 	return backup, nil
@@ -421,22 +403,11 @@ func writeBackup(path string, data []byte, mode fs.FileMode, now time.Time) (str
 		if i > 0 {
 			name = fmt.Sprintf("%s.%s-%d.bak", path, stamp, i)
 		}
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		err := atomicfile.WriteNew(name, data, mode)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
-			return "", err
-		}
-		_, err = f.Write(data)
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(name)
 			return "", err
 		}
 		return name, nil

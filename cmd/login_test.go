@@ -150,7 +150,7 @@ func TestLoginErrorsStoreNothing(t *testing.T) {
 		{name: "unknown email", email: "ghost@example.com", password: testPassword,
 			want: []string{"no R2R account ghost@example.com", "User not found", "Nothing was stored"}},
 		{name: "unreachable server", url: closed, email: testEmail, password: testPassword,
-			want: []string{"cannot reach R2R at " + closed, "R2R is running", "Nothing was stored"}},
+			want: []string{"cannot reach R2R at " + closed, "Start R2R, or point r2r-mcp at it", "Nothing was stored"}},
 		{name: "server down", email: testEmail, password: testPassword,
 			setup: func(f *authFixture) { f.srv.Down(true) },
 			want:  []string{"cannot reach R2R", "Nothing was stored"}},

@@ -2,23 +2,18 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
-	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/server"
+	"github.com/r2r-mcp/r2r-mcp/server/knob"
 )
 
 type serveOptions struct {
@@ -31,8 +26,8 @@ type serveOptions struct {
 	// R2R_MCP_ALLOW_DIRS).
 	AllowDirs []string
 
-	// Options are the tunable settings; each is a flag with an environment twin
-	// (serveKnobs) bound straight onto its field.
+	// Options are the tunable settings; each knob is a flag with an environment twin
+	// bound straight onto its field (server.Options.Knobs).
 	server.Options
 
 	// Env is where credentials are looked up; tests replace the keyring and config dir.
@@ -41,186 +36,11 @@ type serveOptions struct {
 	allowDirsFrom string // "--allow-dir" or "R2R_MCP_ALLOW_DIRS", for errors
 }
 
-// Limits of the knobs. Every tool must answer within 50 s (clients give up around 60 s).
-const (
-	maxToolTimeout = 50 * time.Second
-	maxRetries     = 10
-	maxRetryWait   = 10 * time.Second
-)
-
-// serveKnob is a serve flag with an environment twin: the flag wins over the environment,
-// which wins over the default. The value validates itself, so a bad flag and a bad
-// environment value fail the same way, naming where the value came from.
-type serveKnob struct {
-	flag, env, usage string
-	value            pflag.Value
-}
-
-// serveKnobs binds the resilience and cache flags to opts, with their defaults.
-func serveKnobs(opts *serveOptions) []serveKnob {
-	opts.Options = server.DefaultOptions()
-	day := 24 * time.Hour
-	return []serveKnob{
-		{"cache-size", "R2R_MCP_CACHE_SIZE", "memory for cached results, e.g. 64MiB, 512KiB, 1GB; 0 disables the cache", &bytesValue{&opts.CacheSize}},
-		{"cache-ttl-search", "R2R_MCP_CACHE_TTL_SEARCH", "how long search results stay cached; 0 = not cached", &durationValue{&opts.CacheTTLSearch, 0, day}},
-		{"cache-ttl-rag", "R2R_MCP_CACHE_TTL_RAG", "how long RAG answers stay cached; 0 = not cached", &durationValue{&opts.CacheTTLRAG, 0, day}},
-		{"cache-ttl-list", "R2R_MCP_CACHE_TTL_LIST", "how long document and collection listings and documents stay cached; 0 = not cached", &durationValue{&opts.CacheTTLList, 0, day}},
-		{"retry-max", "R2R_MCP_RETRY_MAX", "retries of a read (search, RAG, GET) after a network error, 429, 502, 503 or 504; writes are never retried; 0 = none", &intValue{&opts.RetryMax, 0, maxRetries}},
-		{"retry-wait", "R2R_MCP_RETRY_WAIT", "first wait before a retry, doubling with jitter", &durationValue{&opts.RetryWait, time.Millisecond, maxRetryWait}},
-		{"breaker-failures", "R2R_MCP_BREAKER_FAILURES", "failed R2R calls in a row (after their retries) that open the circuit breaker", &intValue{&opts.BreakerFailures, 1, 1000}},
-		{"breaker-cooldown", "R2R_MCP_BREAKER_COOLDOWN", "how long an open breaker fails calls fast before probing R2R again", &durationValue{&opts.BreakerCooldown, time.Millisecond, day}},
-		{"breaker-successes", "R2R_MCP_BREAKER_SUCCESSES", "successful probes that close the breaker again", &intValue{&opts.BreakerSuccesses, 1, 100}},
-		{"rate-limit", "R2R_MCP_RATE_LIMIT", "calls per second allowed per tool (token bucket); 0 = no limit", &floatValue{&opts.RateLimit, 0, 10000}},
-		{"rate-burst", "R2R_MCP_RATE_BURST", "calls per tool allowed at once above --rate-limit", &intValue{&opts.RateBurst, 1, 100000}},
-		{"rag-rate-limit", "R2R_MCP_RAG_RATE_LIMIT", "calls per second allowed for r2r_rag_query; 0 = no limit", &floatValue{&opts.RAGRateLimit, 0, 10000}},
-		{"rag-rate-burst", "R2R_MCP_RAG_RATE_BURST", "r2r_rag_query calls allowed at once above --rag-rate-limit", &intValue{&opts.RAGRateBurst, 1, 100000}},
-		{"timeout-search", "R2R_MCP_TIMEOUT_SEARCH", "deadline of r2r_search (at most 50s)", &durationValue{&opts.TimeoutSearch, time.Millisecond, maxToolTimeout}},
-		{"timeout-rag", "R2R_MCP_TIMEOUT_RAG", "deadline of r2r_rag_query (at most 50s)", &durationValue{&opts.TimeoutRAG, time.Millisecond, maxToolTimeout}},
-		{"timeout", "R2R_MCP_TIMEOUT", "deadline of every other tool (at most 50s; r2r_ingest_document with run_async=false has 45s)", &durationValue{&opts.Timeout, time.Millisecond, maxToolTimeout}},
-		{"max-inflight", "R2R_MCP_MAX_INFLIGHT", "tool calls and resource reads served at once; one more is answered \"busy, retry in 1 s\" at once", &intValue{&opts.MaxInflight, 1, 10000}},
-		{"max-request-bytes", "R2R_MCP_MAX_REQUEST_BYTES", "largest JSON-RPC message read from the client, e.g. 4MiB; a larger one gets an error and is skipped", &boundedBytes{bytesValue{&opts.MaxRequestBytes}, 64 << 10, 1 << 30}},
-	}
-}
-
-// applyEnv sets every knob whose flag was not given from its environment variable.
-func applyEnv(fs *pflag.FlagSet, knobs []serveKnob, getenv func(string) string) error {
-	for _, k := range knobs {
-		if fs.Changed(k.flag) {
-			continue
-		}
-		if v := strings.TrimSpace(getenv(k.env)); v != "" {
-			if err := k.value.Set(v); err != nil {
-				return fmt.Errorf("invalid %s=%q (the environment twin of --%s): %v", k.env, v, k.flag, err)
-			}
-		}
-	}
-	return nil
-}
-
-// bytesValue is a byte size with units (64MiB, 512KB, 1.5GiB, 1024).
-// boundedBytes is a size in [lo, hi].
-type boundedBytes struct {
-	bytesValue
-	lo, hi int64
-}
-
-func (v *boundedBytes) Set(s string) error {
-	old := *v.p
-	if err := v.bytesValue.Set(s); err != nil {
-		return err
-	}
-	if n := *v.p; n < v.lo || n > v.hi {
-		*v.p = old
-		return fmt.Errorf("want a size from %s to %s", server.FormatBytes(v.lo), server.FormatBytes(v.hi))
-	}
-	return nil
-}
-
-type bytesValue struct{ p *int64 }
-
-func (v *bytesValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return server.FormatBytes(*v.p)
-}
-func (v *bytesValue) Type() string { return "bytes" }
-func (v *bytesValue) Set(s string) error {
-	n, err := humanize.ParseBytes(s)
-	if err != nil {
-		return errors.New("want a size such as 64MiB, 512KB or 0")
-	}
-	if n > math.MaxInt64 {
-		return fmt.Errorf("%s is too large", s)
-	}
-	*v.p = int64(n)
-	return nil
-}
-
-// durationValue is a duration in [lo, hi]; "0" is accepted when lo is 0.
-type durationValue struct {
-	p      *time.Duration
-	lo, hi time.Duration
-}
-
-func (v *durationValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return v.p.String()
-}
-func (v *durationValue) Type() string { return "duration" }
-func (v *durationValue) Set(s string) error {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		if s == "0" {
-			d, err = 0, nil
-		} else {
-			return fmt.Errorf("want a duration such as 1.5s, 300ms or 2m (%v)", err)
-		}
-	}
-	if d < v.lo || d > v.hi {
-		return fmt.Errorf("must be between %s and %s", v.lo, v.hi)
-	}
-	*v.p = d
-	return nil
-}
-
-// intValue is an integer in [lo, hi].
-type intValue struct {
-	p      *int
-	lo, hi int
-}
-
-func (v *intValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return strconv.Itoa(*v.p)
-}
-func (v *intValue) Type() string { return "int" }
-func (v *intValue) Set(s string) error {
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return fmt.Errorf("want a whole number")
-	}
-	if n < v.lo || n > v.hi {
-		return fmt.Errorf("must be between %d and %d", v.lo, v.hi)
-	}
-	*v.p = n
-	return nil
-}
-
-// floatValue is a number in [lo, hi].
-type floatValue struct {
-	p      *float64
-	lo, hi float64
-}
-
-func (v *floatValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return strconv.FormatFloat(*v.p, 'f', -1, 64)
-}
-func (v *floatValue) Type() string { return "float" }
-func (v *floatValue) Set(s string) error {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) {
-		return fmt.Errorf("want a number")
-	}
-	if f < v.lo || f > v.hi {
-		return fmt.Errorf("must be between %s and %s", strconv.FormatFloat(v.lo, 'f', -1, 64), strconv.FormatFloat(v.hi, 'f', -1, 64))
-	}
-	*v.p = f
-	return nil
-}
-
 // newServeCmd builds "serve". runF, when set, receives the resolved configuration instead
 // of running the server (tests).
 func newServeCmd(deps Deps, runF func(context.Context, server.Config) error) *cobra.Command {
-	opts := &serveOptions{allowDirsFrom: "--allow-dir"}
-	knobs := serveKnobs(opts)
+	opts := &serveOptions{allowDirsFrom: "--allow-dir", Options: server.DefaultOptions()}
+	knobs := opts.Knobs()
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the MCP server over stdio (started by your MCP client)",
@@ -257,15 +77,14 @@ variable over the default, and an invalid value stops serve with an error naming
 	f.StringArrayVar(&opts.AllowDirs, "allow-dir", nil, "a further directory r2r_ingest_document may read files from; repeatable (env R2R_MCP_ALLOW_DIRS, "+
 		"directories separated by "+string(filepath.ListSeparator)+")")
 	for _, k := range knobs {
-		f.Var(k.value, k.flag, k.usage+" (env "+k.env+")")
+		f.Var(k.Value(), k.Name, k.Usage())
 	}
-	addHTTPFlags(f, &opts.HTTP)
 	return c
 }
 
 // runServe applies the environment twins of the flags not given, opens the log, resolves
 // the configuration and serves (or hands the configuration to runF, in tests).
-func runServe(cmd *cobra.Command, deps Deps, opts *serveOptions, knobs []serveKnob, runF func(context.Context, server.Config) error) error {
+func runServe(cmd *cobra.Command, deps Deps, opts *serveOptions, knobs []knob.Row, runF func(context.Context, server.Config) error) error {
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
@@ -274,11 +93,10 @@ func runServe(cmd *cobra.Command, deps Deps, opts *serveOptions, knobs []serveKn
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	if err := applyEnv(cmd.Flags(), knobs, getenv); err != nil {
+	if err := knob.ApplyEnv(knobs, cmd.Flags().Changed, getenv); err != nil {
 		return err
 	}
-	httpEnv(cmd.Flags(), &opts.HTTP, getenv)
-	if err := checkHTTP(&opts.HTTP, cmd.Flags(), opts.ReadOnly); err != nil {
+	if err := checkHTTP(&opts.HTTP, knobs, cmd.Flags(), opts.ReadOnly); err != nil {
 		return err
 	}
 	if !cmd.Flags().Changed("allow-dir") {

@@ -99,7 +99,7 @@ func TestServeConfig(t *testing.T) {
 				}
 			}
 			deps := Deps{Build: BuildInfo{Version: "9.9.9", Commit: "c0ffee"}, Getenv: func(k string) string { return tt.env[k] }}
-			opts := &serveOptions{R2RURL: tt.flagURL, ProjectDir: t.TempDir(), Env: authEnv{ConfigDir: dir, Keyring: kr}}
+			opts := &serveOptions{R2RURL: tt.flagURL, ProjectDir: t.TempDir(), Env: authEnv{ConfigDir: dir, Keyring: kr}, Options: server.DefaultOptions()}
 			cfg, err := serveConfig(context.Background(), deps, opts, slog.New(slog.DiscardHandler))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -220,8 +220,8 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 }
 
 // TestServeResilienceFlags: every knob is a flag with an environment twin; flag > env >
-// default; 0 switches a feature off (a negative value in server.Config, where 0 means the
-// default); an invalid value is a startup error that names the flag or variable.
+// default; 0 switches a feature off; an invalid value is a startup error that names the
+// flag or variable.
 func TestServeResilienceFlags(t *testing.T) {
 	dirA, dirB := t.TempDir(), t.TempDir()
 	tests := []struct {
@@ -232,11 +232,11 @@ func TestServeResilienceFlags(t *testing.T) {
 		wantErr string
 	}{
 		{name: "defaults", check: func(c server.Config) bool {
-			return c.Options.CacheSize == 16<<20 && c.Options.CacheTTLSearch == 300*time.Second && c.Options.CacheTTLRAG == 120*time.Second &&
-				c.Options.CacheTTLList == 60*time.Second && c.Options.RetryMax == 3 && c.Options.RetryWait == 200*time.Millisecond &&
-				c.Options.BreakerFailures == 5 && c.Options.BreakerCooldown == time.Minute && c.Options.BreakerSuccesses == 2 &&
-				c.Options.RateLimit == 10 && c.Options.RateBurst == 20 && c.Options.RAGRateLimit == 2 && c.Options.RAGRateBurst == 5 &&
-				c.Options.TimeoutSearch == 20*time.Second && c.Options.TimeoutRAG == 45*time.Second && c.Options.Timeout == 15*time.Second &&
+			return c.Options.Cache.MaxBytes == 16<<20 && c.Options.Cache.TTLSearch == 300*time.Second && c.Options.Cache.TTLRAG == 120*time.Second &&
+				c.Options.Cache.TTLList == 60*time.Second && c.Options.Retry.MaxRetries == 3 && c.Options.Retry.InitialInterval == 200*time.Millisecond &&
+				c.Options.Breaker.Failures == 5 && c.Options.Breaker.Cooldown == time.Minute && c.Options.Breaker.HalfOpenSuccesses == 2 &&
+				c.Options.Tools.RateLimit == 10 && c.Options.Tools.RateBurst == 20 && c.Options.Tools.RAGRateLimit == 2 && c.Options.Tools.RAGRateBurst == 5 &&
+				c.Options.Tools.SearchTimeout == 20*time.Second && c.Options.Tools.RAGTimeout == 45*time.Second && c.Options.Tools.CallTimeout == 15*time.Second &&
 				len(c.AllowDirs) == 0
 		}},
 		{name: "flags", args: []string{"--cache-size", "1.5GiB", "--cache-ttl-search", "10s", "--cache-ttl-rag", "5s",
@@ -245,30 +245,30 @@ func TestServeResilienceFlags(t *testing.T) {
 			"--rag-rate-limit", "1", "--rag-rate-burst", "3", "--timeout-search", "2s", "--timeout-rag", "30s", "--timeout", "5s",
 			"--allow-dir", dirA, "--allow-dir", dirB},
 			check: func(c server.Config) bool {
-				return c.Options.CacheSize == 3<<29 && c.Options.CacheTTLSearch == 10*time.Second && c.Options.CacheTTLRAG == 5*time.Second &&
-					c.Options.CacheTTLList == time.Second && c.Options.RetryMax == 5 && c.Options.RetryWait == 50*time.Millisecond &&
-					c.Options.BreakerFailures == 3 && c.Options.BreakerCooldown == 500*time.Millisecond && c.Options.BreakerSuccesses == 1 &&
-					c.Options.RateLimit == 0.5 && c.Options.RateBurst == 2 && c.Options.RAGRateLimit == 1 && c.Options.RAGRateBurst == 3 &&
-					c.Options.TimeoutSearch == 2*time.Second && c.Options.TimeoutRAG == 30*time.Second && c.Options.Timeout == 5*time.Second &&
+				return c.Options.Cache.MaxBytes == 3<<29 && c.Options.Cache.TTLSearch == 10*time.Second && c.Options.Cache.TTLRAG == 5*time.Second &&
+					c.Options.Cache.TTLList == time.Second && c.Options.Retry.MaxRetries == 5 && c.Options.Retry.InitialInterval == 50*time.Millisecond &&
+					c.Options.Breaker.Failures == 3 && c.Options.Breaker.Cooldown == 500*time.Millisecond && c.Options.Breaker.HalfOpenSuccesses == 1 &&
+					c.Options.Tools.RateLimit == 0.5 && c.Options.Tools.RateBurst == 2 && c.Options.Tools.RAGRateLimit == 1 && c.Options.Tools.RAGRateBurst == 3 &&
+					c.Options.Tools.SearchTimeout == 2*time.Second && c.Options.Tools.RAGTimeout == 30*time.Second && c.Options.Tools.CallTimeout == 5*time.Second &&
 					strings.Join(c.AllowDirs, ",") == dirA+","+dirB
 			}},
 		{name: "environment", env: map[string]string{"R2R_MCP_CACHE_SIZE": "512KiB", "R2R_MCP_RETRY_MAX": "1",
 			"R2R_MCP_BREAKER_COOLDOWN": "2s", "R2R_MCP_RATE_LIMIT": "4", "R2R_MCP_TIMEOUT_SEARCH": "3s",
 			"R2R_MCP_ALLOW_DIRS": dirA + string(filepath.ListSeparator) + dirB},
 			check: func(c server.Config) bool {
-				return c.Options.CacheSize == 512<<10 && c.Options.RetryMax == 1 && c.Options.BreakerCooldown == 2*time.Second && c.Options.RateLimit == 4 &&
-					c.Options.TimeoutSearch == 3*time.Second && len(c.AllowDirs) == 2
+				return c.Options.Cache.MaxBytes == 512<<10 && c.Options.Retry.MaxRetries == 1 && c.Options.Breaker.Cooldown == 2*time.Second && c.Options.Tools.RateLimit == 4 &&
+					c.Options.Tools.SearchTimeout == 3*time.Second && len(c.AllowDirs) == 2
 			}},
 		{name: "flag beats environment", args: []string{"--retry-max", "2", "--allow-dir", dirA},
 			env: map[string]string{"R2R_MCP_RETRY_MAX": "7", "R2R_MCP_ALLOW_DIRS": dirB},
 			check: func(c server.Config) bool {
-				return c.Options.RetryMax == 2 && len(c.AllowDirs) == 1 && c.AllowDirs[0] == dirA
+				return c.Options.Retry.MaxRetries == 2 && len(c.AllowDirs) == 1 && c.AllowDirs[0] == dirA
 			}},
 		{name: "zero switches off", args: []string{"--cache-size", "0", "--cache-ttl-rag", "0", "--retry-max", "0", "--rate-limit", "0"},
 			env: map[string]string{"R2R_MCP_RAG_RATE_LIMIT": "0"},
 			check: func(c server.Config) bool {
-				return c.Options.CacheSize == 0 && c.Options.CacheTTLRAG == 0 && c.Options.RetryMax == 0 && c.Options.RateLimit == 0 && c.Options.RAGRateLimit == 0 &&
-					c.Options.CacheTTLSearch == 300*time.Second
+				return c.Options.Cache.MaxBytes == 0 && c.Options.Cache.TTLRAG == 0 && c.Options.Retry.MaxRetries == 0 && c.Options.Tools.RateLimit == 0 && c.Options.Tools.RAGRateLimit == 0 &&
+					c.Options.Cache.TTLSearch == 300*time.Second
 			}},
 		{name: "bad size flag", args: []string{"--cache-size", "lots"}, wantErr: "--cache-size"},
 		{name: "bad size env", env: map[string]string{"R2R_MCP_CACHE_SIZE": "-5MiB"}, wantErr: "R2R_MCP_CACHE_SIZE"},
@@ -314,19 +314,21 @@ func TestServeResilienceFlags(t *testing.T) {
 	}
 }
 
-// TestServeHelpListsEveryKnob: --help shows each resilience flag with its environment twin.
+// TestServeHelpListsEveryKnob: --help shows each knob with its environment twin and,
+// when it has one, its default.
 func TestServeHelpListsEveryKnob(t *testing.T) {
 	c := newServeCmd(Deps{}, nil)
 	usage := c.Flags().FlagUsages()
-	for _, k := range serveKnobs(&serveOptions{}) {
+	opts := server.DefaultOptions()
+	for _, k := range opts.Knobs() {
 		line := ""
 		for l := range strings.SplitSeq(usage, "\n") {
-			if strings.Contains(l, "--"+k.flag+" ") {
+			if strings.Contains(l, "--"+k.Name+" ") {
 				line = l
 			}
 		}
-		if line == "" || !strings.Contains(line, "(env "+k.env+")") || !strings.Contains(line, "(default ") {
-			t.Errorf("--%s: help line %q lacks the env twin or the default", k.flag, line)
+		if line == "" || !strings.Contains(line, "(env "+k.Env+")") || (k.Value().String() != "" && !strings.Contains(line, "(default ")) {
+			t.Errorf("--%s: help line %q lacks the env twin or the default", k.Name, line)
 		}
 	}
 	if !strings.Contains(usage, "--allow-dir") || !strings.Contains(usage, "R2R_MCP_ALLOW_DIRS") {
@@ -363,7 +365,7 @@ func TestServeStatusReadsTheKeyring(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			deps := Deps{Build: BuildInfo{Version: "9.9.9"}, Getenv: func(string) string { return "" }}
-			opts := &serveOptions{R2RURL: srv.URL, ProjectDir: gitProjectDir(t, "delta"),
+			opts := &serveOptions{R2RURL: srv.URL, ProjectDir: gitProjectDir(t, "delta"), Options: server.DefaultOptions(),
 				Env: authEnv{ConfigDir: t.TempDir(), Keyring: tt.kr, KeyringTimeout: 100 * time.Millisecond}}
 			cfg, err := serveConfig(context.Background(), deps, opts, slog.New(slog.DiscardHandler))
 			if err != nil {

@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/diagnose"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
@@ -142,9 +142,9 @@ type StatusProjectInfo struct {
 
 // Health values of StatusR2R.
 const (
-	healthOK          = "ok"
-	healthError       = "error"
-	healthUnreachable = "unreachable"
+	healthOK          = string(diagnose.Healthy)
+	healthError       = string(diagnose.Failing)
+	healthUnreachable = string(diagnose.Unreachable)
 )
 
 func runStatus(o *statusOptions) error {
@@ -263,51 +263,29 @@ func describeCredential(c StatusCredential) string {
 }
 
 func (rep *StatusReport) checkHealth(ctx context.Context, c *r2r.Client, timeout time.Duration) {
-	h := checkHealth(ctx, c, timeout)
-	rep.R2R.LatencyMS = h.Latency.Milliseconds()
-	switch {
-	case h.Err == nil:
-		rep.R2R.Health = healthOK
-	case h.Answered():
-		rep.R2R.Health, rep.R2R.Error = healthError, h.Err.Error()
-		rep.Problems = append(rep.Problems, fmt.Sprintf("R2R at %s answered its health check with an error (%v). Check the R2R server's logs.", rep.R2R.URL, h.Err))
-	default:
-		rep.R2R.Health, rep.R2R.Error = healthUnreachable, h.Err.Error()
-		rep.Problems = append(rep.Problems, fmt.Sprintf("Cannot reach R2R at %s (%v). Start R2R, or point r2r-mcp at it with --url or R2R_API_URL.", rep.R2R.URL, h.Err))
+	h := diagnose.CheckHealth(ctx, c, timeout)
+	rep.R2R.Health, rep.R2R.LatencyMS = string(h.Verdict), h.Latency.Milliseconds()
+	if h.Verdict != diagnose.Healthy {
+		rep.R2R.Error = h.Err.Error()
+		rep.Problems = append(rep.Problems, diagnose.Sentence(h.Problem(rep.R2R.URL, rep.R2R.URLSource)))
 	}
 }
 
 func (rep *StatusReport) checkUser(ctx context.Context, c *r2r.Client, timeout time.Duration) {
 	cred := rep.Credential
-	uc := checkUser(ctx, c, timeout, cred.Source)
-	rep.Credential.CheckMS = uc.Latency.Milliseconds()
-	if uc.Verdict == userAccepted {
-		if cost := apiKeyCost(cred.Kind, uc.Latency); cost != "" {
-			rep.Warnings = append(rep.Warnings, strings.ToUpper(cost[:1])+cost[1:]+".")
+	a := diagnose.CheckAccount(ctx, c, timeout, cred.Source)
+	rep.Credential.CheckMS = a.Latency.Milliseconds()
+	if a.Verdict == diagnose.Accepted {
+		if cost := apiKeyCost(cred.Kind, a.Latency); cost != "" {
+			rep.Warnings = append(rep.Warnings, diagnose.Sentence(cost, ""))
 		}
 		rep.Credential.Accepted = true
-		rep.User = &StatusUser{ID: uc.User.ID, Email: uc.User.Email, Superuser: uc.User.IsSuperuser}
+		rep.User = &StatusUser{ID: a.User.ID, Email: a.User.Email, Superuser: a.User.IsSuperuser}
 		return
 	}
-	err := uc.Err
-	rep.Credential.Error = err.Error()
-	fromEnv := cred.Source == auth.SourceEnvAPIKey || cred.Source == auth.SourceEnvPassword
-	var problem string
-	switch {
-	case errors.Is(err, auth.ErrSessionExpired):
-		problem = sessionExpired(err)
-	case uc.Verdict == userNeedsLogin:
-		problem = "R2R requires authentication and r2r-mcp has no credential. Run r2r-mcp login."
-	case uc.Verdict == userRejected && uc.UnknownAccount && fromEnv:
-		problem = fmt.Sprintf("R2R has no account %s (from %s) (%v). Fix or unset the variable.", cred.Email, cred.Source, err)
-	case uc.Verdict == userRejected && fromEnv:
-		problem = fmt.Sprintf("R2R rejected the %s from %s (%v). Fix or unset the variable.", describeCredential(cred), cred.Source, err)
-	case uc.Verdict == userRejected:
-		problem = fmt.Sprintf("R2R rejected the stored %s (%v). Run r2r-mcp login again.", describeCredential(cred), err)
-	default:
-		problem = fmt.Sprintf("Could not check the account at %s (%v).", rep.R2R.URL, err)
-	}
-	rep.Problems = append(rep.Problems, problem)
+	rep.Credential.Error = a.Err.Error()
+	described := describeCredential(cred) + " (from " + cred.Source + ")"
+	rep.Problems = append(rep.Problems, diagnose.Sentence(a.Problem(described, auth.Source(cred.Source), cred.Email)))
 }
 
 // checkCollection looks the project's collection up without creating it.

@@ -118,13 +118,13 @@ func TestStatusReport(t *testing.T) {
 				f.env["R2R_EMAIL"], f.env["R2R_PASSWORD"] = testEmail, "wrong-env-password"
 				return []string{"wrong-env-password"}
 			},
-			source: auth.SourceEnvPassword, kind: auth.KindPassword, health: healthOK, problem: "Fix or unset the variable"},
+			source: auth.SourceEnvPassword, kind: auth.KindPassword, health: healthOK, problem: "Fix R2R_EMAIL/R2R_PASSWORD where they are set"},
 		{name: "unknown email in the environment",
 			setup: func(t *testing.T, f *authFixture) []string {
 				f.env["R2R_EMAIL"], f.env["R2R_PASSWORD"] = "nobody@example.com", testPassword
 				return []string{testPassword}
 			},
-			source: auth.SourceEnvPassword, kind: auth.KindPassword, health: healthOK, problem: "R2R has no account nobody@example.com (from env R2R_EMAIL/R2R_PASSWORD)"},
+			source: auth.SourceEnvPassword, kind: auth.KindPassword, health: healthOK, problem: "R2R has no account nobody@example.com (the email from env R2R_EMAIL/R2R_PASSWORD)"},
 		{name: "revoked stored key",
 			setup: func(t *testing.T, f *authFixture) []string {
 				statusLogin(t, f)
@@ -135,9 +135,9 @@ func TestStatusReport(t *testing.T) {
 				}
 				return []string{sec.Secret}
 			},
-			source: auth.SourceKeyring, kind: auth.KindAPIKey, health: healthOK, problem: "Run r2r-mcp login again"},
+			source: auth.SourceKeyring, kind: auth.KindAPIKey, health: healthOK, problem: "Run `r2r-mcp login` in a terminal to store a new credential"},
 		{name: "not logged in",
-			source: auth.SourceNone, health: healthOK, problem: "no credential. Run r2r-mcp login"},
+			source: auth.SourceNone, health: healthOK, problem: "no credential was found: 401"},
 		{name: "R2R down",
 			setup: func(t *testing.T, f *authFixture) []string {
 				statusLogin(t, f)
@@ -151,7 +151,7 @@ func TestStatusReport(t *testing.T) {
 				f.srv.ForceStatus("GET /v3/health", http.StatusServiceUnavailable, 1)
 				return nil
 			},
-			source: auth.SourceKeyring, kind: auth.KindAPIKey, health: healthError, wantUser: true, problem: "health check with an error"},
+			source: auth.SourceKeyring, kind: auth.KindAPIKey, health: healthError, wantUser: true, problem: "is not healthy: "},
 		{name: "existing collection",
 			setup: func(t *testing.T, f *authFixture) []string {
 				statusLogin(t, f)

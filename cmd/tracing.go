@@ -44,8 +44,7 @@ func startTracing(ctx context.Context, cfg *server.Config, getenv func(string) s
 	if err != nil {
 		return nil, fmt.Errorf("OpenTelemetry (OTEL_EXPORTER_OTLP_*): %w", err)
 	}
-	cfg.ToolMiddleware = append(cfg.ToolMiddleware, t.ToolMiddleware())
-	cfg.R2RMiddleware = append(cfg.R2RMiddleware, t.R2RMiddleware())
+	cfg.Tracing = t
 	logger.Info("sending OpenTelemetry traces over OTLP/HTTP (http/json)", "endpoint", tc.RedactedEndpoint())
 	return func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), tracingShutdownGrace)

@@ -64,7 +64,7 @@ func TestStartTracing(t *testing.T) {
 			}
 			stop()
 			if tc.wantEndpoint == "" {
-				if got != nil || len(cfg.ToolMiddleware)+len(cfg.R2RMiddleware) != 0 || logs.Len() != 0 {
+				if got != nil || cfg.Tracing != nil || logs.Len() != 0 {
 					t.Errorf("tracing set up without an endpoint: %v, log %q", got, logs.String())
 				}
 				return
@@ -72,8 +72,8 @@ func TestStartTracing(t *testing.T) {
 			if got == nil || got.Endpoint != tc.wantEndpoint || got.ServiceVersion != "1.2.3" {
 				t.Fatalf("tracer config %+v, want endpoint %s, version 1.2.3", got, tc.wantEndpoint)
 			}
-			if len(cfg.ToolMiddleware) != 1 || len(cfg.R2RMiddleware) != 1 || fake.shutdowns != 1 {
-				t.Errorf("middleware %d/%d, flushed %d times", len(cfg.ToolMiddleware), len(cfg.R2RMiddleware), fake.shutdowns)
+			if cfg.Tracing != fake || fake.shutdowns != 1 {
+				t.Errorf("tracing %v, flushed %d times", cfg.Tracing, fake.shutdowns)
 			}
 			if !strings.Contains(logs.String(), tc.wantLog) {
 				t.Errorf("log %q, want %q", logs.String(), tc.wantLog)

@@ -39,7 +39,7 @@ func TestCredentialFailureIsNotTheCallsStatus(t *testing.T) {
 	srv := r2rtest.NewServer(t, r2rtest.Options{RequireAuth: true})
 	breaker := r2r.NewBreaker(srv.URL, r2r.BreakerSettings{Failures: 2}, nil)
 	c, err := r2r.New(r2r.Options{BaseURL: srv.URL, Middleware: r2r.Resilient(r2r.ResilienceOptions{
-		Breaker: breaker, Retry: r2r.RetryPolicy{InitialInterval: time.Millisecond}})})
+		Breaker: breaker, Retry: r2r.RetryPolicy{MaxRetries: 3, InitialInterval: time.Millisecond}})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestUnsendableSecretIsACredentialError(t *testing.T) {
 	srv := r2rtest.NewServer(t, r2rtest.Options{RequireAuth: true})
 	breaker := r2r.NewBreaker(srv.URL, r2r.BreakerSettings{Failures: 2}, nil)
 	c, err := r2r.New(r2r.Options{BaseURL: srv.URL, Middleware: r2r.Resilient(r2r.ResilienceOptions{
-		Breaker: breaker, Retry: r2r.RetryPolicy{InitialInterval: time.Millisecond}})})
+		Breaker: breaker, Retry: r2r.RetryPolicy{MaxRetries: 3, InitialInterval: time.Millisecond}})})
 	if err != nil {
 		t.Fatal(err)
 	}

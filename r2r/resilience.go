@@ -13,9 +13,8 @@ import (
 // while R2R is considered down. Its RetryAfter says when the breaker lets a probe through.
 var ErrCircuitOpen = errors.New("r2r: circuit breaker open")
 
-// Retry defaults.
+// Retry defaults. The number of retries has none: serve's default is its knob's.
 const (
-	DefaultMaxRetries          = 3
 	DefaultInitialInterval     = 200 * time.Millisecond
 	DefaultMaxInterval         = 5 * time.Second
 	DefaultMultiplier          = 2.0
@@ -23,15 +22,15 @@ const (
 	DefaultMaxRetryAfter       = 30 * time.Second
 )
 
-// RetryPolicy configures the Retry middleware. Zero fields take the defaults above.
+// RetryPolicy configures the Retry middleware. Zero fields but MaxRetries take the
+// defaults above; the fields tagged knob are serve flags (see server/knob).
 type RetryPolicy struct {
-	// MaxRetries is the number of retries after the first attempt; 0 = DefaultMaxRetries,
-	// negative = never retry.
-	MaxRetries int
+	// MaxRetries is the number of retries after the first attempt; 0 = never retry.
+	MaxRetries int `knob:"retry-max" default:"3" min:"0" max:"10" help:"retries of a read (search, RAG, GET) after a network error, 429, 502, 503 or 504; writes are never retried; 0 = none"`
 	// InitialInterval, MaxInterval, Multiplier and RandomizationFactor shape the exponential
 	// backoff with jitter (cenkalti/backoff semantics: wait i is
 	// InitialInterval·Multiplier^i ± RandomizationFactor, capped at MaxInterval).
-	InitialInterval     time.Duration
+	InitialInterval     time.Duration `knob:"retry-wait" default:"200ms" min:"1ms" max:"10s" help:"first wait before a retry, doubling with jitter; a Retry-After from R2R wins"`
 	MaxInterval         time.Duration
 	Multiplier          float64
 	RandomizationFactor float64
@@ -44,9 +43,6 @@ type RetryPolicy struct {
 }
 
 func (p RetryPolicy) withDefaults() RetryPolicy {
-	if p.MaxRetries == 0 {
-		p.MaxRetries = DefaultMaxRetries
-	}
 	if p.InitialInterval <= 0 {
 		p.InitialInterval = DefaultInitialInterval
 	}
@@ -102,7 +98,7 @@ func Retry(p RetryPolicy, logger *slog.Logger) Middleware {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return func(next Handler) Handler {
-		if p.MaxRetries < 0 {
+		if p.MaxRetries <= 0 {
 			return next
 		}
 		return func(ctx context.Context, call *Call) (*Response, error) {

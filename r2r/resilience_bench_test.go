@@ -47,7 +47,7 @@ func BenchmarkBreakerOpenReject(b *testing.B) {
 		})
 	})
 	// Through the whole Resilient chain: the open breaker rejects before Retry runs.
-	chain := br.Middleware()(Retry(RetryPolicy{}, nil)(down))
+	chain := br.Middleware()(Retry(RetryPolicy{MaxRetries: 3}, nil)(down))
 	b.Run("with retry", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -72,7 +72,7 @@ func BenchmarkResilientSearchOverhead(b *testing.B) {
 		mw   []Middleware
 	}{
 		{"plain", nil},
-		{"resilient", Resilient(ResilienceOptions{Breaker: NewBreaker(srv.URL, BreakerSettings{}, nil)})},
+		{"resilient", Resilient(ResilienceOptions{Retry: RetryPolicy{MaxRetries: 3}, Breaker: NewBreaker(srv.URL, BreakerSettings{}, nil)})},
 	} {
 		c, err := New(Options{BaseURL: srv.URL, Middleware: bc.mw})
 		if err != nil {
@@ -99,7 +99,7 @@ func BenchmarkBreakerMiddlewareClosed(b *testing.B) {
 		h    Handler
 	}{
 		{"bare", next},
-		{"resilient", NewBreaker("http://r2r.bench:7272", BreakerSettings{}, nil).Middleware()(Retry(RetryPolicy{}, nil)(next))},
+		{"resilient", NewBreaker("http://r2r.bench:7272", BreakerSettings{}, nil).Middleware()(Retry(RetryPolicy{MaxRetries: 3}, nil)(next))},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

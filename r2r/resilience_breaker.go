@@ -28,16 +28,17 @@ const halfOpenRetryAfter = time.Second
 // maxTransitions is how many state changes BreakerState keeps.
 const maxTransitions = 10
 
-// BreakerSettings configure a Breaker. Zero fields take the defaults above.
+// BreakerSettings configure a Breaker. Zero fields take the defaults above; the fields
+// tagged knob are serve flags (see server/knob).
 type BreakerSettings struct {
 	// Failures is the number of consecutive failed calls (transport errors, 5xx, hangs;
 	// with Resilient, each after its retries) that open the breaker.
-	Failures uint32
+	Failures uint32 `knob:"breaker-failures" default:"5" min:"1" max:"1000" help:"failed R2R calls in a row (after their retries) that open the circuit breaker"`
 	// Cooldown is how long the breaker stays open before letting probes through (half-open).
-	Cooldown time.Duration
+	Cooldown time.Duration `knob:"breaker-cooldown" default:"60s" min:"1ms" max:"24h" help:"how long an open breaker fails calls fast (-32003 with retry_after) before probing R2R again"`
 	// HalfOpenSuccesses is the number of probes let through while half-open; that many
 	// successes close the breaker, one failure opens it again.
-	HalfOpenSuccesses uint32
+	HalfOpenSuccesses uint32 `knob:"breaker-successes" default:"2" min:"1" max:"100" help:"successful probes that close the breaker again"`
 	// HangThreshold: a call that ran into its caller's deadline after waiting at least this
 	// long for R2R counts as a failure (R2R hangs). A shorter wait is the caller's choice of
 	// deadline and does not count, nor does a cancellation.

@@ -18,7 +18,7 @@ import (
 )
 
 // fastRetry keeps real backoff waits in the millisecond range.
-var fastRetry = RetryPolicy{InitialInterval: time.Millisecond, MaxInterval: 4 * time.Millisecond}
+var fastRetry = RetryPolicy{MaxRetries: 3, InitialInterval: time.Millisecond, MaxInterval: 4 * time.Millisecond}
 
 const searchRoute = "POST /v3/retrieval/search"
 
@@ -483,7 +483,7 @@ func TestRetryAfter(t *testing.T) {
 			}))
 			defer srv.Close()
 			var waits []time.Duration
-			p := RetryPolicy{sleep: func(_ context.Context, d time.Duration) error {
+			p := RetryPolicy{MaxRetries: 3, sleep: func(_ context.Context, d time.Duration) error {
 				waits = append(waits, d)
 				return nil
 			}}
@@ -515,7 +515,7 @@ func TestRetryBackoffGrowsWithJitter(t *testing.T) {
 	}))
 	defer srv.Close()
 	var waits []time.Duration
-	p := RetryPolicy{InitialInterval: 100 * time.Millisecond, Multiplier: 2, RandomizationFactor: 0.5,
+	p := RetryPolicy{MaxRetries: 3, InitialInterval: 100 * time.Millisecond, Multiplier: 2, RandomizationFactor: 0.5,
 		sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
 	c := resilientClient(t, srv.URL, p, NewBreaker(srv.URL, BreakerSettings{}, nil))
 	if _, err := c.Search(t.Context(), SearchRequest{Query: "q"}); err != nil {
@@ -539,8 +539,8 @@ func TestRetryNeverWaitsPastDeadline(t *testing.T) {
 		status int
 		policy RetryPolicy
 	}{
-		{"Retry-After beyond deadline", "10", 429, RetryPolicy{}},
-		{"backoff beyond deadline", "", 503, RetryPolicy{InitialInterval: 10 * time.Second, MaxInterval: 20 * time.Second}},
+		{"Retry-After beyond deadline", "10", 429, RetryPolicy{MaxRetries: 3}},
+		{"backoff beyond deadline", "", 503, RetryPolicy{MaxRetries: 3, InitialInterval: 10 * time.Second, MaxInterval: 20 * time.Second}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -580,7 +580,7 @@ func TestCancellationStopsRetriesAndIsNotAFailure(t *testing.T) {
 	}{
 		// The breaker judges the call by how it ended: a cancelled call, or one cut short by
 		// the caller's own deadline, says nothing about R2R, even after a 503 on the way.
-		{name: "cancel during backoff", policy: RetryPolicy{InitialInterval: time.Minute},
+		{name: "cancel during backoff", policy: RetryPolicy{MaxRetries: 3, InitialInterval: time.Minute},
 			wantSent: 1, wantFails: 0, wantCauses: context.Canceled},
 		{name: "cancel during an attempt", policy: fastRetry, hang: true,
 			wantSent: 2, wantFails: 0, wantCauses: context.Canceled},

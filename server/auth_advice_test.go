@@ -10,6 +10,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // describedKey is an API key that, like auth.LazyCredentials, says where it came from only
@@ -31,7 +32,7 @@ func TestAuthAdviceFollowsCredentials(t *testing.T) {
 	creds := describedKey{Credentials: r2r.APIKey("revoked-key"),
 		source: func() string { return source }, warning: func() string { return warning }}
 	s, err := New(Config{R2RURL: emu.URL, Credentials: creds, AuthSource: "keyring (not read yet)",
-		WorkDir: t.TempDir(), ConfigDir: t.TempDir()}, nil)
+		WorkDir: t.TempDir(), ConfigDir: t.TempDir(), Options: DefaultOptions()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +55,8 @@ func TestAuthAdviceFollowsCredentials(t *testing.T) {
 
 	source, warning = "file /home/u/.config/r2r-mcp/credentials.json", "using the credential in a plain-text file: the keyring did not answer"
 	res := call("r2r_list_collections")
-	info, ok := tools.ErrorOf(res)
-	if !ok || info.Code != tools.CodeAuth {
+	info, ok := toolerr.Of(res)
+	if !ok || info.Code != toolerr.CodeAuth {
 		t.Fatalf("%+v", res)
 	}
 	for _, w := range []string{"(from file /home/u/.config/r2r-mcp/credentials.json) (401)", "Run `r2r-mcp login`",

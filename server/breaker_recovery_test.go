@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
-	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
 // flippingR2R is the emulator behind a switch: while down, every request gets 503.
@@ -52,8 +51,8 @@ func callText(t *testing.T, c *pipeConn, id int, call string) (text string, isEr
 func TestBreakerEndsWithHealthyStatus(t *testing.T) {
 	r2r := newFlippingR2R(t)
 	cfg := overloadConfig(t, r2r.URL)
-	cfg.Options.BreakerFailures, cfg.Options.BreakerCooldown = 1, time.Hour
-	cfg.Options.Timeout, cfg.Options.TimeoutSearch = tools.DefaultCallTimeout, tools.DefaultSearchTimeout
+	cfg.Options.Breaker.Failures, cfg.Options.Breaker.Cooldown = 1, time.Hour
+	cfg.Options.Tools.CallTimeout, cfg.Options.Tools.SearchTimeout = DefaultOptions().Tools.CallTimeout, DefaultOptions().Tools.SearchTimeout
 	c, done := runInProcess(context.Background(), cfg)
 	defer func() { c.in.Close(); <-done }()
 	c.send(t, initLine)

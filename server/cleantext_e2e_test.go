@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
 // dirty carries ESC, NUL, a C1 control, BiDi override and isolate, a zero-width space and
@@ -87,7 +85,7 @@ func TestNoControlCharactersReachTheModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := overloadConfig(t, hostile.URL)
-	cfg.WorkDir, cfg.Options.Timeout, cfg.Options.TimeoutSearch = proj, tools.DefaultCallTimeout, tools.DefaultSearchTimeout
+	cfg.WorkDir, cfg.Options.Tools.CallTimeout, cfg.Options.Tools.SearchTimeout = proj, DefaultOptions().Tools.CallTimeout, DefaultOptions().Tools.SearchTimeout
 	c, done := runInProcess(context.Background(), cfg)
 	defer func() { c.in.Close(); <-done }()
 	c.send(t, initLine)

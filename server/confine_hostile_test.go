@@ -18,7 +18,6 @@ import (
 	"testing"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
-	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
 // bodyRecorder is the emulator behind a listener that keeps every request body.
@@ -122,7 +121,7 @@ func TestConfinementHostile(t *testing.T) {
 	}
 
 	cfg := overloadConfig(t, rec.URL)
-	cfg.WorkDir, cfg.Options.Timeout, cfg.Options.TimeoutSearch = proj, tools.DefaultCallTimeout, tools.DefaultSearchTimeout
+	cfg.WorkDir, cfg.Options.Tools.CallTimeout, cfg.Options.Tools.SearchTimeout = proj, DefaultOptions().Tools.CallTimeout, DefaultOptions().Tools.SearchTimeout
 	c, done := runInProcess(context.Background(), cfg)
 	defer func() { c.in.Close(); <-done }()
 	c.send(t, initLine)

@@ -14,7 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/r2r-mcp/r2r-mcp/server/servertest"
-	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // session is what the scenarios need from an MCP client, so the same scenario runs with
@@ -57,8 +57,8 @@ func (r *toolResult) errorMeta(meta map[string]any) error {
 	if r.Structured != nil {
 		return fmt.Errorf("error result carries structuredContent %v (text %q)", r.Structured, r.Text)
 	}
-	if err := remarshal(meta[tools.ErrorMetaKey], &r.Err); err != nil || r.Err == nil {
-		return fmt.Errorf("error result without _meta[%q]: %v (text %q)", tools.ErrorMetaKey, meta, r.Text)
+	if err := remarshal(meta[toolerr.MetaKey], &r.Err); err != nil || r.Err == nil {
+		return fmt.Errorf("error result without _meta[%q]: %v (text %q)", toolerr.MetaKey, meta, r.Text)
 	}
 	return nil
 }

@@ -13,13 +13,8 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/tools"
 	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
-
-// DefaultMaxRequestBytes bounds one JSON-RPC message read from stdin (--max-request-bytes).
-// Tool arguments are far smaller (metadata is at most 16 KiB, filters and queries are
-// bounded); the bound keeps a runaway or hostile client from making r2r-mcp hold a message
-// of any size in memory.
-const DefaultMaxRequestBytes = 4 << 20
 
 // Requests whose tool name or resource URI is longer than this are answered here:
 // mcp-go would echo the whole name or URI in its error and log. MCP tool names are at
@@ -117,11 +112,11 @@ func (f *frontDoor) admit(line []byte) bool {
 	f.log.Warn("call refused: too many in flight", "method", m.Method, "limit", f.gate.max)
 	if tool {
 		secs := busyRetryAfter
-		f.reply(m.ID, tools.NewErrorResult(tools.ErrorInfo{Type: "busy", Code: tools.CodeRateLimited, Retryable: true,
+		f.reply(m.ID, toolerr.Result(toolerr.Info{Type: "busy", Code: toolerr.CodeRateLimited, Retryable: true,
 			RetryAfter: &secs, Message: msg}))
 		return false
 	}
-	f.replyError(m.ID, tools.CodeRateLimited, msg, map[string]any{"retry_after": busyRetryAfter})
+	f.replyError(m.ID, toolerr.CodeRateLimited, msg, map[string]any{"retry_after": busyRetryAfter})
 	return false
 }
 

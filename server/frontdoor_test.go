@@ -18,8 +18,8 @@ import (
 // in flight until it is cancelled.
 func overloadConfig(t *testing.T, r2rURL string) Config {
 	opts := DefaultOptions()
-	opts.RateLimit, opts.RAGRateLimit, opts.CacheSize, opts.RetryMax = 0, 0, 0, 0 // no limit, no cache, no retry
-	opts.TimeoutSearch, opts.Timeout = time.Hour, time.Hour
+	opts.Tools.RateLimit, opts.Tools.RAGRateLimit, opts.Cache.MaxBytes, opts.Retry.MaxRetries = 0, 0, 0, 0 // no limit, no cache, no retry
+	opts.Tools.SearchTimeout, opts.Tools.CallTimeout = time.Hour, time.Hour
 	return Config{R2RURL: r2rURL, URLSource: "test", AuthSource: "none", WorkDir: t.TempDir(),
 		ConfigDir: t.TempDir(), Options: opts}
 }
@@ -248,14 +248,12 @@ func TestInflightGate(t *testing.T) {
 	}
 }
 
-// Server.MaxInflight is --max-inflight with its default and bound, the bound serve --http
-// applies.
+// Server.MaxInflight is --max-inflight, the bound serve --http applies.
 func TestServerMaxInflight(t *testing.T) {
 	for _, tc := range []struct{ set, want int }{
-		{0, DefaultMaxInflight},
+		{DefaultOptions().MaxInflight, 64},
 		{1, 1},
 		{512, 512},
-		{maxInflightLimit + 1, maxInflightLimit},
 	} {
 		cfg := Config{R2RURL: "http://127.0.0.1:1", Options: DefaultOptions()}
 		cfg.Options.MaxInflight = tc.set

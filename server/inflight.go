@@ -8,10 +8,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// DefaultMaxInflight is how many tools/call and resources/read requests run at once by
-// default (--max-inflight); one more is answered "busy" at once.
-const DefaultMaxInflight = 64
-
 // inflight bounds the tools/call and resources/read requests being served. The stdin pump
 // admits a request before handing it to mcp-go; the slot is released when mcp-go writes
 // the request's response (release watches the protocol stream), so a call counts from the
@@ -24,9 +20,6 @@ type inflight struct {
 }
 
 func newInflight(max int) *inflight {
-	if max <= 0 {
-		max = DefaultMaxInflight
-	}
 	return &inflight{max: max, ids: map[string]int{}}
 }
 
@@ -133,8 +126,8 @@ func responseID(msg []byte) (key string, isResponse bool) {
 	return "", false
 }
 
-// MaxInflight is how many calls s serves at once (Options.MaxInflight, --max-inflight,
-// with its default and bound applied); serve --http applies it to whole requests.
+// MaxInflight is how many calls s serves at once (Options.MaxInflight, --max-inflight);
+// serve --http applies it to whole requests.
 func (s *Server) MaxInflight() int {
-	return s.cfg.Options.stdioLimits().maxInflight
+	return s.cfg.Options.MaxInflight
 }

@@ -1,10 +1,6 @@
 package server
 
-import (
-	"net/url"
-	"strings"
-	"time"
-)
+import "time"
 
 // Auth modes of serve --http (HTTPOptions.AuthMode).
 const (
@@ -15,52 +11,24 @@ const (
 )
 
 // HTTPOptions are the team-deployment settings of serve --http (Options.HTTP); over stdio
-// they are unused.
+// they are unused. Each is a knob (see server/knob) that applies only with --http.
 type HTTPOptions struct {
 	// Addr is the listen address (HOST:PORT); "" = serve over stdio.
-	Addr string
+	Addr string `knob:"http" meta:"ADDR" zero:"off (stdio)" help:"serve MCP over Streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio, for a team"`
 	// AuthMode is AuthModeUser or AuthModeShared.
-	AuthMode string
+	AuthMode string `knob:"auth-mode" with:"http" meta:"MODE" default:"user" enum:"user,shared" help:"user: each request carries its user's R2R API key or access token; shared: every request uses this server's own credential (needs --read-only)"`
 	// KeyTTL is how long an API key R2R accepted is trusted before it is checked again.
-	KeyTTL time.Duration
+	KeyTTL time.Duration `knob:"key-ttl" with:"http" default:"60s" min:"1s" max:"1h" help:"how long an API key R2R accepted is trusted before it is checked again"`
 	// AllowedHosts and AllowedOrigins are the Host and browser Origin values accepted
 	// besides loopback names and the same host ("*" = any).
-	AllowedHosts   []string
-	AllowedOrigins []string
+	AllowedHosts   []string `knob:"allowed-hosts" with:"http" meta:"H,..." zero:"loopback" help:"Host header values accepted besides loopback names, comma-separated (* = any)"`
+	AllowedOrigins []string `knob:"allowed-origins" with:"http" meta:"O,..." zero:"same host" help:"browser Origin values accepted, comma-separated (* = any)"`
 	// Collection is the collection of calls that name none; "" = searches cover every
 	// collection the user may read.
-	Collection string
-	// RedisURL is the Redis the replicas share; "" = none. It may hold a password: it is
-	// never printed.
-	RedisURL string
-}
-
-// DefaultHTTPOptions are the --http settings serve uses unless told otherwise.
-func DefaultHTTPOptions() HTTPOptions {
-	return HTTPOptions{AuthMode: AuthModeUser, KeyTTL: 60 * time.Second}
-}
-
-// settings describes h for r2r_status; nothing over stdio. The Redis URL shows as its
-// address only.
-func (h HTTPOptions) settings() map[string]string {
-	if h.Addr == "" {
-		return nil
-	}
-	out := map[string]string{"http": h.Addr, "auth_mode": h.AuthMode, "key_ttl": h.KeyTTL.String()}
-	if len(h.AllowedHosts) > 0 {
-		out["allowed_hosts"] = strings.Join(h.AllowedHosts, ",")
-	}
-	if len(h.AllowedOrigins) > 0 {
-		out["allowed_origins"] = strings.Join(h.AllowedOrigins, ",")
-	}
-	if h.Collection != "" {
-		out["collection"] = h.Collection
-	}
-	if h.RedisURL != "" {
-		out["redis"] = "configured"
-		if u, err := url.Parse(h.RedisURL); err == nil && u.Host != "" {
-			out["redis"] = u.Host
-		}
-	}
-	return out
+	Collection string `knob:"collection" with:"http" meta:"ID" help:"collection id of calls that name none (and send no X-R2R-Collection header); none: searches cover every collection the user may read"`
+	// MaxKeys bounds the keys (and their copies of the tools, about 80 KiB each) remembered.
+	MaxKeys int `knob:"max-keys" with:"http" default:"1000" min:"1" max:"100000" help:"API keys and tokens remembered with their copy of the tools (about 80 KiB each); the least recently used goes first"`
+	// RedisURL is the Redis the replicas share; "" = none. It may hold a password: only
+	// its host is ever shown.
+	RedisURL string `knob:"redis-url" with:"http" meta:"URL" show:"host" help:"Redis shared by the replicas (L2 cache, generations, rate limits, search history, sync jobs), e.g. redis://127.0.0.1:6379/0; a URL with a password belongs in the environment variable, not in argv"`
 }

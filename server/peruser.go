@@ -1,8 +1,6 @@
 package server
 
 import (
-	"slices"
-
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
@@ -16,8 +14,9 @@ type UserOptions struct {
 	// Cache replaces the server's result cache (an L2 in front of it, metrics); nil = the
 	// server's own.
 	Cache tools.Cache
-	// Middleware wrap every tool call, first outermost, outside the argument validation.
-	Middleware []mcpserver.ToolHandlerMiddleware
+	// Scope returns what adapts a call of tool def to the user (the request's collection);
+	// nil, or nil for def, = nothing. It runs before the argument validation (tools.Chain).
+	Scope func(def mcp.Tool) mcpserver.ToolHandlerMiddleware
 	// AuthSource says where the credentials came from, for r2r_status and error advice.
 	AuthSource string
 	// SharedLimits holds the rate-limit buckets across replicas; nil = this process's.
@@ -43,33 +42,25 @@ func (s *Server) ForCredentials(creds r2r.Credentials, o UserOptions) (*Server, 
 		Logger:     logger.With("component", "project"),
 		Remote:     s.cfg.Remote,
 	})
-	status := base.Status
-	status.AuthSource, status.AuthWarning = o.AuthSource, ""
 	deps := &tools.Deps{
-		Client:            base.Client.WithCredentials(creds),
-		HealthClient:      base.HealthClient.WithCredentials(creds),
-		Projects:          projects,
-		Cache:             base.Cache,
-		History:           tools.NewSharedSearchHistory(0, o.History),
-		Logger:            logger.With("component", "tools"),
-		Status:            status,
-		Now:               base.Now,
-		BreakerState:      base.BreakerState,
-		CallTimeout:       base.CallTimeout,
-		SearchTimeout:     base.SearchTimeout,
-		RAGTimeout:        base.RAGTimeout,
-		IngestSyncTimeout: base.IngestSyncTimeout,
-		IngestWait:        base.IngestWait,
-		PollInterval:      base.PollInterval,
-		RateLimits:        base.RateLimits,
-		SharedLimits:      o.SharedLimits,
-		SyncJobs:          o.SyncJobs,
+		Config:       base.Config,
+		Client:       base.Client.WithCredentials(creds),
+		HealthClient: base.HealthClient.WithCredentials(creds),
+		Projects:     projects,
+		Cache:        base.Cache,
+		History:      tools.NewSharedSearchHistory(0, o.History),
+		Logger:       logger.With("component", "tools"),
+		Now:          base.Now,
+		BreakerState: base.BreakerState,
+		SharedLimits: o.SharedLimits,
+		SyncJobs:     o.SyncJobs,
 	}
+	deps.Status.AuthSource, deps.Status.AuthWarning = o.AuthSource, ""
 	if o.Cache != nil {
 		deps.Cache = o.Cache
 	}
-	u := &Server{Deps: deps, Breaker: s.Breaker, Cache: s.Cache, cfg: s.cfg, logger: logger}
-	u.build(projects, append(slices.Clone(s.cfg.ToolMiddleware), o.Middleware...)...)
+	u := &Server{Deps: deps, Breaker: s.Breaker, Cache: s.Cache, cfg: s.cfg, logger: logger, scope: o.Scope}
+	u.build(projects)
 	return u, nil
 }
 

@@ -3,16 +3,17 @@ package server
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
-	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
-func TestOptionsResilience(t *testing.T) {
+// TestOptionsReachTheirUse: the settings r2r_status reports are the knobs' values, and
+// each package's settings reach it as they are.
+func TestOptionsReachTheirUse(t *testing.T) {
 	with := func(f func(*Options)) Options {
 		o := DefaultOptions()
 		f(&o)
@@ -22,33 +23,40 @@ func TestOptionsResilience(t *testing.T) {
 		name  string
 		opts  Options
 		want  map[string]string
-		check func(resilience) bool
+		check func(*Server) bool
 	}{
 		{name: "defaults", opts: DefaultOptions(), want: map[string]string{
 			"cache_size": "16MiB", "cache_ttl_search": "5m0s", "cache_ttl_rag": "2m0s", "cache_ttl_list": "1m0s",
 			"retry_max": "3", "retry_wait": "200ms", "breaker_failures": "5", "breaker_cooldown": "1m0s",
-			"breaker_successes": "2", "rate_limit": "10/s burst 20", "rag_rate_limit": "2/s burst 5",
-			"timeout_search": "20s", "timeout_rag": "45s", "timeout": "15s",
-		}, check: func(r resilience) bool {
-			return r.cacheSize == cache.DefaultMaxBytes && r.limits.For("r2r_search") == tools.DefaultRateLimit &&
-				r.limits.For("r2r_rag_query") == tools.DefaultRAGRateLimit && r.retry.MaxRetries == 3
+			"breaker_successes": "2", "rate_limit": "10", "rate_burst": "20", "rag_rate_limit": "2", "rag_rate_burst": "5",
+			"timeout_search": "20s", "timeout_rag": "45s", "timeout": "15s", "max_inflight": "64", "max_request_bytes": "4MiB",
+			"http": "off (stdio)",
+		}, check: func(s *Server) bool {
+			return s.Cache.Stats().MaxBytes == 16<<20 && s.Deps.SearchTimeout == 20*time.Second && s.Deps.RateBurst == 20 &&
+				s.Breaker.Settings().Failures == 5 && s.Deps.Status.Config["auth_mode"] == ""
 		}},
 		{name: "zero switches off", opts: with(func(o *Options) {
-			o.CacheSize, o.CacheTTLRAG, o.RetryMax, o.RateLimit, o.RAGRateLimit = 0, 0, 0, 0, 0
+			o.Cache.MaxBytes, o.Cache.TTLRAG, o.Retry.MaxRetries, o.Tools.RateLimit, o.Tools.RAGRateLimit = 0, 0, 0, 0, 0
 		}),
 			want: map[string]string{"cache_size": "off", "cache_ttl_rag": "off", "cache_ttl_search": "5m0s", "retry_max": "0",
 				"rate_limit": "off", "rag_rate_limit": "off"},
-			check: func(r resilience) bool {
-				return r.cacheSize == 0 && r.ttlRAG == 0 && r.retry.MaxRetries < 0 && r.limits.For("r2r_status").Rate == 0
-			}},
+			check: func(s *Server) bool { return s.Cache == nil && s.Deps.Cache == nil && s.Deps.RateLimit == 0 }},
 		{name: "set", opts: with(func(o *Options) {
-			o.CacheSize, o.BreakerFailures, o.BreakerCooldown, o.BreakerSuccesses = 3<<29, 2, time.Second, 1
-			o.RateLimit, o.RateBurst, o.TimeoutSearch, o.Timeout = 0.5, 1, 2*time.Second, time.Second
+			o.Cache.MaxBytes, o.Breaker.Failures, o.Breaker.Cooldown, o.Breaker.HalfOpenSuccesses = 3<<29, 2, time.Second, 1
+			o.Tools.RateLimit, o.Tools.RateBurst, o.Tools.SearchTimeout, o.Tools.CallTimeout = 0.5, 1, 2*time.Second, time.Second
 		}),
 			want: map[string]string{"cache_size": "1.5GiB", "breaker_failures": "2", "breaker_cooldown": "1s",
-				"breaker_successes": "1", "rate_limit": "0.5/s burst 1", "rag_rate_limit": "2/s burst 5",
+				"breaker_successes": "1", "rate_limit": "0.5", "rate_burst": "1", "rag_rate_limit": "2",
 				"timeout_search": "2s", "timeout": "1s"},
-			check: func(r resilience) bool { return r.timeoutOther == time.Second && r.breaker.Failures == 2 }},
+			check: func(s *Server) bool {
+				return s.Deps.CallTimeout == time.Second && s.Breaker.Settings().Failures == 2 && s.Cache.Stats().MaxBytes == 3<<29
+			}},
+		{name: "http", opts: with(func(o *Options) {
+			o.HTTP.Addr, o.HTTP.RedisURL = "127.0.0.1:8080", "redis://:secret@redis.internal:6379/0"
+		}),
+			want: map[string]string{"http": "127.0.0.1:8080", "auth_mode": "user", "key_ttl": "1m0s", "redis_url": "redis.internal:6379",
+				"allowed_hosts": "loopback"},
+			check: func(s *Server) bool { return !strings.Contains(fmt.Sprint(s.Deps.Status.Config), "secret") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,21 +72,10 @@ func TestOptionsResilience(t *testing.T) {
 					t.Errorf("%s = %q, want %q", k, got[k], v)
 				}
 			}
-			if !tt.check(tt.opts.resilience()) {
-				t.Errorf("resilience = %+v", tt.opts.resilience())
-			}
-			if (s.Cache == nil) != (tt.opts.CacheSize == 0) || (s.Deps.Cache == nil) != (s.Cache == nil) {
-				t.Errorf("cache %v / deps cache %v", s.Cache, s.Deps.Cache)
+			if !tt.check(s) {
+				t.Errorf("server %+v; settings %v", s.Deps.Config, got)
 			}
 		})
-	}
-}
-
-func TestFormatBytes(t *testing.T) {
-	for in, want := range map[int64]string{0: "0B", 512: "512B", 64 << 20: "64MiB", 3 << 29: "1.5GiB", 100_000_000: "95.37MiB"} {
-		if got := FormatBytes(in); got != want {
-			t.Errorf("FormatBytes(%d) = %q, want %q", in, got, want)
-		}
 	}
 }
 

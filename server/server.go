@@ -5,10 +5,10 @@
 // the first tool call, so the server starts even when R2R is down or the credentials are
 // wrong, and the tools then say what is wrong and what to do.
 //
-// New wires the resilience: one circuit breaker for the R2R URL around
-// retries of idempotent calls (r2r.Resilient), the byte-bounded result cache, per-tool rate
-// limits and deadlines (in tools). A client's notifications/cancelled aborts the call's
-// R2R request, and the cancelled call gets no response (cancel.go).
+// New wires the resilience: one circuit breaker for the R2R URL around retries of
+// idempotent calls (r2rChain), the byte-bounded result cache, per-tool rate limits and
+// deadlines (the tool call chain, toolChain). A client's notifications/cancelled aborts
+// the call's R2R request, and the cancelled call gets no response (cancel.go).
 package server
 
 import (
@@ -18,13 +18,10 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"math"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,6 +32,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/server/knob"
 	"github.com/r2r-mcp/r2r-mcp/tools"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
@@ -107,165 +105,13 @@ type Config struct {
 	// Remote serves clients on other machines (serve --http): no local project, files only
 	// from AllowDirs (project.Options.Remote).
 	Remote bool
-	// R2RMiddleware wraps every R2R request outside retry and breaker (metrics, tracing).
-	R2RMiddleware []r2r.Middleware
-	// ToolMiddleware wraps every tool call, first outermost, outside the argument
-	// validation and outside UserOptions.Middleware (tracing).
-	ToolMiddleware []mcpserver.ToolHandlerMiddleware
+	// Tracing and Metrics, when set, observe every tool call and every R2R request of the
+	// server and of each copy ForCredentials builds; chain.go places them.
+	Tracing Observer
+	Metrics Observer
 
 	// Options are the tunable settings (cache, retries, breaker, rate limits, deadlines).
 	Options Options
-}
-
-// Options are serve's tunable settings as effective values: DefaultOptions holds the
-// defaults; serve binds each flag and its environment twin straight onto a field, and
-// r2r_status reports them. A zero switches off what its field says it switches off.
-type Options struct {
-	// CacheSize bounds the result cache in bytes; 0 = no cache.
-	CacheSize int64
-	// CacheTTLSearch, CacheTTLRAG and CacheTTLList are how long search results, RAG
-	// answers, and listings and documents stay cached; 0 = that kind is not cached.
-	CacheTTLSearch time.Duration
-	CacheTTLRAG    time.Duration
-	CacheTTLList   time.Duration
-	// RetryMax is how often an idempotent R2R call is retried after a transport error,
-	// 429, 502, 503 or 504; 0 = never. RetryWait is the first backoff wait (doubling, with
-	// jitter).
-	RetryMax  int
-	RetryWait time.Duration
-	// BreakerFailures failed calls in a row open the circuit breaker; it stays open for
-	// BreakerCooldown, then BreakerSuccesses successful probes close it.
-	BreakerFailures  int
-	BreakerCooldown  time.Duration
-	BreakerSuccesses int
-	// RateLimit and RateBurst are every tool's token bucket (calls per second, burst);
-	// RAGRateLimit and RAGRateBurst r2r_rag_query's. A rate of 0 = no limit.
-	RateLimit    float64
-	RateBurst    int
-	RAGRateLimit float64
-	RAGRateBurst int
-	// TimeoutSearch, TimeoutRAG and Timeout bound calls of r2r_search, r2r_rag_query and
-	// every other tool.
-	TimeoutSearch time.Duration
-	TimeoutRAG    time.Duration
-	Timeout       time.Duration
-	// MaxInflight bounds the tools/call and resources/read requests served at once; one
-	// more is answered "busy" (-32004, retry_after) at once.
-	MaxInflight int
-	// MaxRequestBytes bounds one JSON-RPC message from the client; a larger one gets an
-	// error and is skipped.
-	MaxRequestBytes int64
-
-	// HTTP are the settings of serve --http.
-	HTTP HTTPOptions
-}
-
-// DefaultOptions are the settings serve uses unless told otherwise.
-func DefaultOptions() Options {
-	ttl := cache.DefaultTTL()
-	return Options{
-		CacheSize:      cache.DefaultMaxBytes,
-		CacheTTLSearch: ttl[cache.KindSearch], CacheTTLRAG: ttl[cache.KindRAG], CacheTTLList: ttl[cache.KindList],
-		RetryMax: r2r.DefaultMaxRetries, RetryWait: r2r.DefaultInitialInterval,
-		BreakerFailures: r2r.DefaultBreakerFailures, BreakerCooldown: r2r.DefaultBreakerCooldown,
-		BreakerSuccesses: r2r.DefaultBreakerHalfOpenSuccesses,
-		RateLimit:        tools.DefaultRateLimit.Rate, RateBurst: tools.DefaultRateLimit.Burst,
-		RAGRateLimit: tools.DefaultRAGRateLimit.Rate, RAGRateBurst: tools.DefaultRAGRateLimit.Burst,
-		TimeoutSearch: tools.DefaultSearchTimeout, TimeoutRAG: tools.DefaultRAGTimeout, Timeout: tools.DefaultCallTimeout,
-		MaxInflight: DefaultMaxInflight, MaxRequestBytes: DefaultMaxRequestBytes,
-		HTTP: DefaultHTTPOptions(),
-	}
-}
-
-// resilience is Options in the shapes the r2r, cache and tools packages take.
-type resilience struct {
-	cacheSize                               int64 // 0 = off
-	ttlSearch, ttlRAG, ttlList              time.Duration
-	retry                                   r2r.RetryPolicy
-	breaker                                 r2r.BreakerSettings
-	limits                                  tools.RateLimits
-	timeoutSearch, timeoutRAG, timeoutOther time.Duration
-}
-
-func (o Options) resilience() resilience {
-	retries := o.RetryMax
-	if retries == 0 {
-		retries = -1 // r2r.RetryPolicy: 0 = its default, negative = none
-	}
-	limit := func(rate float64, burst int) tools.RateLimit {
-		if rate <= 0 {
-			return tools.RateLimit{}
-		}
-		return tools.RateLimit{Rate: rate, Burst: max(burst, 1)}
-	}
-	return resilience{
-		cacheSize: o.CacheSize,
-		ttlSearch: o.CacheTTLSearch, ttlRAG: o.CacheTTLRAG, ttlList: o.CacheTTLList,
-		retry: r2r.RetryPolicy{MaxRetries: retries, InitialInterval: o.RetryWait},
-		breaker: r2r.BreakerSettings{Failures: uint32(max(o.BreakerFailures, 0)), Cooldown: o.BreakerCooldown,
-			HalfOpenSuccesses: uint32(max(o.BreakerSuccesses, 0))},
-		limits: tools.RateLimits{
-			Default: limit(o.RateLimit, o.RateBurst),
-			PerTool: map[string]tools.RateLimit{"r2r_rag_query": limit(o.RAGRateLimit, o.RAGRateBurst)},
-		},
-		timeoutSearch: o.TimeoutSearch, timeoutRAG: o.TimeoutRAG, timeoutOther: o.Timeout,
-	}
-}
-
-// settings describes o for r2r_status's config section.
-func (o Options) settings() map[string]string {
-	d := func(v time.Duration) string {
-		if v == 0 {
-			return "off"
-		}
-		return v.String()
-	}
-	rate := func(r float64, burst int) string {
-		if r <= 0 {
-			return "off"
-		}
-		return strconv.FormatFloat(r, 'f', -1, 64) + "/s burst " + strconv.Itoa(max(burst, 1))
-	}
-	size := "off"
-	if o.CacheSize > 0 {
-		size = FormatBytes(o.CacheSize)
-	}
-	settings := map[string]string{
-		"cache_size":        size,
-		"cache_ttl_search":  d(o.CacheTTLSearch),
-		"cache_ttl_rag":     d(o.CacheTTLRAG),
-		"cache_ttl_list":    d(o.CacheTTLList),
-		"retry_max":         strconv.Itoa(max(o.RetryMax, 0)),
-		"retry_wait":        o.RetryWait.String(),
-		"breaker_failures":  strconv.Itoa(o.BreakerFailures),
-		"breaker_cooldown":  o.BreakerCooldown.String(),
-		"breaker_successes": strconv.Itoa(o.BreakerSuccesses),
-		"rate_limit":        rate(o.RateLimit, o.RateBurst),
-		"rag_rate_limit":    rate(o.RAGRateLimit, o.RAGRateBurst),
-		"timeout_search":    o.TimeoutSearch.String(),
-		"timeout_rag":       o.TimeoutRAG.String(),
-		"timeout":           o.Timeout.String(),
-		"max_inflight":      strconv.Itoa(o.stdioLimits().maxInflight),
-		"max_request_bytes": FormatBytes(int64(o.stdioLimits().maxRequestBytes)),
-	}
-	maps.Copy(settings, o.HTTP.settings())
-	return settings
-}
-
-// FormatBytes formats a byte count with binary units as --cache-size accepts it:
-// "64MiB", "1.5GiB", "512B".
-func FormatBytes(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	v := float64(n)
-	i := 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	if v == math.Trunc(v) {
-		return strconv.FormatFloat(v, 'f', -1, 64) + units[i]
-	}
-	return strings.TrimRight(strings.TrimRight(strconv.FormatFloat(v, 'f', 2, 64), "0"), ".") + units[i]
 }
 
 // Run serves MCP over stdin/stdout until stdin is closed or ctx is cancelled (SIGINT,
@@ -338,6 +184,8 @@ type Server struct {
 	// responses are not written (see cancel.go).
 	cancelled *cancelledCalls
 	tools     func() []tools.Tool // built on first use (lazyTools)
+	// scope adapts a call to the user of a copy ForCredentials built (UserOptions.Scope).
+	scope func(mcp.Tool) mcpserver.ToolHandlerMiddleware
 
 	cfg    Config
 	logger *slog.Logger
@@ -360,15 +208,11 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("R2R URL: %w", err)
 	}
-	res := cfg.Options.resilience()
-	c, err := newClients(cfg, base, res, logger.With("component", "r2r"))
+	c, err := newClients(cfg, base, logger.With("component", "r2r"))
 	if err != nil {
 		return nil, fmt.Errorf("R2R URL: %w", err)
 	}
-	results, err := cache.New(cache.Config{MaxBytes: res.cacheSize, TTL: map[cache.Kind]time.Duration{
-		cache.KindSearch: res.ttlSearch, cache.KindRAG: res.ttlRAG,
-		cache.KindList: res.ttlList, cache.KindDocument: res.ttlList,
-	}})
+	results, err := cache.New(cfg.Options.Cache.Config())
 	if err != nil {
 		return nil, err
 	}
@@ -383,22 +227,22 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		Logger:     logger.With("component", "project"),
 		Remote:     cfg.Remote,
 	})
-	deps := newDeps(cfg, res, c, projects, logger)
+	deps := newDeps(cfg, c, projects, logger)
 	if results != nil { // a nil *cache.Cache in the interface would be a non-nil Cache
 		deps.Cache = results
 	}
 	srv := &Server{Deps: deps, Breaker: c.breaker, Cache: results, cfg: cfg, logger: logger}
-	srv.build(projects, cfg.ToolMiddleware...)
+	srv.build(projects)
 	return srv, nil
 }
 
-// build registers s.Deps's tools and resources on a new MCP server; mw wrap every tool
-// call outside the argument validation.
-func (s *Server) build(projects *project.Resolver, mw ...mcpserver.ToolHandlerMiddleware) {
-	registry := sync.OnceValue(func() []tools.Tool { return tools.Filter(tools.Registry(s.Deps), s.cfg.ReadOnly) })
+// build registers s.Deps's tools, each in the tool call chain (toolChain), and resources on
+// a new MCP server.
+func (s *Server) build(projects *project.Resolver) {
+	registry := sync.OnceValue(s.toolChain)
 	cancelled := newCancelledCalls(s.logger.With("component", "mcp"))
 	lazy := &lazyTools{registry: registry}
-	m := newMCPServer(s.cfg, registry, projects, cancelled, lazy, s.logger, mw...)
+	m := newMCPServer(s.cfg, projects, cancelled, lazy, s.logger)
 	lazy.srv = m
 	m.AddResources(tools.Resources(s.Deps)...)
 	m.AddResourceTemplates(tools.ResourceTemplates(s.Deps)...)
@@ -425,12 +269,6 @@ func (l *lazyTools) register() {
 	l.once.Do(func() { l.srv.AddTools(tools.ServerTools(l.registry())...) })
 }
 
-// lazyMiddleware is a tool middleware built by build on the first call.
-func lazyMiddleware(build func() mcpserver.ToolHandlerMiddleware) mcpserver.ToolHandlerMiddleware {
-	mw := sync.OnceValue(build)
-	return func(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc { return mw()(next) }
-}
-
 // clients are the R2R clients of one server: the tools' (retries inside one circuit
 // breaker) and r2r_status's health check (neither, so it reports R2R as it is now).
 type clients struct {
@@ -438,59 +276,56 @@ type clients struct {
 	breaker       *r2r.Breaker
 }
 
-func newClients(cfg Config, base string, res resilience, logger *slog.Logger) (clients, error) {
+func newClients(cfg Config, base string, logger *slog.Logger) (clients, error) {
 	creds := cfg.Credentials
 	if creds == nil {
 		creds = r2r.Anonymous()
 	}
 	agent := Name + "/" + cmp.Or(cfg.Version, "dev")
 	// One breaker per server, and a server talks to one R2R: one breaker per R2R URL.
-	c := clients{breaker: r2r.NewBreaker(base, res.breaker, logger)}
+	c := clients{breaker: r2r.NewBreaker(base, cfg.Options.Breaker, logger)}
 	var err error
+	toolsChain, healthChain := r2rChain(cfg, cfg.Options.Retry, c.breaker, logger)
 	c.tools, err = r2r.New(r2r.Options{
 		BaseURL:     base,
 		Credentials: creds,
 		HTTPClient:  cfg.HTTPClient,
 		UserAgent:   agent,
 		Logger:      logger,
-		Middleware: append(slices.Clone(cfg.R2RMiddleware),
-			r2r.Resilient(r2r.ResilienceOptions{URL: base, Retry: res.retry, Breaker: c.breaker, Logger: logger})...),
+		Middleware:  toolsChain,
 	})
 	if err != nil {
 		return c, err
 	}
-	// The health client bypasses the breaker; its successful checks end an open one, and it
-	// is the breaker's own probe.
 	c.health, err = r2r.New(r2r.Options{BaseURL: base, Credentials: creds, HTTPClient: cfg.HTTPClient,
-		UserAgent: agent, Logger: logger, Middleware: []r2r.Middleware{c.breaker.HealthProbe()}})
+		UserAgent: agent, Logger: logger, Middleware: healthChain})
 	if err == nil {
 		c.breaker.SetProbe(c.health.Health)
 	}
 	return c, err
 }
 
-// newDeps gathers what the tools share.
-func newDeps(cfg Config, res resilience, c clients, projects *project.Resolver, logger *slog.Logger) *tools.Deps {
+// newDeps gathers what the tools share: their configuration from cfg.Options.Tools and
+// the facts r2r_status reports, and the run-time state.
+func newDeps(cfg Config, c clients, projects *project.Resolver, logger *slog.Logger) *tools.Deps {
+	conf := cfg.Options.Tools
+	conf.Status = tools.StatusInfo{
+		Version:     cmp.Or(cfg.Version, "dev"),
+		Commit:      cfg.Commit,
+		AuthSource:  cfg.AuthSource,
+		AuthWarning: cfg.AuthWarning,
+		URLSource:   cfg.URLSource,
+		ReadOnly:    cfg.ReadOnly,
+		Config:      statusSettings(cfg),
+	}
 	deps := &tools.Deps{
+		Config:       conf,
 		Client:       c.tools,
 		Projects:     projects,
 		History:      tools.NewSearchHistory(0),
 		Logger:       logger.With("component", "tools"),
 		HealthClient: c.health,
 		BreakerState: c.breaker.State,
-		Status: tools.StatusInfo{
-			Version:     cmp.Or(cfg.Version, "dev"),
-			Commit:      cfg.Commit,
-			AuthSource:  cfg.AuthSource,
-			AuthWarning: cfg.AuthWarning,
-			URLSource:   cfg.URLSource,
-			ReadOnly:    cfg.ReadOnly,
-			Config:      statusSettings(cfg),
-		},
-		CallTimeout:   res.timeoutOther,
-		SearchTimeout: res.timeoutSearch,
-		RAGTimeout:    res.timeoutRAG,
-		RateLimits:    res.limits,
 	}
 	if lc, ok := cfg.Credentials.(describedCredentials); ok {
 		// Read lazily (auth.LazyCredentials): where they came from is known after first use.
@@ -501,7 +336,7 @@ func newDeps(cfg Config, res resilience, c clients, projects *project.Resolver, 
 
 // statusSettings are the effective settings r2r_status reports.
 func statusSettings(cfg Config) map[string]string {
-	settings := cfg.Options.settings()
+	settings := knob.Settings(cfg.Options.Knobs())
 	if len(cfg.AllowDirs) > 0 {
 		settings["allow_dirs"] = strings.Join(cfg.AllowDirs, string(filepath.ListSeparator))
 	}
@@ -515,10 +350,11 @@ func statusSettings(cfg Config) map[string]string {
 	return settings
 }
 
-// newMCPServer is the mcp-go server with r2r-mcp's options, hooks, argument validation
-// and roots bridge; the caller adds tools and resources.
-func newMCPServer(cfg Config, registry func() []tools.Tool, projects *project.Resolver, cancelled *cancelledCalls,
-	lazy *lazyTools, logger *slog.Logger, mw ...mcpserver.ToolHandlerMiddleware) *mcpserver.MCPServer {
+// newMCPServer is the mcp-go server with r2r-mcp's options, hooks and roots bridge: the
+// transport's part of the tool call chain (see toolChain for the rest); the caller adds
+// tools and resources.
+func newMCPServer(cfg Config, projects *project.Resolver, cancelled *cancelledCalls,
+	lazy *lazyTools, logger *slog.Logger) *mcpserver.MCPServer {
 	roots := &rootsBridge{projects: projects, logger: logger.With("component", "roots")}
 	hooks := &mcpserver.Hooks{}
 	hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { lazy.register() })
@@ -541,17 +377,12 @@ func newMCPServer(cfg Config, registry func() []tools.Tool, projects *project.Re
 		mcpserver.WithRoots(),
 		mcpserver.WithRecovery(),
 		mcpserver.WithResourceRecovery(),
-		// Published schemas are strict (additionalProperties: false); tools.ValidateArgs
-		// enforces them with messages a model can act on, in place of WithInputSchemaValidation.
+		// Published schemas are strict (additionalProperties: false); the tool call chain's
+		// validation (tools.Chain) enforces them with messages a model can act on, in place
+		// of WithInputSchemaValidation.
 		mcpserver.WithStrictInputSchemaDefault(),
 		mcpserver.WithLogger(logger.With("component", "mcp")),
 	}
-	for _, m := range mw {
-		opts = append(opts, mcpserver.WithToolHandlerMiddleware(m))
-	}
-	opts = append(opts, mcpserver.WithToolHandlerMiddleware(lazyMiddleware(func() mcpserver.ToolHandlerMiddleware {
-		return tools.ValidateArgs(registry(), logger.With("component", "validate"))
-	})))
 	s := mcpserver.NewMCPServer(Name, cmp.Or(cfg.Version, "dev"), opts...)
 	roots.srv = s
 	projects.SetRootsProvider(roots.request)

@@ -183,7 +183,7 @@ func TestServeStdioGrace(t *testing.T) {
 	c, stdin, stdout := newPipeConn()
 	done := make(chan error, 1)
 	go func() {
-		done <- serveStdio(context.Background(), s, stdin, stdout, slog.New(slog.DiscardHandler), 50*time.Millisecond, stdioLimits{})
+		done <- serveStdio(context.Background(), s, stdin, stdout, slog.New(slog.DiscardHandler), 50*time.Millisecond, DefaultOptions().stdioLimits())
 	}()
 	go func() { // drain responses
 		for c.out.Scan() {
@@ -214,6 +214,7 @@ func TestRunInProcess(t *testing.T) {
 	c, done := runInProcess(ctx, Config{
 		R2RURL: emu.URL, URLSource: "test", AuthSource: "none",
 		LogLevel: "debug", Stderr: logs, WorkDir: t.TempDir(), ConfigDir: t.TempDir(), Version: "1.2.3",
+		Options: DefaultOptions(),
 	})
 
 	c.send(t, initLine)

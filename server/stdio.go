@@ -18,29 +18,10 @@ const defaultShutdownGrace = 500 * time.Millisecond
 // maxToolWorkers is mcp-go's largest worker pool; admitted calls beyond it wait in its queue.
 const maxToolWorkers = 100
 
-// maxInflightLimit is mcp-go's largest tool-call queue, so the largest --max-inflight.
-const maxInflightLimit = 10000
-
 // stdioLimits bound what the stdio transport holds: calls in flight and one message's size.
 type stdioLimits struct {
-	maxInflight     int // 0 = DefaultMaxInflight
-	maxRequestBytes int // 0 = DefaultMaxRequestBytes
-}
-
-// stdioLimits are o's bounds of the stdio transport (a zero takes the default).
-func (o Options) stdioLimits() stdioLimits {
-	return stdioLimits{maxInflight: o.MaxInflight, maxRequestBytes: int(min(o.MaxRequestBytes, 1<<30))}.withDefaults()
-}
-
-func (l stdioLimits) withDefaults() stdioLimits {
-	if l.maxInflight <= 0 {
-		l.maxInflight = DefaultMaxInflight
-	}
-	l.maxInflight = min(l.maxInflight, maxInflightLimit)
-	if l.maxRequestBytes <= 0 {
-		l.maxRequestBytes = DefaultMaxRequestBytes
-	}
-	return l
+	maxInflight     int
+	maxRequestBytes int
 }
 
 // protocolWriter serialises writes to the protocol stream. mcp-go writes each JSON-RPC
@@ -81,7 +62,6 @@ func serveStdio(ctx context.Context, srv *mcpserver.MCPServer, stdin io.Reader, 
 	if grace <= 0 {
 		grace = defaultShutdownGrace
 	}
-	lim = lim.withDefaults()
 	in := &eofReader{r: stdin, done: make(chan struct{})}
 	out := &protocolWriter{w: stdout}
 

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/r2r-mcp/r2r-mcp/tools"
 	"time"
 )
 
@@ -19,8 +18,8 @@ import (
 func TestStressMixedCallsWhileR2RFlips(t *testing.T) {
 	r2r := newFlippingR2R(t)
 	cfg := overloadConfig(t, r2r.URL)
-	cfg.Options.MaxInflight, cfg.Options.BreakerFailures, cfg.Options.BreakerCooldown = 16, 3, 50*time.Millisecond
-	cfg.Options.Timeout, cfg.Options.TimeoutSearch = tools.DefaultCallTimeout, tools.DefaultSearchTimeout
+	cfg.Options.MaxInflight, cfg.Options.Breaker.Failures, cfg.Options.Breaker.Cooldown = 16, 3, 50*time.Millisecond
+	cfg.Options.Tools.CallTimeout, cfg.Options.Tools.SearchTimeout = DefaultOptions().Tools.CallTimeout, DefaultOptions().Tools.SearchTimeout
 	c, done := runInProcess(context.Background(), cfg)
 	c.send(t, initLine)
 	c.recv(t)

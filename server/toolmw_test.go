@@ -14,8 +14,16 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 )
 
-// Config.ToolMiddleware wraps every tool call of the server and of each copy
-// ForCredentials builds, outside the copy's own middleware.
+// markObserver is an Observer that records the tool calls it sees.
+type markObserver struct {
+	tool mcpserver.ToolHandlerMiddleware
+}
+
+func (o markObserver) ToolMiddleware() mcpserver.ToolHandlerMiddleware { return o.tool }
+func (markObserver) R2RMiddleware() r2r.Middleware                     { return nil }
+
+// Config.Tracing observes every tool call of the server and of each copy ForCredentials
+// builds, outside the copy's own scope (UserOptions.Scope), which only the copy runs.
 func TestConfigToolMiddleware(t *testing.T) {
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
 	var mu sync.Mutex
@@ -31,12 +39,12 @@ func TestConfigToolMiddleware(t *testing.T) {
 		}
 	}
 	s, err := New(Config{R2RURL: emu.URL, WorkDir: t.TempDir(), ConfigDir: t.TempDir(), Options: DefaultOptions(),
-		ToolMiddleware: []mcpserver.ToolHandlerMiddleware{mark("config")}}, nil)
+		Tracing: markObserver{mark("config")}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	u, err := s.ForCredentials(r2r.Anonymous(), UserOptions{Middleware: []mcpserver.ToolHandlerMiddleware{mark("user")}})
+	u, err := s.ForCredentials(r2r.Anonymous(), UserOptions{Scope: func(mcp.Tool) mcpserver.ToolHandlerMiddleware { return mark("user") }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
 // ArgError is an invalid tool argument. Handlers turn it into an isError result with code
@@ -43,7 +42,7 @@ type checker interface {
 // bound returns the handler of tool def. The server has validated each call's arguments
 // against def's input schema (ValidateArgs); they are bound once into a P over the
 // defaults the schema publishes, P's check runs when P has one, and h gets the result.
-func bound[P any](d *Deps, def mcp.Tool, h func(context.Context, mcp.CallToolRequest, P) (*mcp.CallToolResult, error)) server.ToolHandlerFunc {
+func bound[P any](d *Deps, def mcp.Tool, h func(context.Context, *call, mcp.CallToolRequest, P) (*mcp.CallToolResult, error)) handler {
 	// Prepared on the first call, not while the server starts.
 	prepare := sync.OnceValues(func() (*binder, P) {
 		var p P
@@ -53,7 +52,7 @@ func bound[P any](d *Deps, def mcp.Tool, h func(context.Context, mcp.CallToolReq
 		}
 		return b, p
 	})
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return func(ctx context.Context, c *call, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		b, p := prepare()
 		if err := b.bind(req, &p); err != nil {
 			return internalError(fmt.Sprintf("r2r-mcp could not read the arguments of %s (%v); this is a bug, please report it.", def.Name, err)), nil
@@ -63,7 +62,7 @@ func bound[P any](d *Deps, def mcp.Tool, h func(context.Context, mcp.CallToolReq
 				return invalidArgs(err), nil
 			}
 		}
-		return h(ctx, req, p)
+		return h(ctx, c, req, p)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 type bindTestParams struct {
@@ -90,7 +92,7 @@ func jsonEqual(t *testing.T, a, b any) bool {
 // decoded (the schema let through what the params cannot hold) are r2r-mcp's bug.
 func TestBound(t *testing.T) {
 	var seen bindTestParams
-	h := bound(&Deps{}, bindTestDef(), func(_ context.Context, _ mcp.CallToolRequest, p bindTestParams) (*mcp.CallToolResult, error) {
+	h := bound(&Deps{}, bindTestDef(), func(_ context.Context, _ *call, _ mcp.CallToolRequest, p bindTestParams) (*mcp.CallToolResult, error) {
 		seen = p
 		return result("ok", nil), nil
 	})
@@ -109,7 +111,7 @@ func TestBound(t *testing.T) {
 			seen = bindTestParams{}
 			var req mcp.CallToolRequest
 			req.Params.Arguments = tt.args
-			res, err := h(context.Background(), req)
+			res, err := h(context.Background(), &call{}, req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +121,7 @@ func TestBound(t *testing.T) {
 				}
 				return
 			}
-			info, ok := ErrorOf(res)
+			info, ok := toolerr.Of(res)
 			if !ok || info.Type != tt.wantType || !strings.Contains(info.Message, tt.wantInMsg) || seen.Query != "" {
 				t.Fatalf("info %+v (ok %v), handler saw %+v", info, ok, seen)
 			}
@@ -199,7 +201,7 @@ func TestEveryArgumentBinds(t *testing.T) {
 			}
 		}
 		res := e.call(tl.Def.Name, args)
-		if info, _ := ErrorOf(res); strings.HasPrefix(info.Message, "Invalid arguments for") || info.Type == "internal" {
+		if info, _ := toolerr.Of(res); strings.HasPrefix(info.Message, "Invalid arguments for") || info.Type == "internal" {
 			t.Errorf("%s(%v): %s", tl.Def.Name, args, info.Message)
 		}
 	}

@@ -17,16 +17,19 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
-// benchSearch returns the r2r_search handler of a registry wired as serve wires it (cache,
+// benchRetries are the retries of the benchmarks' client, serve's default.
+const benchRetries = 3
+
+// benchSearch returns the r2r_search handler of a registry in the call chain serve serves (cache,
 // rate limits as given, Resilient client with breaker b) against the emulator at url,
 // with one document ingested.
-func benchSearch(b *testing.B, url string, br *r2r.Breaker, limits RateLimits) server.ToolHandlerFunc {
+func benchSearch(b *testing.B, url string, br *r2r.Breaker, cfg Config) server.ToolHandlerFunc {
 	b.Helper()
-	c, err := r2r.New(r2r.Options{BaseURL: url, Middleware: r2r.Resilient(r2r.ResilienceOptions{Breaker: br})})
+	c, err := r2r.New(r2r.Options{BaseURL: url, Middleware: r2r.Resilient(r2r.ResilienceOptions{Breaker: br, Retry: r2r.RetryPolicy{MaxRetries: benchRetries}})})
 	if err != nil {
 		b.Fatal(err)
 	}
-	results, err := cache.New(cache.Config{MaxBytes: cache.DefaultMaxBytes})
+	results, err := cache.New(cache.Config{MaxBytes: 16 << 20})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -38,10 +41,10 @@ func benchSearch(b *testing.B, url string, br *r2r.Breaker, limits RateLimits) s
 	if err := os.WriteFile(filepath.Join(proj, "ledger.md"), []byte(ledgerDoc), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	d := &Deps{Client: c, Projects: project.NewResolver(project.Options{WorkDir: proj, CacheFile: "-"}),
-		History: NewSearchHistory(0), Cache: results, RateLimits: limits}
+	d := &Deps{Config: cfg, Client: c, Projects: project.NewResolver(project.Options{WorkDir: proj, CacheFile: "-"}),
+		History: NewSearchHistory(0), Cache: results}
 	reg := map[string]server.ToolHandlerFunc{}
-	for _, t := range Registry(d) {
+	for _, t := range Chain(d, Registry(d), Layers{}) {
 		reg[t.Def.Name] = t.Handler
 	}
 	req := mcp.CallToolRequest{}
@@ -59,8 +62,9 @@ func searchReq(q string) mcp.CallToolRequest {
 	return req
 }
 
-// BenchmarkSearchTool measures one r2r_search call through the tool handler (argument
-// parsing, scope, cache, rate limit, Resilient client) without the MCP transport:
+// BenchmarkSearchTool measures one r2r_search call through the tool call chain (argument
+// validation and parsing, scope, cache, rate limit, Resilient client) without the MCP
+// transport:
 // cached = a cache hit; uncached = a distinct query each time, answered by the in-process
 // emulator over loopback HTTP; emulator = the same search with the bare client, to
 // subtract; breaker_open = the answer while the circuit breaker is open; rate_limited =
@@ -74,7 +78,7 @@ func BenchmarkSearchTool(b *testing.B) {
 		}
 	}
 	b.Run("cached", func(b *testing.B) {
-		h := benchSearch(b, emu.URL, r2r.NewBreaker(emu.URL, r2r.BreakerSettings{}, nil), RateLimits{})
+		h := benchSearch(b, emu.URL, r2r.NewBreaker(emu.URL, r2r.BreakerSettings{}, nil), testConfig())
 		req := searchReq("ledger double-entry")
 		res, err := h(ctx, req)
 		check(b, res, err, false)
@@ -85,7 +89,7 @@ func BenchmarkSearchTool(b *testing.B) {
 		}
 	})
 	b.Run("uncached", func(b *testing.B) {
-		h := benchSearch(b, emu.URL, r2r.NewBreaker(emu.URL, r2r.BreakerSettings{}, nil), RateLimits{})
+		h := benchSearch(b, emu.URL, r2r.NewBreaker(emu.URL, r2r.BreakerSettings{}, nil), testConfig())
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
@@ -110,10 +114,10 @@ func BenchmarkSearchTool(b *testing.B) {
 	})
 	b.Run("breaker_open", func(b *testing.B) {
 		br := r2r.NewBreaker(emu.URL, r2r.BreakerSettings{Failures: 1, Cooldown: time.Hour}, nil)
-		h := benchSearch(b, emu.URL, br, RateLimits{})
+		h := benchSearch(b, emu.URL, br, testConfig())
 		// Every attempt of one call (the first try and its retries) fails: the call fails
 		// and, with Failures: 1, opens the breaker.
-		emu.ForceStatus("POST /v3/retrieval/search", 503, 1+r2r.DefaultMaxRetries)
+		emu.ForceStatus("POST /v3/retrieval/search", 503, 1+benchRetries)
 		res, err := h(ctx, searchReq("trip the breaker"))
 		check(b, res, err, true)
 		if br.State().State != "open" {
@@ -129,7 +133,7 @@ func BenchmarkSearchTool(b *testing.B) {
 	})
 	b.Run("rate_limited", func(b *testing.B) {
 		h := benchSearch(b, emu.URL, r2r.NewBreaker(emu.URL, r2r.BreakerSettings{}, nil),
-			RateLimits{Default: RateLimit{Rate: 1e-9, Burst: 1}})
+			rated(1e-9, 1))
 		res, err := h(ctx, searchReq("ledger double-entry"))
 		check(b, res, err, false)
 		b.ReportAllocs()

@@ -66,10 +66,13 @@ func newCachedValue[T any](v T) *cachedValue[T] {
 	return c
 }
 
-// rateLimited makes load take the call's rate-limit token first (see admitR2R).
-func rateLimited[T any](load func(context.Context) (T, bool, error)) func(context.Context) (T, bool, error) {
+// rateLimited makes load take the rate-limit token of call c first (see admitR2R).
+func rateLimited[T any](c *call, load func(context.Context) (T, bool, error)) func(context.Context) (T, bool, error) {
+	if c == nil || c.gate.tl == nil {
+		return load
+	}
 	return func(ctx context.Context) (T, bool, error) {
-		if err := admitR2R(ctx); err != nil {
+		if err := admitR2R(ctx, c); err != nil {
 			var zero T
 			return zero, false, err
 		}
@@ -92,7 +95,8 @@ type noStore struct{ value any }
 
 func (*noStore) Error() string { return "tools: result not cacheable" }
 
-// cachedLoad returns the result of one read, from the cache when it holds it. kind selects
+// cachedLoad returns the result of one read of call c (nil outside a tool call), from the
+// cache when it holds it; a load takes c's rate-limit token first. kind selects
 // the TTL; tool, args (the EFFECTIVE arguments, defaults applied) and collection (the one
 // the result depends on; "" for results that span collections) form the key together
 // with the R2R URL and the credential's identity. load fetches from R2R and builds the
@@ -105,9 +109,9 @@ func (*noStore) Error() string { return "tools: result not cacheable" }
 // While a document ingested by this server is still being processed in collection, the
 // cache is bypassed for that collection: search results from before the document is
 // searchable must not be served for minutes after it is.
-func cachedLoad[T any](ctx context.Context, d *Deps, kind cache.Kind, tool string, args map[string]any, collection string,
+func cachedLoad[T any](ctx context.Context, c *call, d *Deps, kind cache.Kind, tool string, args map[string]any, collection string,
 	load func(context.Context) (T, bool, error)) (out T, cached bool, err error) {
-	load = rateLimited(load)
+	load = rateLimited(c, load)
 	if d.Cache == nil {
 		out, _, err = load(ctx)
 		return out, false, err
@@ -142,12 +146,12 @@ func cachedLoad[T any](ctx context.Context, d *Deps, kind cache.Kind, tool strin
 	if err != nil {
 		return out, false, err
 	}
-	c, ok := v.(*cachedValue[T])
+	cv, ok := v.(*cachedValue[T])
 	if !ok { // another type under this key cannot happen; fetch afresh rather than fail
 		out, _, err = load(ctx)
 		return out, false, err
 	}
-	return c.v, hit, nil
+	return cv.v, hit, nil
 }
 
 // bumpAfterWrite invalidates cached results after a write to collection: its own results

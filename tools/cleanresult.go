@@ -84,10 +84,10 @@ func dirtyJSON(b []byte) bool {
 const resourceReads = "resources/read"
 
 // guardResourceRead applies what every resource read gets beside its deadline: the
-// rate limit of "resources/read" (the default per-tool limit) and clean text.
+// rate limit of "resources/read" (the default class's limit) and clean text.
 func guardResourceRead(d *Deps, h server.ResourceHandlerFunc) server.ResourceHandlerFunc {
 	d.setup()
-	tl := d.limits.get(resourceReads)
+	tl := d.limits.get(resourceReads, "")
 	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		if wait, ok := tl.admit(d.now()); !ok {
 			secs := math.Ceil(wait.Seconds()*1000) / 1000

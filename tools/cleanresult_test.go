@@ -35,7 +35,7 @@ func TestCleanResult(t *testing.T) {
 
 func TestGuardResourceReadLimitsAndCleans(t *testing.T) {
 	now := time.Unix(1000, 0)
-	d := &Deps{RateLimits: RateLimits{Default: RateLimit{Rate: 1, Burst: 1}}, Now: func() time.Time { return now }}
+	d := &Deps{Config: rated(1, 1), Now: func() time.Time { return now }}
 	h := guardResourceRead(d, func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		return []mcp.ResourceContents{mcp.TextResourceContents{URI: "r2r://x", Text: "t\u202Ex\x00"}}, nil
 	})

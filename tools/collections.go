@@ -60,11 +60,11 @@ func listCollectionsTool(d *Deps) Tool {
 			mcp.Description("Number of collections to return")),
 	)
 	def := newTool("r2r_list_collections", opts...)
-	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Cached: true, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p pageParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Cached: true, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p pageParams) (*mcp.CallToolResult, error) {
 		offset, limit := p.Offset, p.Limit
 		// The listing spans collections (key collection ""); which one is the project's is
 		// marked afterwards, so one cached page serves every project.
-		page, cached, err := d.loadCollections(ctx, offset, limit)
+		page, cached, err := d.loadCollections(ctx, c, offset, limit)
 		if err != nil {
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{}), nil
 		}
@@ -83,7 +83,7 @@ func listCollectionsTool(d *Deps) Tool {
 		for i := range o.Collections {
 			o.Collections[i].CurrentProject = projID != "" && o.Collections[i].CollectionID == projID
 			if o.Collections[i].CurrentProject {
-				o.Collections[i].DocumentCount = d.projectDocumentCount(ctx, projID, o.Collections[i].DocumentCount)
+				o.Collections[i].DocumentCount = d.projectDocumentCount(ctx, c, projID, o.Collections[i].DocumentCount)
 			}
 		}
 		return result(withCachedMarker(listCollectionsText(o, projID, projRoot), cached), o), nil
@@ -93,9 +93,9 @@ func listCollectionsTool(d *Deps) Tool {
 // loadCollections returns one page of the collections the credential sees, through the
 // result cache: the listing spans collections (key collection ""), and which one is the
 // project's is marked afterwards, so one cached page serves every project.
-func (d *Deps) loadCollections(ctx context.Context, offset, limit int) (collectionsPage, bool, error) {
+func (d *Deps) loadCollections(ctx context.Context, c *call, offset, limit int) (collectionsPage, bool, error) {
 	args := map[string]any{"offset": offset, "limit": limit}
-	return cachedLoad(ctx, d, cache.KindList, "r2r_list_collections", args, "", func(ctx context.Context) (collectionsPage, bool, error) {
+	return cachedLoad(ctx, c, d, cache.KindList, "r2r_list_collections", args, "", func(ctx context.Context) (collectionsPage, bool, error) {
 		page, err := d.Client.ListCollections(ctx, r2r.ListParams{Offset: offset, Limit: limit})
 		if err != nil {
 			return collectionsPage{}, false, err
@@ -121,8 +121,8 @@ func (d *Deps) loadCollections(ctx context.Context, offset, limit int) (collecti
 // (r2r/conformance: documents/collection_counts_and_sync_status), so the count comes from
 // the collection's document listing instead: one request, cached like a listing. On failure
 // R2R's own count (reported) stands.
-func (d *Deps) projectDocumentCount(ctx context.Context, collectionID string, reported int) int {
-	n, _, err := cachedLoad(ctx, d, cache.KindList, "r2r_list_collections/project_count",
+func (d *Deps) projectDocumentCount(ctx context.Context, c *call, collectionID string, reported int) int {
+	n, _, err := cachedLoad(ctx, c, d, cache.KindList, "r2r_list_collections/project_count",
 		map[string]any{"collection_id": collectionID}, collectionID, func(ctx context.Context) (int, bool, error) {
 			page, err := d.Client.ListCollectionDocuments(ctx, collectionID, r2r.ListParams{Limit: 1})
 			if err != nil {

@@ -34,11 +34,7 @@ func (c promptCompleter) CompletePromptArgument(ctx context.Context, prompt stri
 	if complete == nil {
 		return &mcp.Completion{Values: []string{}}, nil
 	}
-	timeout := c.d.CallTimeout
-	if timeout <= 0 {
-		timeout = DefaultCallTimeout
-	}
-	ctx, cancel := context.WithTimeout(withAuth(ctx, c.d.authState), timeout)
+	ctx, cancel := c.d.boundedCtx(ctx)
 	defer cancel()
 	all, err := complete(ctx, arg.Value)
 	if err != nil {
@@ -73,20 +69,16 @@ func (c resourceCompleter) CompleteResourceArgument(ctx context.Context, uri str
 		return out, nil
 	}
 	d := c.d
-	timeout := d.CallTimeout
-	if timeout <= 0 {
-		timeout = DefaultCallTimeout
-	}
-	ctx, cancel := context.WithTimeout(withAuth(ctx, d.authState), timeout)
+	ctx, cancel := d.boundedCtx(ctx)
 	defer cancel()
-	s, errRes := d.resolveScope(ctx, "", false)
+	s, errRes := d.resolveScope(ctx, nil, "", false)
 	if errRes != nil || s.missing() {
 		return out, nil // no project collection: nothing to offer
 	}
 	p := listParams{Limit: maxCompletions, Filter: "all"}
 	base := ListDocumentsOutput{Documents: []DocumentSummary{}, Limit: p.Limit, StatusFilter: p.Filter, CollectionID: s.ID}
 	args := map[string]any{"offset": 0, "limit": p.Limit, "status_filter": p.Filter}
-	o, _, err := cachedLoad(ctx, d, cache.KindList, "r2r_list_documents", args, s.ID, func(ctx context.Context) (ListDocumentsOutput, bool, error) {
+	o, _, err := cachedLoad(ctx, nil, d, cache.KindList, listDocumentsName, args, s.ID, func(ctx context.Context) (ListDocumentsOutput, bool, error) {
 		return d.listDocuments(ctx, base, s, p)
 	})
 	if err != nil {
@@ -100,4 +92,10 @@ func (c resourceCompleter) CompleteResourceArgument(ctx context.Context, uri str
 	}
 	out.Total, out.HasMore = len(out.Values), o.Total > len(o.Documents) && prefix == ""
 	return out, nil
+}
+
+// boundedCtx bounds a prompt's or a completion's work like a tool call without a deadline
+// of its own, with the credentials' advice at hand for errors.
+func (d *Deps) boundedCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(withAuth(ctx, d.authState), d.CallTimeout)
 }

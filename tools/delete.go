@@ -24,6 +24,9 @@ type DeleteOutput struct {
 	Message        string `json:"message"`
 }
 
+// deleteDocumentName is the delete tool's name, which other tools' advice names too.
+const deleteDocumentName = "r2r_delete_document"
+
 func deleteDocumentTool(d *Deps) Tool {
 	const title = "Delete a project document"
 	out := objectSchema(map[string]any{
@@ -35,7 +38,7 @@ func deleteDocumentTool(d *Deps) Tool {
 		"deleted":         boolProp("true: R2R deleted the document and its chunks"),
 		"message":         strProp("what was deleted"),
 	}, "document_id", "title", "collection_id", "deleted", "message")
-	def := newTool("r2r_delete_document",
+	def := newTool(deleteDocumentName,
 		mcp.WithToolTitle(title),
 		mcp.WithDescription("Delete one document (and its chunks) from the project's collection, e.g. an outdated or wrongly uploaded file. "+
 			"Documents outside that collection are refused. r2r_list_documents or r2r_search give the id."),
@@ -44,9 +47,9 @@ func deleteDocumentTool(d *Deps) Tool {
 		withOutputSchema(out),
 		documentIDParam("to delete, e.g. from r2r_list_documents or r2r_search"),
 	)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p documentParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p documentParams) (*mcp.CallToolResult, error) {
 		id := p.DocumentID
-		s, errRes := d.resolveScope(ctx, "", false)
+		s, errRes := d.resolveScope(ctx, c, "", false)
 		if errRes != nil {
 			return errRes, nil
 		}

@@ -53,6 +53,14 @@ type ListDocumentsOutput struct {
 }
 
 // listDocumentsDef is r2r_list_documents' definition.
+
+// getDocumentName is the read tool's name; the document resource shares its cache entries.
+const getDocumentName = "r2r_get_document"
+
+// listDocumentsName is r2r_list_documents's name (its listing cache is shared by the
+// document id completion).
+const listDocumentsName = "r2r_list_documents"
+
 func listDocumentsDef() mcp.Tool {
 	out := objectSchema(map[string]any{
 		"documents": arrayProp("documents of this page, newest first", objectSchema(map[string]any{
@@ -86,13 +94,13 @@ func listDocumentsDef() mcp.Tool {
 		mcp.WithString("status_filter", mcp.Enum(statusFilters...), mcp.DefaultString("all"),
 			mcp.Description("Filter by ingestion status: pending (still processing), success, failed, or all")),
 	)
-	return newTool("r2r_list_documents", opts...)
+	return newTool(listDocumentsName, opts...)
 }
 
 func listDocumentsTool(d *Deps) Tool {
 	def := listDocumentsDef()
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p listParams) (*mcp.CallToolResult, error) {
-		s, errRes := d.resolveScope(ctx, p.CollectionID, false)
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p listParams) (*mcp.CallToolResult, error) {
+		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -103,7 +111,7 @@ func listDocumentsTool(d *Deps) Tool {
 			return result(base.Note, base), nil
 		}
 		args := map[string]any{"offset": p.Offset, "limit": p.Limit, "status_filter": p.Filter}
-		o, cached, err := cachedLoad(ctx, d, cache.KindList, def.Name, args, s.ID, func(ctx context.Context) (ListDocumentsOutput, bool, error) {
+		o, cached, err := cachedLoad(ctx, c, d, cache.KindList, def.Name, args, s.ID, func(ctx context.Context) (ListDocumentsOutput, bool, error) {
 			return d.listDocuments(ctx, base, s, p)
 		})
 		if err != nil {
@@ -418,9 +426,9 @@ func getDocumentTool(d *Deps) Tool {
 		mcp.WithInteger("max_chars", mcp.Min(1), mcp.Max(maxMaxChars), mcp.DefaultNumber(defaultMaxChars),
 			mcp.Description("Maximum number of characters of text to return")),
 	)
-	def := newTool("r2r_get_document", opts...)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p getDocumentParams) (*mcp.CallToolResult, error) {
-		o, errRes := d.readDocument(ctx, p.DocumentID, p.Offset, p.MaxChars)
+	def := newTool(getDocumentName, opts...)
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p getDocumentParams) (*mcp.CallToolResult, error) {
+		o, errRes := d.readDocument(ctx, c, p.DocumentID, p.Offset, p.MaxChars)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -436,12 +444,13 @@ type getDocumentParams struct {
 }
 
 // readDocument fetches a document and one page of its reassembled text, through the cache
-// (kind document; shared by r2r_get_document and the r2r://documents/{id} resource).
-func (d *Deps) readDocument(ctx context.Context, id string, offset, maxChars int) (*GetDocumentOutput, *mcp.CallToolResult) {
+// (kind document; shared by r2r_get_document and the r2r://documents/{id} resource, whose
+// call c is nil).
+func (d *Deps) readDocument(ctx context.Context, c *call, id string, offset, maxChars int) (*GetDocumentOutput, *mcp.CallToolResult) {
 	// A document can be in several collections: its results depend on collection "",
 	// which every write bumps.
 	args := map[string]any{"document_id": id, "offset": offset, "max_chars": maxChars}
-	o, cached, err := cachedLoad(ctx, d, cache.KindDocument, "r2r_get_document", args, "", func(ctx context.Context) (*GetDocumentOutput, bool, error) {
+	o, cached, err := cachedLoad(ctx, c, d, cache.KindDocument, getDocumentName, args, "", func(ctx context.Context) (*GetDocumentOutput, bool, error) {
 		o, err := d.loadDocument(ctx, id, offset, maxChars)
 		if err != nil {
 			return nil, false, err
@@ -453,9 +462,9 @@ func (d *Deps) readDocument(ctx context.Context, id string, offset, maxChars int
 	if err != nil {
 		return nil, r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id))
 	}
-	c := *o // o may be shared with the cache
-	c.Cached = cached
-	return &c, nil
+	out := *o // o may be shared with the cache
+	out.Cached = cached
+	return &out, nil
 }
 
 // loadDocument reads a document and one page of its reassembled text from R2R.

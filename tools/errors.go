@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -15,114 +14,41 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
+	"github.com/r2r-mcp/r2r-mcp/tools/diagnose"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
-
-// Error codes of error results, in ErrorInfo.Code.
-const (
-	CodeR2RAPI        = -32001 // R2R answered with an error, or could not be reached
-	CodeAuth          = -32002 // R2R rejected the credentials, or they could not be applied
-	CodeBreakerOpen   = -32003 // the circuit breaker is open: R2R failed repeatedly
-	CodeRateLimited   = -32004 // a rate limit: r2r-mcp's own per tool, or R2R's (429)
-	CodeInvalidParams = -32602 // the arguments are wrong
-	CodeInternal      = -32603 // not R2R's doing: a cancelled call, a bug, a configuration problem
-)
-
-// ErrorMetaKey is the key in an error result's _meta under which ErrorInfo is sent.
-//
-// Error results carry no structuredContent: the MCP spec requires structuredContent to
-// conform to the tool's outputSchema, and the official TypeScript SDK (Claude Code and
-// most clients) checks that even on isError results, so an error object there turns the
-// whole answer into a protocol error and the model never sees the text.
-const ErrorMetaKey = "r2r-mcp/error"
 
 // defaultRetryAfterSeconds is suggested after a 429 without Retry-After: R2R's limits are
 // per minute and it never sends the header.
 const defaultRetryAfterSeconds = 60
 
-// ErrorInfo is the structured data of an error result, sent in _meta[ErrorMetaKey]. The
-// message is the result's text and is not repeated there.
-type ErrorInfo struct {
-	Type       string   `json:"type"`
-	Code       int      `json:"code"`
-	Retryable  bool     `json:"retryable"`
-	RetryAfter *float64 `json:"retry_after,omitempty"` // seconds
-	Status     int      `json:"status,omitempty"`      // R2R's HTTP status
-	Message    string   `json:"-"`                     // the result's text
-}
-
-// NewErrorResult builds an isError result: info.Message as the text, the rest of info in
-// _meta[ErrorMetaKey], and no structured content (see ErrorMetaKey).
-func NewErrorResult(info ErrorInfo) *mcp.CallToolResult {
-	return &mcp.CallToolResult{
-		Result:  mcp.Result{Meta: &mcp.Meta{AdditionalFields: map[string]any{ErrorMetaKey: info}}},
-		Content: []mcp.Content{mcp.NewTextContent(info.Message)},
-		IsError: true,
-	}
-}
-
-func errorResult(info ErrorInfo) *mcp.CallToolResult { return NewErrorResult(info) }
-
-// ErrorOf returns the ErrorInfo of an error result, with Message set from its text. It
-// reads results built by NewErrorResult as well as ones decoded from the wire (where
-// _meta holds plain JSON). ok is false for successful results and for error results
-// without r2r-mcp's error data.
-func ErrorOf(res *mcp.CallToolResult) (info ErrorInfo, ok bool) {
-	if res == nil || !res.IsError || res.Meta == nil {
-		return ErrorInfo{}, false
-	}
-	switch v := res.Meta.AdditionalFields[ErrorMetaKey].(type) {
-	case ErrorInfo:
-		info = v
-	case *ErrorInfo:
-		if v == nil {
-			return ErrorInfo{}, false
-		}
-		info = *v
-	case map[string]any:
-		b, err := json.Marshal(v)
-		if err != nil || json.Unmarshal(b, &info) != nil || info.Code == 0 {
-			return ErrorInfo{}, false
-		}
-	default:
-		return ErrorInfo{}, false
-	}
-	var texts []string
-	for _, c := range res.Content {
-		if t, isText := mcp.AsTextContent(c); isText {
-			texts = append(texts, t.Text)
-		}
-	}
-	info.Message = strings.Join(texts, "\n")
-	return info, true
-}
-
 // invalidArgs is the result for arguments that fail validation.
 func invalidArgs(err error) *mcp.CallToolResult {
-	return errorResult(ErrorInfo{Type: "invalid_params", Code: CodeInvalidParams, Message: "Invalid arguments: " + err.Error()})
+	return toolerr.Result(toolerr.Info{Type: "invalid_params", Code: toolerr.CodeInvalidParams, Message: "Invalid arguments: " + err.Error()})
 }
 
 // invalidRequest is the result for a call whose arguments are well formed but name
 // nothing r2r-mcp can answer for, such as a sync job it does not know: the caller changes
 // the call (-32602), as with invalidArgs; R2R was not asked, so it is no "not_found" of R2R's.
 func invalidRequest(msg string) *mcp.CallToolResult {
-	return errorResult(ErrorInfo{Type: "invalid_params", Code: CodeInvalidParams, Message: msg})
+	return toolerr.Result(toolerr.Info{Type: "invalid_params", Code: toolerr.CodeInvalidParams, Message: msg})
 }
 
 // refusal is the result for a request r2r-mcp declines to send (path confinement, limits).
 func refusal(kind, msg string) *mcp.CallToolResult {
-	return errorResult(ErrorInfo{Type: kind, Code: CodeInvalidParams, Message: msg})
+	return toolerr.Result(toolerr.Info{Type: kind, Code: toolerr.CodeInvalidParams, Message: msg})
 }
 
 // configError is the result for a configuration problem the user must fix, such as an
 // unusable .r2r-mcp.json; msg names the file and the fix. The call's arguments were fine,
 // so it is not -32602, and R2R did not fail, so it is not -32001.
 func configError(msg string) *mcp.CallToolResult {
-	return errorResult(ErrorInfo{Type: "configuration", Code: CodeInternal, Message: msg})
+	return toolerr.Result(toolerr.Info{Type: "configuration", Code: toolerr.CodeInternal, Message: msg})
 }
 
 // internalError is the result for a failure inside r2r-mcp (a bug, a panic).
 func internalError(msg string) *mcp.CallToolResult {
-	return errorResult(ErrorInfo{Type: "internal", Code: CodeInternal, Message: msg})
+	return toolerr.Result(toolerr.Info{Type: "internal", Code: toolerr.CodeInternal, Message: msg})
 }
 
 // errHints tailor r2rErrorResult's text to the call.
@@ -154,6 +80,9 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 	if errors.As(err, &argE) {
 		return invalidArgs(argE)
 	}
+	if refusal, ok := errors.AsType[*rateRefusal](err); ok {
+		return refusal.result()
+	}
 	var e *r2r.Error
 	isR2R := errors.As(err, &e)
 
@@ -161,12 +90,12 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 	case errors.Is(err, context.DeadlineExceeded) || (ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)):
 		return timeoutResult(ctx, err, baseURL, h)
 	case errors.Is(err, context.Canceled):
-		return errorResult(ErrorInfo{Type: "cancelled", Code: CodeInternal,
+		return toolerr.Result(toolerr.Info{Type: "cancelled", Code: toolerr.CodeInternal,
 			Message: "The request was cancelled before R2R answered."})
 	case errors.Is(err, r2r.ErrCredentials):
 		return credentialResult(ctx, err, baseURL)
 	case errors.Is(err, r2r.ErrInvalidRequest) && !isR2R:
-		return errorResult(ErrorInfo{Type: "invalid_params", Code: CodeInvalidParams,
+		return toolerr.Result(toolerr.Info{Type: "invalid_params", Code: toolerr.CodeInvalidParams,
 			Message: "Invalid request: " + err.Error()})
 	case !isR2R:
 		return internalError("Unexpected error: " + err.Error() + ". Please report it.")
@@ -179,21 +108,21 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 	if res := responseSizeResult(err, e); res != nil {
 		return res
 	}
-	return errorResult(httpErrorInfo(ctx, e, baseURL, h))
+	return toolerr.Result(httpErrorInfo(ctx, e, baseURL, h))
 }
 
 // httpErrorInfo describes an error R2R answered (or a request that got no answer) by
 // status: the cause, R2R's own words, and the next step.
-func httpErrorInfo(ctx context.Context, e *r2r.Error, baseURL string, h errHints) ErrorInfo {
+func httpErrorInfo(ctx context.Context, e *r2r.Error, baseURL string, h errHints) toolerr.Info {
 	// R2R's error text is untrusted and may be long: cleaned and clipped before it is shown.
 	msg := cleantext.Clip(cleantext.Line(strings.TrimSpace(e.Message)), maxR2RMessageBytes)
 	r2rSays := ""
 	if msg != "" {
 		r2rSays = " R2R says: " + strings.TrimRight(msg, ".") + "."
 	}
-	info := ErrorInfo{Status: e.StatusCode, Retryable: e.Retryable()}
+	info := toolerr.Info{Status: e.StatusCode, Retryable: e.Retryable()}
 	if ci, _ := callFrom(ctx); modelRefused(ci, e) {
-		info.Type, info.Code, info.Retryable = "invalid_params", CodeInvalidParams, false
+		info.Type, info.Code, info.Retryable = "invalid_params", toolerr.CodeInvalidParams, false
 		info.Message = fmt.Sprintf("R2R cannot generate with model %s (%d): it serves no such model.%s "+
 			"Omit model to use the model R2R is configured with, or name one its providers serve, as provider/model "+
 			"(e.g. openai/gpt-4.1-mini).", quoteForText(ci.model, 120), e.StatusCode, r2rSays)
@@ -201,37 +130,37 @@ func httpErrorInfo(ctx context.Context, e *r2r.Error, baseURL string, h errHints
 	}
 	switch e.StatusCode {
 	case 0:
-		info.Type, info.Code, info.Retryable = "unreachable", CodeR2RAPI, true
+		info.Type, info.Code, info.Retryable = "unreachable", toolerr.CodeR2RAPI, true
 		cause := "no answer"
 		if e.Err != nil {
 			cause = cleantext.Clip(cleantext.Line(e.Err.Error()), maxR2RMessageBytes)
 		}
-		info.Message = fmt.Sprintf("Cannot reach R2R at %s: %s. Start R2R or set --url / R2R_API_URL.", baseURL, cause)
+		info.Message = diagnose.Sentence(diagnose.CannotReach(baseURL, cause), diagnose.StartR2R(""))
 	case http.StatusUnauthorized:
-		info.Type, info.Code = "authentication", CodeAuth
+		info.Type, info.Code = "authentication", toolerr.CodeAuth
 		info.Message = unauthorizedText(authFrom(ctx), r2rSays)
 	case http.StatusForbidden:
-		info.Type, info.Code = "forbidden", CodeR2RAPI
+		info.Type, info.Code = "forbidden", toolerr.CodeR2RAPI
 		info.Message = fmt.Sprintf("R2R refused to %s (403).%s Use a collection or document your account owns "+
 			"(r2r_list_collections shows them), or ask the R2R admin for access.", e.Op, r2rSays)
 	case http.StatusNotFound:
-		info.Type, info.Code = "not_found", CodeR2RAPI
+		info.Type, info.Code = "not_found", toolerr.CodeR2RAPI
 		if h.NotFound != "" {
 			info.Message = h.NotFound
 		} else {
 			info.Message = fmt.Sprintf("R2R could not find what %s asked for (404).%s", e.Op, r2rSays)
 		}
 	case http.StatusConflict:
-		info.Type, info.Code = "conflict", CodeR2RAPI
+		info.Type, info.Code = "conflict", toolerr.CodeR2RAPI
 		info.Message = fmt.Sprintf("R2R reported a conflict for %s (409).%s", e.Op, r2rSays)
 	case http.StatusRequestEntityTooLarge:
-		info.Type, info.Code = "too_large", CodeR2RAPI
+		info.Type, info.Code = "too_large", toolerr.CodeR2RAPI
 		info.Message = "R2R refused the file as too large (413)." + r2rSays
 	case http.StatusUnsupportedMediaType:
-		info.Type, info.Code = "unsupported_type", CodeR2RAPI
+		info.Type, info.Code = "unsupported_type", toolerr.CodeR2RAPI
 		info.Message = "R2R does not accept this file type (415)." + r2rSays
 	case http.StatusTooManyRequests:
-		info.Type, info.Code, info.Retryable = "rate_limited", CodeRateLimited, true
+		info.Type, info.Code, info.Retryable = "rate_limited", toolerr.CodeRateLimited, true
 		secs := float64(defaultRetryAfterSeconds)
 		if e.RetryAfter > 0 {
 			secs = math.Ceil(e.RetryAfter.Seconds())
@@ -239,10 +168,10 @@ func httpErrorInfo(ctx context.Context, e *r2r.Error, baseURL string, h errHints
 		info.RetryAfter = &secs
 		info.Message = fmt.Sprintf("R2R's rate limit was hit (429). Wait %.0f s before trying again.%s", secs, r2rSays)
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:
-		info.Type, info.Code = "rejected", CodeR2RAPI
+		info.Type, info.Code = "rejected", toolerr.CodeR2RAPI
 		info.Message = fmt.Sprintf("R2R rejected the %s request (%d).%s Check the arguments.", e.Op, e.StatusCode, r2rSays)
 	default:
-		info.Type, info.Code = "server_error", CodeR2RAPI
+		info.Type, info.Code = "server_error", toolerr.CodeR2RAPI
 		next := "This looks like a problem inside R2R; check its logs."
 		if info.Retryable {
 			next = "R2R or a proxy in front of it is unavailable; try again shortly."
@@ -282,10 +211,10 @@ func responseSizeResult(err error, e *r2r.Error) *mcp.CallToolResult {
 	switch {
 	case errors.Is(err, r2r.ErrBodyBudget):
 		secs := 1.0
-		return errorResult(ErrorInfo{Type: "busy", Code: CodeRateLimited, Retryable: true, RetryAfter: &secs,
+		return toolerr.Result(toolerr.Info{Type: "busy", Code: toolerr.CodeRateLimited, Retryable: true, RetryAfter: &secs,
 			Message: fmt.Sprintf("r2r-mcp is busy: R2R's answers to the calls in flight fill its memory budget, so the answer to %s was not read. Retry in 1 s.", e.Op)})
 	case errors.Is(err, r2r.ErrResponseTooLarge):
-		return errorResult(ErrorInfo{Type: "too_large", Code: CodeR2RAPI, Status: e.StatusCode,
+		return toolerr.Result(toolerr.Info{Type: "too_large", Code: toolerr.CodeR2RAPI, Status: e.StatusCode,
 			Message: fmt.Sprintf("R2R's answer to %s is larger than r2r-mcp reads (%s). Ask for less: a smaller limit, a page, or a narrower filter.", e.Op, e.Message)})
 	}
 	return nil
@@ -323,41 +252,27 @@ func (d *Deps) authState() authInfo {
 }
 
 // unauthorizedText is the text for a 401: what to change depends on where the rejected
-// credential came from. `r2r-mcp login` refuses to run while R2R_API_KEY is set, and the
-// environment overrides whatever login stores, so env credentials must be fixed in the MCP
-// client's configuration.
+// credential came from (auth.Source.Fix). The server reads the stored credential again
+// after a 401, so a fresh login helps the next call; the environment is read only at
+// start-up.
 func unauthorizedText(a authInfo, r2rSays string) string {
-	var msg string
+	src := auth.Source(a.source)
 	switch {
-	case a.source == auth.SourceEnvAPIKey:
-		msg = "R2R rejected R2R_API_KEY (401)." + r2rSays + " Replace it in your MCP client's configuration, " +
-			"or remove it and run `r2r-mcp login`."
-	case a.source == auth.SourceEnvPassword:
-		msg = "R2R rejected the credentials from R2R_EMAIL/R2R_PASSWORD (401)." + r2rSays + " Fix them in your MCP " +
-			"client's configuration, or remove them and run `r2r-mcp login`."
-	case (a.source == "" || a.source == auth.SourceNone) && strings.TrimSpace(a.warning) != "":
+	case src.None() && strings.TrimSpace(a.warning) != "":
 		// Lead with why nothing was sent (an unusable credentials file, a keyring that did
 		// not answer): "run login" alone would not fix a file that only needs chmod.
 		return "R2R requires authentication (401), and r2r-mcp has no usable credential: " +
 			strings.TrimRight(strings.TrimSpace(a.warning), ".") + ". Fix that, or run `r2r-mcp login` in a terminal, then call again."
-	case a.source == "" || a.source == auth.SourceNone:
-		msg = "R2R requires authentication (401)." + r2rSays + " Run `r2r-mcp login` in a terminal, then call " +
-			"again: the server reads the stored credential after a 401. (R2R_API_KEY set in your MCP client's " +
-			"configuration takes effect when the client restarts the server.)"
-	default:
-		msg = fmt.Sprintf("R2R rejected the stored credential (from %s) (401).%s Run `r2r-mcp login` in a terminal "+
-			"to log in again, then call again: the server reads the stored credential again after a 401.",
-			storedSource(a.source), r2rSays)
+	case src.None():
+		return "R2R requires authentication (401)." + r2rSays + " " + src.Fix() + " Then call again: the server reads the " +
+			"stored credential after a 401 (R2R_API_KEY set in your MCP client's configuration takes effect when the client " +
+			"restarts the server)."
+	}
+	msg := fmt.Sprintf("R2R rejected the credential (from %s) (401).%s %s", src.Place(), r2rSays, src.Fix())
+	if !src.FromEnv() {
+		msg += " Then call again: the server reads the stored credential again after a 401."
 	}
 	return msg + warningText(a)
-}
-
-// storedSource names where a stored credential lives, for messages.
-func storedSource(source string) string {
-	if source == auth.SourceKeyringPending {
-		return auth.SourceKeyring
-	}
-	return source
 }
 
 func warningText(a authInfo) string {
@@ -379,13 +294,14 @@ func credentialResult(ctx context.Context, err error, baseURL string) *mcp.CallT
 		}
 	}
 	a := authFrom(ctx)
-	info := ErrorInfo{Type: "authentication", Code: CodeAuth}
+	info := toolerr.Info{Type: "authentication", Code: toolerr.CodeAuth}
 	if errors.Is(cause, auth.ErrSessionExpired) {
 		// The verdict names the one thing to do; nothing else is added to it.
 		info.Message = "r2r-mcp is no longer logged in: " + strings.TrimRight(cause.Error(), ".") +
 			", then call again (no restart needed)." + warningText(a)
-		return errorResult(info)
+		return toolerr.Result(info)
 	}
+	src := auth.Source(a.source)
 	var next string
 	switch {
 	case errors.Is(cause, auth.ErrKeyringTimeout):
@@ -394,16 +310,14 @@ func credentialResult(ctx context.Context, err error, baseURL string) *mcp.CallT
 	case errors.Is(cause, auth.ErrKeyringUnavailable):
 		next = "Start or unlock the system keyring and call again (a failed read is retried), or set R2R_API_KEY in your MCP " +
 			"client's configuration."
-	case a.source == auth.SourceEnvAPIKey:
-		next = "Fix R2R_API_KEY in your MCP client's configuration, or remove it and run `r2r-mcp login`."
-	case a.source == auth.SourceEnvPassword:
-		next = "Fix R2R_EMAIL/R2R_PASSWORD in your MCP client's configuration, or remove them and run `r2r-mcp login`."
+	case src.FromEnv():
+		next = src.Fix()
 	default:
-		next = "Run `r2r-mcp login` in a terminal, then call again."
+		next = src.Fix() + " Then call again."
 	}
 	info.Message = fmt.Sprintf("r2r-mcp could not authenticate to R2R at %s: %s. %s `r2r-mcp doctor` shows where "+
 		"the credentials come from.%s", baseURL, strings.TrimRight(cause.Error(), "."), next, warningText(a))
-	return errorResult(info)
+	return toolerr.Result(info)
 }
 
 // credentialsRefused reports whether a login/refresh failure means R2R turned the
@@ -421,7 +335,7 @@ func timeoutResult(ctx context.Context, err error, baseURL string, h errHints) *
 	if e, ok := errors.AsType[*r2r.Error](err); ok && e.Op != "" {
 		op = " (still waiting for its answer to " + e.Op + ")"
 	}
-	info := ErrorInfo{Type: "timeout", Code: CodeR2RAPI, Retryable: h.Timeout == ""}
+	info := toolerr.Info{Type: "timeout", Code: toolerr.CodeR2RAPI, Retryable: h.Timeout == ""}
 	ci, ok := callFrom(ctx)
 	if !ok {
 		next := "It may be busy: try again, or narrow the request (smaller limit, shorter question)"
@@ -429,7 +343,7 @@ func timeoutResult(ctx context.Context, err error, baseURL string, h errHints) *
 			next = h.Timeout
 		}
 		info.Message = fmt.Sprintf("R2R at %s did not answer in time%s. %s.", baseURL, op, next)
-		return errorResult(info)
+		return toolerr.Result(info)
 	}
 	next := "Try again shortly, or narrow the request (smaller limit, shorter question); if R2R keeps hanging, check it with `r2r-mcp doctor`"
 	if ci.flag != "" {
@@ -440,7 +354,7 @@ func timeoutResult(ctx context.Context, err error, baseURL string, h errHints) *
 	}
 	info.Message = fmt.Sprintf("R2R at %s did not answer %s within %s%s. %s.",
 		baseURL, ci.tool, secondsText(ci.timeout), op, next)
-	return errorResult(info)
+	return toolerr.Result(info)
 }
 
 // breakerOpenResult is the answer to a call the circuit breaker turned away without
@@ -463,7 +377,7 @@ func breakerOpenResult(err error, e *r2r.Error, baseURL string) *mcp.CallToolRes
 	default:
 		cause = "failed repeatedly"
 	}
-	return errorResult(ErrorInfo{Type: "breaker_open", Code: CodeBreakerOpen, Retryable: true, RetryAfter: &secs,
+	return toolerr.Result(toolerr.Info{Type: "breaker_open", Code: toolerr.CodeBreakerOpen, Retryable: true, RetryAfter: &secs,
 		Message: fmt.Sprintf("R2R at %s %s; calls are paused for %.0f s to let it recover. "+
 			"Retry after that, or check R2R (`r2r-mcp doctor`); r2r_status shows the circuit breaker.", baseURL, cause, secs)})
 }

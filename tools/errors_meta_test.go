@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,63 +15,17 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
-// errInfo is ErrorOf without the ok flag (zero ErrorInfo for a result without one).
-func errInfo(res *mcp.CallToolResult) ErrorInfo {
-	info, _ := ErrorOf(res)
+// errInfo is toolerr.Of without the ok flag (zero toolerr.Info for a result without one).
+func errInfo(res *mcp.CallToolResult) toolerr.Info {
+	info, _ := toolerr.Of(res)
 	return info
 }
 
 // withCreds sets the credentials of the env's R2R client.
 func withCreds(c r2r.Credentials) envOption { return func(cfg *envConfig) { cfg.creds = c } }
-
-// TestErrorResultWire: an error result has text, isError and _meta["r2r-mcp/error"], and
-// no structuredContent (which MCP clients check against the tool's outputSchema even on
-// errors); ErrorOf reads it back both in-process and after a JSON round trip.
-func TestErrorResultWire(t *testing.T) {
-	secs := 2.5
-	want := ErrorInfo{Type: "rate_limited", Code: CodeRateLimited, Retryable: true, RetryAfter: &secs, Status: 429,
-		Message: "Slow down. Retry in 2.5 s."}
-	res := NewErrorResult(want)
-
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wire map[string]any
-	if err := json.Unmarshal(b, &wire); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := wire["structuredContent"]; ok {
-		t.Errorf("error result has structuredContent: %s", b)
-	}
-	if wire["isError"] != true {
-		t.Errorf("isError missing: %s", b)
-	}
-	meta, _ := wire["_meta"].(map[string]any)
-	got, _ := meta[ErrorMetaKey].(map[string]any)
-	wantWire := map[string]any{"type": "rate_limited", "code": float64(CodeRateLimited), "retryable": true,
-		"retry_after": 2.5, "status": float64(429)}
-	if fmt.Sprint(got) != fmt.Sprint(wantWire) {
-		t.Errorf("_meta[%q] = %v, want %v", ErrorMetaKey, got, wantWire)
-	}
-
-	var decoded mcp.CallToolResult
-	if err := json.Unmarshal(b, &decoded); err != nil {
-		t.Fatal(err)
-	}
-	for name, r := range map[string]*mcp.CallToolResult{"in-process": res, "decoded": &decoded} {
-		info, ok := ErrorOf(r)
-		if !ok || info.Type != want.Type || info.Code != want.Code || !info.Retryable || info.RetryAfter == nil ||
-			*info.RetryAfter != secs || info.Status != 429 || info.Message != want.Message {
-			t.Errorf("%s: ErrorOf = %+v, %v", name, info, ok)
-		}
-	}
-	if _, ok := ErrorOf(result("fine", map[string]any{})); ok {
-		t.Error("ErrorOf reported an error for a successful result")
-	}
-}
 
 // TestUnauthorizedAdvice: the next step after a 401 depends on where the rejected
 // credential came from; `r2r-mcp login` cannot replace an environment credential.
@@ -87,16 +40,17 @@ func TestUnauthorizedAdvice(t *testing.T) {
 		not     []string
 	}{
 		{name: "env api key", creds: r2r.APIKey("not-a-valid-key"), source: auth.SourceEnvAPIKey,
-			want: []string{"R2R rejected R2R_API_KEY (401)", "Replace it in your MCP client's configuration", "remove it and run `r2r-mcp login`"}},
+			want: []string{"R2R rejected the credential (from env R2R_API_KEY) (401)", "Fix R2R_API_KEY where it is set (for serve: in the MCP client's configuration)", "unset it and run `r2r-mcp login`"},
+			not:  []string{"call again"}},
 		{name: "env password", creds: r2r.APIKey("not-a-valid-key"), source: auth.SourceEnvPassword,
-			want: []string{"R2R_EMAIL/R2R_PASSWORD (401)", "Fix them in your MCP client's configuration"}},
+			want: []string{"(from env R2R_EMAIL/R2R_PASSWORD) (401)", "Fix R2R_EMAIL/R2R_PASSWORD where they are set"}},
 		{name: "keyring", creds: r2r.APIKey("not-a-valid-key"), source: auth.SourceKeyring,
-			want: []string{"rejected the stored credential (from keyring) (401)", "Run `r2r-mcp login`", "then call again"},
+			want: []string{"rejected the credential (from keyring) (401)", "Run `r2r-mcp login`", "Then call again"},
 			not:  []string{"R2R_API_KEY", "restart"}},
 		{name: "file", creds: r2r.APIKey("not-a-valid-key"), source: "file /home/u/.config/r2r-mcp/credentials.json",
 			want: []string{"(from file /home/u/.config/r2r-mcp/credentials.json) (401)", "Run `r2r-mcp login`"}},
 		{name: "none", creds: nil, source: auth.SourceNone,
-			want: []string{"R2R requires authentication (401)", "Run `r2r-mcp login` in a terminal, then call again"}},
+			want: []string{"R2R requires authentication (401)", "Run `r2r-mcp login` in a terminal", "Then call again"}},
 		{name: "none, the credentials file unusable: the file's problem leads", creds: nil, source: auth.SourceNone,
 			warning: "stored credential for http://r2r:7272 unusable: credentials file is readable by other users: /c/credentials.json has mode 0644; run chmod 600 /c/credentials.json",
 			want:    []string{"R2R requires authentication (401), and r2r-mcp has no usable credential: stored credential", "run chmod 600 /c/credentials.json. Fix that"},
@@ -117,7 +71,7 @@ func TestUnauthorizedAdvice(t *testing.T) {
 			}))
 			_, info := e.fail("r2r_list_collections", nil)
 			t.Log(info.Message)
-			if info.Code != CodeAuth || info.Type != "authentication" || info.Status != http.StatusUnauthorized {
+			if info.Code != toolerr.CodeAuth || info.Type != "authentication" || info.Status != http.StatusUnauthorized {
 				t.Fatalf("%+v", info)
 			}
 			for _, w := range tt.want {
@@ -156,10 +110,10 @@ func TestCredentialErrors(t *testing.T) {
 		e := newEnv(t, withCreds(creds), withDeps(func(d *Deps) { d.Status.AuthSource = auth.SourceEnvPassword }))
 		_, info := e.fail("r2r_get_document", map[string]any{"document_id": "00000000-0000-4000-8000-000000000001"})
 		t.Log(info.Message)
-		if info.Code != CodeAuth || info.Type != "authentication" || info.Retryable {
+		if info.Code != toolerr.CodeAuth || info.Type != "authentication" || info.Retryable {
 			t.Fatalf("%+v", info)
 		}
-		for _, w := range []string{"could not authenticate to R2R at " + e.r2r.URL, "Fix R2R_EMAIL/R2R_PASSWORD in your MCP client's configuration", "r2r-mcp doctor"} {
+		for _, w := range []string{"could not authenticate to R2R at " + e.r2r.URL, "Fix R2R_EMAIL/R2R_PASSWORD where they are set", "r2r-mcp doctor"} {
 			if !strings.Contains(info.Message, w) {
 				t.Errorf("message %q lacks %q", info.Message, w)
 			}
@@ -182,7 +136,7 @@ func TestCredentialErrors(t *testing.T) {
 		creds := auth.NewPasswordSource(auth.TokenSourceOptions{Client: login}, r2rtest.AdminEmail, r2rtest.AdminPassword)
 		e := newEnv(t, withCreds(creds), withDeps(func(d *Deps) { d.Status.AuthSource = auth.SourceEnvPassword }))
 		_, info := e.fail("r2r_list_collections", nil)
-		if info.Code != CodeR2RAPI || info.Status != http.StatusServiceUnavailable || !info.Retryable {
+		if info.Code != toolerr.CodeR2RAPI || info.Status != http.StatusServiceUnavailable || !info.Retryable {
 			t.Fatalf("%+v", info)
 		}
 	})
@@ -209,7 +163,7 @@ func TestCredentialErrors(t *testing.T) {
 		e := newEnv(t, withCreds(creds), withDeps(func(d *Deps) { d.Status.AuthSource = auth.SourceKeyring }))
 		_, info := e.fail("r2r_list_collections", nil)
 		t.Log(info.Message)
-		if info.Code != CodeAuth || info.Retryable || !strings.Contains(info.Message, auth.SessionExpiredText(srv.URL)) ||
+		if info.Code != toolerr.CodeAuth || info.Retryable || !strings.Contains(info.Message, auth.SessionExpiredText(srv.URL)) ||
 			strings.Count(info.Message, "r2r-mcp login") != 1 {
 			t.Fatalf("%+v", info)
 		}
@@ -219,7 +173,7 @@ func TestCredentialErrors(t *testing.T) {
 		e := newEnv(t, withCreds(failingCredentials{err: fmt.Errorf("reading the stored credential: %w", auth.ErrKeyringTimeout)}),
 			withDeps(func(d *Deps) { d.Status.AuthSource = auth.SourceKeyringPending }))
 		_, info := e.fail("r2r_list_collections", nil)
-		if info.Code != CodeAuth || !info.Retryable || !strings.Contains(info.Message, "Unlock the system keyring") {
+		if info.Code != toolerr.CodeAuth || !info.Retryable || !strings.Contains(info.Message, "Unlock the system keyring") {
 			t.Fatalf("%+v", info)
 		}
 	})
@@ -237,16 +191,16 @@ func TestErrorCodes(t *testing.T) {
 		retryable bool
 		want      string
 	}{
-		{"cancelled", r2rErrorResult(ctx, context.Canceled, "http://r2r", errHints{}), CodeInternal, "cancelled", false, "cancelled"},
-		{"unexpected", r2rErrorResult(ctx, errors.New("boom"), "http://r2r", errHints{}), CodeInternal, "internal", false, "Unexpected error: boom"},
-		{"configuration", configError("Cannot read /p/.r2r-mcp.json: invalid JSON. Fix the file."), CodeInternal, "configuration", false, ".r2r-mcp.json"},
-		{"timeout", r2rErrorResult(ctx, context.DeadlineExceeded, "http://r2r", errHints{}), CodeR2RAPI, "timeout", true, "within 45 s"},
+		{"cancelled", r2rErrorResult(ctx, context.Canceled, "http://r2r", errHints{}), toolerr.CodeInternal, "cancelled", false, "cancelled"},
+		{"unexpected", r2rErrorResult(ctx, errors.New("boom"), "http://r2r", errHints{}), toolerr.CodeInternal, "internal", false, "Unexpected error: boom"},
+		{"configuration", configError("Cannot read /p/.r2r-mcp.json: invalid JSON. Fix the file."), toolerr.CodeInternal, "configuration", false, ".r2r-mcp.json"},
+		{"timeout", r2rErrorResult(ctx, context.DeadlineExceeded, "http://r2r", errHints{}), toolerr.CodeR2RAPI, "timeout", true, "within 45 s"},
 		{"ingest timeout", r2rErrorResult(ctx, context.DeadlineExceeded, "http://r2r", stillIngesting(errHints{}, docID)),
-			CodeR2RAPI, "timeout", false, "R2R may still be ingesting the file: follow it with r2r_monitor_task document_id=" + docID},
+			toolerr.CodeR2RAPI, "timeout", false, "R2R may still be ingesting the file: follow it with r2r_monitor_task document_id=" + docID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			info, ok := ErrorOf(tt.res)
+			info, ok := toolerr.Of(tt.res)
 			if !ok || tt.res.StructuredContent != nil || info.Code != tt.code || info.Type != tt.typ || info.Retryable != tt.retryable ||
 				!strings.Contains(info.Message, tt.want) {
 				t.Fatalf("%+v (want code %d type %s, text with %q)", info, tt.code, tt.typ, tt.want)
@@ -256,14 +210,14 @@ func TestErrorCodes(t *testing.T) {
 
 	t.Run("panic", func(t *testing.T) {
 		e := newEnv(t)
-		h := guard(e.deps, "r2r_search", func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		h := e.deps.guard(&Tool{Def: mcp.Tool{Name: "r2r_search"}})(func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			panic("handler bug")
 		})
 		res, err := h(context.Background(), mcp.CallToolRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if info := errInfo(res); info.Code != CodeInternal || info.Type != "internal" || !strings.Contains(info.Message, "Please report it") {
+		if info := errInfo(res); info.Code != toolerr.CodeInternal || info.Type != "internal" || !strings.Contains(info.Message, "Please report it") {
 			t.Fatalf("%+v", info)
 		}
 	})

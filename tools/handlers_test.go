@@ -18,8 +18,10 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/tools/confine"
+	"github.com/r2r-mcp/r2r-mcp/tools/diagnose"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 const ledgerDoc = `# Ledger design
@@ -315,7 +317,7 @@ func TestSearchValidationSendsNothing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, info := e.fail("r2r_search", tt.args)
-			if info.Code != CodeInvalidParams || info.Type != "invalid_params" || !strings.Contains(info.Message, tt.want) {
+			if info.Code != toolerr.CodeInvalidParams || info.Type != "invalid_params" || !strings.Contains(info.Message, tt.want) {
 				t.Fatalf("info = %+v, want message containing %q", info, tt.want)
 			}
 		})
@@ -539,7 +541,7 @@ func TestIngestConfinement(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, info := e.fail("r2r_ingest_document", map[string]any{"file_path": tt.path})
-			if info.Type != tt.kind || info.Code != CodeInvalidParams || !strings.HasPrefix(info.Message, "Not ingested: ") {
+			if info.Type != tt.kind || info.Code != toolerr.CodeInvalidParams || !strings.HasPrefix(info.Message, "Not ingested: ") {
 				t.Fatalf("info = %+v, want type %s", info, tt.kind)
 			}
 		})
@@ -689,14 +691,14 @@ func TestErrorMapping(t *testing.T) {
 	t.Run("401", func(t *testing.T) {
 		e.r2r.ForceStatus("POST /v3/retrieval/search", 401, 1)
 		_, info := e.fail("r2r_search", map[string]any{"query": "x"})
-		if info.Code != CodeAuth || info.Status != 401 || !strings.HasPrefix(info.Message, "R2R requires authentication (401).") || !strings.Contains(info.Message, "Run `r2r-mcp login`") {
+		if info.Code != toolerr.CodeAuth || info.Status != 401 || !strings.HasPrefix(info.Message, "R2R requires authentication (401).") || !strings.Contains(info.Message, "Run `r2r-mcp login`") {
 			t.Fatalf("%+v", info)
 		}
 	})
 	t.Run("403", func(t *testing.T) {
 		e.r2r.ForceStatus("GET /v3/collections", 403, 1)
 		_, info := e.fail("r2r_list_collections", nil)
-		if info.Code != CodeR2RAPI || info.Type != "forbidden" || !strings.Contains(info.Message, "r2r_list_collections") {
+		if info.Code != toolerr.CodeR2RAPI || info.Type != "forbidden" || !strings.Contains(info.Message, "r2r_list_collections") {
 			t.Fatalf("%+v", info)
 		}
 	})
@@ -731,7 +733,7 @@ func TestErrorMapping(t *testing.T) {
 	t.Run("429", func(t *testing.T) {
 		e.r2r.ForceStatus("POST /v3/retrieval/rag", 429, 1)
 		_, info := e.fail("r2r_rag_query", map[string]any{"question": "x"})
-		if info.Code != CodeRateLimited || !info.Retryable || info.RetryAfter == nil || *info.RetryAfter != 60 {
+		if info.Code != toolerr.CodeRateLimited || !info.Retryable || info.RetryAfter == nil || *info.RetryAfter != 60 {
 			t.Fatalf("%+v", info)
 		}
 	})
@@ -747,7 +749,7 @@ func TestErrorMapping(t *testing.T) {
 		defer e.r2r.Down(false)
 		_, info := e.fail("r2r_monitor_task", map[string]any{"document_id": io.DocumentID})
 		if info.Type != "unreachable" || !info.Retryable || !strings.Contains(info.Message, "Cannot reach R2R at "+e.r2r.URL) ||
-			!strings.Contains(info.Message, "--url / R2R_API_URL") {
+			!strings.Contains(info.Message, diagnose.StartR2R("")) {
 			t.Fatalf("%+v", info)
 		}
 		res := e.ok("r2r_status", nil)
@@ -956,7 +958,7 @@ func TestUnknownArgumentsForEveryTool(t *testing.T) {
 	e := newEnv(t)
 	for _, tl := range e.list {
 		_, info := e.fail(tl.Def.Name, map[string]any{"bogus": 1.0})
-		if info.Code != CodeInvalidParams || !strings.Contains(info.Message, `unknown argument "bogus"`) {
+		if info.Code != toolerr.CodeInvalidParams || !strings.Contains(info.Message, `unknown argument "bogus"`) {
 			t.Fatalf("%s: %+v", tl.Def.Name, info)
 		}
 	}
@@ -995,7 +997,7 @@ func TestBreakerOpenMapsToCode32003(t *testing.T) {
 	}
 	res, _ := invoke(context.Background(), mc, "r2r_monitor_task", args)
 	info := errInfo(res)
-	if info.Code != CodeBreakerOpen || info.Type != "breaker_open" || !info.Retryable || info.RetryAfter == nil || *info.RetryAfter < 1 {
+	if info.Code != toolerr.CodeBreakerOpen || info.Type != "breaker_open" || !info.Retryable || info.RetryAfter == nil || *info.RetryAfter < 1 {
 		t.Fatalf("%+v", info)
 	}
 	for _, want := range []string{"R2R at " + srv.URL + " failed 2 times in a row", "calls are paused for ", "r2r-mcp doctor"} {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,8 +17,33 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/server/knob"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
+
+// defaultConfig is serve's default configuration of the tools.
+func defaultConfig() Config {
+	var c Config
+	knob.Defaults(&c)
+	return c
+}
+
+// testConfig is defaultConfig without rate limits (the tests make many calls at once)
+// and with fast ingestion polls.
+func testConfig() Config {
+	c := defaultConfig()
+	c.RateLimit, c.RAGRateLimit, c.PollInterval = 0, 0, 5*time.Millisecond
+	return c
+}
+
+// rated is testConfig with every tool, r2r_rag_query included, limited to rate calls per
+// second with bursts of burst.
+func rated(rate float64, burst int) Config {
+	c := testConfig()
+	c.RateLimit, c.RateBurst, c.RAGRateLimit, c.RAGRateBurst = rate, burst, rate, burst
+	return c
+}
 
 // env is one test setup: an emulated R2R, a project directory (a git root) and the tools.
 type env struct {
@@ -74,12 +98,12 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	proj := filepath.Join(base, cfg.name)
 	mustMkdir(t, filepath.Join(proj, ".git"))
 	deps := &Deps{
-		Client:       c,
-		Projects:     project.NewResolver(project.Options{WorkDir: proj, CacheFile: filepath.Join(base, "cfg", "projects.json"), ExtraRoots: cfg.extraRoots}),
-		History:      NewSearchHistory(0),
-		Status:       StatusInfo{Version: "test", AuthSource: "none", URLSource: "test"},
-		PollInterval: 5 * time.Millisecond,
+		Config:   testConfig(),
+		Client:   c,
+		Projects: project.NewResolver(project.Options{WorkDir: proj, CacheFile: filepath.Join(base, "cfg", "projects.json"), ExtraRoots: cfg.extraRoots}),
+		History:  NewSearchHistory(0),
 	}
+	deps.Status = StatusInfo{Version: "test", AuthSource: "none", URLSource: "test"}
 	for _, f := range cfg.deps {
 		f(deps)
 	}
@@ -141,7 +165,7 @@ func (e *env) ok(name string, args map[string]any) *mcp.CallToolResult {
 }
 
 // fail calls a tool and fails the test unless it returns an error result.
-func (e *env) fail(name string, args map[string]any) (*mcp.CallToolResult, ErrorInfo) {
+func (e *env) fail(name string, args map[string]any) (*mcp.CallToolResult, toolerr.Info) {
 	e.t.Helper()
 	res := e.call(name, args)
 	if !res.IsError {
@@ -150,9 +174,9 @@ func (e *env) fail(name string, args map[string]any) (*mcp.CallToolResult, Error
 	if res.StructuredContent != nil {
 		e.t.Fatalf("error result with structured content (it must match the outputSchema): %#v", res.StructuredContent)
 	}
-	info, ok := ErrorOf(res)
+	info, ok := toolerr.Of(res)
 	if !ok {
-		e.t.Fatalf("error result without ErrorInfo in _meta: %#v", res.Meta)
+		e.t.Fatalf("error result without toolerr.Info in _meta: %#v", res.Meta)
 	}
 	if info.Message == "" || text(res) != info.Message {
 		e.t.Fatalf("error text %q does not match structured message %q", text(res), info.Message)
@@ -177,16 +201,15 @@ func (e *env) mcpClient(opts ...server.ServerOption) *client.Client {
 	return serve(e.t, e.list, e.deps, opts...)
 }
 
-// serve serves tools ts and the resources of d through a real mcp-go server (with the
-// server's argument validation, ValidateArgs, and mcp-go's output schema validation) and
-// returns a connected in-process client.
+// serve serves tools ts, in the call chain the server serves them in (Chain: argument
+// validation, deadlines, rate limits), and the resources of d through a real mcp-go server
+// (with mcp-go's output schema validation) and returns a connected in-process client.
 func serve(t *testing.T, ts []Tool, d *Deps, opts ...server.ServerOption) *client.Client {
 	t.Helper()
 	base := []server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
 		server.WithStrictInputSchemaDefault(),
-		server.WithToolHandlerMiddleware(ValidateArgs(ts, slog.New(slog.DiscardHandler))),
 		server.WithOutputSchemaValidation(),
 		server.WithRecovery(),
 		server.WithCompletions(),
@@ -195,7 +218,7 @@ func serve(t *testing.T, ts []Tool, d *Deps, opts ...server.ServerOption) *clien
 	}
 	s := server.NewMCPServer("r2r-mcp-test", "test", append(base, opts...)...)
 	s.AddPrompts(Prompts(d, false)...)
-	s.AddTools(ServerTools(ts)...)
+	s.AddTools(ServerTools(Chain(d, ts, Layers{}))...)
 	s.AddResources(Resources(d)...)
 	s.AddResourceTemplates(ResourceTemplates(d)...)
 	c, err := client.NewInProcessClient(s)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -13,6 +14,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 	"github.com/r2r-mcp/r2r-mcp/tools/upload"
 )
 
@@ -45,7 +47,7 @@ type IngestOutput struct {
 
 func ingestDocumentTool(d *Deps) Tool {
 	def := ingestDocumentDef()
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p ingestParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Deadline: d.ingestDeadline, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p ingestParams) (*mcp.CallToolResult, error) {
 		return d.ingest(ctx, req, p), nil
 	})}
 }
@@ -116,6 +118,15 @@ func ingestDocumentDef() mcp.Tool {
 	)
 }
 
+// ingestDeadline bounds an ingest: one that waits for R2R (run_async=false) has its own
+// deadline, which the wait (IngestWait) fits inside; others the call timeout.
+func (d *Deps) ingestDeadline(req mcp.CallToolRequest) (time.Duration, string) {
+	if async, ok := req.GetArguments()["run_async"].(bool); ok && !async {
+		return d.IngestSyncTimeout, ""
+	}
+	return d.callDeadline(req)
+}
+
 // ingest uploads the file (upload.Upload) into the collection named or the project's,
 // creating the project's on first use.
 func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestParams) *mcp.CallToolResult {
@@ -149,14 +160,10 @@ func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestPar
 // wait for R2R, progress notifications while waiting, this server's pending uploads.
 func (d *Deps) uploadOptions(ctx context.Context, req mcp.CallToolRequest, pr project.Project, in ingestParams) upload.Options {
 	roots := d.Projects.RootsOf(pr)
-	wait := d.IngestWait
-	if wait <= 0 {
-		wait = DefaultIngestWait
-	}
 	lastProgress := -1.0
 	return upload.Options{API: d.Client, Roots: roots, Remote: d.Projects.Remote(),
 		HomeRoot: len(roots) > 0 && project.NotAProject(roots[0]), Metadata: in.Metadata, Mode: in.Mode,
-		Wait: wait, Async: in.Async, Poll: d.PollInterval, Pending: d.pendingUploads(), Now: d.now,
+		Wait: d.IngestWait, Async: in.Async, Poll: d.PollInterval, Pending: d.pendingUploads(), Now: d.now,
 		OnStatus: func(_, st string) {
 			if p := ingestionProgress(st); !in.Async && p > lastProgress {
 				lastProgress = p
@@ -177,7 +184,7 @@ func (d *Deps) writeScope(ctx context.Context, pr *project.Project, explicitID s
 	if err != nil {
 		return nil, "", d.projectErrorResult(ctx, err)
 	}
-	s, errRes := d.resolveScopeOf(ctx, pr, explicitID, true)
+	s, errRes := d.resolveScopeOf(ctx, nil, pr, explicitID, true) // a write: never spans collections
 	if errRes != nil {
 		return nil, "", errRes
 	}
@@ -221,7 +228,7 @@ func (d *Deps) uploadErrorResult(ctx context.Context, err error, s *scope, scope
 // deadline.
 func uploadBusyResult() *mcp.CallToolResult {
 	secs := 1.0
-	return errorResult(ErrorInfo{Type: "busy", Code: CodeRateLimited, Retryable: true, RetryAfter: &secs,
+	return toolerr.Result(toolerr.Info{Type: "busy", Code: toolerr.CodeRateLimited, Retryable: true, RetryAfter: &secs,
 		Message: "Not ingested: other ingests in flight fill r2r-mcp's memory budget for uploads, and none finished before this call's deadline. Retry in 1 s, or ingest fewer files at once."})
 }
 
@@ -243,7 +250,7 @@ func ingestOutput(r *upload.Result, s *scope) IngestOutput {
 	}
 	stuck := ""
 	if r.Stuck {
-		stuck = kbsync.StuckText(o.DocumentID, r.Status, r.Started, r.Age, "r2r_delete_document")
+		stuck = kbsync.StuckText(o.DocumentID, r.Status, r.Started, r.Age, deleteDocumentName)
 	}
 	o.Message = ingestMessage(o, s, stuck)
 	return o

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"golang.org/x/time/rate"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // RateLimit is a token bucket: Rate calls per second on average, with bursts of up to
@@ -24,29 +25,24 @@ type RateLimit struct {
 	Burst int
 }
 
-// Default rate limits (issue 5): every tool 10 calls/s with bursts of 20; r2r_rag_query,
-// which costs R2R an LLM call, 2 calls/s with bursts of 5.
-var (
-	DefaultRateLimit    = RateLimit{Rate: 10, Burst: 20}
-	DefaultRAGRateLimit = RateLimit{Rate: 2, Burst: 5}
-)
+// RateClass groups tools by what a call costs R2R; each class has its own limit
+// (RateLimits.PerClass). The zero class is every tool's.
+type RateClass string
+
+// RateLLM is the class of tools whose every call costs R2R a language model's answer.
+const RateLLM RateClass = "llm"
 
 // RateLimits configure one token bucket per tool. The zero value limits nothing.
 type RateLimits struct {
-	// Default applies to every tool without an entry in PerTool.
+	// Default applies to every tool whose class has no entry in PerClass.
 	Default RateLimit
-	// PerTool overrides Default by tool name.
-	PerTool map[string]RateLimit
+	// PerClass overrides Default by the tools' rate class (Tool.Rate).
+	PerClass map[RateClass]RateLimit
 }
 
-// DefaultRateLimits are the limits serve applies unless told otherwise.
-func DefaultRateLimits() RateLimits {
-	return RateLimits{Default: DefaultRateLimit, PerTool: map[string]RateLimit{"r2r_rag_query": DefaultRAGRateLimit}}
-}
-
-// For returns the limit of tool name.
-func (r RateLimits) For(name string) RateLimit {
-	if l, ok := r.PerTool[name]; ok {
+// For returns the limit of the tools of class c.
+func (r RateLimits) For(c RateClass) RateLimit {
+	if l, ok := r.PerClass[c]; ok {
 		return l
 	}
 	return r.Default
@@ -60,6 +56,7 @@ type limiters struct {
 }
 
 type toolLimiter struct {
+	name     string // the tool's
 	cfg      RateLimit
 	lim      *rate.Limiter // nil = unlimited
 	rejected atomic.Uint64
@@ -69,14 +66,15 @@ func newLimiters(cfg RateLimits) *limiters {
 	return &limiters{cfg: cfg, m: map[string]*toolLimiter{}}
 }
 
-func (l *limiters) get(name string) *toolLimiter {
+// get returns the bucket of tool name, of rate class class.
+func (l *limiters) get(name string, class RateClass) *toolLimiter {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if tl, ok := l.m[name]; ok {
 		return tl
 	}
-	c := l.cfg.For(name)
-	tl := &toolLimiter{cfg: c}
+	c := l.cfg.For(class)
+	tl := &toolLimiter{name: name, cfg: c}
 	if c.Rate > 0 && !math.IsInf(c.Rate, 1) {
 		tl.cfg.Burst = max(c.Burst, 1)
 		tl.lim = rate.NewLimiter(rate.Limit(c.Rate), tl.cfg.Burst)
@@ -103,87 +101,98 @@ func (t *toolLimiter) admit(now time.Time) (time.Duration, bool) {
 	return 0, true
 }
 
-// wrap applies tool name's rate limit in front of h. A refused call gets an isError result
-// at once (code -32004, retry_after from the bucket); it never waits for a token, so a
-// flood of calls cannot pile up behind the limit. With lazy (tools whose reads go through
-// the result cache) a call takes its token only when it is about to ask R2R: cache hits
-// are never refused.
-func (l *limiters) wrap(d *Deps, name string, lazy bool, h server.ToolHandlerFunc) server.ToolHandlerFunc {
-	tl := l.get(name)
-	if tl.lim == nil {
-		return h
-	}
-	refuse := func(ctx context.Context, wait time.Duration) *mcp.CallToolResult {
-		d.logger().DebugContext(ctx, "tool call refused by the rate limit", "tool", name, "retry_after", wait)
-		return rateLimitedResult(name, tl.cfg, wait)
-	}
-	if !lazy {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			if wait, ok := d.admit(ctx, name, tl); !ok {
-				return refuse(ctx, wait), nil
-			}
+// limit is the last layer of t's call chain: it applies t's rate limit and calls t's own
+// handler with the call's value. A refused call gets an isError result at once (code -32004,
+// retry_after from the bucket); it never waits for a token, so a flood of calls cannot pile
+// up behind the limit. A Cached tool's call takes its token only when it is about to ask R2R
+// (its call value carries the gate, which cachedLoad passes): cache hits are never refused,
+// and a refused load comes back as the handler's own error result (a *rateRefusal).
+func (d *Deps) limit(t *Tool) server.ToolHandlerFunc {
+	tl := d.limits.get(t.Def.Name, t.Rate)
+	run, spansAll := t.run, t.RemoteSpansAll
+	if run == nil { // a tool built without its own handler (tests)
+		h := t.Handler
+		run = func(ctx context.Context, _ *call, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return h(ctx, req)
 		}
 	}
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		g := &rateGate{admit: func() (time.Duration, bool) { return d.admit(ctx, name, tl) }}
-		res, err := h(context.WithValue(ctx, rateGateKey{}, g), req)
-		if wait, refused := g.refusal(); refused {
-			return refuse(ctx, wait), nil
+	static := &call{spansAll: spansAll} // no gate: shared by every call
+	switch {
+	case tl.lim == nil:
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return run(ctx, static, req)
 		}
-		return res, err
+	case t.Cached:
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return run(ctx, &call{spansAll: spansAll, gate: rateGate{d: d, tl: tl}}, req)
+		}
+	}
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if wait, ok := d.admit(ctx, tl); !ok {
+			return d.refused(ctx, tl, wait).result(), nil
+		}
+		return run(ctx, static, req)
 	}
 }
 
-// errRateLimited ends a load refused by the rate limit; wrap answers for it.
-var errRateLimited = errors.New("tools: rate limited")
-
-// rateGate admits one call to R2R on the first admit; later admits of the same call pass.
+// rateGate admits one call to R2R on the first admit; later admits of the same call pass. A
+// gate without a limiter (tl nil) admits everything.
 type rateGate struct {
-	admit func() (time.Duration, bool) // takes a token from the call's bucket
+	d  *Deps
+	tl *toolLimiter
 
 	mu       sync.Mutex
 	admitted bool
-	refused  bool
-	wait     time.Duration
+	refusal  *rateRefusal
 }
 
-type rateGateKey struct{}
-
-// admitR2R takes the call's rate-limit token before it asks R2R; errRateLimited when the
-// bucket is empty. Calls without a gate (resources, tools limited up front) pass.
-func admitR2R(ctx context.Context) error {
-	g, ok := ctx.Value(rateGateKey{}).(*rateGate)
-	if !ok {
+// admitR2R takes the call's rate-limit token before it asks R2R: a *rateRefusal when the
+// bucket is empty. Calls without a limit at R2R (c nil: resources; tools limited up front)
+// pass.
+func admitR2R(ctx context.Context, c *call) error {
+	if c == nil || c.gate.tl == nil {
 		return nil
 	}
+	g := &c.gate
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	switch {
 	case g.admitted:
 		return nil
-	case g.refused:
-		return errRateLimited
+	case g.refusal != nil:
+		return g.refusal
 	}
-	wait, ok := g.admit()
+	wait, ok := g.d.admit(ctx, g.tl)
 	if !ok {
-		g.refused, g.wait = true, wait
-		return errRateLimited
+		g.refusal = g.d.refused(ctx, g.tl, wait)
+		return g.refusal
 	}
 	g.admitted = true
 	return nil
 }
 
-func (g *rateGate) refusal() (time.Duration, bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.wait, g.refused
+// rateRefusal is a call refused by r2r-mcp's own rate limit; r2rErrorResult answers it with
+// rateLimitedResult.
+type rateRefusal struct {
+	tool string
+	cfg  RateLimit
+	wait time.Duration
+}
+
+func (r *rateRefusal) Error() string { return "tools: " + r.tool + " rate limited" }
+
+func (r *rateRefusal) result() *mcp.CallToolResult { return rateLimitedResult(r.tool, r.cfg, r.wait) }
+
+// refused records that a call of tl's tool was refused for wait.
+func (d *Deps) refused(ctx context.Context, tl *toolLimiter, wait time.Duration) *rateRefusal {
+	d.logger().DebugContext(ctx, "tool call refused by the rate limit", "tool", tl.name, "retry_after", wait)
+	return &rateRefusal{tool: tl.name, cfg: tl.cfg, wait: wait}
 }
 
 // rateLimitedResult is the answer to a call over r2r-mcp's own rate limit.
 func rateLimitedResult(name string, cfg RateLimit, wait time.Duration) *mcp.CallToolResult {
 	secs := math.Ceil(wait.Seconds()*1000) / 1000 // whole milliseconds, rounded up
-	return errorResult(ErrorInfo{Type: "rate_limited", Code: CodeRateLimited, Retryable: true, RetryAfter: &secs,
+	return toolerr.Result(toolerr.Info{Type: "rate_limited", Code: toolerr.CodeRateLimited, Retryable: true, RetryAfter: &secs,
 		Message: fmt.Sprintf("Too many %s calls: r2r-mcp allows %s per second (bursts of %d) to protect R2R. "+
 			"Retry in %s s, or make fewer, broader calls.", name, strconv.FormatFloat(cfg.Rate, 'f', -1, 64), cfg.Burst,
 			strconv.FormatFloat(secs, 'f', -1, 64))})
@@ -211,11 +220,11 @@ type SharedLimiter interface {
 	Admit(ctx context.Context, key string, rate float64, burst int) (wait time.Duration, ok bool, err error)
 }
 
-// admit takes a token for one call of tool name: from the shared limiter, under the
+// admit takes a token for one call of tl's tool: from the shared limiter, under the
 // credential's identity, when there is one and it answers; else from the local bucket.
-func (d *Deps) admit(ctx context.Context, name string, tl *toolLimiter) (time.Duration, bool) {
+func (d *Deps) admit(ctx context.Context, tl *toolLimiter) (time.Duration, bool) {
 	if d.SharedLimits != nil {
-		wait, ok, err := d.SharedLimits.Admit(ctx, d.Client.Identity()+"\x00"+name, tl.cfg.Rate, tl.cfg.Burst)
+		wait, ok, err := d.SharedLimits.Admit(ctx, d.Client.Identity()+"\x00"+tl.name, tl.cfg.Rate, tl.cfg.Burst)
 		if err == nil {
 			if !ok {
 				tl.rejected.Add(1)

@@ -73,7 +73,7 @@ func monitorTaskTool(d *Deps) Tool {
 		documentIDParam("to check status for, as returned by r2r_ingest_document"),
 	)
 	def := newTool("r2r_monitor_task", opts...)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p documentParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p documentParams) (*mcp.CallToolResult, error) {
 		id := p.DocumentID
 		// Never cached: the status must be live.
 		doc, err := d.Client.GetDocument(ctx, id)
@@ -113,7 +113,7 @@ func stuckVerdict(doc *r2r.Document, id string, now time.Time) (bool, string) {
 	case age >= kbsync.DeadAfter:
 		return true, kbsync.DeadText(id, doc.IngestionStatus, doc.UpdatedAt.Time, age)
 	case age >= kbsync.SlowAfter:
-		return true, kbsync.StuckText(id, doc.IngestionStatus, doc.UpdatedAt.Time, age, "r2r_delete_document")
+		return true, kbsync.StuckText(id, doc.IngestionStatus, doc.UpdatedAt.Time, age, deleteDocumentName)
 	}
 	return false, ""
 }

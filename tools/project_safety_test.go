@@ -22,6 +22,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // userID is the R2R user the env's client acts as, asked of R2R directly.
@@ -111,7 +112,7 @@ func TestProjectConfigFileMustBeARegularFile(t *testing.T) {
 			// The tools answer with the same configuration error, and nothing reaches R2R.
 			e.r2r.ResetCounts()
 			res := mustReturn(t, "r2r_list_documents", func() *mcp.CallToolResult { return e.call("r2r_list_documents", nil) })
-			info, ok := ErrorOf(res)
+			info, ok := toolerr.Of(res)
 			if !ok || info.Type != "configuration" || !strings.Contains(info.Message, tt.want) {
 				t.Fatalf("result %+v: %s", info, text(res))
 			}
@@ -202,7 +203,7 @@ func TestDocumentIDsDifferPerOwner(t *testing.T) {
 	e.write("docs/guide.md", ledgerDoc)
 	ingest := func(c *r2r.Client) IngestOutput {
 		t.Helper()
-		d := &Deps{Client: c, Projects: e.deps.Projects, PollInterval: 5 * time.Millisecond}
+		d := &Deps{Config: testConfig(), Client: c, Projects: e.deps.Projects}
 		res, err := invoke(ctx, serve(t, Registry(d), d), "r2r_ingest_document",
 			map[string]any{"file_path": "docs/guide.md", "collection_id": shared.ID})
 		if err != nil || res.IsError {
@@ -245,7 +246,7 @@ func TestIngestNeedsTheUserID(t *testing.T) {
 	e.write("a.md", ledgerDoc)
 	e.r2r.ForceStatus("GET /v3/users/me", 503, 1)
 	_, info := e.fail("r2r_ingest_document", map[string]any{"file_path": "a.md"})
-	if info.Status != 503 || info.Code != CodeR2RAPI {
+	if info.Status != 503 || info.Code != toolerr.CodeR2RAPI {
 		t.Fatalf("info = %+v", info)
 	}
 	for _, route := range []string{"POST /v3/documents", "POST /v3/collections"} {
@@ -349,7 +350,7 @@ func TestDeletedProjectCollection(t *testing.T) {
 	}
 	// Within project.VerifyTTL of the last check the mapping is trusted; after it, a read that
 	// found nothing (search, RAG) checks it.
-	s, errRes := e.deps.resolveScope(context.Background(), "", false)
+	s, errRes := e.deps.resolveScope(context.Background(), nil, "", false)
 	if errRes != nil {
 		t.Fatal(text(errRes))
 	}
@@ -358,7 +359,7 @@ func TestDeletedProjectCollection(t *testing.T) {
 	}
 	clock.Add(int64(project.VerifyTTL + time.Second))
 	// A search that finds nothing checks the collection and says it is gone.
-	if info, ok := ErrorOf(e.call("r2r_search", map[string]any{"query": "ledger"})); !ok || info.Type != "not_found" ||
+	if info, ok := toolerr.Of(e.call("r2r_search", map[string]any{"query": "ledger"})); !ok || info.Type != "not_found" ||
 		!strings.Contains(info.Message, first.CollectionID) {
 		t.Fatalf("search after delete: %+v", info)
 	}
@@ -366,7 +367,7 @@ func TestDeletedProjectCollection(t *testing.T) {
 		t.Fatal("Verify after delete succeeded")
 	}
 	res := e.deps.verifyScope(context.Background(), s)
-	if info, ok := ErrorOf(res); !ok || info.Type != "not_found" || !strings.Contains(info.Message, first.CollectionID) {
+	if info, ok := toolerr.Of(res); !ok || info.Type != "not_found" || !strings.Contains(info.Message, first.CollectionID) {
 		t.Fatalf("after delete: %+v", info)
 	}
 	pc, err = e.deps.Projects.Collection(context.Background(), e.client, false)
@@ -584,7 +585,7 @@ func TestNoIngestFromHomeAsProject(t *testing.T) {
 	e := newEnv(t, withDeps(func(d *Deps) {
 		d.Projects = project.NewResolver(project.Options{WorkDir: home, ExtraRoots: []string{shared}, CacheFile: "-"})
 	}))
-	info, ok := ErrorOf(e.call("r2r_ingest_document", map[string]any{"file_path": "notes.md"}))
+	info, ok := toolerr.Of(e.call("r2r_ingest_document", map[string]any{"file_path": "notes.md"}))
 	if !ok || info.Type != confine.Outside || !strings.Contains(info.Message, "home directory") {
 		t.Fatalf("ingest from home: %+v", info)
 	}

@@ -161,7 +161,7 @@ func (d *Deps) collectionID(ctx context.Context, c string) (string, error) {
 	if u, err := uuid.Parse(c); err == nil && len(c) == 36 {
 		return u.String(), nil
 	}
-	page, _, err := d.loadCollections(ctx, 0, maxCompletions)
+	page, _, err := d.loadCollections(ctx, nil, 0, maxCompletions)
 	if err != nil {
 		return "", nil // the model looks it up itself
 	}
@@ -179,7 +179,7 @@ func (d *Deps) collectionID(ctx context.Context, c string) (string, error) {
 
 // collectionNames are the names of the collections the credential sees that start with prefix.
 func (d *Deps) collectionNames(ctx context.Context, prefix string) ([]string, error) {
-	page, _, err := d.loadCollections(ctx, 0, maxCompletions)
+	page, _, err := d.loadCollections(ctx, nil, 0, maxCompletions)
 	if err != nil {
 		return nil, err
 	}
@@ -209,11 +209,7 @@ func (d *Deps) promptHandler(p promptDef) server.PromptHandlerFunc {
 				return nil, fmt.Errorf("the %s prompt has no argument %q", p.prompt.Name, clip(name, 64))
 			}
 		}
-		timeout := d.CallTimeout
-		if timeout <= 0 {
-			timeout = DefaultCallTimeout
-		}
-		ctx, cancel := context.WithTimeout(withAuth(ctx, d.authState), timeout)
+		ctx, cancel := d.boundedCtx(ctx)
 		defer cancel()
 		text, err := p.render(ctx, args)
 		if err != nil {

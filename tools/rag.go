@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -105,10 +106,15 @@ func ragQueryDef() mcp.Tool {
 	return newTool("r2r_rag_query", opts...)
 }
 
+// ragDeadline bounds a RAG query.
+func (d *Deps) ragDeadline(mcp.CallToolRequest) (time.Duration, string) {
+	return d.RAGTimeout, "--timeout-rag"
+}
+
 func ragQueryTool(d *Deps) Tool {
 	def := ragQueryDef()
-	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, q ragRequest) (*mcp.CallToolResult, error) {
-		s, errRes := d.resolveScope(ctx, q.CollectionID, false)
+	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, RemoteSpansAll: true, Rate: RateLLM, Deadline: d.ragDeadline, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, q ragRequest) (*mcp.CallToolResult, error) {
+		s, errRes := d.resolveScope(ctx, c, q.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -120,7 +126,7 @@ func ragQueryTool(d *Deps) Tool {
 		}
 		args := map[string]any{"question": q.Question, "model": q.Model, "max_tokens": q.MaxTokens,
 			"temperature": q.Temperature, "include_sources": q.IncludeSources}
-		ans, cached, err := cachedLoad(ctx, d, cache.KindRAG, def.Name, args, s.ID, func(ctx context.Context) (answer[RAGOutput], bool, error) {
+		ans, cached, err := cachedLoad(ctx, c, d, cache.KindRAG, def.Name, args, s.ID, func(ctx context.Context) (answer[RAGOutput], bool, error) {
 			return d.runRAG(ctx, base, s, q)
 		})
 		if err != nil {

@@ -15,6 +15,8 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 const searchRoute = "POST /v3/retrieval/search"
@@ -22,7 +24,7 @@ const searchRoute = "POST /v3/retrieval/search"
 // withCache gives the env a real result cache.
 func withCache(t *testing.T) envOption {
 	return withDeps(func(d *Deps) {
-		c, err := cache.New(cache.Config{MaxBytes: cache.DefaultMaxBytes})
+		c, err := cache.New(cache.Config{MaxBytes: 16 << 20})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,8 +240,7 @@ func TestRateLimits(t *testing.T) {
 	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
 	e := newEnv(t, withDeps(func(d *Deps) {
 		d.Now = clock.now
-		d.RateLimits = RateLimits{Default: RateLimit{Rate: 1, Burst: 2},
-			PerTool: map[string]RateLimit{"r2r_rag_query": {Rate: 0.5, Burst: 1}}}
+		d.RateLimit, d.RateBurst, d.RAGRateLimit, d.RAGRateBurst = 1, 2, 0.5, 1
 	}))
 	const list = "r2r_list_collections"
 	e.ok(list, nil)
@@ -265,14 +266,14 @@ func TestRateLimits(t *testing.T) {
 		}
 		e.r2r.ResetCounts()
 		res := e.call(tc.tool, args)
-		info, isErr := ErrorOf(res)
+		info, isErr := toolerr.Of(res)
 		if tc.wantAfter == 0 {
-			if isErr && info.Code == CodeRateLimited {
+			if isErr && info.Code == toolerr.CodeRateLimited {
 				t.Fatalf("%s: refused: %s", tc.name, info.Message)
 			}
 			continue
 		}
-		if !isErr || info.Code != CodeRateLimited || info.Type != "rate_limited" || !info.Retryable ||
+		if !isErr || info.Code != toolerr.CodeRateLimited || info.Type != "rate_limited" || !info.Retryable ||
 			info.RetryAfter == nil || *info.RetryAfter != tc.wantAfter || !strings.Contains(info.Message, tc.tool) {
 			t.Fatalf("%s: %+v", tc.name, info)
 		}
@@ -287,48 +288,68 @@ func TestRateLimits(t *testing.T) {
 }
 
 func TestDefaultRateLimits(t *testing.T) {
-	r := DefaultRateLimits()
-	if r.For("r2r_search") != (RateLimit{10, 20}) || r.For("r2r_rag_query") != (RateLimit{2, 5}) {
+	r := defaultConfig().rateLimits()
+	if r.For("") != (RateLimit{10, 20}) || r.For(RateLLM) != (RateLimit{2, 5}) {
 		t.Fatalf("%+v", r)
 	}
-	if (RateLimits{}).For("r2r_search").Rate != 0 {
-		t.Fatal("the zero RateLimits must limit nothing")
+	if (RateLimits{}).For("").Rate != 0 || testConfig().rateLimits().For(RateLLM).Rate != 0 {
+		t.Fatal("the zero RateLimits and a rate of 0 must limit nothing")
 	}
 }
 
-func TestTimeoutFor(t *testing.T) {
-	d := &Deps{}
-	set := &Deps{CallTimeout: time.Second, SearchTimeout: 2 * time.Second, RAGTimeout: 3 * time.Second, IngestSyncTimeout: 4 * time.Second}
+// TestToolDeadlines: each tool's deadline (Tool.Deadline, or the call timeout without one)
+// and the flag that sets it, by default and as configured.
+func TestToolDeadlines(t *testing.T) {
+	client, err := r2r.New(r2r.Options{BaseURL: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	projects := project.NewResolver(project.Options{WorkDir: t.TempDir(), CacheFile: "-"})
+	def := defaultConfig()
+	d := &Deps{Config: def, Client: client, Projects: projects}
+	set := &Deps{Client: client, Projects: projects, Config: Config{CallTimeout: time.Second, SearchTimeout: 2 * time.Second,
+		RAGTimeout: 3 * time.Second, IngestSyncTimeout: 4 * time.Second}}
+	deadlines := func(d *Deps) map[string]func(mcp.CallToolRequest) (time.Duration, string) {
+		m := map[string]func(mcp.CallToolRequest) (time.Duration, string){}
+		for _, tl := range Registry(d) {
+			m[tl.Def.Name] = tl.Deadline
+			if tl.Deadline == nil {
+				m[tl.Def.Name] = d.callDeadline
+			}
+		}
+		return m
+	}
+	byDefault, configured := deadlines(d), deadlines(set)
 	tests := []struct {
 		tool     string
 		args     map[string]any
 		def, set time.Duration
 		flag     string
 	}{
-		{"r2r_search", nil, DefaultSearchTimeout, 2 * time.Second, "--timeout-search"},
-		{"r2r_rag_query", nil, DefaultRAGTimeout, 3 * time.Second, "--timeout-rag"},
-		{"r2r_ingest_document", map[string]any{"run_async": false}, DefaultIngestSyncTimeout, 4 * time.Second, ""},
-		{"r2r_ingest_document", map[string]any{"run_async": true}, DefaultCallTimeout, time.Second, "--timeout"},
-		{"r2r_ingest_document", nil, DefaultCallTimeout, time.Second, "--timeout"},
-		{"r2r_list_documents", nil, DefaultCallTimeout, time.Second, "--timeout"},
-		{"r2r_status", nil, DefaultCallTimeout, time.Second, "--timeout"},
+		{"r2r_search", nil, 20 * time.Second, 2 * time.Second, "--timeout-search"},
+		{"r2r_rag_query", nil, 45 * time.Second, 3 * time.Second, "--timeout-rag"},
+		{"r2r_ingest_document", map[string]any{"run_async": false}, 45 * time.Second, 4 * time.Second, ""},
+		{"r2r_ingest_document", map[string]any{"run_async": true}, 15 * time.Second, time.Second, "--timeout"},
+		{"r2r_ingest_document", nil, 15 * time.Second, time.Second, "--timeout"},
+		{"r2r_list_documents", nil, 15 * time.Second, time.Second, "--timeout"},
+		{"r2r_status", nil, 15 * time.Second, time.Second, "--timeout"},
 	}
 	for _, tc := range tests {
 		req := mcp.CallToolRequest{}
 		req.Params.Arguments = tc.args
-		if got, flag := d.timeoutFor(tc.tool, req); got != tc.def || flag != tc.flag {
+		if got, flag := byDefault[tc.tool](req); got != tc.def || flag != tc.flag {
 			t.Errorf("%s %v: default %v %q, want %v %q", tc.tool, tc.args, got, flag, tc.def, tc.flag)
 		}
-		if got, _ := set.timeoutFor(tc.tool, req); got != tc.set {
+		if got, _ := configured[tc.tool](req); got != tc.set {
 			t.Errorf("%s %v: configured %v, want %v", tc.tool, tc.args, got, tc.set)
 		}
 	}
-	for _, v := range []time.Duration{DefaultCallTimeout, DefaultSearchTimeout, DefaultRAGTimeout, DefaultIngestSyncTimeout} {
+	for _, v := range []time.Duration{def.CallTimeout, def.SearchTimeout, def.RAGTimeout, def.IngestSyncTimeout} {
 		if v >= 50*time.Second {
 			t.Errorf("default deadline %v: every tool must answer within 50 s", v)
 		}
 	}
-	if DefaultIngestWait >= DefaultIngestSyncTimeout {
+	if def.IngestWait >= def.IngestSyncTimeout {
 		t.Error("the ingest wait must fit inside the waiting ingest's deadline")
 	}
 }
@@ -350,7 +371,7 @@ func TestDeadlineAndCancellation(t *testing.T) {
 	start := time.Now()
 	_, info := e.fail("r2r_search", args)
 	took := time.Since(start)
-	if info.Type != "timeout" || !info.Retryable || info.Code != CodeR2RAPI ||
+	if info.Type != "timeout" || !info.Retryable || info.Code != toolerr.CodeR2RAPI ||
 		!strings.Contains(info.Message, "did not answer r2r_search within 150 ms") || !strings.Contains(info.Message, "--timeout-search") {
 		t.Fatalf("%+v", info)
 	}
@@ -379,10 +400,10 @@ func TestConcurrentCallers(t *testing.T) {
 	srv := "http://r2r.concurrency.test"
 	b := r2r.NewBreaker(srv, r2r.BreakerSettings{}, nil)
 	e := newEnv(t, withCache(t),
-		withMiddleware(r2r.Resilient(r2r.ResilienceOptions{Breaker: b, Retry: r2r.RetryPolicy{InitialInterval: time.Millisecond}})...),
+		withMiddleware(r2r.Resilient(r2r.ResilienceOptions{Breaker: b, Retry: r2r.RetryPolicy{MaxRetries: 3, InitialInterval: time.Millisecond}})...),
 		withDeps(func(d *Deps) {
 			// Tight enough that 36 calls per tool exceed it however slowly they run.
-			d.RateLimits = RateLimits{Default: RateLimit{Rate: 2, Burst: 5}}
+			d.RateLimit, d.RateBurst, d.RAGRateLimit, d.RAGRateBurst = 2, 5, 2, 5
 			d.BreakerState = b.State
 		}))
 	e.write("a.md", ledgerDoc)
@@ -452,7 +473,7 @@ func TestCredentialFailureIsAnAuthError(t *testing.T) {
 	}
 	e.deps.Client = c
 	_, info := e.fail("r2r_list_collections", nil)
-	if info.Code != CodeAuth || info.Type != "authentication" || !strings.Contains(info.Message, "Incorrect email or password") ||
+	if info.Code != toolerr.CodeAuth || info.Type != "authentication" || !strings.Contains(info.Message, "Incorrect email or password") ||
 		!strings.Contains(info.Message, "r2r-mcp login") {
 		t.Fatalf("%+v", info)
 	}
@@ -467,7 +488,7 @@ func TestRateLimitSparesCacheHits(t *testing.T) {
 	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
 	e := newEnv(t, withCache(t), withDeps(func(d *Deps) {
 		d.Now = clock.now
-		d.RateLimits = RateLimits{Default: RateLimit{Rate: 1, Burst: 1}}
+		d.RateLimit, d.RateBurst, d.RAGRateLimit, d.RAGRateBurst = 1, 1, 1, 1
 	}))
 	e.write("docs/ledger.md", "# Ledger\n\nThe payout ledger is double-entry.")
 	e.ok("r2r_ingest_document", map[string]any{"file_path": "docs/ledger.md", "run_async": false})
@@ -481,7 +502,7 @@ func TestRateLimitSparesCacheHits(t *testing.T) {
 	}
 	e.r2r.ResetCounts()
 	_, info := e.fail("r2r_search", map[string]any{"query": "another query"})
-	if info.Code != CodeRateLimited || len(e.r2r.Counts()) != 0 {
+	if info.Code != toolerr.CodeRateLimited || len(e.r2r.Counts()) != 0 {
 		t.Fatalf("a miss over the limit: %+v, R2R saw %v", info, e.r2r.Counts())
 	}
 	clock.add(time.Second)

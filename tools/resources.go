@@ -11,6 +11,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // Resource URIs.
@@ -81,7 +82,7 @@ func ResourceTemplates(deps *Deps) []server.ServerResourceTemplate {
 			if err != nil {
 				return nil, fmt.Errorf("%w: %v", server.ErrResourceNotFound, err)
 			}
-			o, errRes := deps.readDocument(ctx, id, 0, defaultMaxChars)
+			o, errRes := deps.readDocument(ctx, nil, id, 0, defaultMaxChars)
 			if errRes != nil {
 				return nil, resultError(errRes)
 			}
@@ -119,7 +120,7 @@ func ResourceURIProblem(uri string) string {
 // resultError turns an error result into a Go error for resource handlers (resources have
 // no isError form; the text still says what to do).
 func resultError(r *mcp.CallToolResult) error {
-	if info, ok := ErrorOf(r); ok {
+	if info, ok := toolerr.Of(r); ok {
 		if info.Type == "not_found" {
 			return fmt.Errorf("%w: %s", server.ErrResourceNotFound, info.Message)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // scope is the collection one call works on.
@@ -47,15 +48,16 @@ func (s *scope) missingNote() string {
 
 const collectionIDHint = "run r2r_list_collections to see collection ids, or omit collection_id to use the current project's collection"
 
-// resolveScope picks the collection: the caller's collection_id, else the project's
-// collection (created when create is set). The error result is ready to return.
-func (d *Deps) resolveScope(ctx context.Context, explicitID string, create bool) (*scope, *mcp.CallToolResult) {
-	return d.resolveScopeOf(ctx, nil, explicitID, create)
+// resolveScope picks the collection of call c (nil: not a tool call): the caller's
+// collection_id, else the project's collection (created when create is set). The error
+// result is ready to return.
+func (d *Deps) resolveScope(ctx context.Context, c *call, explicitID string, create bool) (*scope, *mcp.CallToolResult) {
+	return d.resolveScopeOf(ctx, c, nil, explicitID, create)
 }
 
 // resolveScopeOf is resolveScope for a project the caller already resolved; nil resolves
 // it.
-func (d *Deps) resolveScopeOf(ctx context.Context, known *project.Project, explicitID string, create bool) (*scope, *mcp.CallToolResult) {
+func (d *Deps) resolveScopeOf(ctx context.Context, c *call, known *project.Project, explicitID string, create bool) (*scope, *mcp.CallToolResult) {
 	if explicitID != "" {
 		s := &scope{ID: explicitID, Explicit: true}
 		if known != nil {
@@ -67,7 +69,7 @@ func (d *Deps) resolveScopeOf(ctx context.Context, known *project.Project, expli
 		return s, nil
 	}
 	if d.Projects.Remote() {
-		return d.remoteScope(ctx, create)
+		return d.remoteScope(ctx, c, create)
 	}
 	var pc *project.Collection
 	var err error
@@ -83,10 +85,11 @@ func (d *Deps) resolveScopeOf(ctx context.Context, known *project.Project, expli
 	return &scope{ID: pc.ID, Name: pc.Name, Created: pc.Created, Project: &pr}, nil
 }
 
-// remoteScope is the scope of a call without collection_id on a remote server: searches
-// and RAG cover every collection the user may read; other tools need a collection.
-func (d *Deps) remoteScope(ctx context.Context, create bool) (*scope, *mcp.CallToolResult) {
-	if ci, ok := callFrom(ctx); ok && !create && (ci.tool == "r2r_search" || ci.tool == "r2r_rag_query") {
+// remoteScope is the scope of a call without collection_id on a remote server: the reads
+// of a tool that may span every collection (Tool.RemoteSpansAll) cover every collection the
+// user may read; other calls need a collection.
+func (d *Deps) remoteScope(ctx context.Context, c *call, create bool) (*scope, *mcp.CallToolResult) {
+	if c != nil && c.spansAll && !create {
 		return &scope{All: true}, nil
 	}
 	return nil, d.projectErrorResult(ctx, project.ErrRemote)
@@ -103,7 +106,7 @@ func (d *Deps) projectErrorResult(ctx context.Context, err error) *mcp.CallToolR
 	case errors.As(err, &re), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{})
 	}
-	return errorResult(ErrorInfo{Type: "project", Code: CodeInternal,
+	return toolerr.Result(toolerr.Info{Type: "project", Code: toolerr.CodeInternal,
 		Message: "Cannot determine the current project: " + err.Error() + ". Pass collection_id explicitly, or start r2r-mcp inside the project."})
 }
 
@@ -164,5 +167,5 @@ func (d *Deps) verifyWriteScope(ctx context.Context, s *scope) (*scope, *mcp.Cal
 	}
 	d.logger().Warn("the project's collection no longer exists in R2R; resolving it again", "collection_id", s.ID, "collection", s.Name)
 	d.Projects.Forget(ctx, d.Client)
-	return d.resolveScope(ctx, "", true)
+	return d.resolveScope(ctx, nil, "", true)
 }

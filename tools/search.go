@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -135,10 +136,15 @@ func (p *searchParams) check(*Deps) (err error) {
 	return err
 }
 
+// searchDeadline bounds a search.
+func (d *Deps) searchDeadline(mcp.CallToolRequest) (time.Duration, string) {
+	return d.SearchTimeout, "--timeout-search"
+}
+
 func searchTool(d *Deps) Tool {
 	def := searchDef()
-	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Aliases: searchModeAliases, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p searchParams) (*mcp.CallToolResult, error) {
-		s, errRes := d.resolveScope(ctx, p.CollectionID, false)
+	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Aliases: searchModeAliases, RemoteSpansAll: true, Deadline: d.searchDeadline, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p searchParams) (*mcp.CallToolResult, error) {
+		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -149,7 +155,7 @@ func searchTool(d *Deps) Tool {
 			return result(base.Note, base), nil
 		}
 		args := map[string]any{"query": p.Query, "search_mode": p.Mode, "limit": p.Limit, "filters": p.Filters}
-		ans, cached, err := cachedLoad(ctx, d, cache.KindSearch, def.Name, args, s.ID, func(ctx context.Context) (answer[SearchOutput], bool, error) {
+		ans, cached, err := cachedLoad(ctx, c, d, cache.KindSearch, def.Name, args, s.ID, func(ctx context.Context) (answer[SearchOutput], bool, error) {
 			return d.runSearch(ctx, base, s, p.Filters)
 		})
 		if err != nil {

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // TestShortDocumentIDs: the 8-character id a search line shows ("doc e5156baf") reads the
@@ -43,7 +45,7 @@ func TestShortDocumentIDs(t *testing.T) {
 		t.Fatalf("ambiguous: %+v", info)
 	}
 	for _, bad := range []string{"abc", "not-a-hex-id", "zzzzzzzz"} {
-		if _, info := e.fail("r2r_get_document", map[string]any{"document_id": bad}); info.Code != CodeInvalidParams {
+		if _, info := e.fail("r2r_get_document", map[string]any{"document_id": bad}); info.Code != toolerr.CodeInvalidParams {
 			t.Errorf("%q: %+v", bad, info)
 		}
 	}

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -17,6 +16,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/confine"
+	"github.com/r2r-mcp/r2r-mcp/tools/diagnose"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 	"github.com/r2r-mcp/r2r-mcp/tools/searchindex"
 )
@@ -90,6 +90,9 @@ type StatusOutput struct {
 	Config             map[string]string         `json:"config,omitempty"`
 }
 
+// StatusToolName is the status tool's name; doctor calls it through a running server.
+const StatusToolName = "r2r_status"
+
 func statusTool(d *Deps) Tool {
 	out := objectSchema(map[string]any{
 		"r2r_url":     strProp("R2R base URL in use"),
@@ -140,8 +143,8 @@ func statusTool(d *Deps) Tool {
 		"Diagnose r2r-mcp when a tool reports a connection, authentication or setup problem: R2R URL and live health, "+
 			"where the credentials come from, the current project and its collection, circuit breaker and cache state, versions.", out)
 	opts = append(opts, searchHint("r2r connection auth problem diagnose"))
-	def := newTool("r2r_status", opts...)
-	return Tool{Def: def, Group: GroupStatus, ReadOnly: true, Handler: bound(d, def, func(ctx context.Context, _ mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, error) {
+	def := newTool(StatusToolName, opts...)
+	return Tool{Def: def, Group: GroupStatus, ReadOnly: true, run: bound(d, def, func(ctx context.Context, _ *call, _ mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, error) {
 		o := d.status(ctx)
 		return result(statusText(o), o), nil
 	})}
@@ -188,29 +191,20 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 		o.RateLimits = rl
 	}
 
-	hctx, cancel := context.WithTimeout(ctx, statusCheckTimeout)
-	start := time.Now()
-	hc := d.HealthClient
-	if hc == nil {
-		hc = d.Client
+	var hc diagnose.HealthChecker = d.Client
+	if d.HealthClient != nil {
+		hc = d.HealthClient
 	}
-	err := hc.Health(hctx)
-	o.Health.LatencyMS = time.Since(start).Milliseconds()
-	cancel()
+	h := diagnose.CheckHealth(ctx, hc, statusCheckTimeout)
 	// After the health check, which ends an open breaker when it succeeds: a status never
 	// shows R2R healthy and calls paused together.
 	if d.BreakerState != nil {
 		st := d.BreakerState() // one snapshot for both forms
 		o.Breaker, o.BreakerState = st.String(), breakerState(st)
 	}
-	var re *r2r.Error
-	switch {
-	case err == nil:
-		o.Health.OK, o.Health.Status = true, "ok"
-	case errors.As(err, &re) && re.StatusCode != 0:
-		o.Health.Status, o.Health.Error = "error", errText(err)
-	default:
-		o.Health.Status, o.Health.Error = "unreachable", errText(err)
+	o.Health.OK, o.Health.Status, o.Health.LatencyMS = h.Verdict == diagnose.Healthy, string(h.Verdict), h.Latency.Milliseconds()
+	if h.Err != nil {
+		o.Health.Error = errText(h.Err)
 	}
 
 	// The credential is read before the collection lookup, which needs it.
@@ -317,8 +311,8 @@ func statusText(o StatusOutput) string {
 		fmt.Fprintf(&b, " — healthy (%d ms)\n", o.Health.LatencyMS)
 	} else {
 		fmt.Fprintf(&b, " — %s: %s\n", strings.ToUpper(o.Health.Status), o.Health.Error)
-		if o.Health.Status == "unreachable" {
-			b.WriteString("  Start R2R or set --url / R2R_API_URL.\n")
+		if o.Health.Status == string(diagnose.Unreachable) {
+			b.WriteString("  " + diagnose.StartR2R(o.URLSource) + "\n")
 		}
 	}
 	fmt.Fprintf(&b, "Credentials: %s\n", o.AuthSource)

@@ -43,10 +43,11 @@ func BenchmarkSyncToolReturnsJobID(b *testing.B) {
 		if err := os.MkdirAll(filepath.Join(proj, ".git"), 0o755); err != nil {
 			b.Fatal(err)
 		}
-		d := &Deps{Client: c, Projects: project.NewResolver(project.Options{WorkDir: proj, CacheFile: "-"}),
-			SyncStateDir: b.TempDir(), PollInterval: time.Millisecond}
+		cfg := testConfig()
+		cfg.SyncStateDir, cfg.PollInterval = b.TempDir(), time.Millisecond
+		d := &Deps{Config: cfg, Client: c, Projects: project.NewResolver(project.Options{WorkDir: proj, CacheFile: "-"})}
 		reg := map[string]server.ToolHandlerFunc{}
-		for _, t := range Registry(d) {
+		for _, t := range Chain(d, Registry(d), Layers{}) {
 			reg[t.Def.Name] = t.Handler
 		}
 		req := mcp.CallToolRequest{}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // memJobStore is a SyncJobStore in memory that can be made to fail.
@@ -51,7 +52,7 @@ func statusThrough(t *testing.T, d *Deps, id string) *mcp.CallToolResult {
 	d.setup()
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = "r2r_sync_status", map[string]any{"job_id": id}
-	res, err := syncStatusTool(d).Handler(context.Background(), req)
+	res, err := syncStatusHandler(d)(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,13 +88,13 @@ func TestSyncJobStateShared(t *testing.T) {
 		t.Errorf("%d writes to the store, want one per change", puts)
 	}
 
-	other := &Deps{Client: e.client, Projects: e.deps.Projects, SyncJobs: store}
+	other := &Deps{Config: testConfig(), Client: e.client, Projects: e.deps.Projects, SyncJobs: store}
 	var remote SyncStatusOutput
 	structured(t, statusThrough(t, other, o.JobID), &remote)
 	if remote.State != jobDone || remote.Done != 2 || remote.JobID != o.JobID {
 		t.Errorf("through another replica: %+v", remote)
 	}
-	stranger := &Deps{Client: e.client.WithCredentials(r2r.APIKey("someone-else")), Projects: e.deps.Projects, SyncJobs: store}
+	stranger := &Deps{Config: testConfig(), Client: e.client.WithCredentials(r2r.APIKey("someone-else")), Projects: e.deps.Projects, SyncJobs: store}
 	if res := statusThrough(t, stranger, o.JobID); !res.IsError || strings.Contains(text(res), "done") {
 		t.Errorf("another user read the job: %s", text(res))
 	}
@@ -127,7 +128,7 @@ func TestSyncDirectoryOnlyOverHTTP(t *testing.T) {
 		t.Error("over stdio r2r_sync lists directory")
 	}
 	_, info := e.fail("r2r_sync", map[string]any{"directory": e.project})
-	if info.Code != CodeInvalidParams || !strings.Contains(info.Message, `unknown argument "directory"`) {
+	if info.Code != toolerr.CodeInvalidParams || !strings.Contains(info.Message, `unknown argument "directory"`) {
 		t.Fatalf("%+v", info)
 	}
 	remote := newEnv(t, withDeps(func(d *Deps) {
@@ -165,11 +166,11 @@ func TestSyncStatusWaitsForStoredJob(t *testing.T) {
 	}
 	store := &seqJobStore{states: [][]byte{state(jobRunning, 1), state(jobDone, 2)}}
 	e := newEnv(t)
-	d := &Deps{Client: e.client, Projects: e.deps.Projects, SyncJobs: store}
+	d := &Deps{Config: testConfig(), Client: e.client, Projects: e.deps.Projects, SyncJobs: store}
 	d.setup()
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = "r2r_sync_status", map[string]any{"job_id": id, "wait_seconds": 5}
-	res, err := syncStatusTool(d).Handler(context.Background(), req)
+	res, err := syncStatusHandler(d)(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,4 +179,10 @@ func TestSyncStatusWaitsForStoredJob(t *testing.T) {
 	if o.State != jobDone || o.Done != 2 || store.reads != 2 {
 		t.Errorf("after waiting: %+v (%d reads)", o, store.reads)
 	}
+}
+
+// syncStatusHandler is r2r_sync_status's own handler on d.
+func syncStatusHandler(d *Deps) func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	tl := syncStatusTool(d)
+	return tl.own()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 	"github.com/r2r-mcp/r2r-mcp/tools/upload"
 )
 
@@ -95,7 +96,7 @@ func syncTool(d *Deps) Tool {
 	opts = append(opts, dirOpt...)
 	opts = append(opts, mcp.WithString("collection_id", mcp.MaxLength(36), mcp.Description(collDesc)))
 	def := newTool("r2r_sync", opts...)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p syncParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p syncParams) (*mcp.CallToolResult, error) {
 		return d.syncProject(ctx, p), nil
 	})}
 }
@@ -116,7 +117,7 @@ func (d *Deps) syncProject(ctx context.Context, p syncParams) *mcp.CallToolResul
 	if err != nil {
 		return d.projectErrorResult(ctx, err)
 	}
-	s, errRes := d.resolveScopeOf(ctx, &pr, p.CollectionID, !dryRun)
+	s, errRes := d.resolveScopeOf(ctx, nil, &pr, p.CollectionID, !dryRun) // sync never spans collections
 	if errRes != nil {
 		return errRes
 	}
@@ -160,7 +161,7 @@ func (d *Deps) startSync(ctx context.Context, syncer *kbsync.Syncer, s *scope, r
 		job.finish(nil, err, d.now())
 		d.syncs.end(job)
 		if errors.Is(err, kbsync.ErrLocked) {
-			return errorResult(ErrorInfo{Type: "sync_running", Code: CodeRateLimited, Retryable: true,
+			return toolerr.Result(toolerr.Info{Type: "sync_running", Code: toolerr.CodeRateLimited, Retryable: true,
 				Message: "Not synced: another r2r-mcp process (an `r2r-mcp sync` or another server) is syncing this project now. Try again when it has finished."})
 		}
 		return internalError("Not synced: " + err.Error())
@@ -230,7 +231,7 @@ func syncPlanText(o SyncOutput) string {
 
 func syncRunning(job *syncJob) *mcp.CallToolResult {
 	v := job.snapshot()
-	return errorResult(ErrorInfo{Type: "sync_running", Code: CodeRateLimited, Retryable: true,
+	return toolerr.Result(toolerr.Info{Type: "sync_running", Code: toolerr.CodeRateLimited, Retryable: true,
 		Message: fmt.Sprintf("Not started: sync job %s of this project is still running (%d of %d steps done). "+
 			"Follow it with r2r_sync_status job_id=%s.", job.ID, v.Progress.Done, v.Progress.Total, job.ID)})
 }
@@ -316,7 +317,7 @@ func syncStatusTool(d *Deps) Tool {
 			mcp.Description("Wait up to this many seconds for the job to finish before answering")),
 	)
 	def := newTool("r2r_sync_status", opts...)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Handler: bound(d, def, func(ctx context.Context, req mcp.CallToolRequest, p syncStatusParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p syncStatusParams) (*mcp.CallToolResult, error) {
 		id := p.JobID
 		root := ""
 		if id == "" && !d.Projects.Remote() {

@@ -34,18 +34,58 @@ const (
 	GroupStatus      = "status"
 )
 
-// Tool is one registry entry.
+// Tool is one registry entry: a tool's definition, its handler and its policy. The policy
+// fields are the only place a tool's deadline, rate class and scope rules are decided;
+// nothing outside the tool's own file looks at its name.
 type Tool struct {
-	Def      mcp.Tool               // title + all four annotations set explicitly, outputSchema
-	Handler  server.ToolHandlerFunc // mcp-go
-	Group    string                 // "search", "documents", "collections", "status"
-	ReadOnly bool                   // must equal Def.Annotations.ReadOnlyHint (checked by Check)
+	Def mcp.Tool // title + all four annotations set explicitly, outputSchema
+	// Handler answers one call as mcp-go calls it. Registry sets the tool's own handler;
+	// Chain replaces it with the whole call chain around that handler.
+	Handler  server.ToolHandlerFunc
+	Group    string // "search", "documents", "collections", "status"
+	ReadOnly bool   // must equal Def.Annotations.ReadOnlyHint (checked by Check)
 	// Cached marks tools whose reads go through the result cache: their rate limit applies
 	// only to calls that miss and reach R2R.
 	Cached bool
 	// Aliases are other words for enum values that ValidateArgs reads as the canonical
 	// value; each is named in its argument's description (checked by Check).
 	Aliases argcheck.ValueAliases
+	// Deadline bounds one call and names the serve flag that sets the bound ("" = none);
+	// nil = every tool's call timeout (--timeout).
+	Deadline func(req mcp.CallToolRequest) (time.Duration, string)
+	// Rate is the class of the tool's rate limit (RateLimits.PerClass).
+	Rate RateClass
+	// RemoteSpansAll lets a read without collection_id on a remote server (serve --http)
+	// cover every collection the user may read; other tools need a collection there.
+	RemoteSpansAll bool
+
+	run handler // the tool's own handler, told about its call explicitly
+}
+
+// handler is a tool's own handler: c holds what the call chain established for this call.
+type handler func(ctx context.Context, c *call, req mcp.CallToolRequest) (*mcp.CallToolResult, error)
+
+// call is what the call chain tells a tool's handler about the call it answers. It is passed
+// to the handler as a value, never through the context: the handler hands it on to what
+// needs it (resolveScope, cachedLoad).
+type call struct {
+	// spansAll is Tool.RemoteSpansAll of the call's tool.
+	spansAll bool
+	// gate takes the call's rate-limit token when the call first asks R2R (tools whose
+	// limit applies after the cache); a gate without a limiter admits every call.
+	gate rateGate
+}
+
+// own returns t's own handler as mcp-go calls it, with a call value of t's policy and no
+// rate limit.
+func (t *Tool) own() server.ToolHandlerFunc {
+	if t.run == nil {
+		return t.Handler
+	}
+	run, c := t.run, &call{spansAll: t.RemoteSpansAll}
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return run(ctx, c, req)
+	}
 }
 
 // Cache is what the tools need from the result cache; *cache.Cache implements it (and a
@@ -80,14 +120,16 @@ type StatusInfo struct {
 	Config      map[string]string // other effective settings and their sources (no secrets)
 }
 
-// Deps are what the tools need. Client and Projects are required; the rest is optional.
+// Deps are what the tools need: their immutable Config and the run-time state they share.
+// Client and Projects are required; the rest of the state is optional.
 type Deps struct {
+	Config
+
 	Client   *r2r.Client       // always non-nil; may point at an unreachable R2R
 	Projects *project.Resolver // project → collection
 	Cache    Cache             // nil = no caching
 	History  *SearchHistory    // last searches per project; nil = none kept
 	Logger   *slog.Logger      // nil = discard
-	Status   StatusInfo        // static facts for r2r_status
 	Now      func() time.Time  // nil = time.Now
 
 	// AuthState, when set, says where the credentials come from and any warning about
@@ -103,34 +145,9 @@ type Deps struct {
 	// (also while the breaker is open) and does not count as a call of the tools.
 	HealthClient *r2r.Client
 
-	// CallTimeout bounds a call of every tool without a timeout of its own (all but
-	// r2r_search, r2r_rag_query and a waiting r2r_ingest_document) and every resource
-	// read; 0 = DefaultCallTimeout.
-	CallTimeout time.Duration
-	// SearchTimeout bounds r2r_search; 0 = DefaultSearchTimeout.
-	SearchTimeout time.Duration
-	// RAGTimeout bounds r2r_rag_query; 0 = DefaultRAGTimeout.
-	RAGTimeout time.Duration
-	// IngestSyncTimeout bounds r2r_ingest_document with run_async=false, whose wait for
-	// R2R (IngestWait) must fit inside it; 0 = DefaultIngestSyncTimeout.
-	IngestSyncTimeout time.Duration
-	// IngestWait bounds how long r2r_ingest_document with run_async=false waits for R2R to
-	// finish; 0 = DefaultIngestWait. It is further capped by the call's deadline.
-	IngestWait time.Duration
-	// PollInterval is the first delay between ingestion status polls (doubling up to 2 s);
-	// 0 = 250 ms.
-	PollInterval time.Duration
-
-	// RateLimits bound how often each tool may be called; the zero value sets no limit
-	// (serve uses DefaultRateLimits). A call over the limit is answered at once with an
-	// isError result (code -32004) that says when to retry; it never waits.
-	RateLimits RateLimits
 	// SharedLimits, when set, holds the rate-limit buckets (keyed by credential identity
 	// and tool) instead of this process; its failures fall back to the local buckets.
 	SharedLimits SharedLimiter
-
-	// SyncStateDir keeps r2r_sync's lock and hash cache files; "" = kbsync.StateDir().
-	SyncStateDir string
 	// SyncJobs, when set, also keeps the state of sync jobs (keyed by credential identity
 	// and job id), so r2r_sync_status on another replica reports them; without it, or when
 	// it fails, jobs are known to this process only.
@@ -144,22 +161,11 @@ type Deps struct {
 	syncs    *syncJobs
 }
 
-// Deadlines: every tool answers within 50 s, since clients give up around 60 s.
-const (
-	DefaultCallTimeout   = 15 * time.Second
-	DefaultSearchTimeout = 20 * time.Second
-	DefaultRAGTimeout    = 45 * time.Second
-	// DefaultIngestSyncTimeout bounds a waiting ingest: the upload, then up to
-	// DefaultIngestWait of polling, with room to answer.
-	DefaultIngestSyncTimeout = 45 * time.Second
-	DefaultIngestWait        = 40 * time.Second
-)
-
-// setup builds the run-time state shared by every tool (rate limiters from RateLimits,
-// uploads in progress) on first use; later changes to RateLimits have no effect.
+// setup builds the run-time state shared by every tool (rate limiters from the Config,
+// uploads in progress) on first use.
 func (d *Deps) setup() {
 	d.initOnce.Do(func() {
-		d.limits = newLimiters(d.RateLimits)
+		d.limits = newLimiters(d.rateLimits())
 		d.pending = upload.NewPending()
 		d.syncs = newSyncJobs()
 	})
@@ -188,8 +194,9 @@ func (d *Deps) logger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// Registry returns every tool in a fixed order. It panics when a definition breaks the
-// registry rules (see Check): that is a programmer error caught by the tests.
+// Registry returns every tool in a fixed order, each with its own handler (see Chain for
+// the handler every transport serves). It panics when a definition breaks the registry
+// rules (see Check): that is a programmer error caught by the tests.
 func Registry(deps *Deps) []Tool {
 	if deps == nil || deps.Client == nil || deps.Projects == nil {
 		panic("tools: Deps.Client and Deps.Projects are required")
@@ -207,14 +214,13 @@ func Registry(deps *Deps) []Tool {
 		syncStatusTool(deps),
 		statusTool(deps),
 	}
+	for i := range tools {
+		tools[i].Handler = tools[i].own()
+	}
 	if err := Check(tools); err != nil {
 		panic(err)
 	}
 	deps.setup()
-	for i := range tools {
-		name := tools[i].Def.Name
-		tools[i].Handler = cleanResults(deps.limits.wrap(deps, name, tools[i].Cached, guard(deps, name, tools[i].Handler)))
-	}
 	return tools
 }
 
@@ -266,7 +272,7 @@ func Check(tools []Tool) error {
 			errs = append(errs, fmt.Errorf("%s: a read-only tool cannot be destructive", d.Name))
 		case len(d.RawOutputSchema) == 0 && d.OutputSchema.Type == "":
 			errs = append(errs, fmt.Errorf("%s: output schema missing", d.Name))
-		case t.Handler == nil:
+		case t.Handler == nil && t.run == nil:
 			errs = append(errs, fmt.Errorf("%s: no handler", d.Name))
 		case t.Group == "":
 			errs = append(errs, fmt.Errorf("%s: no group", d.Name))
@@ -278,44 +284,36 @@ func Check(tools []Tool) error {
 	return errors.Join(errs...)
 }
 
-// guard bounds a handler's time (see timeoutFor) and turns a panic into an error result (a
-// Go error from a handler is reserved for programmer bugs; the server logs it).
-func guard(d *Deps, name string, h server.ToolHandlerFunc) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		timeout, flag := d.timeoutFor(name, req)
-		model, _ := req.GetArguments()["model"].(string)
-		ctx = withAuth(withCall(ctx, callInfo{tool: name, timeout: timeout, flag: flag, model: strings.TrimSpace(model)}), d.authState)
-		ctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		defer func() {
-			if r := recover(); r != nil {
-				d.logger().Error("tool handler panicked", "tool", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-				res, err = internalError(fmt.Sprintf("r2r-mcp hit an internal error in %s; it has been logged. Please report it.", name)), nil
-			}
-		}()
-		return h(ctx, req)
+// guard bounds a call's time by t's Deadline and turns a panic into an error result (a Go
+// error from a handler is reserved for programmer bugs; the server logs it).
+func (d *Deps) guard(t *Tool) server.ToolHandlerMiddleware {
+	name := t.Def.Name
+	deadline := t.Deadline
+	if deadline == nil {
+		deadline = d.callDeadline
+	}
+	return func(h server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+			timeout, flag := deadline(req)
+			model, _ := req.GetArguments()["model"].(string)
+			ctx = withAuth(withCall(ctx, callInfo{tool: name, timeout: timeout, flag: flag, model: strings.TrimSpace(model)}), d.authState)
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			defer func() {
+				if r := recover(); r != nil {
+					d.logger().Error("tool handler panicked", "tool", name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+					res, err = internalError(fmt.Sprintf("r2r-mcp hit an internal error in %s; it has been logged. Please report it.", name)), nil
+				}
+			}()
+			return h(ctx, req)
+		}
 	}
 }
 
-// timeoutFor returns the deadline of one call of tool name and the serve flag that sets it.
-func (d *Deps) timeoutFor(name string, req mcp.CallToolRequest) (time.Duration, string) {
-	pick := func(v, def time.Duration) time.Duration {
-		if v > 0 {
-			return v
-		}
-		return def
-	}
-	switch name {
-	case "r2r_search":
-		return pick(d.SearchTimeout, DefaultSearchTimeout), "--timeout-search"
-	case "r2r_rag_query":
-		return pick(d.RAGTimeout, DefaultRAGTimeout), "--timeout-rag"
-	case "r2r_ingest_document":
-		if async, ok := req.GetArguments()["run_async"].(bool); ok && !async {
-			return pick(d.IngestSyncTimeout, DefaultIngestSyncTimeout), ""
-		}
-	}
-	return pick(d.CallTimeout, DefaultCallTimeout), "--timeout"
+// callDeadline is the deadline of a tool without one of its own, and the serve flag that
+// sets it.
+func (d *Deps) callDeadline(mcp.CallToolRequest) (time.Duration, string) {
+	return d.CallTimeout, "--timeout"
 }
 
 // callInfo describes the tool call a context belongs to, for error texts.
@@ -340,9 +338,6 @@ func callFrom(ctx context.Context) (callInfo, bool) {
 // guardResource bounds a resource handler's time like a tool call's.
 func guardResource(d *Deps, h server.ResourceHandlerFunc) server.ResourceHandlerFunc {
 	timeout := d.CallTimeout
-	if timeout <= 0 {
-		timeout = DefaultCallTimeout
-	}
 	return guardResourceRead(d, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		ctx, cancel := context.WithTimeout(withAuth(ctx, d.authState), timeout)
 		defer cancel()

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/r2r-mcp/r2r-mcp/tools/argcheck"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // ValidateArgs is the tool middleware that checks each call's arguments against the
@@ -42,7 +43,7 @@ func ValidateArgs(ts []Tool, logger *slog.Logger) server.ToolHandlerMiddleware {
 			if err := v.Check(req); err != nil {
 				err.Read = read
 				logger.InfoContext(ctx, "rejected tool arguments", "tool", req.Params.Name, "problems", strings.Join(err.Problems, "; "))
-				return errorResult(ErrorInfo{Type: "invalid_params", Code: CodeInvalidParams, Message: err.Error()}), nil
+				return toolerr.Result(toolerr.Info{Type: "invalid_params", Code: toolerr.CodeInvalidParams, Message: err.Error()}), nil
 			}
 			// "arguments": null (sent by clients for a tool without parameters) means none.
 			if string(bytes.TrimSpace(req.Params.RawArguments)) == "null" {

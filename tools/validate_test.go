@@ -12,6 +12,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/argcheck"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // TestValidateArgsResult: a rejection is an error result in the shape of every tool error,
@@ -40,8 +41,8 @@ func TestValidateArgsResult(t *testing.T) {
 	if res.StructuredContent != nil {
 		t.Errorf("error result carries structured content (it must match the output schema): %#v", res.StructuredContent)
 	}
-	info, ok := ErrorOf(res)
-	if !ok || info.Code != CodeInvalidParams || info.Type != "invalid_params" || info.Retryable || info.Message != text {
+	info, ok := toolerr.Of(res)
+	if !ok || info.Code != toolerr.CodeInvalidParams || info.Type != "invalid_params" || info.Retryable || info.Message != text {
 		t.Errorf("_meta error = %#v (ok %v)", info, ok)
 	}
 	wire, err := json.Marshal(res)
@@ -53,7 +54,7 @@ func TestValidateArgsResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	meta, _ := m["_meta"].(map[string]any)
-	if e, _ := meta[ErrorMetaKey].(map[string]any); e["code"] != float64(CodeInvalidParams) || e["type"] != "invalid_params" || e["retryable"] != false {
+	if e, _ := meta[toolerr.MetaKey].(map[string]any); e["code"] != float64(toolerr.CodeInvalidParams) || e["type"] != "invalid_params" || e["retryable"] != false {
 		t.Errorf("wire _meta = %s", wire)
 	}
 }
@@ -94,7 +95,7 @@ func TestRegistrySchemasCompile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := Registry(&Deps{Client: client, Projects: project.NewResolver(project.Options{WorkDir: t.TempDir(), CacheFile: "-"})})
+	reg := Registry(&Deps{Config: testConfig(), Client: client, Projects: project.NewResolver(project.Options{WorkDir: t.TempDir(), CacheFile: "-"})})
 	defs := make([]mcp.Tool, len(reg))
 	for i, tl := range reg {
 		defs[i] = tl.Def

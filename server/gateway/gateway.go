@@ -18,6 +18,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // MaxRequestBytes bounds an invoke request's body.
@@ -85,17 +86,17 @@ func (g *gateway) invoke(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		WriteError(w, http.StatusBadRequest, Error{Type: "invalid_request", Code: tools.CodeInvalidParams,
+		WriteError(w, http.StatusBadRequest, Error{Type: "invalid_request", Code: toolerr.CodeInvalidParams,
 			Message: "The body must be one JSON object {\"tool\": \"<name>\", \"arguments\": {...}}: " + err.Error()})
 		return
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		WriteError(w, http.StatusBadRequest, Error{Type: "invalid_request", Code: tools.CodeInvalidParams,
+		WriteError(w, http.StatusBadRequest, Error{Type: "invalid_request", Code: toolerr.CodeInvalidParams,
 			Message: "The body must hold exactly one JSON object."})
 		return
 	}
 	if !g.known[in.Tool] {
-		WriteError(w, http.StatusNotFound, Error{Type: "unknown_tool", Code: tools.CodeInvalidParams,
+		WriteError(w, http.StatusNotFound, Error{Type: "unknown_tool", Code: toolerr.CodeInvalidParams,
 			Message: fmt.Sprintf("No tool %q here; GET /mcp/tools lists the tools.", in.Tool)})
 		return
 	}
@@ -105,12 +106,12 @@ func (g *gateway) invoke(w http.ResponseWriter, r *http.Request) {
 	msg, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 		"params": map[string]any{"name": in.Tool, "arguments": in.Arguments}})
 	if err != nil {
-		WriteError(w, http.StatusBadRequest, Error{Type: "invalid_request", Code: tools.CodeInvalidParams, Message: err.Error()})
+		WriteError(w, http.StatusBadRequest, Error{Type: "invalid_request", Code: toolerr.CodeInvalidParams, Message: err.Error()})
 		return
 	}
 	raw, err := json.Marshal(g.srv.HandleMessage(r.Context(), msg))
 	if err != nil {
-		WriteError(w, http.StatusInternalServerError, Error{Type: "internal", Code: tools.CodeInternal, Message: err.Error()})
+		WriteError(w, http.StatusInternalServerError, Error{Type: "internal", Code: toolerr.CodeInternal, Message: err.Error()})
 		return
 	}
 	var reply struct {
@@ -121,7 +122,7 @@ func (g *gateway) invoke(w http.ResponseWriter, r *http.Request) {
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &reply); err != nil || (reply.Result == nil && reply.Error == nil) {
-		WriteError(w, http.StatusInternalServerError, Error{Type: "internal", Code: tools.CodeInternal,
+		WriteError(w, http.StatusInternalServerError, Error{Type: "internal", Code: toolerr.CodeInternal,
 			Message: "the MCP server gave no result"})
 		return
 	}
@@ -146,9 +147,9 @@ func writeResult(w http.ResponseWriter, tool string, res *mcp.CallToolResult) {
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
-	info, ok := tools.ErrorOf(res)
+	info, ok := toolerr.Of(res)
 	if !ok {
-		info = tools.ErrorInfo{Type: "error", Code: tools.CodeInternal}
+		info = toolerr.Info{Type: "error", Code: toolerr.CodeInternal}
 	}
 	out.Error = &Error{Type: info.Type, Code: info.Code, Retryable: info.Retryable, RetryAfter: info.RetryAfter, Status: info.Status}
 	if info.RetryAfter != nil {
@@ -160,15 +161,15 @@ func writeResult(w http.ResponseWriter, tool string, res *mcp.CallToolResult) {
 // StatusOf is the HTTP status of an error result's code.
 func StatusOf(code int) int {
 	switch code {
-	case tools.CodeInvalidParams:
+	case toolerr.CodeInvalidParams:
 		return http.StatusBadRequest
-	case tools.CodeAuth:
+	case toolerr.CodeAuth:
 		return http.StatusUnauthorized
-	case tools.CodeRateLimited:
+	case toolerr.CodeRateLimited:
 		return http.StatusTooManyRequests
-	case tools.CodeBreakerOpen:
+	case toolerr.CodeBreakerOpen:
 		return http.StatusServiceUnavailable
-	case tools.CodeR2RAPI:
+	case toolerr.CodeR2RAPI:
 		return http.StatusBadGateway
 	}
 	return http.StatusInternalServerError
@@ -178,15 +179,15 @@ func StatusOf(code int) int {
 func CodeOf(status int) int {
 	switch status {
 	case http.StatusBadRequest, http.StatusNotFound:
-		return tools.CodeInvalidParams
+		return toolerr.CodeInvalidParams
 	case http.StatusUnauthorized, http.StatusForbidden:
-		return tools.CodeAuth
+		return toolerr.CodeAuth
 	case http.StatusTooManyRequests:
-		return tools.CodeRateLimited
+		return toolerr.CodeRateLimited
 	case http.StatusServiceUnavailable:
-		return tools.CodeR2RAPI
+		return toolerr.CodeR2RAPI
 	}
-	return tools.CodeInternal
+	return toolerr.CodeInternal
 }
 
 func text(res *mcp.CallToolResult) string {

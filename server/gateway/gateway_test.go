@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/r2r-mcp/r2r-mcp/server/gateway"
-	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // Every error code of a tool result has its HTTP status, and the statuses the transport
@@ -14,12 +14,12 @@ func TestStatusOfEachErrorClass(t *testing.T) {
 	for _, tc := range []struct {
 		code, status int
 	}{
-		{tools.CodeInvalidParams, http.StatusBadRequest},
-		{tools.CodeAuth, http.StatusUnauthorized},
-		{tools.CodeRateLimited, http.StatusTooManyRequests},
-		{tools.CodeBreakerOpen, http.StatusServiceUnavailable},
-		{tools.CodeR2RAPI, http.StatusBadGateway},
-		{tools.CodeInternal, http.StatusInternalServerError},
+		{toolerr.CodeInvalidParams, http.StatusBadRequest},
+		{toolerr.CodeAuth, http.StatusUnauthorized},
+		{toolerr.CodeRateLimited, http.StatusTooManyRequests},
+		{toolerr.CodeBreakerOpen, http.StatusServiceUnavailable},
+		{toolerr.CodeR2RAPI, http.StatusBadGateway},
+		{toolerr.CodeInternal, http.StatusInternalServerError},
 		{-1, http.StatusInternalServerError},
 	} {
 		if got := gateway.StatusOf(tc.code); got != tc.status {
@@ -29,13 +29,13 @@ func TestStatusOfEachErrorClass(t *testing.T) {
 	for _, tc := range []struct {
 		status, code int
 	}{
-		{http.StatusBadRequest, tools.CodeInvalidParams},
-		{http.StatusNotFound, tools.CodeInvalidParams},
-		{http.StatusUnauthorized, tools.CodeAuth},
-		{http.StatusForbidden, tools.CodeAuth},
-		{http.StatusTooManyRequests, tools.CodeRateLimited},
-		{http.StatusServiceUnavailable, tools.CodeR2RAPI},
-		{http.StatusTeapot, tools.CodeInternal},
+		{http.StatusBadRequest, toolerr.CodeInvalidParams},
+		{http.StatusNotFound, toolerr.CodeInvalidParams},
+		{http.StatusUnauthorized, toolerr.CodeAuth},
+		{http.StatusForbidden, toolerr.CodeAuth},
+		{http.StatusTooManyRequests, toolerr.CodeRateLimited},
+		{http.StatusServiceUnavailable, toolerr.CodeR2RAPI},
+		{http.StatusTeapot, toolerr.CodeInternal},
 	} {
 		if got := gateway.CodeOf(tc.status); got != tc.code {
 			t.Errorf("CodeOf(%d) = %d, want %d", tc.status, got, tc.code)

@@ -8,20 +8,18 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
-// collectionDefault fills in collection_id from the request's collection (header or
-// server default) for tools that take one, when the call names none. It runs before the
-// argument validation, which then checks the value like any other.
-func collectionDefault(defs []mcp.Tool) mcpserver.ToolHandlerMiddleware {
-	takes := map[string]bool{}
-	for _, d := range defs {
-		if _, ok := d.InputSchema.Properties["collection_id"]; ok {
-			takes[d.Name] = true
-		}
+// collectionDefault is the per-user scope of tool def's calls (server.UserOptions.Scope):
+// when def takes a collection_id and a call names none, it fills in the request's
+// collection (header or server default). It runs before the argument validation, which
+// then checks the value like any other. nil for a tool without collection_id.
+func collectionDefault(def mcp.Tool) mcpserver.ToolHandlerMiddleware {
+	if _, ok := def.InputSchema.Properties["collection_id"]; !ok {
+		return nil
 	}
 	return func(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			c, ok := collectionFrom(ctx)
-			if !ok || !takes[req.Params.Name] {
+			if !ok {
 				return next(ctx, req)
 			}
 			args, isMap := req.Params.Arguments.(map[string]any)

@@ -172,8 +172,8 @@ func plain(t testing.TB, v any) map[string]any {
 func TestGatewayErrorStatuses(t *testing.T) {
 	tm := newTeam(t)
 	rep := newReplica(t, tm, func(c *server.Config, _ *httpserve.Options) {
-		c.Options.RAGRateLimit, c.Options.RAGRateBurst = 0.001, 1
-		c.Options.BreakerFailures, c.Options.RetryMax, c.Options.BreakerCooldown = 2, 0, time.Hour
+		c.Options.Tools.RAGRateLimit, c.Options.Tools.RAGRateBurst = 0.001, 1
+		c.Options.Breaker.Failures, c.Options.Retry.MaxRetries, c.Options.Breaker.Cooldown = 2, 0, time.Hour
 	})
 	key := tm.Alice.Key
 	search := map[string]any{"query": "payout", "collection_id": tm.Alice.Collection}

@@ -42,28 +42,19 @@ const (
 // CollectionHeader names the collection of a request's calls that pass no collection_id.
 const CollectionHeader = "X-R2R-Collection"
 
-// Options configure New. Zero values take the documented defaults.
+// Options configure New. Zero values of the fields below HTTPOptions take the documented
+// defaults.
 type Options struct {
-	// AuthMode is AuthUser or AuthShared; "" = AuthUser.
-	AuthMode string
-	// KeyTTL is how long a key R2R accepted is trusted before it is checked again;
-	// 0 = 60 s.
-	KeyTTL time.Duration
-	// MaxKeys bounds the keys (and their copies of the tools) remembered; 0 = 1000.
-	MaxKeys int
-	// AllowedHosts are the Host header values accepted (host names, with or without port;
-	// "*" = any); loopback names are always accepted. Requests with another Host get 403
-	// (DNS rebinding).
-	AllowedHosts []string
-	// AllowedOrigins are the Origin header values accepted from browsers ("*" = any).
-	// Requests without Origin (every non-browser client) are not affected.
-	AllowedOrigins []string
-	// Collection is the collection of calls without collection_id and without the
-	// X-R2R-Collection header; "" = searches cover every collection the user may read.
-	Collection string
+	// HTTPOptions are serve's --http settings, as New uses them: the auth mode, how long
+	// a key R2R accepted is trusted, the Host and Origin values accepted besides loopback
+	// names (requests with another get 403: DNS rebinding), the collection of calls that
+	// name none. The caller listens on Addr and opens RedisURL.
+	server.HTTPOptions
 	// Logger receives the access log and errors; nil = discard. Keys are never logged.
 	Logger *slog.Logger
-	// Metrics records calls; nil = no /metrics.
+	// Metrics serves /metrics and counts key checks and cache lookups; nil = no /metrics.
+	// Tool calls and R2R requests are counted when base was built with it
+	// (server.Config.Metrics).
 	Metrics *metrics.Metrics
 	// Cache wraps the result cache of every user's tools (Redis L2, metrics); nil = the
 	// server's cache as it is.
@@ -105,17 +96,12 @@ type Handler struct {
 // does no network I/O.
 func New(base *server.Server, o Options) (*Handler, error) {
 	switch o.AuthMode {
-	case "":
-		o.AuthMode = AuthUser
 	case AuthUser, AuthShared:
 	default:
 		return nil, fmt.Errorf("auth mode %q: want %s or %s", o.AuthMode, AuthUser, AuthShared)
 	}
 	if o.KeyTTL <= 0 {
-		o.KeyTTL = 60 * time.Second
-	}
-	if o.MaxKeys <= 0 {
-		o.MaxKeys = 1000
+		return nil, fmt.Errorf("key lifetime %s: must be positive", o.KeyTTL)
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -166,12 +152,8 @@ func New(base *server.Server, o Options) (*Handler, error) {
 
 // newUser builds the tools of one credential and their two front doors.
 func (h *Handler) newUser(creds r2r.Credentials, id, source string) (*user, error) {
-	mw := []mcpserver.ToolHandlerMiddleware{}
-	if h.opts.Metrics != nil {
-		mw = append(mw, h.opts.Metrics.ToolMiddleware())
-	}
 	srv, err := h.base.ForCredentials(creds, server.UserOptions{Cache: h.opts.Cache, AuthSource: source, SharedLimits: h.opts.SharedLimits, History: h.opts.History, SyncJobs: h.opts.SyncJobs,
-		Middleware: append(mw, collectionDefault(h.base.ToolDefs()))})
+		Scope: collectionDefault})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/server/httpserve"
 	"github.com/r2r-mcp/r2r-mcp/server/servertest"
 	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // The loose-argument table over Streamable HTTP and through the REST gateway.
@@ -24,7 +25,7 @@ func TestLooseArgumentsHTTPAndGateway(t *testing.T) {
 		}
 		o := servertest.LooseOutcome{IsError: r.IsError, Text: r.Text, Structured: r.Structured}
 		o.Read, _ = r.Meta[tools.ArgumentsMetaKey].([]any)
-		if e, ok := r.Meta[tools.ErrorMetaKey].(map[string]any); ok {
+		if e, ok := r.Meta[toolerr.MetaKey].(map[string]any); ok {
 			o.ErrorType, _ = e["type"].(string)
 		}
 		lc.Check(t, "http", o)

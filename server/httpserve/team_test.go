@@ -96,10 +96,10 @@ func newRedisReplica(t testing.TB, tm *team, redisURL string, adjust func(*serve
 	t.Helper()
 	m := metrics.New()
 	opts0 := server.DefaultOptions()
-	opts0.RateLimit, opts0.RAGRateLimit = 0, 0 // off: the tests make many calls at once
+	opts0.Tools.RateLimit, opts0.Tools.RAGRateLimit = 0, 0 // off: the tests make many calls at once
 	cfg := server.Config{R2RURL: tm.Emu.URL, Remote: true, ConfigDir: t.TempDir(), WorkDir: t.TempDir(),
-		R2RMiddleware: []r2r.Middleware{m.R2RMiddleware()}, Options: opts0}
-	opts := httpserve.Options{Metrics: m}
+		Metrics: m, Options: opts0}
+	opts := httpserve.Options{HTTPOptions: opts0.HTTP, Metrics: m}
 	if adjust != nil {
 		adjust(&cfg, &opts)
 	}

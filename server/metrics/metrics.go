@@ -24,6 +24,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // Metrics records what serve --http does. Its methods are safe for concurrent use.
@@ -146,11 +147,11 @@ func Outcome(res *mcp.CallToolResult, err error) string {
 	case res == nil || !res.IsError:
 		return "ok"
 	}
-	info, ok := tools.ErrorOf(res)
+	info, ok := toolerr.Of(res)
 	switch {
 	case !ok:
 		return "error"
-	case info.Code == tools.CodeRateLimited:
+	case info.Code == toolerr.CodeRateLimited:
 		return "rate_limited"
 	case info.Type != "":
 		return info.Type

@@ -14,7 +14,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/server/metrics"
-	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // Scrape parses m's /metrics with Prometheus's own text parser.
@@ -70,8 +70,8 @@ func TestExpositionParsesAndCounts(t *testing.T) {
 	}
 	call("r2r_search", &mcp.CallToolResult{}, nil)
 	call("r2r_search", &mcp.CallToolResult{}, nil)
-	call("r2r_search", tools.NewErrorResult(tools.ErrorInfo{Type: "rate_limited", Code: tools.CodeRateLimited}), nil)
-	call(`we"ird\tool`+"\n", tools.NewErrorResult(tools.ErrorInfo{Type: "r2r_api", Code: tools.CodeR2RAPI}), nil)
+	call("r2r_search", toolerr.Result(toolerr.Info{Type: "rate_limited", Code: toolerr.CodeRateLimited}), nil)
+	call(`we"ird\tool`+"\n", toolerr.Result(toolerr.Info{Type: "r2r_api", Code: toolerr.CodeR2RAPI}), nil)
 	call("r2r_status", nil, errors.New("bug"))
 
 	r2rCall := func(status int, err error) {

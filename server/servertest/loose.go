@@ -1,6 +1,8 @@
 package servertest
 
 import (
+	_ "embed"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -30,39 +32,40 @@ type LooseOutcome struct {
 	Read       []any // _meta["r2r-mcp/arguments-read"] (or the gateway's arguments_read)
 }
 
-// LooseCases is the loose-argument table: file is a file the server may ingest (relative
-// to the project over stdio, absolute inside an --allow-dir root over HTTP) and collection
-// a collection id to pass to the tools that take one ("" = none). A JSON string of an array
-// is covered by tools/argcheck's own table: no tool here takes an array.
+//go:embed testdata/loose-arguments.json
+var looseTable []byte
+
+// LooseCases is the loose-argument table (testdata/loose-arguments.json): file is a file
+// the server may ingest (relative to the project over stdio, absolute inside an
+// --allow-dir root over HTTP), written where a case says $FILE, and collection a collection
+// id passed to the cases marked collection ("" = none). A JSON string of an array is
+// covered by tools/argcheck's own table: no tool here takes an array.
 func LooseCases(file, collection string) []LooseCase {
-	with := func(args map[string]any) map[string]any {
-		if collection != "" {
-			args["collection_id"] = collection
+	var rows []struct {
+		Name       string         `json:"name"`
+		Tool       string         `json:"tool"`
+		Args       map[string]any `json:"args"`
+		Read       []string       `json:"read"`
+		Want       map[string]any `json:"want"`
+		Error      string         `json:"error"`
+		Collection bool           `json:"collection"`
+	}
+	if err := json.Unmarshal(looseTable, &rows); err != nil {
+		panic("servertest: testdata/loose-arguments.json: " + err.Error())
+	}
+	out := make([]LooseCase, len(rows))
+	for i, r := range rows {
+		for k, v := range r.Args {
+			if v == "$FILE" {
+				r.Args[k] = file
+			}
 		}
-		return args
+		if r.Collection && collection != "" {
+			r.Args["collection_id"] = collection
+		}
+		out[i] = LooseCase{Name: r.Name, Tool: r.Tool, Args: r.Args, Read: r.Read, Want: r.Want, Error: r.Error}
 	}
-	return []LooseCase{
-		{Name: "10.0 for an integer", Tool: "r2r_search", Args: with(map[string]any{"query": "payout", "limit": 10.0}),
-			Want: map[string]any{"limit": 10.0}},
-		{Name: "object as a JSON string", Tool: "r2r_search",
-			Args: with(map[string]any{"query": "payout", "filters": `{"title": {"$like": "%"}}`}), Read: []string{"filters"}},
-		{Name: "integer as a JSON string", Tool: "r2r_search", Args: with(map[string]any{"query": "payout", "limit": "3"}),
-			Read: []string{"limit"}, Want: map[string]any{"limit": 3.0}},
-		{Name: "hybrid", Tool: "r2r_search", Args: with(map[string]any{"query": "payout", "search_mode": "hybrid"}),
-			Read: []string{"search_mode"}, Want: map[string]any{"search_mode": "advanced"}},
-		{Name: "semantic", Tool: "r2r_search", Args: with(map[string]any{"query": "payout", "search_mode": "semantic"}),
-			Read: []string{"search_mode"}, Want: map[string]any{"search_mode": "basic"}},
-		{Name: "path for file_path", Tool: "r2r_ingest_document", Args: with(map[string]any{"path": file}),
-			Read: []string{"file_path"}},
-		{Name: "camelCase name", Tool: "r2r_search", Args: with(map[string]any{"query": "payout", "searchMode": "basic"}),
-			Read: []string{"search_mode"}, Want: map[string]any{"search_mode": "basic"}},
-		{Name: "two values for one argument", Tool: "r2r_ingest_document", Args: with(map[string]any{"path": file, "file_path": file}),
-			Error: `unknown argument "path" (did you mean "file_path"?)`},
-		{Name: "a name too short to read", Tool: "r2r_get_document", Args: map[string]any{"id": "00000000-0000-4000-8000-000000000000"},
-			Error: `unknown argument "id"`},
-		{Name: "an unknown value", Tool: "r2r_search", Args: with(map[string]any{"query": "payout", "search_mode": "fuzzy"}),
-			Error: `must be one of "basic", "advanced", "custom", got "fuzzy"`},
-	}
+	return out
 }
 
 // Check fails t unless o is what c must answer.

@@ -19,7 +19,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/server/tracing"
 	"github.com/r2r-mcp/r2r-mcp/server/tracing/otlpjson/otlpjsontest"
-	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // receiver is an OTLP/HTTP trace endpoint in-process: it decodes every JSON export request
@@ -111,7 +111,7 @@ func TestSpansReachTheOTLPEndpoint(t *testing.T) {
 		}
 		if req.Params.Name == "r2r_get_document" {
 			_, err := client.GetDocument(ctx, "00000000-0000-4000-8000-000000000000")
-			return tools.NewErrorResult(tools.ErrorInfo{Type: "not_found", Code: tools.CodeInvalidParams, Message: err.Error()}), nil
+			return toolerr.Result(toolerr.Info{Type: "not_found", Code: toolerr.CodeInvalidParams, Message: err.Error()}), nil
 		}
 		return mcp.NewToolResultText("ok"), nil
 	})

@@ -34,7 +34,7 @@ type config struct {
 	n, limit, concurrency            int
 	rag                              bool
 	minHit10                         float64
-	baseline                         string
+	baseline, collection             string
 }
 
 func main() {
@@ -54,6 +54,7 @@ func main() {
 	flag.StringVar(&c.out, "out", "", "directory for questions.json (per question), summary.json and summary.md (default: a new temporary directory)")
 	flag.Float64Var(&c.minHit10, "min-hit10", 0, "exit 1 when document hit@10 of r2r_search is below this fraction (a sanity floor for CI, not a target)")
 	flag.StringVar(&c.baseline, "baseline", "", "a run directory of an earlier run (same questions) to compare with: prints both tables side by side and the questions whose answer came into or dropped out of view")
+	flag.StringVar(&c.collection, "collection", "", "ask the questions of this collection, synced from the same corpus by an earlier run (its name is in that run's log), instead of syncing a new one")
 	table := flag.Bool("table", false, "print one table of the run directories given as arguments (e.g. the emulator's and the real R2R's) and exit")
 	flag.Parse()
 	if *table {
@@ -113,19 +114,25 @@ func run(ctx context.Context, c config) error {
 	}
 	defer stop()
 
-	collection := fmt.Sprintf("quality-%d", time.Now().UnixNano())
+	collection := c.collection
+	if collection == "" {
+		collection = fmt.Sprintf("quality-%d", time.Now().UnixNano())
+	}
 	proj, err := project(work, c.corpus, files, collection)
 	if err != nil {
 		return err
 	}
 	env := childEnv(work, c)
-	fmt.Fprintf(os.Stderr, "quality: %s: syncing %d files into %s\n", c.label, len(files), collection)
-	t0 := time.Now()
-	notIngested, err := syncCorpus(ctx, c, proj, env)
-	if err != nil {
-		return err
+	var notIngested, refused []string
+	var syncTime time.Duration
+	if c.collection == "" {
+		fmt.Fprintf(os.Stderr, "quality: %s: syncing %d files into %s\n", c.label, len(files), collection)
+		t0 := time.Now()
+		if notIngested, refused, err = syncCorpus(ctx, c, proj, env); err != nil {
+			return err
+		}
+		syncTime = time.Since(t0)
 	}
-	syncTime := time.Since(t0)
 	fmt.Fprintf(os.Stderr, "quality: %s: synced in %s; asking %d questions\n", c.label, syncTime.Round(time.Second), len(qs))
 	t1 := time.Now()
 	recs, err := ask(ctx, c, proj, env, collection, qs)
@@ -133,7 +140,7 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 	s := summarize(c, recs, len(files), corpusBytes(c.corpus, files), syncTime, time.Since(t1))
-	s.NotIngested = notIngested
+	s.NotIngested, s.Refused = notIngested, refused
 	if err := writeReport(c.out, recs, s); err != nil {
 		return err
 	}
@@ -223,9 +230,10 @@ func childEnv(work string, c config) []string {
 	return env
 }
 
-// syncCorpus runs r2r-mcp sync on the project and returns the files R2R failed to ingest:
+// syncCorpus runs r2r-mcp sync on the project and returns the files R2R failed to ingest
+// and those r2r-mcp refused to upload (e.g. reStructuredText its secret scan cannot read):
 // those stay out of the collection and count as misses; any other failure stops the run.
-func syncCorpus(ctx context.Context, c config, proj string, env []string) ([]string, error) {
+func syncCorpus(ctx context.Context, c config, proj string, env []string) (notIngested, refused []string, err error) {
 	cmd := exec.CommandContext(ctx, c.bin, "sync", proj, "--json", "--concurrency", fmt.Sprint(c.concurrency))
 	cmd.Dir, cmd.Env = proj, env
 	var stderr bytes.Buffer
@@ -237,20 +245,26 @@ func syncCorpus(ctx context.Context, c config, proj string, env []string) ([]str
 			Kind   string `json:"kind"`
 			Reason string `json:"reason"`
 		} `json:"failed"`
-		Refused []json.RawMessage `json:"refused"`
+		Refused []struct {
+			Path   string `json:"path"`
+			Reason string `json:"reason"`
+		} `json:"refused"`
 	}
-	if jerr := json.Unmarshal(out, &sum); jerr != nil || len(sum.Refused) > 0 || (err != nil && len(sum.Failed) == 0) {
-		return nil, fmt.Errorf("r2r-mcp sync: %v\n%s\n%s", err, out, stderr.Bytes())
+	if jerr := json.Unmarshal(out, &sum); jerr != nil || (err != nil && len(sum.Failed)+len(sum.Refused) == 0) {
+		return nil, nil, fmt.Errorf("r2r-mcp sync: %v\n%s\n%s", err, out, stderr.Bytes())
 	}
-	var failed []string
 	for _, f := range sum.Failed {
 		if f.Kind != "ingestion_failed" {
-			return nil, fmt.Errorf("r2r-mcp sync: %s: %s: %s", f.Path, f.Kind, f.Reason)
+			return nil, nil, fmt.Errorf("r2r-mcp sync: %s: %s: %s", f.Path, f.Kind, f.Reason)
 		}
 		fmt.Fprintf(os.Stderr, "quality: R2R did not ingest %s: %.200s\n", f.Path, f.Reason)
-		failed = append(failed, f.Path)
+		notIngested = append(notIngested, f.Path)
 	}
-	return failed, nil
+	for _, f := range sum.Refused {
+		fmt.Fprintf(os.Stderr, "quality: r2r-mcp refused %s: %.200s\n", f.Path, f.Reason)
+		refused = append(refused, f.Path)
+	}
+	return notIngested, refused, nil
 }
 
 func corpusBytes(corpus string, files []string) int64 {

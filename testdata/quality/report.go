@@ -24,8 +24,10 @@ type Summary struct {
 	RAG         bool    `json:"rag"`
 	// NotIngested are the corpus files R2R failed to ingest (their questions are misses).
 	NotIngested []string `json:"not_ingested,omitempty"`
-	All         Figures  `json:"all"`
-	Hard        Figures  `json:"hard"`
+	// Refused are the corpus files r2r-mcp sync refused to upload (their questions are misses).
+	Refused []string `json:"refused,omitempty"`
+	All     Figures  `json:"all"`
+	Hard    Figures  `json:"hard"`
 }
 
 // Figures are the rates (0..1) and medians of a set of questions.
@@ -184,6 +186,7 @@ var rows = []row{
 	{"sync / questions, s", func(s Summary, _ Figures) string { return fmt.Sprintf("%.0f / %.0f", s.SyncSeconds, s.AskSeconds) }},
 	{"failed calls", func(s Summary, _ Figures) string { return fmt.Sprintf("%d", s.Errors) }},
 	{"files R2R did not ingest", func(s Summary, _ Figures) string { return fmt.Sprintf("%d", len(s.NotIngested)) }},
+	{"files r2r-mcp refused to upload", func(s Summary, _ Figures) string { return fmt.Sprintf("%d", len(s.Refused)) }},
 }
 
 // markdown is the table of one or more runs: a row per measure, a column per run, each cell

@@ -1,8 +1,8 @@
 // Package confine decides whether a file a caller names may be uploaded to R2R, and reads
 // it if so: inside one of the allowed roots (as written and as resolved), a regular file
-// that is not a secret by name or content, Within R2R's size limit for its type, and text
-// when R2R has no parser for it. It also holds the path checks other readers of project
-// files share.
+// that is not a secret by name or content (secretscan's rules), within R2R's size limit
+// for its type, and text when R2R has no parser for it. It also holds the path checks
+// other readers of project files share.
 package confine
 
 import (
@@ -78,42 +78,6 @@ func Limit(ext string) int64 {
 	}
 	return OtherMaxBytes
 }
-
-// secretNames are base names (glob patterns, case-insensitive) never uploaded.
-var secretNames = []string{
-	".env", ".env.*", "*.env",
-	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx", "*.asc", "*.gpg",
-	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
-	".netrc", "_netrc", ".npmrc", ".pypirc", ".pgpass", ".git-credentials", ".htpasswd",
-	"credentials", "credentials*.json", "*_credentials.json", "application_default_credentials.json",
-	"client_secret*.json", "service-account*.json",
-	"*secret*.json", "*secret*.yaml", "*secret*.yml", "*secret*.toml",
-	// data files named secrets; source code named so (secrets.py, secrets.go) is read, its
-	// content scanned like any other file's
-	"secrets", "secrets.txt", "secrets.ini", "secrets.cfg", "secrets.conf", "secrets.properties",
-	"secrets.xml", "secrets.csv", "secrets.tsv", "secrets.json5", "secrets.jsonc", "secrets.tfvars",
-	"secrets.enc", "secrets.bak", "secrets.dat", "secrets.db", "secrets.sqlite", "secrets.kdb",
-	"*token*.json", "auth.json", "oauth_creds.json", "*serviceaccount*.json", "*service_account*.json",
-	// coding agents' own login state (Claude Code keeps an API key in ~/.claude.json)
-	".claude.json", ".credentials.json",
-	"*.tfstate", "*.tfstate.*",
-	// service-account keys under their download names: key.json, and gcloud's
-	// <project>-<12 hex digits of the key id>.json
-	"key.json", "*-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f].json",
-	"token.txt", "local.settings.json",
-}
-
-// secretFiles are directory/name pairs never uploaded: editors' and agents' MCP server
-// configuration, which holds the servers' API keys.
-var secretFiles = []string{".cursor/mcp.json", ".vscode/mcp.json"}
-
-// secretDirs are directory names whose contents are never uploaded, wherever they are.
-var secretDirs = []string{".git", ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".terraform.d",
-	".claude", ".codex", ".gemini", ".password-store"}
-
-// secretDirPaths are runs of directories whose contents are never uploaded (CLI login
-// state: gcloud's application default credentials, gh's OAuth token).
-var secretDirPaths = []string{".config/gcloud", ".config/gh", ".config/github-copilot", ".local/share/keyrings"}
 
 // systemPrefixes are pseudo-filesystems: their "regular" files (/proc/self/environ) expose
 // process state and secrets.
@@ -221,7 +185,7 @@ func locate(p string, roots []string) (*located, error) {
 		return nil, refuse(Special, "%s is the project root itself, not a file.", p)
 	}
 	relSlash := filepath.ToSlash(rel)
-	if kind, why := secretPath(relSlash); kind != "" {
+	if why := secretscan.Path(relSlash); why != "" {
 		return nil, refuse(Secret, "%s looks like a secret (%s) and is never uploaded. If it really holds documentation, copy the text to a file with another name.", relSlash, why)
 	}
 	return &located{real: real, root: root, rel: rel, relSlash: relSlash}, nil
@@ -392,39 +356,6 @@ func RegularFile(p string, fi os.FileInfo) error {
 		return refuse(Special, "%s is not a regular file.", p)
 	}
 	return nil
-}
-
-// secretPath reports why a root-relative path counts as secret ("" when it does not).
-func secretPath(rel string) (kind, why string) {
-	parts := strings.Split(rel, "/")
-	dirs := parts[:len(parts)-1]
-	for _, dir := range dirs {
-		for _, d := range secretDirs {
-			if strings.EqualFold(dir, d) {
-				return "dir", "it is inside " + d + "/"
-			}
-		}
-	}
-	for _, dp := range secretDirPaths {
-		want := strings.Split(dp, "/")
-		for i := 0; i+len(want) <= len(dirs); i++ {
-			if slices.EqualFunc(dirs[i:i+len(want)], want, strings.EqualFold) {
-				return "dir", "it is inside " + dp + "/"
-			}
-		}
-	}
-	base := strings.ToLower(parts[len(parts)-1])
-	for _, sf := range secretFiles {
-		if len(parts) >= 2 && strings.EqualFold(parts[len(parts)-2]+"/"+base, sf) {
-			return "name", "it is " + sf + ", which holds MCP servers' credentials"
-		}
-	}
-	for _, pat := range secretNames {
-		if ok, _ := path.Match(pat, base); ok {
-			return "name", "its name matches " + pat
-		}
-	}
-	return "", ""
 }
 
 // IsSystemPath reports whether p lies in a pseudo-filesystem (/proc, /sys, /dev).

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/r2r-mcp/r2r-mcp/auth/atomicfile"
 )
 
 // HashCache remembers the content hash of files by path, size and modification time, so
@@ -100,19 +102,7 @@ func (c *HashCache) Save() error {
 	if err := os.MkdirAll(filepath.Dir(c.file), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(c.file), ".hashes-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), c.file); err != nil {
+	if err := atomicfile.Write(c.file, b, 0o600); err != nil {
 		return err
 	}
 	c.dirty = false

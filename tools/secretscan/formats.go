@@ -138,8 +138,8 @@ func tagsStripped(b []byte) ([]byte, error) {
 }
 
 // markupRes are the expressions of the views, compiled on first use like the rules.
-var markupRes = sync.OnceValue(func() *struct{ cdata, hidden, anyTag, charsetDecl, asciiCompatible, rstDirective *regexp.Regexp } {
-	return &struct{ cdata, hidden, anyTag, charsetDecl, asciiCompatible, rstDirective *regexp.Regexp }{
+var markupRes = sync.OnceValue(func() *struct{ cdata, hidden, anyTag, charsetDecl, asciiCompatible, rstDirective, rstReplace, rstRef *regexp.Regexp } {
+	return &struct{ cdata, hidden, anyTag, charsetDecl, asciiCompatible, rstDirective, rstReplace, rstRef *regexp.Regexp }{
 		cdata:  re(`(?s)<!\[CDATA\[(.*?)\]\]>`),
 		hidden: re(`(?is)<!--.*?-->|<script\b[^>]*>.*?</script\s*>|<style\b[^>]*>.*?</style\s*>`),
 		anyTag: re(`(?s)<[a-zA-Z/!?][^>]*>`),
@@ -147,7 +147,10 @@ var markupRes = sync.OnceValue(func() *struct{ cdata, hidden, anyTag, charsetDec
 		// charset, an XML declaration's encoding
 		charsetDecl:     re(`(?i)<\s*meta[^>]+charset\s*=\s*["']?\s*([^\s"'/>;]*)|<\?xml[^>]*encoding\s*=\s*["']([^"']*)`),
 		asciiCompatible: re(`^(?:|utf-?8|(?:us-?)?ascii|latin-?1|l1|iso[-_]?8859[-_]?\d+|(?:windows|cp)-?125\d|koi8-?[ru])$`),
-		rstDirective:    re(`(?i)\b(?:unicode|replace|include|raw|csv-table|literalinclude)\s*::`),
+		rstDirective:    re(`(?i)(?:^|[^\w-])(?:unicode|include|raw|csv-table)\s*::`),
+		// a substitution definition (.. |name| replace:: text) with its indented continuation lines
+		rstReplace: re(`(?m)^\.\.[ \t]+\|([^|\n]+)\|[ \t]+replace::[ \t]*(.*(?:\n[ \t]+\S.*)*)`),
+		rstRef:     re(`\|([^|\s][^|\n]*)\|(?:__?)?`),
 	}
 })
 
@@ -271,14 +274,24 @@ func validUTF8(b []byte) ([]byte, error) {
 	return []byte(strings.ToValidUTF8(string(b), "")), nil
 }
 
-// rstText reads reStructuredText as docutils does for plain paragraphs: escaped
-// characters stand for themselves and an escaped space vanishes. Directives that put
-// text together (substitutions, unicode) or insert files are refused.
+// rstText reads reStructuredText as docutils does for plain paragraphs: substitutions
+// defined with replace:: are put in place, escaped characters stand for themselves and an
+// escaped space vanishes. Directives that build text from code points (unicode), insert
+// files (include, raw, csv-table) are refused. Sphinx's own directives (literalinclude,
+// code-block…) are unknown to docutils, which assembles nothing from them.
 func rstText(b []byte) ([]byte, error) {
-	if m := markupRes().rstDirective.Find(b); m != nil {
-		return nil, unscannable("its %q directive puts text together (or reads a file) in a way that cannot be scanned", strings.TrimSpace(string(m)))
+	res := markupRes()
+	if m := res.rstDirective.Find(b); m != nil {
+		return nil, unscannable("its %q directive puts text together (or reads a file) in a way that cannot be scanned", strings.TrimLeft(strings.TrimSpace(string(m)), ".|"))
+	}
+	b, substituted, err := rstSubstitute(b)
+	if err != nil {
+		return nil, err
 	}
 	if bytes.IndexByte(b, '\\') < 0 {
+		if substituted {
+			return b, nil
+		}
 		return nil, nil
 	}
 	out := make([]byte, 0, len(b))
@@ -292,4 +305,45 @@ func rstText(b []byte) ([]byte, error) {
 		out = append(out, b[i])
 	}
 	return out, nil
+}
+
+// rstSubstitute puts every replace:: substitution in place of its references, as docutils
+// does (names match without regard to case or runs of spaces; a definition may use another),
+// so a secret split across substitutions is whole again; false when there was none.
+func rstSubstitute(b []byte) ([]byte, bool, error) {
+	res := markupRes()
+	defs := map[string][]byte{}
+	for _, m := range res.rstReplace.FindAllSubmatch(b, -1) {
+		defs[rstName(m[1])] = bytes.Join(bytes.Fields(m[2]), []byte(" "))
+	}
+	if len(defs) == 0 {
+		return b, false, nil
+	}
+	// Definitions may nest; docutils refuses a cycle, and 8 levels reach any real depth.
+	limit := 4*len(b) + 1<<20
+	for round := 0; ; round++ {
+		changed := false
+		b = res.rstRef.ReplaceAllFunc(b, func(ref []byte) []byte {
+			name := bytes.TrimRight(ref, "_")
+			if d, ok := defs[rstName(name[1:len(name)-1])]; ok {
+				changed = true
+				return d
+			}
+			return ref
+		})
+		if len(b) > limit {
+			return nil, false, unscannable("its substitutions grow past %d bytes", limit)
+		}
+		if !changed {
+			return b, true, nil
+		}
+		if round == 8 {
+			return nil, false, unscannable("its substitutions nest deeper than 8 levels or refer to themselves")
+		}
+	}
+}
+
+// rstName is a substitution name as docutils compares them.
+func rstName(n []byte) string {
+	return strings.ToLower(strings.Join(strings.Fields(string(n)), " "))
 }

@@ -1,6 +1,7 @@
-// Package secretscan recognises credentials by their content: private-key PEM blocks,
+// Package secretscan holds every rule by which r2r-mcp tells a secret: by name (Path: key
+// files, env files, login state directories) and by content (Find: private-key PEM blocks,
 // cloud service-account and service-principal files, and the token formats of well-known
-// services. r2r-mcp runs it on every file before any byte of it is uploaded.
+// services). r2r-mcp applies both to every file before any byte of it is uploaded.
 //
 // A finding names its rule, never the matched text: secrets must not reach logs or
 // errors. Each rule has literal keywords checked first (bytes.Contains is fast), so a file
