@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -85,7 +86,9 @@ secrets and no environment: serve finds the credentials "r2r-mcp login" stored.
 
   claude-desktop  Claude Desktop's claude_desktop_config.json (user scope only)
   claude-code     runs "claude mcp add r2r --scope ... -- <this binary> serve"; when claude
-                  is not on PATH, prints that command and fails: nothing was installed
+                  is not on PATH, prints that command and fails: nothing was installed. An
+                  r2r Claude Code has in another scope is kept (install says which), not
+                  joined by a second one
   cursor          ~/.cursor/mcp.json (user) or .cursor/mcp.json in the project (project)
   vscode          mcp.json in VS Code's default user profile (user) or .vscode/mcp.json in
                   the project (project)
@@ -436,6 +439,12 @@ func (o *installOptions) installClaudeCode(exe string) error {
 	if err != nil {
 		return err
 	}
+	// Claude Code takes an r2r in another scope without complaint and then reports
+	// "Conflicting scopes": an entry anywhere is kept rather than joined by a second.
+	cur, err := o.Env.Run(o.Ctx, dir, claude, "mcp", "get", mcpServerName)
+	if e := parseClaudeMCPGet(string(cur)); err == nil && e.Command != "" {
+		return o.keepClaudeEntry(exe, e)
+	}
 	res, err := o.Env.Run(o.Ctx, dir, claude, args...)
 	if err == nil {
 		if msg := strings.TrimSpace(string(res)); msg != "" {
@@ -448,29 +457,62 @@ func (o *installOptions) installClaudeCode(exe string) error {
 	if !strings.Contains(string(res), "already exists") {
 		return fmt.Errorf("%s failed: %v\n%s", display, err, strings.TrimSpace(string(res)))
 	}
-	// Already registered: fine when it runs this binary with serve, otherwise say how to replace it.
-	cur, _ := o.Env.Run(o.Ctx, dir, claude, "mcp", "get", mcpServerName)
-	command, cmdArgs := parseClaudeMCPGet(string(cur))
-	if command == exe && cmdArgs == "serve" {
-		fmt.Fprintf(errOut, "r2r is already up to date in Claude Code (%s scope); nothing changed.\n", o.Scope)
-		return nil
-	}
-	return fmt.Errorf("Claude Code already has an MCP server named r2r in its %s config (command: %s %s).\n"+
-		"To replace it, run: claude mcp remove r2r --scope %s\nthen run r2r-mcp install claude-code --scope %s again",
-		o.Scope, command, cmdArgs, o.Scope, o.Scope)
+	// Registered after all (claude mcp get did not say so): compare with what is there now.
+	cur, _ = o.Env.Run(o.Ctx, dir, claude, "mcp", "get", mcpServerName)
+	return o.keepClaudeEntry(exe, parseClaudeMCPGet(string(cur)))
 }
 
-// parseClaudeMCPGet reads the Command and Args lines of "claude mcp get <name>".
-func parseClaudeMCPGet(s string) (command, args string) {
+// keepClaudeEntry reports the r2r entry Claude Code already has, which install keeps: fine
+// when it runs this binary with serve (in whatever scope), otherwise an error that says how
+// to replace it.
+func (o *installOptions) keepClaudeEntry(exe string, e claudeEntry) error {
+	scope := cmp.Or(e.Scope, o.Scope) // not shown: the scope install was asked for
+	if e.Command == exe && e.Args == "serve" {
+		if scope == o.Scope {
+			fmt.Fprintf(o.Deps.IO.ErrOut, "r2r is already up to date in Claude Code (%s scope); nothing changed.\n", o.Scope)
+		} else {
+			fmt.Fprintf(o.Deps.IO.ErrOut, "r2r already runs this binary in Claude Code's %s scope; install keeps that entry "+
+				"and adds none in %s scope (two would conflict). Nothing changed.\n", scope, o.Scope)
+		}
+		return nil
+	}
+	if scope == o.Scope {
+		return fmt.Errorf("Claude Code already has an MCP server named r2r in its %s config (command: %s %s).\n"+
+			"To replace it, run: claude mcp remove r2r --scope %s\nthen run r2r-mcp install claude-code --scope %s again",
+			o.Scope, e.Command, e.Args, o.Scope, o.Scope)
+	}
+	return fmt.Errorf("Claude Code already has an MCP server named r2r in its %s config (command: %s %s); install keeps it "+
+		"rather than add a second r2r in %s scope, which would conflict.\n"+
+		"To use this binary instead, run: claude mcp remove r2r --scope %s\nthen run r2r-mcp install claude-code --scope %s again",
+		scope, e.Command, e.Args, o.Scope, scope, o.Scope)
+}
+
+// claudeEntry is an MCP server entry as "claude mcp get" shows it.
+type claudeEntry struct {
+	Scope   string // "user", "project" or "local"; "" when not shown
+	Command string // for an HTTP server, its URL
+	Args    string
+}
+
+// parseClaudeMCPGet reads the Scope, Command and Args lines of "claude mcp get <name>".
+func parseClaudeMCPGet(s string) claudeEntry {
+	var e claudeEntry
 	for _, line := range strings.Split(s, "\n") {
 		line = strings.TrimSpace(line)
 		if v, ok := strings.CutPrefix(line, "Command:"); ok {
-			command = strings.TrimSpace(v)
+			e.Command = strings.TrimSpace(v)
+		} else if v, ok := strings.CutPrefix(line, "URL:"); ok && e.Command == "" {
+			e.Command = strings.TrimSpace(v) // an HTTP server
 		} else if v, ok := strings.CutPrefix(line, "Args:"); ok {
-			args = strings.TrimSpace(v)
+			e.Args = strings.TrimSpace(v)
+		} else if v, ok := strings.CutPrefix(line, "Scope:"); ok {
+			word, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(v)), " ")
+			if word == "user" || word == "project" || word == "local" {
+				e.Scope = word
+			}
 		}
 	}
-	return command, args
+	return e
 }
 
 // shellJoin quotes args so the line can be pasted into the user's shell.

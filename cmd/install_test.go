@@ -614,7 +614,7 @@ func TestInstallClaudeCode(t *testing.T) {
 				if err := f.run("claude-code", "--scope", scope); err != nil {
 					t.Fatalf("%v\n%s", err, f.errOut.String())
 				}
-				want := []string{f.proj + " mcp add --scope " + scope + " r2r -- " + f.exe + " serve"}
+				want := []string{f.proj + " mcp get r2r", f.proj + " mcp add --scope " + scope + " r2r -- " + f.exe + " serve"}
 				if got := calls(t, log); !slices.Equal(got, want) {
 					t.Errorf("claude calls %q, want %q", got, want)
 				}
@@ -637,8 +637,48 @@ func TestInstallClaudeCode(t *testing.T) {
 		if !strings.Contains(f.errOut.String(), "already up to date") {
 			t.Errorf("stderr %q", f.errOut.String())
 		}
-		if got := calls(t, log); len(got) != 2 || !strings.HasSuffix(got[1], " mcp get r2r") {
+		if got := calls(t, log); len(got) != 1 || !strings.HasSuffix(got[0], " mcp get r2r") {
 			t.Errorf("calls %q", got)
+		}
+	})
+	// An r2r in another scope is kept (Claude Code would list both as conflicting), and
+	// install says which.
+	t.Run("this binary in another scope", func(t *testing.T) {
+		f := newInstallFixture(t, "linux")
+		log := fakeClaude(t, added, `printf 'r2r:\n  Scope: Local config (private to you in this project)\n  Status: ✓ Connected\n  Type: stdio\n  Command: %s\n  Args: serve\n' '`+f.exe+`'`)
+		if err := f.run("claude-code"); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(f.errOut.String(), "r2r already runs this binary in Claude Code's local scope; install keeps that entry and adds none in user scope") {
+			t.Errorf("stderr %q", f.errOut.String())
+		}
+		if got := calls(t, log); len(got) != 1 {
+			t.Errorf("calls %q, want only claude mcp get", got)
+		}
+	})
+	t.Run("another command in another scope", func(t *testing.T) {
+		f := newInstallFixture(t, "linux")
+		log := fakeClaude(t, added, `printf 'r2r:\n  Scope: Project config (shared via .mcp.json)\n  Command: /opt/old/r2r-mcp\n  Args: serve\n'`)
+		err := f.run("claude-code", "--scope", "user")
+		if err == nil || !strings.Contains(err.Error(), "in its project config (command: /opt/old/r2r-mcp serve); install keeps it rather than add a second r2r in user scope") ||
+			!strings.Contains(err.Error(), "claude mcp remove r2r --scope project") {
+			t.Fatalf("err = %v", err)
+		}
+		if got := calls(t, log); len(got) != 1 {
+			t.Errorf("calls %q, want only claude mcp get", got)
+		}
+	})
+	t.Run("added elsewhere between get and add", func(t *testing.T) {
+		f := newInstallFixture(t, "linux")
+		// get finds nothing, add says it exists (another process added it), get again finds it.
+		state := filepath.Join(t.TempDir(), "got")
+		log := fakeClaude(t, `echo "MCP server r2r already exists in user config" >&2; exit 1`,
+			`if [ -f '`+state+`' ]; then printf 'r2r:\n  Scope: User config\n  Command: %s\n  Args: serve\n' '`+f.exe+`'; else : > '`+state+`'; exit 1; fi`)
+		if err := f.run("claude-code"); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(f.errOut.String(), "already up to date") || len(calls(t, log)) != 3 {
+			t.Errorf("stderr %q, calls %q", f.errOut.String(), calls(t, log))
 		}
 	})
 	t.Run("already registered with another command", func(t *testing.T) {

@@ -1,11 +1,14 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -179,5 +182,107 @@ func TestE2EInstallClaudeCode(t *testing.T) {
 	wantConnected(t, runIn(t, proj, environ, claude, "mcp", "list"))
 	if out := runIn(t, proj, environ, bin, "install", "claude-code"); !strings.Contains(out, "up to date") {
 		t.Fatalf("second install was not a no-op:\n%s", out)
+	}
+}
+
+// TestE2EClaudeCodePlugin installs the repository's Claude Code plugin from its local
+// marketplace as the README says (claude plugin marketplace add, claude plugin install),
+// with r2r-mcp on PATH, and checks Claude Code connects to the plugin's r2r server.
+func TestE2EClaudeCodePlugin(t *testing.T) {
+	t.Parallel()
+	claude := claudeCLI(t)
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	emu := r2rtest.NewServer(t, r2rtest.Options{})
+	proj := servertest.GitProject(t, "eta", nil)
+	bin := t.TempDir()
+	if err := os.Symlink(servertest.Build(t), filepath.Join(bin, "r2r-mcp")); err != nil {
+		t.Fatal(err)
+	}
+	environ := servertest.Env(t, emu.URL, "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	runIn(t, proj, environ, claude, "plugin", "marketplace", "add", repo)
+	runIn(t, proj, environ, claude, "plugin", "install", "r2r@r2r-mcp")
+	out := runIn(t, proj, environ, claude, "mcp", "list")
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "r2r-mcp serve") {
+			line = l
+		}
+	}
+	if !strings.HasPrefix(line, "plugin:r2r:r2r") || !strings.Contains(line, "Connected") {
+		t.Fatalf("claude mcp list does not report the plugin's r2r connected:\n%s", out)
+	}
+	wantSlashCommands(t, proj, environ, "r2r:ask", "r2r:search", "r2r:sync")
+}
+
+// TestE2EClaudeCodeListsPrompts: Claude Code lists the server's prompts as slash commands
+// (/mcp__r2r__ask …), as its session start reports them.
+func TestE2EClaudeCodeListsPrompts(t *testing.T) {
+	t.Parallel()
+	claude := claudeCLI(t)
+	emu := r2rtest.NewServer(t, r2rtest.Options{})
+	proj := servertest.GitProject(t, "iota", nil)
+	environ := servertest.Env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	runIn(t, proj, environ, claude, "mcp", "add", "r2r", "-e", "R2R_API_URL="+emu.URL, "--", servertest.Build(t), "serve")
+	wantSlashCommands(t, proj, environ, "mcp__r2r__ask", "mcp__r2r__search", "mcp__r2r__sync")
+}
+
+// wantSlashCommands starts a non-interactive Claude Code session in dir and checks the
+// slash commands its first (init) message lists. No login is needed: the init message
+// comes before the model is asked anything.
+func wantSlashCommands(t *testing.T, dir string, environ []string, want ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, claudeCLI(t), "-p", "hi", "--output-format", "stream-json", "--verbose")
+	cmd.Dir, cmd.Env = dir, environ
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Only the first line is needed; the rest would be a failure for want of a login.
+	first, err := bufio.NewReader(stdout).ReadString('\n')
+	cancel()
+	_ = cmd.Wait()
+	var init struct {
+		Subtype       string   `json:"subtype"`
+		SlashCommands []string `json:"slash_commands"`
+	}
+	if jerr := json.Unmarshal([]byte(first), &init); jerr != nil || init.Subtype != "init" {
+		t.Fatalf("no init message from claude -p (%v, %v): %s", err, jerr, first)
+	}
+	for _, w := range want {
+		if !slices.Contains(init.SlashCommands, w) {
+			t.Errorf("Claude Code does not list /%s; it lists %v", w, init.SlashCommands)
+		}
+	}
+}
+
+// TestE2EInstallClaudeCodeKeepsOtherScope: with r2r already in Claude Code's local scope,
+// `r2r-mcp install claude-code` (user scope) keeps that entry and says so, and Claude Code
+// ends with one r2r, connected.
+func TestE2EInstallClaudeCodeKeepsOtherScope(t *testing.T) {
+	t.Parallel()
+	claude := claudeCLI(t)
+	proj := servertest.GitProject(t, "theta", nil)
+	environ := servertest.Env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	bin := servertest.Build(t)
+	runIn(t, proj, environ, claude, "mcp", "add", "--scope", "local", "r2r", "--", bin, "serve")
+	if out := runIn(t, proj, environ, bin, "install", "claude-code"); !strings.Contains(out, "local scope; install keeps that entry") {
+		t.Fatalf("install did not say it keeps the local entry:\n%s", out)
+	}
+	out := runIn(t, proj, environ, claude, "mcp", "list")
+	wantConnected(t, out)
+	if n := strings.Count(out, "\nr2r:"); n != 1 {
+		t.Fatalf("claude mcp list shows %d r2r entries:\n%s", n, out)
+	}
+	if got := runIn(t, proj, environ, claude, "mcp", "get", "r2r"); !strings.Contains(got, "Scope: Local config") {
+		t.Fatalf("the kept entry is not the local one:\n%s", got)
 	}
 }

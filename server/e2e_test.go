@@ -267,8 +267,8 @@ func TestE2EErrors(t *testing.T) {
 			name:  "misspelled argument",
 			setup: func(t *testing.T) (string, []string) { return r2rtest.NewServer(t, r2rtest.Options{}).URL, nil },
 			tool:  "r2r_search",
-			args:  map[string]any{"qeury": "capacitor"},
-			want:  []string{"qeury"},
+			args:  map[string]any{"quest": "capacitor"},
+			want:  []string{"quest", `did you mean "query"`},
 			code:  -32602,
 		},
 		{
@@ -513,7 +513,7 @@ func TestE2EClientLogging(t *testing.T) {
 	if m := c.Next(10 * time.Second); m["error"] != nil {
 		t.Fatalf("logging/setLevel: %v", m)
 	}
-	c.Send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"r2r_search","arguments":{"qeury":"x"}}}`)
+	c.Send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"r2r_search","arguments":{"quest":"x"}}}`)
 	var sawLog, sawResult bool
 	for !(sawLog && sawResult) && ctx.Err() == nil {
 		m := c.Next(10 * time.Second)
@@ -521,7 +521,7 @@ func TestE2EClientLogging(t *testing.T) {
 		case m["method"] == "notifications/message":
 			params, _ := m["params"].(map[string]any)
 			data := fmt.Sprint(params["data"])
-			if params["level"] == "info" && strings.Contains(data, "qeury") {
+			if params["level"] == "info" && strings.Contains(data, "quest") {
 				sawLog = true
 			}
 		case m["id"] == float64(3):

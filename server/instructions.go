@@ -6,9 +6,9 @@ import "strings"
 // model's context, so it is short and written for the model.
 func instructions(readOnly bool) string {
 	lines := []string{
-		"r2r-mcp gives you this project's R2R knowledge base (by default the collection claude-code-<project>).",
-		"- r2r_search finds passages: fast, ranked snippets with a short document id. Prefer it to look facts up or to find where something is described.",
-		"- r2r_rag_query asks R2R's LLM for an answer written from retrieved passages, with citations. Use it for questions that need a synthesised answer; it is slower.",
+		"r2r-mcp gives you this project's R2R knowledge base: the team's docs, runbooks, ADRs and code ingested into R2R (by default the collection claude-code-<project>).",
+		"- When the project's own documents may hold the answer (\"check our runbooks for…\", \"how do we…\", an error message, a config key), r2r_search first: fast, ranked passages with a short document id.",
+		"- r2r_rag_query asks R2R's LLM for an answer written from retrieved passages, with citations. Use it for questions that need several passages put together; it is slower.",
 		"- Cite what you use by document title and short id, e.g. [1a2b3c4d]. r2r_get_document (or the resource r2r://documents/{document_id}) returns a document's full text.",
 	}
 	if !readOnly {

@@ -246,6 +246,11 @@ func (s *Server) build(projects *project.Resolver) {
 	lazy.srv = m
 	m.AddResources(tools.Resources(s.Deps)...)
 	m.AddResourceTemplates(tools.ResourceTemplates(s.Deps)...)
+	m.AddPrompts(tools.Prompts(s.Deps, s.cfg.ReadOnly)...)
+	// Options applied before m serves anything: the completer needs s.Deps.
+	mcpserver.WithCompletions()(m)
+	mcpserver.WithPromptCompletionProvider(tools.PromptCompletions(s.Deps, s.cfg.ReadOnly))(m)
+	mcpserver.WithResourceCompletionProvider(tools.ResourceCompletions(s.Deps))(m)
 	s.MCP, s.tools, s.cancelled = m, registry, cancelled
 }
 

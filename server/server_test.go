@@ -17,6 +17,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
 // Tests that run the stdio loop in-process must not run in parallel with each other:
@@ -114,6 +115,13 @@ func TestInstructions(t *testing.T) {
 	if len(rw) > 1500 {
 		t.Errorf("instructions are %d bytes; keep them short", len(rw))
 	}
+	// Claude Code keeps the first 2 KB of a server's instructions.
+	for _, in := range []string{rw, ro} {
+		if len(in) > tools.ClientCapBytes {
+			t.Errorf("instructions are %d bytes; clients keep %d", len(in), tools.ClientCapBytes)
+		}
+	}
+	t.Logf("instructions: %d bytes, read-only %d bytes", len(rw), len(ro))
 }
 
 // pipeConn is an in-process client of serveStdio.
@@ -216,7 +224,7 @@ func TestRunInProcess(t *testing.T) {
 		t.Errorf("serverInfo = %v", info)
 	}
 	caps, _ := res["capabilities"].(map[string]any)
-	for _, k := range []string{"tools", "resources", "logging"} {
+	for _, k := range []string{"tools", "resources", "logging", "prompts", "completions"} {
 		if _, ok := caps[k]; !ok {
 			t.Errorf("capabilities lack %s: %v", k, caps)
 		}

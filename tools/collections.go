@@ -51,7 +51,9 @@ func listCollectionsTool(d *Deps) Tool {
 		"cached":             boolProp("true when served from r2r-mcp's cache"),
 	}, "collections", "total")
 	opts := append(readTool("List collections",
-		"List all R2R collections accessible to the current user, marking the current project's collection.", out),
+		"List the R2R collections this account can see (other projects' and teams' knowledge bases), marking the current project's. "+
+			"Use it to find the collection_id to pass to the other tools.", out),
+		searchHint("list knowledge bases collections of other projects teams"),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.Max(1000000), mcp.DefaultNumber(0),
 			mcp.Description("Pagination offset (number of collections to skip)")),
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(100), mcp.DefaultNumber(20),
@@ -62,25 +64,7 @@ func listCollectionsTool(d *Deps) Tool {
 		offset, limit := p.Offset, p.Limit
 		// The listing spans collections (key collection ""); which one is the project's is
 		// marked afterwards, so one cached page serves every project.
-		args := map[string]any{"offset": offset, "limit": limit}
-		page, cached, err := cachedLoad(ctx, c, d, cache.KindList, def.Name, args, "", func(ctx context.Context) (collectionsPage, bool, error) {
-			page, err := d.Client.ListCollections(ctx, r2r.ListParams{Offset: offset, Limit: limit})
-			if err != nil {
-				return collectionsPage{}, false, err
-			}
-			p := collectionsPage{Items: make([]CollectionSummary, 0, len(page.Items)), Total: page.Total}
-			for _, col := range page.Items {
-				desc := ""
-				if col.Description != nil {
-					desc = clipJSON(Sanitize(*col.Description), maxListTitleBytes)
-				}
-				p.Items = append(p.Items, CollectionSummary{
-					CollectionID: clipJSON(col.ID, maxEnumBytes), Name: clipJSON(Sanitize(col.Name), maxListTitleBytes), Description: desc,
-					DocumentCount: col.DocumentCount, UserCount: col.UserCount,
-				})
-			}
-			return p, true, nil
-		})
+		page, cached, err := d.loadCollections(ctx, c, offset, limit)
 		if err != nil {
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{}), nil
 		}
@@ -104,6 +88,31 @@ func listCollectionsTool(d *Deps) Tool {
 		}
 		return result(withCachedMarker(listCollectionsText(o, projID, projRoot), cached), o), nil
 	})}
+}
+
+// loadCollections returns one page of the collections the credential sees, through the
+// result cache: the listing spans collections (key collection ""), and which one is the
+// project's is marked afterwards, so one cached page serves every project.
+func (d *Deps) loadCollections(ctx context.Context, c *call, offset, limit int) (collectionsPage, bool, error) {
+	args := map[string]any{"offset": offset, "limit": limit}
+	return cachedLoad(ctx, c, d, cache.KindList, "r2r_list_collections", args, "", func(ctx context.Context) (collectionsPage, bool, error) {
+		page, err := d.Client.ListCollections(ctx, r2r.ListParams{Offset: offset, Limit: limit})
+		if err != nil {
+			return collectionsPage{}, false, err
+		}
+		p := collectionsPage{Items: make([]CollectionSummary, 0, len(page.Items)), Total: page.Total}
+		for _, c := range page.Items {
+			desc := ""
+			if c.Description != nil {
+				desc = clipJSON(Sanitize(*c.Description), maxListTitleBytes)
+			}
+			p.Items = append(p.Items, CollectionSummary{
+				CollectionID: clipJSON(c.ID, maxEnumBytes), Name: clipJSON(Sanitize(c.Name), maxListTitleBytes), Description: desc,
+				DocumentCount: c.DocumentCount, UserCount: c.UserCount,
+			})
+		}
+		return p, true, nil
+	})
 }
 
 // projectDocumentCount is how many documents the project's collection holds. R2R 3.6.6's

@@ -40,8 +40,9 @@ func deleteDocumentTool(d *Deps) Tool {
 	}, "document_id", "title", "collection_id", "deleted", "message")
 	def := newTool(deleteDocumentName,
 		mcp.WithToolTitle(title),
-		mcp.WithDescription("Delete one document (and its chunks) from the current project's collection in R2R. "+
-			"Documents outside that collection are refused. Use r2r_list_documents or r2r_search to find the id."),
+		mcp.WithDescription("Delete one document (and its chunks) from the project's collection, e.g. an outdated or wrongly uploaded file. "+
+			"Documents outside that collection are refused. r2r_list_documents or r2r_search give the id."),
+		searchHint("remove delete outdated document from knowledge base"),
 		annotations(title, false, true, true, false),
 		withOutputSchema(out),
 		documentIDParam("to delete, e.g. from r2r_list_documents or r2r_search"),

@@ -58,6 +58,10 @@ type ListDocumentsOutput struct {
 // getDocumentName is the read tool's name; the document resource shares its cache entries.
 const getDocumentName = "r2r_get_document"
 
+// listDocumentsName is r2r_list_documents's name (its listing cache is shared by the
+// document id completion).
+const listDocumentsName = "r2r_list_documents"
+
 func listDocumentsDef() mcp.Tool {
 	out := objectSchema(map[string]any{
 		"documents": arrayProp("documents of this page, newest first", objectSchema(map[string]any{
@@ -79,8 +83,9 @@ func listDocumentsDef() mcp.Tool {
 		"note":            strProp("explanation when nothing could be listed, the offset is past the end, or the scan was cut short"),
 	}, "documents", "total", "offset", "limit")
 	opts := append(readTool("List project documents",
-		"List all documents in the current project collection with their ingestion status. Pages with offset/limit; "+
-			"status_filter pending means any status that is not yet success or failed.", out),
+		"List the documents in the project's collection with their ingestion status: what the knowledge base holds, "+
+			"which uploads are pending or failed. Pages with offset/limit; status_filter pending means any status not yet success or failed.", out),
+		searchHint("list indexed documents files in knowledge base ingestion status"),
 		mcp.WithString("collection_id", mcp.MaxLength(36),
 			mcp.Description("Collection ID (UUID); omit to list the current project's collection")),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.Max(1000000), mcp.DefaultNumber(0),
@@ -90,7 +95,7 @@ func listDocumentsDef() mcp.Tool {
 		mcp.WithString("status_filter", mcp.Enum(statusFilters...), mcp.DefaultString("all"),
 			mcp.Description("Filter by ingestion status: pending (still processing), success, failed, or all")),
 	)
-	return newTool("r2r_list_documents", opts...)
+	return newTool(listDocumentsName, opts...)
 }
 
 func listDocumentsTool(d *Deps) Tool {
@@ -419,8 +424,10 @@ func getDocumentTool(d *Deps) Tool {
 		"cached":             boolProp("true when served from r2r-mcp's cache"),
 	}, "document_id", "title", "metadata", "text", "offset", "returned_chars", "total_chars")
 	opts := append(readTool("Read a document",
-		"Get a document's metadata and its text, reassembled from its chunks in order. Long documents come in pages: "+
-			"use offset and max_chars to read on.", out),
+		"Read a whole document, e.g. a hit of r2r_search or a cited source: its metadata and text, reassembled from its chunks in order. "+
+			"Long documents come in pages: use offset and max_chars to read on.", out),
+		searchHint("read full text of a document page"),
+		maxResultChars(resultChars(maxMaxChars)),
 		documentIDParam("to read, e.g. from r2r_search or r2r_list_documents"),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.Max(100000000), mcp.DefaultNumber(0),
 			mcp.Description("Character offset to start reading at")),

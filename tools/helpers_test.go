@@ -212,8 +212,12 @@ func serve(t *testing.T, ts []Tool, d *Deps, opts ...server.ServerOption) *clien
 		server.WithStrictInputSchemaDefault(),
 		server.WithOutputSchemaValidation(),
 		server.WithRecovery(),
+		server.WithCompletions(),
+		server.WithPromptCompletionProvider(PromptCompletions(d, false)),
+		server.WithResourceCompletionProvider(ResourceCompletions(d)),
 	}
 	s := server.NewMCPServer("r2r-mcp-test", "test", append(base, opts...)...)
+	s.AddPrompts(Prompts(d, false)...)
 	s.AddTools(ServerTools(Chain(d, ts, Layers{}))...)
 	s.AddResources(Resources(d)...)
 	s.AddResourceTemplates(ResourceTemplates(d)...)

@@ -97,11 +97,12 @@ func ingestDocumentDef() mcp.Tool {
 	}, "document_id", "status", "file_name", "collection_id")
 	return newTool("r2r_ingest_document",
 		mcp.WithToolTitle(title),
-		mcp.WithDescription("Upload a document to R2R for indexing. Supports markdown, text, PDF, and more; source code, "+
-			"YAML, TOML, Makefiles and other text files are sent as text titled with their path. "+
+		mcp.WithDescription("Add or update one project file in the knowledge base, e.g. a doc you just wrote or changed that the team should find. "+
+			"Markdown, text, PDF and more; source code, YAML, TOML, Makefiles and other text files are sent as text titled with their path. "+
 			"Only regular files inside the project (no secrets such as .env or keys) are read. "+
 			"A file whose content changed replaces its older document once the new one is ingested; unchanged content sends nothing. "+
-			"Returns immediately by default; ingestion happens asynchronously (poll r2r_monitor_task)."),
+			"Returns at once by default; poll r2r_monitor_task until success before searching for it."),
+		searchHint("upload index add a file doc to knowledge base"),
 		annotations(title, false, false, true, true),
 		withOutputSchema(out),
 		mcp.WithString("file_path", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxPathChars),

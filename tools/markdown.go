@@ -6,30 +6,22 @@ import (
 	"strings"
 )
 
-// MarkdownTable renders the tools as the README's tools table: name, read/write, title,
-// the first sentence of the description and the parameters (required ones marked, with
-// enums, bounds and defaults).
+// MarkdownTable renders the tools as the README's tools table: name, read/write, title
+// and the parameters (required ones marked, with enums, bounds and defaults). The
+// descriptions are written for the model (when to call the tool) and stay in the
+// toolsnaps; the title says what the tool does for a reader.
 func MarkdownTable(tools []Tool) string {
 	var b strings.Builder
-	b.WriteString("| Tool | Kind | Title | What it does | Parameters |\n")
-	b.WriteString("|---|---|---|---|---|\n")
+	b.WriteString("| Tool | Kind | What it does | Parameters |\n")
+	b.WriteString("|---|---|---|---|\n")
 	for _, t := range tools {
 		kind := "read"
 		if !t.ReadOnly {
 			kind = "write"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", t.Def.Name, kind, mdCell(t.Def.Title),
-			mdCell(firstSentence(t.Def.Description)), mdCell(paramList(t)))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", t.Def.Name, kind, mdCell(t.Def.Title), mdCell(paramList(t)))
 	}
 	return b.String()
-}
-
-func firstSentence(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.Index(s, ". "); i >= 0 {
-		return s[:i+1]
-	}
-	return s
 }
 
 func paramList(t Tool) string {

@@ -67,8 +67,9 @@ func monitorTaskTool(d *Deps) Tool {
 		"stuck":             boolProp("true when R2R has been ingesting the document for over 10 minutes without finishing: the text says what to do"),
 	}, "document_id", "ingestion_status", "extraction_status", "title", "progress")
 	opts := append(readTool("Check ingestion status",
-		"Check the status of an asynchronous document ingestion task: ingestion and extraction status, progress 0..1, "+
-			"and the failure reason if it failed.", out),
+		"Check whether an uploaded document is ingested yet: ingestion and extraction status, progress 0..1, "+
+			"and the reason when it failed. Poll it after r2r_ingest_document.", out),
+		searchHint("ingestion status of an upload"),
 		documentIDParam("to check status for, as returned by r2r_ingest_document"),
 	)
 	def := newTool("r2r_monitor_task", opts...)

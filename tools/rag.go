@@ -85,8 +85,11 @@ func ragQueryDef() mcp.Tool {
 		"note":            strProp("explanation when no answer could be generated"),
 	}, "answer", "sources", "model_used", "cached")
 	opts := append(readTool("Ask the project documents",
-		"Ask a question and get an AI-generated answer based on project documentation. Uses retrieval-augmented "+
-			"generation; the answer cites its sources as [id], listed with their document titles.", out),
+		"Get a written answer to a question from the project's knowledge base, with citations: for how and why questions "+
+			"that need several passages put together (\"how do we deploy the worker?\"). Slower than r2r_search, which is better "+
+			"for finding where something is written. The answer cites its sources as [shortid], listed with their titles.", out),
+		searchHint("answer a question from project docs with citations"),
+		maxResultChars(resultChars(ragAnswerChars)),
 		mcp.WithString("question", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryChars),
 			mcp.Description("Question to answer (natural language)")),
 		mcp.WithString("collection_id", mcp.MaxLength(36),
@@ -140,7 +143,7 @@ func ragQueryTool(d *Deps) Tool {
 		}
 		res := served(ans, cached)
 		// The answer may legitimately be long when max_tokens is large: allow for it.
-		res.Content = []mcp.Content{mcp.NewTextContent(capText(withCachedMarker(ans.Text, cached), max(MaxTextBytes, 4*q.MaxTokens+8<<10)))}
+		res.Content = []mcp.Content{mcp.NewTextContent(capText(withCachedMarker(ans.Text, cached), max(MaxTextBytes, ragCharsPerToken*q.MaxTokens+8<<10)))}
 		return res, nil
 	})}
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
 var wantTools = []string{"r2r_search", "r2r_rag_query", "r2r_ingest_document", "r2r_list_documents",
@@ -220,45 +222,63 @@ func TestFilterReadOnlyDropsWriteTools(t *testing.T) {
 	}
 }
 
-// TestToolSnaps compares every tool definition with testdata/toolsnaps/<tool>.json.
-// UPDATE_TOOLSNAPS=1 rewrites them; a missing snapshot fails under CI=true and is written
-// (and still fails, so it gets reviewed) otherwise.
+// TestToolSnaps compares every tool definition with testdata/toolsnaps/<tool>.json, and
+// each definition that differs over HTTP (serve --http: no local project) with
+// <tool>.http.json. UPDATE_TOOLSNAPS=1 rewrites them; a missing snapshot fails under
+// CI=true and is written (and still fails, so it gets reviewed) otherwise.
 func TestToolSnaps(t *testing.T) {
 	e := newEnv(t)
+	remote := newEnv(t, withDeps(func(d *Deps) {
+		d.Projects = project.NewResolver(project.Options{WorkDir: t.TempDir(), CacheFile: "-", Remote: true})
+	}))
 	dir := filepath.Join("..", "testdata", "toolsnaps")
-	update := os.Getenv("UPDATE_TOOLSNAPS") == "1"
-	ci := os.Getenv("CI") == "true"
-	for _, tl := range e.list {
+	for i, tl := range e.list {
 		t.Run(tl.Def.Name, func(t *testing.T) {
-			got, err := json.MarshalIndent(tl.Def, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			path := filepath.Join(dir, tl.Def.Name+".json")
-			want, err := os.ReadFile(path)
-			switch {
-			case update:
-				mustMkdir(t, dir)
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			case errors.Is(err, os.ErrNotExist) && ci:
-				t.Fatalf("missing snapshot %s; run UPDATE_TOOLSNAPS=1 go test ./tools and commit it", path)
-			case errors.Is(err, os.ErrNotExist):
-				mustMkdir(t, dir)
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				t.Fatalf("snapshot %s was missing and has been written; review and commit it", path)
-			case err != nil:
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("tool definition differs from %s. If the change is intended, run UPDATE_TOOLSNAPS=1 go test ./tools\n--- got:\n%s", path, got)
+			got := snapJSON(t, tl.Def)
+			compareSnap(t, filepath.Join(dir, tl.Def.Name+".json"), got)
+			httpPath := filepath.Join(dir, tl.Def.Name+".http.json")
+			if overHTTP := snapJSON(t, remote.list[i].Def); !bytes.Equal(overHTTP, got) {
+				compareSnap(t, httpPath, overHTTP)
+			} else if _, err := os.Stat(httpPath); err == nil {
+				t.Errorf("%s is stale: the definition is the same over HTTP; delete it", httpPath)
 			}
 		})
+	}
+}
+
+func snapJSON(t *testing.T, def mcp.Tool) []byte {
+	t.Helper()
+	got, err := json.MarshalIndent(def, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(got, '\n')
+}
+
+// compareSnap compares got with the snapshot at path (see TestToolSnaps).
+func compareSnap(t *testing.T, path string, got []byte) {
+	t.Helper()
+	want, err := os.ReadFile(path)
+	switch {
+	case os.Getenv("UPDATE_TOOLSNAPS") == "1":
+		mustMkdir(t, filepath.Dir(path))
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	case errors.Is(err, os.ErrNotExist) && os.Getenv("CI") == "true":
+		t.Fatalf("missing snapshot %s; run UPDATE_TOOLSNAPS=1 go test ./tools and commit it", path)
+	case errors.Is(err, os.ErrNotExist):
+		mustMkdir(t, filepath.Dir(path))
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Fatalf("snapshot %s was missing and has been written; review and commit it", path)
+	case err != nil:
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("tool definition differs from %s. If the change is intended, run UPDATE_TOOLSNAPS=1 go test ./tools\n--- got:\n%s", path, got)
 	}
 }
 

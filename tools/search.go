@@ -11,6 +11,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/argcheck"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 	"github.com/r2r-mcp/r2r-mcp/tools/passage"
 )
@@ -23,13 +24,22 @@ const (
 	maxFilterBytes   = 16 << 10
 	maxModelChars    = 200
 	maxRAGTokens     = 16000
-	ragSearchLimit   = 5
+	// ragCharsPerToken is how many characters (UTF-8 bytes) of answer r2r_rag_query makes
+	// room for per max_tokens token.
+	ragCharsPerToken = 4
+	// ragAnswerChars bounds an answer's length at the largest max_tokens.
+	ragAnswerChars = ragCharsPerToken * maxRAGTokens
+	ragSearchLimit = 5
 	// ragSearchMode is how r2r_rag_query retrieves its context: hybrid, as r2r_search's
 	// default, so a question naming an identifier finds the file that has it.
 	ragSearchMode = r2r.SearchModeAdvanced
 )
 
 var searchModes = []string{r2r.SearchModeBasic, r2r.SearchModeAdvanced, r2r.SearchModeCustom}
+
+// searchModeAliases are the words models use for R2R's search modes (R2R's own docs call
+// them semantic and hybrid search).
+var searchModeAliases = argcheck.ValueAliases{"search_mode": {"semantic": r2r.SearchModeBasic, "hybrid": r2r.SearchModeAdvanced}}
 
 // SearchHit is one document found by r2r_search, as a model reads it: where it ranks, how
 // relevant it is next to the best hit, which document it is and the window of its retrieved
@@ -82,15 +92,18 @@ func searchDef() mcp.Tool {
 		"note":            strProp("explanation when nothing could be searched, or when hits were left out to keep the result small"),
 	}, "results", "count", "cached")
 	opts := append(readTool("Search project documents",
-		"Search through project documentation using semantic or hybrid search. Returns the best-matching documents, one entry each: "+
-			"per hit its rank, relevance, title, section, document id and the passage that best matches the query; "+
-			"r2r_get_document reads a whole document.", out),
+		"Look things up in the project's knowledge base (docs, runbooks, ADRs, design notes, code ingested into R2R): "+
+			"where something is described, a fact, an error message, a config key or an identifier. "+
+			"Returns the best-matching documents, one entry each: rank, relevance, title, section, document id and "+
+			"the passage that matches best; r2r_get_document reads a whole document.", out),
+		searchHint("search project docs runbooks knowledge base"),
+		withMeta(MetaAlwaysLoad, true),
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryChars),
 			mcp.Description("Search query (natural language)")),
 		mcp.WithString("collection_id", mcp.MaxLength(36),
 			mcp.Description("Collection ID (UUID) to search in; omit to search the current project's collection")),
 		mcp.WithString("search_mode", mcp.Enum(searchModes...), mcp.DefaultString(r2r.SearchModeAdvanced),
-			mcp.Description("Search mode: basic (semantic only), advanced (hybrid: semantic + full-text), custom (only the given filters and limit, with R2R's defaults)")),
+			mcp.Description("Search mode: basic (semantic only; \"semantic\" is read as basic), advanced (semantic + full-text; \"hybrid\" is read as advanced), custom (only the given filters and limit, with R2R's defaults)")),
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(100), mcp.DefaultNumber(10),
 			mcp.Description("Maximum number of documents to return")),
 		mcp.WithObject("filters",
@@ -130,7 +143,7 @@ func (d *Deps) searchDeadline(mcp.CallToolRequest) (time.Duration, string) {
 
 func searchTool(d *Deps) Tool {
 	def := searchDef()
-	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, RemoteSpansAll: true, Deadline: d.searchDeadline, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p searchParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Aliases: searchModeAliases, RemoteSpansAll: true, Deadline: d.searchDeadline, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p searchParams) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil

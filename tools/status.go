@@ -148,8 +148,9 @@ func statusTool(d *Deps) Tool {
 		"config":               freeObjectProp("other effective settings and where they came from"),
 	}, "r2r_url", "auth_source", "health", "project", "breaker", "versions", "search_history_count", "read_only")
 	opts := readTool("r2r-mcp status",
-		"Show r2r-mcp's status: R2R URL and live health, where the credentials came from, the current project and its "+
-			"collection, circuit breaker and cache state, versions and recent search count.", out)
+		"Diagnose r2r-mcp when a tool reports a connection, authentication or setup problem: R2R URL and live health, "+
+			"where the credentials come from, the current project and its collection, circuit breaker and cache state, versions.", out)
+	opts = append(opts, searchHint("r2r connection auth problem diagnose"))
 	def := newTool(StatusToolName, opts...)
 	return Tool{Def: def, Group: GroupStatus, ReadOnly: true, run: bound(d, def, func(ctx context.Context, _ *call, _ mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, error) {
 		o := d.status(ctx)

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
 	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
@@ -118,13 +119,23 @@ func TestSyncJobStateShared(t *testing.T) {
 	}
 }
 
-// Over stdio r2r_sync syncs the project: a directory argument is refused.
+// Over stdio r2r_sync syncs the project: it does not list a directory argument and
+// refuses one; over HTTP (a remote resolver) it lists it.
 func TestSyncDirectoryOnlyOverHTTP(t *testing.T) {
 	e := newEnv(t, withSyncState(t))
 	e.write("a.md", "a")
+	if _, listed := e.tools["r2r_sync"].Def.InputSchema.Properties["directory"]; listed {
+		t.Error("over stdio r2r_sync lists directory")
+	}
 	_, info := e.fail("r2r_sync", map[string]any{"directory": e.project})
-	if info.Code != toolerr.CodeInvalidParams || !strings.Contains(info.Message, "only over HTTP") {
+	if info.Code != toolerr.CodeInvalidParams || !strings.Contains(info.Message, `unknown argument "directory"`) {
 		t.Fatalf("%+v", info)
+	}
+	remote := newEnv(t, withDeps(func(d *Deps) {
+		d.Projects = project.NewResolver(project.Options{WorkDir: t.TempDir(), CacheFile: "-", Remote: true})
+	}))
+	if _, listed := remote.tools["r2r_sync"].Def.InputSchema.Properties["directory"]; !listed {
+		t.Error("over HTTP r2r_sync does not list directory")
 	}
 }
 

@@ -67,26 +67,35 @@ func syncTool(d *Deps) Tool {
 		"prune_skipped":   strProp("why nothing is pruned although prune was asked for"),
 		"message":         strProp("what happens next"),
 	}, "state", "plan", "refused", "message")
-	def := newTool("r2r_sync",
+	// Each transport lists the arguments it takes: only serve --http syncs a directory
+	// named by the call.
+	remote := d.Projects.Remote()
+	desc := "Put the whole project into the knowledge base, or refresh it after many changes: uploads new files, replaces changed ones " +
+		"(by content hash), and with prune deletes documents of files that are gone. Files come from git ls-files " +
+		"(tracked and untracked, not ignored) and .r2r-mcp.json include/exclude; secrets and binaries are refused. " +
+		"Returns at once with a job id and the plan (dry_run only plans); follow it with r2r_sync_status."
+	collDesc := "Collection ID (UUID) to sync into; omit to use the current project's collection (created on first use)"
+	var dirOpt []mcp.ToolOption
+	if remote {
+		desc += " It syncs directory, a directory on the server host."
+		collDesc += ". Required unless the request or the server names a collection"
+		dirOpt = append(dirOpt, mcp.WithString("directory", mcp.MinLength(1), mcp.MaxLength(maxPathChars),
+			mcp.Description("Needed here: absolute path on the server host of the directory to sync, inside a directory the operator opened with --allow-dir")))
+	}
+	opts := []mcp.ToolOption{
 		mcp.WithToolTitle(title),
-		mcp.WithDescription("Bring the project's R2R collection in step with its files: upload new files, replace changed ones "+
-			"(by content hash), and with prune delete documents of files that are gone. Files come from git ls-files "+
-			"(tracked and untracked, not ignored) and .r2r-mcp.json include/exclude; secrets and binaries are refused. "+
-			"Returns at once with a job id and the plan; follow progress with r2r_sync_status. "+
-			"Over HTTP (serve --http) it syncs directory, a directory on the server host."),
+		mcp.WithDescription(desc),
 		annotations(title, false, true, true, true),
 		withOutputSchema(out),
+		searchHint("sync index whole project into knowledge base"),
 		mcp.WithBoolean("prune", mcp.DefaultBool(false),
 			mcp.Description("Also delete the documents r2r-mcp wrote for files no longer in the project (after a complete scan)")),
 		mcp.WithBoolean("dry_run", mcp.DefaultBool(false),
 			mcp.Description("Only report the plan; change nothing")),
-		mcp.WithString("directory", mcp.MinLength(1), mcp.MaxLength(maxPathChars),
-			mcp.Description("Only over HTTP (serve --http), where it is required: absolute path on the server host of the directory to sync, "+
-				"inside a directory the operator opened with --allow-dir. Over stdio the current project is synced; omit it")),
-		mcp.WithString("collection_id", mcp.MaxLength(36),
-			mcp.Description("Collection ID (UUID) to sync into; omit to use the current project's collection (created on first use). "+
-				"Over HTTP it is required unless the request or the server names a collection")),
-	)
+	}
+	opts = append(opts, dirOpt...)
+	opts = append(opts, mcp.WithString("collection_id", mcp.MaxLength(36), mcp.Description(collDesc)))
+	def := newTool("r2r_sync", opts...)
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p syncParams) (*mcp.CallToolResult, error) {
 		return d.syncProject(ctx, p), nil
 	})}
@@ -299,8 +308,9 @@ func syncStatusTool(d *Deps) Tool {
 		"message": strProp("summary and next step"),
 	}, "job_id", "state", "done", "total", "progress", "plan", "failed", "message")
 	opts := append(readTool("Check a sync job",
-		"Report the progress and result of a sync started with r2r_sync (the newest of the current project when job_id is omitted). "+
-			"wait_seconds waits for it to finish, sending progress notifications when the request has a progress token.", out),
+		"Report the progress and result of a sync started with r2r_sync (the current project's newest when job_id is omitted). "+
+			"wait_seconds waits for it to finish, with progress notifications when the request has a progress token.", out),
+		searchHint("sync progress result"),
 		mcp.WithString("job_id", mcp.MinLength(36), mcp.MaxLength(36),
 			mcp.Description("Sync job id from r2r_sync; omit for the current project's newest job (over HTTP: your newest job on this server)")),
 		mcp.WithInteger("wait_seconds", mcp.Min(0), mcp.Max(maxStatusWait), mcp.DefaultNumber(0),

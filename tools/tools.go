@@ -21,6 +21,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/argcheck"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 	"github.com/r2r-mcp/r2r-mcp/tools/upload"
 )
@@ -46,6 +47,9 @@ type Tool struct {
 	// Cached marks tools whose reads go through the result cache: their rate limit applies
 	// only to calls that miss and reach R2R.
 	Cached bool
+	// Aliases are other words for enum values that ValidateArgs reads as the canonical
+	// value; each is named in its argument's description (checked by Check).
+	Aliases argcheck.ValueAliases
 	// Deadline bounds one call and names the serve flag that sets the bound ("" = none);
 	// nil = every tool's call timeout (--timeout).
 	Deadline func(req mcp.CallToolRequest) (time.Duration, string)
@@ -275,6 +279,8 @@ func Check(tools []Tool) error {
 			errs = append(errs, fmt.Errorf("%s: no handler", d.Name))
 		case t.Group == "":
 			errs = append(errs, fmt.Errorf("%s: no group", d.Name))
+		default:
+			errs = append(errs, checkAliases(t)...)
 		}
 		seen[d.Name] = true
 	}

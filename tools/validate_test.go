@@ -25,7 +25,7 @@ func TestValidateArgsResult(t *testing.T) {
 		return result("ok", nil), nil
 	})
 	var req mcp.CallToolRequest
-	if err := json.Unmarshal([]byte(`{"name":"t_search","arguments":{"qeury":"x"}}`), &req.Params); err != nil {
+	if err := json.Unmarshal([]byte(`{"name":"t_search","arguments":{"quest":"x"}}`), &req.Params); err != nil {
 		t.Fatal(err)
 	}
 	res, err := h(context.Background(), req)
@@ -59,6 +59,35 @@ func TestValidateArgsResult(t *testing.T) {
 	}
 }
 
+// A loose argument with one strict reading reaches the handler read as the schema says,
+// and the result's _meta says what was read, without changing the handler's result.
+func TestValidateArgsReadsLooseArguments(t *testing.T) {
+	def := mcp.NewTool("t_search", mcp.WithString("query", mcp.Required()), mcp.WithString("mode", mcp.Enum("basic", "advanced")))
+	shared := result("ok", nil)
+	var got map[string]any
+	h := ValidateArgs([]Tool{{Def: def, Aliases: argcheck.ValueAliases{"mode": {"hybrid": "advanced"}}}}, slog.New(slog.DiscardHandler))(
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			got = req.GetArguments()
+			return shared, nil
+		})
+	var req mcp.CallToolRequest
+	if err := json.Unmarshal([]byte(`{"name":"t_search","arguments":{"qeury":"x","mode":"hybrid"}}`), &req.Params); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h(context.Background(), req)
+	if err != nil || res.IsError || got["query"] != "x" || got["mode"] != "advanced" {
+		t.Fatalf("res %#v, err %v, handler got %v", res, err, got)
+	}
+	wire, _ := json.Marshal(res)
+	want := `"_meta":{"r2r-mcp/arguments-read":[{"argument":"query","given":"qeury","kind":"name"},{"argument":"mode","given":"hybrid","to":"advanced","kind":"value"}]}`
+	if !strings.Contains(string(wire), want) {
+		t.Errorf("result %s lacks %s", wire, want)
+	}
+	if shared.Meta != nil {
+		t.Errorf("the handler's result (maybe cached, shared) was changed: %#v", shared.Meta)
+	}
+}
+
 // TestRegistrySchemasCompile checks every real tool schema compiles and accepts a minimal
 // valid call, so the validator never blocks a tool by mistake.
 func TestRegistrySchemasCompile(t *testing.T) {
@@ -71,7 +100,7 @@ func TestRegistrySchemasCompile(t *testing.T) {
 	for i, tl := range reg {
 		defs[i] = tl.Def
 	}
-	v := argcheck.New(defs, slog.New(slog.DiscardHandler))
+	v := argcheck.New(defs, nil, slog.New(slog.DiscardHandler))
 	minimal := map[string]string{
 		"r2r_search":          `{"query":"q"}`,
 		"r2r_rag_query":       `{"question":"q"}`,

@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/r2r-mcp/r2r-mcp/tools"
 	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
@@ -42,6 +43,10 @@ type InvokeResponse struct {
 	Text       string `json:"text"`
 	Structured any    `json:"structured,omitempty"`
 	Error      *Error `json:"error,omitempty"`
+	// ArgumentsRead lists the arguments sent in a loose form that the server read as their
+	// tool's schema says (a near-miss name, a value alias, a JSON string), as MCP clients
+	// get them in the result's _meta.
+	ArgumentsRead any `json:"arguments_read,omitempty"`
 }
 
 // Error is a failed call's class, as in an MCP error result's _meta.
@@ -135,6 +140,9 @@ func (g *gateway) invoke(w http.ResponseWriter, r *http.Request) {
 // writeResult answers with a tool's result; an error result gets its class's status.
 func writeResult(w http.ResponseWriter, tool string, res *mcp.CallToolResult) {
 	out := InvokeResponse{Tool: tool, Text: text(res), Structured: res.StructuredContent}
+	if res.Meta != nil {
+		out.ArgumentsRead = res.Meta.AdditionalFields[tools.ArgumentsMetaKey]
+	}
 	if !res.IsError {
 		writeJSON(w, http.StatusOK, out)
 		return

@@ -193,7 +193,7 @@ func TestGatewayErrorStatuses(t *testing.T) {
 			t.Errorf("%s: no Retry-After", name)
 		}
 	}
-	check("invalid arguments", http.StatusBadRequest, "r2r_search", map[string]any{"query": "x", "limt": 3})
+	check("invalid arguments", http.StatusBadRequest, "r2r_search", map[string]any{"query": "x", "zzz": 3})
 	check("unknown tool", http.StatusNotFound, "r2r_nope", nil)
 	invoke(t, rep.URL, key, "r2r_rag_query", map[string]any{"question": "payout?"})
 	check("rate limited", http.StatusTooManyRequests, "r2r_rag_query", map[string]any{"question": "payout again?"})

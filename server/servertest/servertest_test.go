@@ -62,8 +62,8 @@ func TestBinary(t *testing.T) {
 		if err != nil || ok.IsError || ok.Structured == nil || !strings.Contains(ok.JSON(), `"structuredContent"`) {
 			t.Errorf("r2r_status: %v %+v", err, ok)
 		}
-		bad, err := s.Call(ctx, "r2r_search", map[string]any{"qeury": "x"})
-		if err != nil || !bad.IsError || !strings.Contains(bad.Text, "qeury") || bad.Meta == nil {
+		bad, err := s.Call(ctx, "r2r_search", map[string]any{"quest": "x"})
+		if err != nil || !bad.IsError || !strings.Contains(bad.Text, "quest") || bad.Meta == nil {
 			t.Errorf("misspelled argument: %v %+v", err, bad)
 		}
 		stdout, stderr := s.Close()

@@ -43,6 +43,48 @@ async function expectToolError(client, name, args, code, type, nextStep) {
   return result;
 }
 
+// checkPrompts lists the prompts, renders each, and completes a collection name (the
+// project's collection exists once a file is ingested).
+async function checkPrompts(client) {
+  const { prompts } = await client.listPrompts();
+  const names = prompts.map((p) => p.name).sort();
+  check(JSON.stringify(names) === JSON.stringify(["ask", "search", "sync"]), `prompts/list returned ${names.join(", ")}`);
+  for (const p of prompts) {
+    check(p.description && p.arguments.every((a) => a.description), `prompt ${p.name} lacks descriptions`);
+  }
+  const renders = {
+    ask: [{ question: "What does the flux capacitor need?" }, "r2r_rag_query"],
+    search: [{ query: "flux capacitor" }, "r2r_search"],
+    sync: [{}, '"dry_run":true'],
+  };
+  for (const [name, [args, tool]] of Object.entries(renders)) {
+    const res = await client.getPrompt({ name, arguments: args });
+    const msg = res.messages[0];
+    check(msg?.role === "user" && msg.content.type === "text" && msg.content.text.includes(tool),
+      `prompt ${name} does not name ${tool}: ${JSON.stringify(res)}`);
+  }
+  const done = await client.complete({
+    ref: { type: "ref/prompt", name: "sync" },
+    argument: { name: "collection", value: "claude-code" },
+  });
+  check(done.completion.values.some((v) => v.startsWith("claude-code-")),
+    `completion of sync's collection: ${JSON.stringify(done.completion)}`);
+  console.log(`prompts: ${names.join(", ")}; completion: ${done.completion.values.join(", ")}`);
+}
+
+// checkLooseArguments sends arguments the way models do and checks they are read as the
+// schema says, with what was read in _meta.
+async function checkLooseArguments(client, file) {
+  const res = await call(client, "r2r_search", { query: "flux", search_mode: "hybrid", limit: "3", filters: "{}" });
+  check(res.structuredContent.search_mode === "advanced" && res.structuredContent.limit === 3,
+    `loose search arguments were not read: ${JSON.stringify(res.structuredContent)}`);
+  const read = (res._meta?.["r2r-mcp/arguments-read"] ?? []).map((m) => m.argument).sort();
+  check(JSON.stringify(read) === JSON.stringify(["filters", "limit", "search_mode"]), `arguments read: ${JSON.stringify(res._meta)}`);
+  await call(client, "r2r_ingest_document", { path: file });
+  await expectToolError(client, "r2r_ingest_document", { path: file, file_path: file }, -32602, "invalid_params", "did you mean");
+  console.log("loose arguments: ok");
+}
+
 async function main() {
   const bin = need("R2R_MCP_BIN");
   const project = need("R2R_MCP_PROJECT");
@@ -88,6 +130,9 @@ async function main() {
   const hits = found.structuredContent?.results ?? [];
   check(hits.some((h) => h.document_id === docId), `search did not find the ingested document: ${text(found)}`);
   console.log(`search after ingestion: ${hits.length} hit(s)`);
+
+  await checkPrompts(client);
+  await checkLooseArguments(client, file);
 
   await client.close();
   console.log("ok");

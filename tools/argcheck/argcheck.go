@@ -27,8 +27,9 @@ import (
 // "<root>: &{Properties:[qeury]}"; a model fixes its call faster from "unknown argument
 // "qeury" (did you mean "query"?)".
 type Validator struct {
-	logger *slog.Logger
-	tools  map[string]*toolSchema
+	logger  *slog.Logger
+	tools   map[string]*toolSchema
+	aliases map[string]ValueAliases // by tool name
 }
 
 // toolSchema is one tool's input schema, compiled on the tool's first call: a server that
@@ -39,6 +40,9 @@ type toolSchema struct {
 	schema *jsonschema.Schema
 	props  []string // property names, required first
 	err    error
+
+	looseOnce sync.Once
+	ls        looseSchema
 }
 
 var printer = message.NewPrinter(language.English)
@@ -46,9 +50,10 @@ var printer = message.NewPrinter(language.English)
 // New prepares the validation of the arguments of the tools defs; nothing is compiled
 // before a tool's first call. Schemas are made strict (additionalProperties false unless
 // the tool says otherwise), exactly as mcp-go's WithStrictInputSchemaDefault publishes
-// them, so what is enforced is what clients see. logger receives broken schemas.
-func New(defs []mcp.Tool, logger *slog.Logger) *Validator {
-	v := &Validator{logger: logger, tools: make(map[string]*toolSchema, len(defs))}
+// them, so what is enforced is what clients see. aliases (by tool name) are the values
+// Forgive maps; logger receives broken schemas.
+func New(defs []mcp.Tool, aliases map[string]ValueAliases, logger *slog.Logger) *Validator {
+	v := &Validator{logger: logger, tools: make(map[string]*toolSchema, len(defs)), aliases: aliases}
 	for _, d := range defs {
 		v.tools[d.Name] = &toolSchema{def: strictSchema(d)}
 	}
@@ -58,8 +63,9 @@ func New(defs []mcp.Tool, logger *slog.Logger) *Validator {
 // Error is a call's arguments that do not fit its tool's schema.
 type Error struct {
 	Tool     string
-	Problems []string // one sentence fragment per violation, at most maxProblems+1
-	Valid    []string // the tool's argument names, required first
+	Problems []string  // one sentence fragment per violation, at most maxProblems+1
+	Valid    []string  // the tool's argument names, required first
+	Read     []Mapping // loose forms Forgive read before the check (set by the caller)
 }
 
 // Error is the whole rejection as a model reads it: what is wrong, the valid argument
@@ -67,6 +73,13 @@ type Error struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Invalid arguments for %s: %s.", e.Tool, strings.Join(e.Problems, "; "))
+	if len(e.Read) > 0 {
+		read := make([]string, len(e.Read))
+		for i, m := range e.Read {
+			read[i] = m.String()
+		}
+		fmt.Fprintf(&b, " (Read %s.)", strings.Join(read, ", "))
+	}
 	if len(e.Valid) > 0 {
 		fmt.Fprintf(&b, " Valid arguments: %s.", strings.Join(e.Valid, ", "))
 	}
@@ -87,20 +100,37 @@ func (v *Validator) Check(req mcp.CallToolRequest) *Error {
 // compiled returns the tool's compiled schema and property names, compiling them once.
 func (t *toolSchema) compiled() (*jsonschema.Schema, []string, error) {
 	t.once.Do(func() {
-		def := t.def
-		raw := def.RawInputSchema
-		if len(raw) == 0 {
-			b, err := json.Marshal(def.InputSchema)
-			if err != nil {
-				t.err = fmt.Errorf("%s: input schema: %w", def.Name, err)
-				return
-			}
-			raw = b
+		raw, err := t.raw()
+		if err != nil {
+			t.err = err
+			return
 		}
-		c := shared.get(def.Name, raw)
+		c := shared.get(t.def.Name, raw)
 		t.schema, t.props, t.err = c.schema, c.props, c.err
 	})
 	return t.schema, t.props, t.err
+}
+
+// loose returns what Forgive reads of the tool's input schema, reading it once.
+func (t *toolSchema) loose() looseSchema {
+	t.looseOnce.Do(func() {
+		if raw, err := t.raw(); err == nil {
+			t.ls = parseLoose(raw)
+		}
+	})
+	return t.ls
+}
+
+// raw is the tool's input schema as JSON.
+func (t *toolSchema) raw() ([]byte, error) {
+	if len(t.def.RawInputSchema) > 0 {
+		return t.def.RawInputSchema, nil
+	}
+	b, err := json.Marshal(t.def.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("%s: input schema: %w", t.def.Name, err)
+	}
+	return b, nil
 }
 
 // compiledSchema is one input schema compiled; compiled schemas are only read afterwards.
@@ -287,8 +317,8 @@ func (v *Validator) describe(tool string, e *jsonschema.ValidationError) string 
 			s := "unknown argument " + quote(p)
 			if arg != "" {
 				s = fmt.Sprintf("unknown field %s in %s", quote(p), subject)
-			} else if m := closest(p, v.props(tool)); m != "" {
-				s += fmt.Sprintf(" (did you mean %q?)", m)
+			} else if m := v.suggest(tool, p); m != "" {
+				s += " (did you mean " + m + "?)"
 			}
 			parts = append(parts, s)
 		}
@@ -324,6 +354,23 @@ func (v *Validator) describe(tool string, e *jsonschema.ValidationError) string 
 		return fmt.Sprintf("%s may have at most %d items, got %d", subject, k.Want, k.Got)
 	}
 	return subject + ": " + clip(e.ErrorKind.LocalizedString(printer), 4*maxQuoted)
+}
+
+// suggest words the known names an unknown argument name may stand for: all of them when
+// it is a near miss of more than one (which Forgive does not choose between), else the
+// closest; "" when none is close.
+func (v *Validator) suggest(tool, name string) string {
+	t, ok := v.tools[tool]
+	if !ok {
+		return ""
+	}
+	if c := t.loose().nearMisses(name); len(c) > 1 {
+		return quoteAll(c[:len(c)-1]) + " or " + quote(c[len(c)-1])
+	}
+	if m := closest(name, v.props(tool)); m != "" {
+		return quote(m)
+	}
+	return ""
 }
 
 // Bounds on what a rejection repeats of the caller's input: argument names and values are

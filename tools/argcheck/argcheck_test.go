@@ -33,7 +33,7 @@ func callReq(raw string) mcp.CallToolRequest {
 }
 
 func TestArgValidator(t *testing.T) {
-	v := New([]mcp.Tool{testTool()}, slog.New(slog.DiscardHandler))
+	v := New([]mcp.Tool{testTool()}, nil, slog.New(slog.DiscardHandler))
 	tests := []struct {
 		name string
 		args string // raw JSON; "" = no arguments member
@@ -77,7 +77,7 @@ func TestArgValidator(t *testing.T) {
 }
 
 func TestErrorText(t *testing.T) {
-	v := New([]mcp.Tool{testTool()}, slog.New(slog.DiscardHandler))
+	v := New([]mcp.Tool{testTool()}, nil, slog.New(slog.DiscardHandler))
 	err := v.Check(callReq(`{"qeury":"x"}`))
 	if err == nil {
 		t.Fatal("accepted a misspelled argument")
@@ -101,7 +101,7 @@ func TestErrorText(t *testing.T) {
 // rejection quotes at most maxQuoted characters of each, lists at most maxProblems
 // problems, and does not compute edit distances for names no property could be a typo of.
 func TestArgValidatorBoundsEcho(t *testing.T) {
-	v := New([]mcp.Tool{testTool()}, slog.New(slog.DiscardHandler))
+	v := New([]mcp.Tool{testTool()}, nil, slog.New(slog.DiscardHandler))
 	long := strings.Repeat("q", 1<<20)
 	var many strings.Builder
 	many.WriteString(`{"query":"x"`)
@@ -162,7 +162,7 @@ func TestClosest(t *testing.T) {
 // Validators of the same tools (serve --http keeps one per user) share each compiled
 // schema, and the shared one rejects and accepts as a validator's own would.
 func TestValidatorsShareCompiledSchemas(t *testing.T) {
-	a, b := New([]mcp.Tool{testTool()}, slog.New(slog.DiscardHandler)), New([]mcp.Tool{testTool()}, slog.New(slog.DiscardHandler))
+	a, b := New([]mcp.Tool{testTool()}, nil, slog.New(slog.DiscardHandler)), New([]mcp.Tool{testTool()}, nil, slog.New(slog.DiscardHandler))
 	sa, _, errA := a.tools["t_search"].compiled()
 	sb, _, errB := b.tools["t_search"].compiled()
 	if errA != nil || errB != nil || sa == nil || sa != sb {
