@@ -215,7 +215,7 @@ func TestE2EClaudeCodePlugin(t *testing.T) {
 	if !strings.HasPrefix(line, "plugin:r2r:r2r") || !strings.Contains(line, "Connected") {
 		t.Fatalf("claude mcp list does not report the plugin's r2r connected:\n%s", out)
 	}
-	wantSlashCommands(t, proj, environ, "r2r:ask", "r2r:search", "r2r:sync")
+	wantSlashCommands(t, proj, environ, "r2r:ask", "r2r:search", "r2r:sync", "r2r:remember", "r2r:resume")
 }
 
 // TestE2EClaudeCodeListsPrompts: Claude Code lists the server's prompts as slash commands
@@ -227,7 +227,7 @@ func TestE2EClaudeCodeListsPrompts(t *testing.T) {
 	proj := servertest.GitProject(t, "iota", nil)
 	environ := servertest.Env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
 	runIn(t, proj, environ, claude, "mcp", "add", "r2r", "-e", "R2R_API_URL="+emu.URL, "--", servertest.Build(t), "serve")
-	wantSlashCommands(t, proj, environ, "mcp__r2r__ask", "mcp__r2r__search", "mcp__r2r__sync")
+	wantSlashCommands(t, proj, environ, "mcp__r2r__ask", "mcp__r2r__search", "mcp__r2r__sync", "mcp__r2r__remember", "mcp__r2r__resume")
 }
 
 // wantSlashCommands starts a non-interactive Claude Code session in dir and checks the

@@ -74,6 +74,7 @@ func recallDef() mcp.Tool {
 		mcp.WithString("collection_id", mcp.MaxLength(36),
 			mcp.Description("Collection ID (UUID) to recall from; omit for the current project's collection")),
 	)
+	opts = append(opts, searchHint("recall what the team remembered resume checkpoint past fix"))
 	return newTool("r2r_recall", opts...)
 }
 

@@ -56,6 +56,7 @@ func rememberDef() mcp.Tool {
 			"a convention, the fix of an error (kind fix, with the error text), a gotcha, a checkpoint (what was done and what is next), or a note. "+
 			"Returns its id at once. The same content saved again is the same memory. To correct a memory, save the new one with supersedes. "+
 			"Never put secrets in a memory: one that looks like it holds one is refused."),
+		searchHint("remember save note decision fix for the team"),
 		annotations(title, false, true, true, false),
 		withOutputSchema(out),
 		mcp.WithString("kind", mcp.Required(), mcp.Enum(memory.Kinds...),
@@ -251,6 +252,7 @@ func forgetTool(d *Deps) Tool {
 		mcp.WithToolTitle(title),
 		mcp.WithDescription("Delete one memory of the project's collection by id, for the whole team. Only memories: ingested files are refused "+
 			"(r2r_delete_document deletes those). To correct a memory rather than drop it, use r2r_remember with supersedes."),
+		searchHint("forget delete a team memory"),
 		annotations(title, false, true, true, false),
 		withOutputSchema(out),
 		mcp.WithString("memory_id", mcp.Required(), mcp.MinLength(minShortID), mcp.MaxLength(36),

@@ -32,10 +32,15 @@ func pluginCommand(t *testing.T, p promptDef) string {
 	for name := range args {
 		text = strings.TrimSuffix(text, cutShort(name))
 	}
-	if len(args) == 0 {
+	// A prompt without a text argument takes its optional words from the command line.
+	switch p.prompt.Name {
+	case "sync":
 		hint = "[prune] [collection]"
 		text += "\n\nIf I asked for more with the command (" + "$ARGUMENTS" + "): with prune, pass \"prune\": true to both " +
 			"r2r_sync calls; with a collection name, find its collection_id with r2r_list_collections and pass it to both."
+	case "resume":
+		hint = "[topic]"
+		text += "\n\nIf I named a task or area with the command (" + "$ARGUMENTS" + "), pass it to r2r_recall as query."
 	}
 	return "---\ndescription: " + strconv.Quote(p.prompt.Description) + "\nargument-hint: " + strconv.Quote(hint) + "\n---\n\n" + text + "\n"
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/memory"
 )
 
 // Prompts are what a person asks of the knowledge base by name: clients list them as
@@ -33,8 +35,8 @@ type promptDef struct {
 	complete map[string]func(ctx context.Context, prefix string) ([]string, error)
 }
 
-// Prompts returns the prompts of the tools of d: ask and search always, sync unless
-// readOnly (r2r_sync is not offered then).
+// Prompts returns the prompts of the tools of d: ask, search and resume always, sync and
+// remember unless readOnly (their tools are not offered then).
 func Prompts(d *Deps, readOnly bool) []server.ServerPrompt {
 	defs := d.promptDefs(readOnly)
 	out := make([]server.ServerPrompt, len(defs))
@@ -45,9 +47,9 @@ func Prompts(d *Deps, readOnly bool) []server.ServerPrompt {
 }
 
 func (d *Deps) promptDefs(readOnly bool) []promptDef {
-	defs := []promptDef{d.askPrompt(), d.searchPrompt()}
+	defs := []promptDef{d.askPrompt(), d.searchPrompt(), resumePrompt()}
 	if !readOnly {
-		defs = append(defs, d.syncPrompt())
+		defs = append(defs, d.syncPrompt(), rememberPrompt())
 	}
 	return defs
 }
@@ -111,6 +113,54 @@ func (d *Deps) syncPrompt() promptDef {
 		complete: map[string]func(context.Context, string) ([]string, error){
 			"prune":      func(context.Context, string) ([]string, error) { return []string{"yes", "no"}, nil },
 			"collection": d.collectionNames,
+		},
+	}
+}
+
+func rememberPrompt() promptDef {
+	return promptDef{
+		prompt: mcp.NewPrompt("remember",
+			mcp.WithPromptTitle("Remember for the team"),
+			mcp.WithPromptDescription("Save what was learned (a decision, a fix, a convention, a gotcha) as a team memory of the project"),
+			mcp.WithArgument("note", mcp.RequiredArgument(),
+				mcp.ArgumentDescription("What to remember, in your own words: the decision and why, the fix and the error it resolves, …")),
+			mcp.WithArgument("kind", mcp.ArgumentDescription("One of "+strings.Join(memory.Kinds, ", ")+"; default: the model picks")),
+		),
+		render: func(_ context.Context, a map[string]string) (string, error) {
+			kind := "the kind that fits (" + strings.Join(memory.Kinds, ", ") + ")"
+			if k := strings.ToLower(a["kind"]); k != "" {
+				if !slices.Contains(memory.Kinds, k) {
+					return "", fmt.Errorf("kind must be one of %s, got %q", strings.Join(memory.Kinds, ", "), a["kind"])
+				}
+				kind = "kind " + jsonArgs("kind", k)
+			}
+			return "Save this for everyone on the team who works on this project:\n\n" + a["note"] + "\n\n" +
+				"Call r2r_remember with " + kind + ", a one-line title, and a body that stands on its own: what, why, and where. " +
+				"For a fix, put the exact error text in error; name the project files it is about in paths. Leave out secrets and personal data. " +
+				"Then tell me its id, or that it was already remembered." + cutShort("note"), nil
+		},
+		complete: map[string]func(context.Context, string) ([]string, error){
+			"kind": func(context.Context, string) ([]string, error) { return memory.Kinds, nil },
+		},
+	}
+}
+
+func resumePrompt() promptDef {
+	return promptDef{
+		prompt: mcp.NewPrompt("resume",
+			mcp.WithPromptTitle("Resume where we left off"),
+			mcp.WithPromptDescription("Read the newest checkpoint the team saved for this project and pick the work up from it"),
+			mcp.WithArgument("topic", mcp.ArgumentDescription("The task or area to resume; default the newest checkpoint of any")),
+		),
+		render: func(_ context.Context, a map[string]string) (string, error) {
+			args := map[string]any{"kind": memory.KindCheckpoint, "limit": 3}
+			if t := a["topic"]; t != "" {
+				args["query"] = t
+			}
+			return "Resume the work from the project's last checkpoint.\n\n" +
+				"Call r2r_recall with " + marshalArgs(args) + " and read the best match in full with r2r_get_document. " +
+				"Tell me what was done, what is next and who saved it when; say so if it is marked may be stale. " +
+				"Then propose the next step and wait for my go-ahead. If there is no checkpoint, say so.", nil
 		},
 	}
 }

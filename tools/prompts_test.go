@@ -33,12 +33,12 @@ func TestPromptsList(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if want := []string{"ask", "search", "sync"}; !slices.Equal(names, want) {
+	if want := []string{"ask", "remember", "resume", "search", "sync"}; !slices.Equal(names, want) {
 		t.Errorf("prompts %v, want %v", names, want)
 	}
 	for _, p := range Prompts(e.deps, true) {
-		if p.Prompt.Name == "sync" {
-			t.Error("a read-only server offers the sync prompt")
+		if p.Prompt.Name == "sync" || p.Prompt.Name == "remember" {
+			t.Errorf("a read-only server offers the %s prompt", p.Prompt.Name)
 		}
 	}
 }
@@ -92,6 +92,12 @@ func TestPromptsGet(t *testing.T) {
 			[]string{`{"collection_id":"` + coll.ID + `","dry_run":true}`}, ""},
 		{"sync into an unknown collection", "sync", map[string]string{"collection": "nowhere"},
 			[]string{`I asked for the collection "nowhere": find its collection_id with r2r_list_collections`}, ""},
+		{"remember, the model picks the kind", "remember", map[string]string{"note": "We pin pgvector 0.8.5: 0.8.6 breaks HNSW builds"},
+			[]string{"We pin pgvector 0.8.5", "Call r2r_remember with the kind that fits (decision, convention, fix, gotcha, checkpoint, note)", "exact error text in error", "cut short"}, ""},
+		{"remember a fix", "remember", map[string]string{"note": "x", "kind": "Fix"}, []string{`r2r_remember with kind {"kind":"fix"}`}, ""},
+		{"remember an unknown kind", "remember", map[string]string{"note": "x", "kind": "idea"}, nil, `kind must be one of`},
+		{"resume the newest", "resume", nil, []string{`r2r_recall with {"kind":"checkpoint","limit":3}`, "r2r_get_document", "what is next", "may be stale"}, ""},
+		{"resume a topic", "resume", map[string]string{"topic": "the index rebuild"}, []string{`{"kind":"checkpoint","limit":3,"query":"the index rebuild"}`}, ""},
 		{"missing question", "ask", nil, nil, "needs its question argument"},
 		{"blank query", "search", map[string]string{"query": "  "}, nil, "needs its query argument"},
 		{"bad prune", "sync", map[string]string{"prune": "maybe"}, nil, `prune must be "yes" or "no"`},
@@ -156,6 +162,7 @@ func TestPromptCompletions(t *testing.T) {
 		{"sync", "collection", "", []string{"Default", "personal", "team-adr", "team-runbooks"}}, // R2R makes Default
 		{"sync", "collection", "zzz", []string{}},
 		{"sync", "prune", "y", []string{"yes"}},
+		{"remember", "kind", "c", []string{"checkpoint", "convention"}},
 		{"ask", "question", "wh", []string{}},
 	}
 	for _, tt := range tests {

@@ -48,7 +48,7 @@ async function expectToolError(client, name, args, code, type, nextStep) {
 async function checkPrompts(client) {
   const { prompts } = await client.listPrompts();
   const names = prompts.map((p) => p.name).sort();
-  check(JSON.stringify(names) === JSON.stringify(["ask", "search", "sync"]), `prompts/list returned ${names.join(", ")}`);
+  check(JSON.stringify(names) === JSON.stringify(["ask", "remember", "resume", "search", "sync"]), `prompts/list returned ${names.join(", ")}`);
   for (const p of prompts) {
     check(p.description && p.arguments.every((a) => a.description), `prompt ${p.name} lacks descriptions`);
   }
@@ -56,6 +56,8 @@ async function checkPrompts(client) {
     ask: [{ question: "What does the flux capacitor need?" }, "r2r_rag_query"],
     search: [{ query: "flux capacitor" }, "r2r_search"],
     sync: [{}, '"dry_run":true'],
+    remember: [{ note: "The flux capacitor needs 1.21 gigawatts" }, "r2r_remember"],
+    resume: [{}, '"kind":"checkpoint"'],
   };
   for (const [name, [args, tool]] of Object.entries(renders)) {
     const res = await client.getPrompt({ name, arguments: args });
