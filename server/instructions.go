@@ -6,16 +6,16 @@ import "strings"
 // model's context, so it is short and written for the model.
 func instructions(readOnly bool) string {
 	lines := []string{
-		"r2r-mcp gives you this project's R2R knowledge base: the team's docs, runbooks, ADRs and code ingested into R2R (by default the collection claude-code-<project>).",
-		"- When the project's own documents may hold the answer (\"check our runbooks for…\", \"how do we…\", an error message, a config key), r2r_search first: fast, ranked passages with a short document id.",
-		"- r2r_rag_query asks R2R's LLM for an answer written from retrieved passages, with citations. Use it for questions that need several passages put together; it is slower.",
+		"r2r-mcp gives you this project's R2R knowledge base: the team's docs, runbooks, ADRs and code (by default the collection claude-code-<project>).",
+		"- When the project's own documents may hold the answer (\"check our runbooks for…\", \"how do we…\", an error message, a config key), call r2r_search first: ranked passages with a short document id.",
+		"- r2r_rag_query writes an answer from several passages, with citations; it is slower.",
 		"- Cite what you use by document title and short id, e.g. [1a2b3c4d]. r2r_get_document (or the resource r2r://documents/{document_id}) returns a document's full text.",
 	}
 	if !readOnly {
 		lines = append(lines,
-			"- r2r_ingest_document adds a project file, or replaces its document when the file changed. Ingestion runs in the background: poll r2r_monitor_task until it reports success before searching for the new content.",
+			"- r2r_ingest_document adds or replaces one file's document in the background: poll r2r_monitor_task until it reports success before searching for it.",
 			"- r2r_remember saves a decision, a fix with its error text or a checkpoint for the team; never secrets.",
-			"- r2r_sync brings the whole project in step (new files uploaded, changed ones replaced; prune deletes documents of removed files) in the background: follow it with r2r_sync_status. r2r_delete_document deletes one document of the project.")
+			"- r2r_sync brings the whole project in step in the background (prune deletes documents of removed files): follow it with r2r_sync_status. r2r_delete_document deletes one document.")
 	}
 	lines = append(lines,
 		"- r2r_recall finds what the team remembered; paste an error to find its fix, or kind checkpoint alone to resume.",
