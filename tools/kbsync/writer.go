@@ -199,9 +199,17 @@ func (w *Writer) Put(ctx context.Context, f File, old []Version) (Outcome, error
 
 // Delete deletes one document; one already gone counts as deleted.
 func (w *Writer) Delete(ctx context.Context, id string) error {
-	err := w.API.DeleteDocument(ctx, id)
+	return DeleteDocument(ctx, w.API, id, w.OnWrite)
+}
+
+// DeleteDocument deletes document id; one already gone counts as deleted. onWrite, when
+// set, is called once the document is gone.
+func DeleteDocument(ctx context.Context, api API, id string, onWrite func()) error {
+	err := api.DeleteDocument(ctx, id)
 	if err == nil || errors.Is(err, r2r.ErrNotFound) {
-		w.wrote()
+		if onWrite != nil {
+			onWrite()
+		}
 		return nil
 	}
 	return err
@@ -306,34 +314,51 @@ func (w *Writer) wait(ctx context.Context, id string, judge bool) (*r2r.Document
 	if limit <= 0 {
 		limit = 2 * time.Minute
 	}
+	stopped := false
+	last, err := WaitIngested(ctx, w.API, id, limit, w.Poll, func(doc *r2r.Document) bool {
+		if w.OnStatus != nil {
+			w.OnStatus(id, doc.IngestionStatus)
+		}
+		stopped = Terminal(doc.IngestionStatus) || judge && (w.age(doc) >= w.slowAfter() || w.outwaited.Load())
+		return stopped
+	})
+	if err == nil && !stopped && judge && last != nil {
+		w.outwaited.Store(true)
+	}
+	return last, err
+}
+
+// WaitIngested polls document id until done returns true for the state R2R reports (nil:
+// until R2R has finished with it, see Terminal), limit passes or ctx ends. The first delay
+// is poll (0 = 250 ms), doubling up to 2 s. It returns the last state seen (nil when none)
+// and the error that ended the wait early; a wait that ran out of time ends without one. A
+// document R2R does not know yet is polled again: its row may appear only once a
+// background ingestion starts.
+func WaitIngested(ctx context.Context, api API, id string, limit, poll time.Duration, done func(*r2r.Document) bool) (*r2r.Document, error) {
+	if done == nil {
+		done = func(doc *r2r.Document) bool { return Terminal(doc.IngestionStatus) }
+	}
 	deadline := time.Now().Add(limit)
-	delay := w.Poll
+	delay := poll
 	if delay <= 0 {
 		delay = 250 * time.Millisecond
 	}
 	var last *r2r.Document
 	for {
-		doc, err := w.API.GetDocument(ctx, id)
+		doc, err := api.GetDocument(ctx, id)
 		switch {
 		case err == nil:
 			last = doc
-			if w.OnStatus != nil {
-				w.OnStatus(id, doc.IngestionStatus)
-			}
-			if Terminal(doc.IngestionStatus) || judge && (w.age(doc) >= w.slowAfter() || w.outwaited.Load()) {
+			if done(doc) {
 				return doc, nil
 			}
 		case ctx.Err() != nil:
 			return last, ctx.Err()
 		case !errors.Is(err, r2r.ErrNotFound):
-			// The row may appear only once a background ingestion starts; other errors end
-			// the wait (the caller reports the document as pending).
+			// Any other error ends the wait.
 			return last, err
 		}
 		if time.Until(deadline) < delay {
-			if judge && last != nil {
-				w.outwaited.Store(true)
-			}
 			return last, nil
 		}
 		t := time.NewTimer(delay)

@@ -13,12 +13,8 @@ import (
 
 // API is the part of R2R's API memories use; *r2r.Client implements it.
 type API interface {
-	CreateDocument(ctx context.Context, in r2r.DocumentCreate) (*r2r.IngestionResponse, error)
-	GetDocument(ctx context.Context, id string) (*r2r.Document, error)
-	DeleteDocument(ctx context.Context, id string) error
+	kbsync.API
 	DownloadDocument(ctx context.Context, id string) (*r2r.Download, error)
-	ListCollectionDocuments(ctx context.Context, collectionID string, p r2r.ListParams) (*r2r.Page[r2r.Document], error)
-	AddDocumentToCollection(ctx context.Context, collectionID, documentID string) error
 	Search(ctx context.Context, req r2r.SearchRequest) (*r2r.SearchResult, error)
 }
 
@@ -171,35 +167,7 @@ func (s *Store) wait(ctx context.Context, id string) (*r2r.Document, error) {
 	if limit <= 0 {
 		limit = 40 * time.Second
 	}
-	deadline := time.Now().Add(limit)
-	delay := s.Poll
-	if delay <= 0 {
-		delay = 250 * time.Millisecond
-	}
-	var last *r2r.Document
-	for {
-		doc, err := s.API.GetDocument(ctx, id)
-		switch {
-		case err == nil:
-			last = doc
-			if kbsync.Terminal(doc.IngestionStatus) {
-				return doc, nil
-			}
-		case !errors.Is(err, r2r.ErrNotFound):
-			return last, err
-		}
-		if time.Until(deadline) < delay {
-			return last, nil
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return last, ctx.Err()
-		case <-t.C:
-		}
-		delay = min(2*delay, 2*time.Second)
-	}
+	return kbsync.WaitIngested(ctx, s.API, id, limit, s.Poll, nil)
 }
 
 // memory reads document id and checks that it is a memory of the collection.
@@ -245,12 +213,7 @@ func (s *Store) Forget(ctx context.Context, id string) (Memory, error) {
 }
 
 func (s *Store) delete(ctx context.Context, id string) error {
-	err := s.API.DeleteDocument(ctx, id)
-	if err == nil || errors.Is(err, r2r.ErrNotFound) {
-		s.wrote()
-		return nil
-	}
-	return err
+	return kbsync.DeleteDocument(ctx, s.API, id, s.OnWrite)
 }
 
 func (s *Store) wrote() {
