@@ -167,6 +167,12 @@ func (c *Cache) Get(key string) (any, bool) {
 	if c == nil {
 		return nil, false
 	}
+	return c.get(key, true)
+}
+
+// get looks key up, counting a hit or miss when count is set (a closed cache counts
+// neither).
+func (c *Cache) get(key string, count bool) (any, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.closed {
@@ -177,26 +183,14 @@ func (c *Cache) Get(key string) (any, bool) {
 		return nil, false
 	}
 	v, ok := rc.Get(key)
-	if ok {
+	switch {
+	case !count:
+	case ok:
 		c.hits.Add(1)
-	} else {
+	default:
 		c.misses.Add(1)
 	}
 	return v, ok
-}
-
-// peek is Get without counting a hit or miss.
-func (c *Cache) peek(key string) (any, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if c.closed {
-		return nil, false
-	}
-	rc := c.store()
-	if rc == nil {
-		return nil, false
-	}
-	return rc.Get(key)
 }
 
 // Set stores value under key for the TTL of kind, at a cost of costOf(value) bytes, and waits
@@ -265,7 +259,7 @@ func (c *Cache) GetOrLoad(ctx context.Context, kind Kind, key string, load func(
 
 func (c *Cache) loadAndStore(ctx context.Context, kind Kind, key string, load func(context.Context) (any, error)) (_ loaded, err error) {
 	// A previous flight may have stored the value after this caller's miss.
-	if v, ok := c.peek(key); ok {
+	if v, ok := c.get(key, false); ok {
 		return loaded{value: v, cached: true}, nil
 	}
 	defer func() {
