@@ -117,10 +117,7 @@ func (w *pdfWalk) stream(strm, res pdf.Value, depth int) {
 		w.uni.WriteString(text)
 	}
 	pdf.Interpret(strm, func(stk *pdf.Stack, op string) {
-		args := make([]pdf.Value, stk.Len())
-		for i := len(args) - 1; i >= 0; i-- {
-			args[i] = stk.Pop()
-		}
+		args := operands(stk)
 		switch op {
 		case "Tf":
 			if len(args) == 2 {
@@ -199,10 +196,7 @@ func readToUnicode(strm pdf.Value) *toUnicode {
 		}
 	}
 	pdf.Interpret(strm, func(stk *pdf.Stack, op string) {
-		args := make([]pdf.Value, stk.Len())
-		for i := len(args) - 1; i >= 0; i-- {
-			args[i] = stk.Pop()
-		}
+		args := operands(stk)
 		switch op {
 		case "endbfchar":
 			for i := 0; i+1 < len(args); i += 2 {
@@ -282,4 +276,13 @@ func utf16BE(s string) string {
 		u = append(u, uint16(s[i])<<8|uint16(s[i+1]))
 	}
 	return string(utf16.Decode(u))
+}
+
+// operands empties the stack of an operator's operands, in the order they were written.
+func operands(stk *pdf.Stack) []pdf.Value {
+	args := make([]pdf.Value, stk.Len())
+	for i := len(args) - 1; i >= 0; i-- {
+		args[i] = stk.Pop()
+	}
+	return args
 }
