@@ -486,7 +486,8 @@ func pathf(format string, segs ...string) string {
 	return "/v3" + fmt.Sprintf(format, args...)
 }
 
-// requireID rejects empty path arguments before a request turns into a different route.
+// requireID rejects an empty argument: a path argument before the request turns into a
+// different route, a query before R2R is asked about nothing.
 func requireID(op, what, v string) error {
 	if strings.TrimSpace(v) == "" {
 		return fmt.Errorf("r2r %s: %w: empty %s", op, ErrInvalidRequest, what)

@@ -14,8 +14,8 @@ import (
 // so for basic/advanced modes R2R's mode defaults stay in force for the rest.
 func (c *Client) Search(ctx context.Context, req SearchRequest) (*SearchResult, error) {
 	const op = "search"
-	if strings.TrimSpace(req.Query) == "" {
-		return nil, fmt.Errorf("r2r %s: %w: empty query", op, ErrInvalidRequest)
+	if err := requireID(op, "query", req.Query); err != nil {
+		return nil, err
 	}
 	body, err := jsonBody(op, req)
 	if err != nil {
@@ -29,8 +29,8 @@ func (c *Client) Search(ctx context.Context, req SearchRequest) (*SearchResult, 
 // rejected.
 func (c *Client) RAG(ctx context.Context, req RAGRequest) (*RAGResponse, error) {
 	const op = "rag"
-	if strings.TrimSpace(req.Query) == "" {
-		return nil, fmt.Errorf("r2r %s: %w: empty query", op, ErrInvalidRequest)
+	if err := requireID(op, "query", req.Query); err != nil {
+		return nil, err
 	}
 	if g := req.RAGGenerationConfig; g != nil && g.Stream != nil && *g.Stream {
 		return nil, fmt.Errorf("r2r %s: %w: streaming is not supported", op, ErrInvalidRequest)
@@ -70,17 +70,7 @@ func (r *RAGResponse) UnmarshalJSON(b []byte) error {
 		out.GeneratedAnswer = *w.GeneratedAnswer
 	}
 	out.SearchResults = out.decodeSearchResults(w.SearchResults)
-	if items, ok := out.rawList("citations", w.Citations); ok {
-		out.Citations = make([]Citation, 0, len(items))
-		for i, it := range items {
-			var c Citation
-			if err := json.Unmarshal(it, &c); err != nil {
-				out.skip(fmt.Sprintf("citations[%d]", i), err)
-				continue
-			}
-			out.Citations = append(out.Citations, c)
-		}
-	}
+	out.Citations = decodeEach[Citation](&out, "citations", w.Citations)
 	if !isNull(w.Metadata) {
 		if err := json.Unmarshal(w.Metadata, &out.Metadata); err != nil {
 			out.Metadata = nil
@@ -107,15 +97,8 @@ func (r *RAGResponse) decodeSearchResults(raw json.RawMessage) SearchResult {
 		r.skip("search_results", err)
 		return sr
 	}
-	if items, ok := r.rawList("search_results.chunk_search_results", parts.Chunks); ok {
-		for i, it := range items {
-			var c ChunkSearchResult
-			if err := json.Unmarshal(it, &c); err != nil {
-				r.skip(fmt.Sprintf("search_results.chunk_search_results[%d]", i), err)
-				continue
-			}
-			sr.ChunkSearchResults = append(sr.ChunkSearchResults, c)
-		}
+	if cs := decodeEach[ChunkSearchResult](r, "search_results.chunk_search_results", parts.Chunks); len(cs) > 0 {
+		sr.ChunkSearchResults = cs
 	}
 	if items, ok := r.rawList("search_results.graph_search_results", parts.Graph); ok {
 		sr.GraphSearchResults = items
@@ -135,6 +118,25 @@ func (r *RAGResponse) rawList(what string, raw json.RawMessage) ([]json.RawMessa
 		return nil, false
 	}
 	return items, true
+}
+
+// decodeEach decodes a JSON array element by element, noting each element that does not
+// decode as skipped; null, absent or not an array gives nil.
+func decodeEach[T any](r *RAGResponse, what string, raw json.RawMessage) []T {
+	items, ok := r.rawList(what, raw)
+	if !ok {
+		return nil
+	}
+	out := make([]T, 0, len(items))
+	for i, it := range items {
+		var v T
+		if err := json.Unmarshal(it, &v); err != nil {
+			r.skip(fmt.Sprintf("%s[%d]", what, i), err)
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 func (r *RAGResponse) skip(what string, err error) {
