@@ -67,7 +67,7 @@ func listDocumentsDef() mcp.Tool {
 		"documents": arrayProp("documents of this page, newest first", objectSchema(map[string]any{
 			"document_id":       strProp("document id (for r2r_get_document and r2r_monitor_task)"),
 			"title":             strProp("document title"),
-			"ingestion_status":  strProp("R2R ingestion status: pending, parsing, extracting, chunking, embedding, augmenting, storing, enriching, failed or success"),
+			"ingestion_status":  strProp(ingestionStatusDesc),
 			"extraction_status": strProp("knowledge-graph extraction status"),
 			"document_type":     strProp("file type R2R detected (md, pdf, …)"),
 			"created_at":        strProp("creation time, RFC 3339"),

@@ -54,10 +54,14 @@ type MonitorOutput struct {
 	verdict          string  // the text on a stuck ingestion; "" = none
 }
 
+// ingestionStatusDesc describes an ingestion_status property: the statuses R2R reports
+// (r2r.Ingestion*).
+const ingestionStatusDesc = "R2R ingestion status: pending, parsing, extracting, chunking, embedding, augmenting, storing, enriching, failed or success"
+
 func monitorTaskTool(d *Deps) Tool {
 	out := objectSchema(map[string]any{
 		"document_id":       strProp("the document checked"),
-		"ingestion_status":  strProp("R2R ingestion status: pending, parsing, extracting, chunking, embedding, augmenting, storing, enriching, failed or success"),
+		"ingestion_status":  strProp(ingestionStatusDesc),
 		"extraction_status": strProp("knowledge-graph extraction status: pending, processing, success, enriched or failed"),
 		"title":             strProp("document title"),
 		"progress":          withDesc("ingestion progress from 0 to 1, derived from the status (1 when success or failed)", map[string]any{"type": "number", "minimum": 0, "maximum": 1}),
