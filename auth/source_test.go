@@ -16,12 +16,12 @@ func TestSourceFix(t *testing.T) {
 		want         string
 		notContained string
 	}{
-		{source: SourceEnvAPIKey, fromEnv: true, place: SourceEnvAPIKey, want: "Fix R2R_API_KEY where it is set", notContained: "store a new"},
-		{source: SourceEnvPassword, fromEnv: true, place: SourceEnvPassword, want: "Fix R2R_EMAIL/R2R_PASSWORD where they are set"},
-		{source: SourceKeyring, place: SourceKeyring, want: "to store a new credential", notContained: "R2R_API_KEY"},
-		{source: SourceKeyringPending, place: SourceKeyring, want: "to store a new credential"},
-		{source: SourceFilePrefix + "/c/credentials.json", place: "file /c/credentials.json", want: "to store a new credential"},
-		{source: SourceNone, place: SourceNone, want: "(or set R2R_API_KEY)"},
+		{source: SourceEnvAPIKey, fromEnv: true, place: string(SourceEnvAPIKey), want: "Fix R2R_API_KEY where it is set", notContained: "store a new"},
+		{source: SourceEnvPassword, fromEnv: true, place: string(SourceEnvPassword), want: "Fix R2R_EMAIL/R2R_PASSWORD where they are set"},
+		{source: SourceKeyring, place: string(SourceKeyring), want: "to store a new credential", notContained: "R2R_API_KEY"},
+		{source: SourceKeyringPending, place: string(SourceKeyring), want: "to store a new credential"},
+		{source: FileSource("/c/credentials.json"), place: "file /c/credentials.json", want: "to store a new credential"},
+		{source: SourceNone, place: string(SourceNone), want: "(or set R2R_API_KEY)"},
 		{source: "", place: "", want: "(or set R2R_API_KEY)"},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -68,10 +69,7 @@ key with bcrypt on every request, a session's token in milliseconds.`,
 }
 
 func runAuthHeader(o *authHeaderOptions) error {
-	ctx := o.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := cmp.Or(o.Ctx, context.Background())
 	dir, err := o.Env.configDir(o.Deps.Getenv)
 	if err != nil {
 		return err
@@ -80,10 +78,11 @@ func runAuthHeader(o *authHeaderOptions) error {
 	if err != nil {
 		return err
 	}
-	if res.Source == auth.SourceNone {
+	origin := res.Origin()
+	if origin.Source == auth.SourceNone {
 		msg := "not logged in to " + res.URL + ": run r2r-mcp login"
-		if res.Warning != "" {
-			msg += " (" + res.Warning + ")"
+		if w := origin.Warning(); w != "" {
+			msg += " (" + w + ")"
 		}
 		return errors.New(msg)
 	}
@@ -97,10 +96,10 @@ func runAuthHeader(o *authHeaderOptions) error {
 	if key := h.Get("X-API-Key"); value == "" && key != "" {
 		value = "Bearer " + key
 		fmt.Fprintf(o.Deps.IO.ErrOut, "Note: this is an R2R API key (from %s); R2R checks it with bcrypt on every request. "+
-			"r2r-mcp login keeps a session whose tokens cost R2R milliseconds.\n", res.Source)
+			"r2r-mcp login keeps a session whose tokens cost R2R milliseconds.\n", origin.Source)
 	}
 	if !strings.HasPrefix(value, "Bearer ") {
-		return fmt.Errorf("the credential from %s gives no bearer token", res.Source)
+		return fmt.Errorf("the credential from %s gives no bearer token", origin.Source)
 	}
 	if o.Format == headerFormatLine {
 		_, err = fmt.Fprintln(o.Deps.IO.Out, "Authorization: "+value)

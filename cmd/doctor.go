@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -174,10 +175,7 @@ type doctorReport struct {
 }
 
 func runDoctor(o *doctorOptions) error {
-	ctx := o.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := cmp.Or(o.Ctx, context.Background())
 	d := &doctor{opts: o, progress: progressWriter(o.Deps.IO.ErrOut)}
 	rep := d.run(ctx)
 	if o.JSON {

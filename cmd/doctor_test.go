@@ -510,6 +510,14 @@ func TestDoctor(t *testing.T) {
 	})
 }
 
+// sourced is a credential that says it came from source, as auth's do (auth.Described).
+type sourced struct {
+	r2r.Credentials
+	source auth.Source
+}
+
+func (s sourced) Origin() auth.Origin { return auth.Origin{Source: s.source} }
+
 // TestDoctorKeyringVerdict covers how an unreachable keyring is judged from what the
 // other checks found.
 func TestDoctorKeyringVerdict(t *testing.T) {
@@ -531,7 +539,7 @@ func TestDoctorKeyringVerdict(t *testing.T) {
 		{"reachable", testKeyring{}, auth.SourceNone, false, false, statusOK, "answered"},
 		{"holds the credential", testKeyring{}, auth.SourceKeyring, false, false, statusOK, "it holds the credential for http://r2r.test"},
 		{"unavailable, env credentials", unavailable, auth.SourceEnvAPIKey, false, false, statusWarn, "not needed now: the credentials come from env R2R_API_KEY"},
-		{"unavailable, file credentials", unavailable, auth.SourceFilePrefix + "/x/credentials.json", false, false, statusWarn, "the credentials come from file /x/credentials.json"},
+		{"unavailable, file credentials", unavailable, string(auth.FileSource("/x/credentials.json")), false, false, statusWarn, "the credentials come from file /x/credentials.json"},
 		{"unavailable, auth off", unavailable, auth.SourceNone, true, false, statusWarn, "not needed now: R2R has auth off"},
 		{"unavailable, R2R not asked", unavailable, auth.SourceNone, false, false, statusWarn, "not needed unless R2R requires a login"},
 		{"unavailable, login needed", unavailable, auth.SourceNone, false, true, statusFail, "r2r-mcp login would have to store it in a plain-text file"},
@@ -544,8 +552,12 @@ func TestDoctorKeyringVerdict(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			res := auth.Resolved{URL: "http://r2r.test"}
+			if tt.source != "" {
+				res.Credentials = sourced{Credentials: r2r.Anonymous(), source: auth.Source(tt.source)}
+			}
 			d := &doctor{opts: &doctorOptions{Env: authEnv{Keyring: tt.kr, KeyringTimeout: 20 * time.Millisecond}},
-				res: auth.Resolved{URL: "http://r2r.test", Source: tt.source}, anonymous: tt.anonymous, needLogin: tt.needLogin}
+				res: res, anonymous: tt.anonymous, needLogin: tt.needLogin}
 			c := d.checkKeyring(context.Background())
 			d.settleKeyring(&c)
 			c = finishCheck(checkKeyring, c, 0)

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,10 +45,7 @@ logged in is not an error.`,
 }
 
 func runLogout(o *logoutOptions) error {
-	ctx := o.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := cmp.Or(o.Ctx, context.Background())
 	deps := o.Deps
 	errOut := deps.IO.ErrOut
 	dir, err := o.Env.configDir(deps.Getenv)
@@ -110,10 +108,10 @@ func runLogout(o *logoutOptions) error {
 	}
 	places := make([]string, 0, len(removed))
 	for _, src := range removed {
-		if src == auth.SourceKeyring {
-			places = append(places, "the system keyring")
+		if path, ok := src.File(); ok {
+			places = append(places, path)
 		} else {
-			places = append(places, strings.TrimPrefix(src, auth.SourceFilePrefix))
+			places = append(places, "the system keyring")
 		}
 	}
 	if len(places) > 0 {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -148,10 +149,7 @@ const (
 )
 
 func runStatus(o *statusOptions) error {
-	ctx := o.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := cmp.Or(o.Ctx, context.Background())
 	rep, err := buildStatus(ctx, o)
 	if err != nil {
 		return err
@@ -176,10 +174,7 @@ func runStatus(o *statusOptions) error {
 // only when the configuration itself is invalid (a malformed URL, no config dir).
 func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 	deps := o.Deps
-	getenv := deps.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
+	getenv := deps.getenv()
 	timeout := o.Timeout
 	if timeout <= 0 {
 		timeout = defaultStatusTimeout
@@ -199,17 +194,18 @@ func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	if res.Warning != "" {
-		rep.Warnings = append(rep.Warnings, res.Warning)
+	origin := res.Origin()
+	if w := origin.Warning(); w != "" {
+		rep.Warnings = append(rep.Warnings, w)
 	}
 	rep.R2R = StatusR2R{URL: res.URL, URLSource: res.URLSource}
-	rep.Credential = StatusCredential{Source: res.Source, Kind: res.Kind, Email: res.Email, KeyID: res.KeyID}
+	rep.Credential = StatusCredential{Source: string(origin.Source), Kind: res.Kind, Email: res.Email, KeyID: res.KeyID}
 	if res.Kind == auth.KindAPIKey {
 		rep.Credential.Key = maskedKey(ctx, res.Credentials)
 	}
 	rep.Config = append(rep.Config,
 		StatusSetting{Name: "r2r_url", Value: res.URL, Source: res.URLSource},
-		StatusSetting{Name: "credential", Value: describeCredential(rep.Credential), Source: res.Source},
+		StatusSetting{Name: "credential", Value: describeCredential(rep.Credential), Source: string(origin.Source)},
 		StatusSetting{Name: "config_dir", Value: configDir, Source: dirSource},
 	)
 
@@ -237,7 +233,7 @@ func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 
 	rep.checkHealth(ctx, client, timeout)
 	if rep.R2R.Health != healthUnreachable {
-		rep.checkUser(ctx, client, timeout)
+		rep.checkUser(ctx, client, timeout, origin.Source)
 	}
 	if perr == nil && rep.Credential.Accepted {
 		rep.checkCollection(ctx, projects, client, timeout)
@@ -271,9 +267,10 @@ func (rep *StatusReport) checkHealth(ctx context.Context, c *r2r.Client, timeout
 	}
 }
 
-func (rep *StatusReport) checkUser(ctx context.Context, c *r2r.Client, timeout time.Duration) {
+// checkUser asks R2R who the credential from src acts as.
+func (rep *StatusReport) checkUser(ctx context.Context, c *r2r.Client, timeout time.Duration, src auth.Source) {
 	cred := rep.Credential
-	a := diagnose.CheckAccount(ctx, c, timeout, cred.Source)
+	a := diagnose.CheckAccount(ctx, c, timeout, src)
 	rep.Credential.CheckMS = a.Latency.Milliseconds()
 	if a.Verdict == diagnose.Accepted {
 		if cost := apiKeyCost(cred.Kind, a.Latency); cost != "" {
@@ -284,8 +281,8 @@ func (rep *StatusReport) checkUser(ctx context.Context, c *r2r.Client, timeout t
 		return
 	}
 	rep.Credential.Error = a.Err.Error()
-	described := describeCredential(cred) + " (from " + cred.Source + ")"
-	rep.Problems = append(rep.Problems, diagnose.Sentence(a.Problem(described, auth.Source(cred.Source), cred.Email)))
+	described := describeCredential(cred) + " (from " + string(src) + ")"
+	rep.Problems = append(rep.Problems, diagnose.Sentence(a.Problem(described, src, cred.Email)))
 }
 
 // checkCollection looks the project's collection up without creating it.

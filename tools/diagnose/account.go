@@ -47,7 +47,7 @@ type Account struct {
 
 // CheckAccount sends GET /v3/users/me within timeout. source is where the credential came
 // from (auth.SourceNone = there is none).
-func CheckAccount(ctx context.Context, c *r2r.Client, timeout time.Duration, source string) Account {
+func CheckAccount(ctx context.Context, c *r2r.Client, timeout time.Duration, source auth.Source) Account {
 	uctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
@@ -74,7 +74,7 @@ func CheckAccount(ctx context.Context, c *r2r.Client, timeout time.Duration, sou
 		}
 	}
 	switch {
-	case errors.Is(cause, r2r.ErrUnauthorized) && auth.Source(source).None():
+	case errors.Is(cause, r2r.ErrUnauthorized) && source.None():
 		a.Verdict = NeedsLogin
 	case errors.Is(cause, r2r.ErrUnauthorized):
 		a.Verdict = Rejected
