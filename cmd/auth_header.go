@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,12 +14,9 @@ import (
 )
 
 type authHeaderOptions struct {
-	URL    string
 	Format string
 
-	Ctx  context.Context
-	Deps Deps
-	Env  authEnv
+	r2rCmd
 }
 
 // Formats of `auth header`.
@@ -35,7 +31,7 @@ func newAuthCmd(deps Deps, runF func(*authHeaderOptions) error) *cobra.Command {
 		Short: "Credentials for clients of a shared r2r-mcp serve --http",
 		Args:  cobra.NoArgs,
 	}
-	opts := &authHeaderOptions{Deps: deps}
+	opts := &authHeaderOptions{r2rCmd: r2rCmd{Deps: deps}}
 	h := &cobra.Command{
 		Use:   "header",
 		Short: "Print a fresh Authorization header from this machine's R2R session",
@@ -50,16 +46,12 @@ object, the form Claude Code's headersHelper reads (it runs the command again af
 (R2R_API_KEY, login --api-key-stdin) the key is printed, with a note on stderr: R2R checks a
 key with bcrypt on every request, a session's token in milliseconds.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Ctx = cmd.Context()
+		RunE: runE(opts, func([]string) error {
 			if opts.Format != headerFormatJSON && opts.Format != headerFormatLine {
 				return fmt.Errorf("--format %q: want %s or %s", opts.Format, headerFormatJSON, headerFormatLine)
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runAuthHeader(opts)
-		},
+			return nil
+		}, runF, runAuthHeader),
 	}
 	f := h.Flags()
 	addURLFlag(f, &opts.URL)
@@ -69,8 +61,8 @@ key with bcrypt on every request, a session's token in milliseconds.`,
 }
 
 func runAuthHeader(o *authHeaderOptions) error {
-	ctx := cmp.Or(o.Ctx, context.Background())
-	dir, err := o.Env.configDir(o.Deps.Getenv)
+	ctx := o.ctx()
+	dir, err := o.configDir()
 	if err != nil {
 		return err
 	}

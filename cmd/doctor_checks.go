@@ -123,7 +123,7 @@ func skipCheck(detail string) doctorCheck { return doctorCheck{Status: statusSki
 func (d *doctor) checkConfig(ctx context.Context) doctorCheck {
 	o := d.opts
 	deps := o.Deps
-	dir, err := o.Env.configDir(deps.Getenv)
+	dir, err := o.configDir()
 	if err != nil {
 		return failCheck(err.Error(), "Set "+auth.ConfigDirEnv+" to a directory r2r-mcp may use.")
 	}
@@ -139,7 +139,7 @@ func (d *doctor) checkConfig(ctx context.Context) doctorCheck {
 	}
 	d.cfg.ProjectDir = pdir
 
-	res, client, err := resolveR2R(ctx, deps, o.Env, dir, o.URL)
+	res, client, err := o.resolve(ctx, dir)
 	if err != nil {
 		return failCheck(err.Error(), "Give a valid R2R base URL such as http://localhost:7272 (with --url, R2R_API_URL, or r2r-mcp login --url).")
 	}

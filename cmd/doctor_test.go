@@ -556,7 +556,7 @@ func TestDoctorKeyringVerdict(t *testing.T) {
 			if tt.source != "" {
 				res.Credentials = sourced{Credentials: r2r.Anonymous(), source: auth.Source(tt.source)}
 			}
-			d := &doctor{opts: &doctorOptions{Env: authEnv{Keyring: tt.kr, KeyringTimeout: 20 * time.Millisecond}},
+			d := &doctor{opts: &doctorOptions{r2rCmd: r2rCmd{Env: authEnv{Keyring: tt.kr, KeyringTimeout: 20 * time.Millisecond}}},
 				res: res, anonymous: tt.anonymous, needLogin: tt.needLogin}
 			c := d.checkKeyring(context.Background())
 			d.settleKeyring(&c)
@@ -700,8 +700,9 @@ func TestDoctorCredentialsCheck(t *testing.T) {
 				tt.setup(srv)
 			}
 			env := doctorEnv(t, append([]string{"R2R_API_URL", srv.URL}, tt.env...)...)
-			d := &doctor{opts: &doctorOptions{Deps: Deps{Build: BuildInfo{Version: "test"}, Getenv: func(k string) string { return env[k] }},
-				ProjectDir: t.TempDir(), Env: authEnv{ConfigDir: env[auth.ConfigDirEnv], Keyring: testKeyring{}}}}
+			d := &doctor{opts: &doctorOptions{ProjectDir: t.TempDir(), r2rCmd: r2rCmd{
+				Deps: Deps{Build: BuildInfo{Version: "test"}, Getenv: func(k string) string { return env[k] }},
+				Env:  authEnv{ConfigDir: env[auth.ConfigDirEnv], Keyring: testKeyring{}}}}}
 			ctx := context.Background()
 			for _, step := range []func(context.Context) doctorCheck{d.checkConfig, d.checkR2R} {
 				if c := step(ctx); c.Status != statusOK {

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,15 +14,11 @@ import (
 )
 
 type logoutOptions struct {
-	URL string
-
-	Ctx  context.Context
-	Deps Deps
-	Env  authEnv
+	r2rCmd
 }
 
 func newLogoutCmd(deps Deps, runF func(*logoutOptions) error) *cobra.Command {
-	opts := &logoutOptions{Deps: deps}
+	opts := &logoutOptions{r2rCmd: r2rCmd{Deps: deps}}
 	c := &cobra.Command{
 		Use:   "logout",
 		Short: "Revoke this machine's R2R API key and delete the stored secret",
@@ -32,23 +27,17 @@ secret from the OS keyring and the fallback file. An API key you supplied with
 --api-key-stdin is deleted locally but stays valid on the server. Running logout when not
 logged in is not an error.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return runLogout(opts)
-		},
+		RunE: runE(opts, nil, runF, runLogout),
 	}
 	addURLFlag(c.Flags(), &opts.URL)
 	return c
 }
 
 func runLogout(o *logoutOptions) error {
-	ctx := cmp.Or(o.Ctx, context.Background())
+	ctx := o.ctx()
 	deps := o.Deps
 	errOut := deps.IO.ErrOut
-	dir, err := o.Env.configDir(deps.Getenv)
+	dir, err := o.configDir()
 	if err != nil {
 		return err
 	}

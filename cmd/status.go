@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,18 +23,15 @@ import (
 const defaultStatusTimeout = 5 * time.Second
 
 type statusOptions struct {
-	URL        string
 	JSON       bool
 	ProjectDir string
 	Timeout    time.Duration
 
-	Ctx  context.Context
-	Deps Deps
-	Env  authEnv
+	r2rCmd
 }
 
 func newStatusCmd(deps Deps, runF func(*statusOptions) error) *cobra.Command {
-	opts := &statusOptions{Deps: deps}
+	opts := &statusOptions{r2rCmd: r2rCmd{Deps: deps}}
 	c := &cobra.Command{
 		Use:   "status",
 		Short: "Show the effective configuration and check that R2R is usable",
@@ -47,13 +43,7 @@ stored refresh token is renewed, and the new one stored, as serve would do.
 
 Exits 0 when r2r-mcp is usable, 1 otherwise. --json prints the same report as JSON.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return runStatus(opts)
-		},
+		RunE: runE(opts, nil, runF, runStatus),
 	}
 	f := c.Flags()
 	addURLFlag(f, &opts.URL)
@@ -149,7 +139,7 @@ const (
 )
 
 func runStatus(o *statusOptions) error {
-	ctx := cmp.Or(o.Ctx, context.Background())
+	ctx := o.ctx()
 	rep, err := buildStatus(ctx, o)
 	if err != nil {
 		return err
@@ -181,7 +171,7 @@ func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 	}
 	rep := &StatusReport{Version: deps.Build.Version, Problems: []string{}, Warnings: []string{}}
 
-	configDir, err := o.Env.configDir(getenv)
+	configDir, err := o.configDir()
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +180,7 @@ func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 		dirSource = "env " + auth.ConfigDirEnv
 	}
 
-	res, client, err := resolveR2R(ctx, deps, o.Env, configDir, o.URL)
+	res, client, err := o.resolve(ctx, configDir)
 	if err != nil {
 		return nil, err
 	}
