@@ -310,7 +310,7 @@ func (d *doctor) checkCredentials(ctx context.Context) doctorCheck {
 		return skipCheck("R2R is not reachable")
 	}
 	src := d.res.Origin().Source
-	a := diagnose.CheckAccount(ctx, d.client, doctorMeTimeout, src)
+	a := diagnose.CheckAccount(ctx, d.client, doctorMeTimeout)
 	switch {
 	case a.Verdict == diagnose.Accepted:
 		d.credsOK = true

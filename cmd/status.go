@@ -260,7 +260,7 @@ func (rep *StatusReport) checkHealth(ctx context.Context, c *r2r.Client, timeout
 // checkUser asks R2R who the credential from src acts as.
 func (rep *StatusReport) checkUser(ctx context.Context, c *r2r.Client, timeout time.Duration, src auth.Source) {
 	cred := rep.Credential
-	a := diagnose.CheckAccount(ctx, c, timeout, src)
+	a := diagnose.CheckAccount(ctx, c, timeout)
 	rep.Credential.CheckMS = a.Latency.Milliseconds()
 	if a.Verdict == diagnose.Accepted {
 		if cost := apiKeyCost(cred.Kind, a.Latency); cost != "" {
