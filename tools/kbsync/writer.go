@@ -375,12 +375,24 @@ func WaitIngested(ctx context.Context, api API, id string, limit, poll time.Dura
 // ensureMember adds a successful document to the scope's collection when R2R did not (R2R
 // at HEAD may ignore the form field collection_ids).
 func (w *Writer) ensureMember(ctx context.Context, doc *r2r.Document) {
-	if doc == nil || slices.Contains(doc.CollectionIDs, w.Scope.CollectionID) {
+	if doc == nil {
 		return
 	}
-	if err := w.API.AddDocumentToCollection(ctx, w.Scope.CollectionID, doc.ID); err == nil || errors.Is(err, r2r.ErrConflict) {
+	if added, err := EnsureMember(ctx, w.API, w.Scope.CollectionID, doc); added && err == nil {
 		w.wrote()
 	}
+}
+
+// EnsureMember adds doc to collection collID unless R2R lists it there already; a conflict
+// means it is a member. added reports whether R2R was asked to add it.
+func EnsureMember(ctx context.Context, api API, collID string, doc *r2r.Document) (added bool, err error) {
+	if slices.Contains(doc.CollectionIDs, collID) {
+		return false, nil
+	}
+	if err := api.AddDocumentToCollection(ctx, collID, doc.ID); err != nil && !errors.Is(err, r2r.ErrConflict) {
+		return true, err
+	}
+	return true, nil
 }
 
 // Terminal reports whether R2R has finished with a document in ingestion status (success or failed).

@@ -146,11 +146,12 @@ func (s *Store) supersede(ctx context.Context, out *Saved, old string) error {
 		return nil
 	}
 	out.Status = doc.IngestionStatus
-	if !slices.Contains(doc.CollectionIDs, s.CollectionID) {
-		if err := s.API.AddDocumentToCollection(ctx, s.CollectionID, doc.ID); err != nil && !errors.Is(err, r2r.ErrConflict) {
-			out.OldKept = true
-			return fmt.Errorf("the new memory %s is ingested but could not be added to the collection, so %s was kept: %w", out.ID, old, err)
-		}
+	added, err := kbsync.EnsureMember(ctx, s.API, s.CollectionID, doc)
+	if err != nil {
+		out.OldKept = true
+		return fmt.Errorf("the new memory %s is ingested but could not be added to the collection, so %s was kept: %w", out.ID, old, err)
+	}
+	if added {
 		s.wrote()
 	}
 	if err := s.delete(ctx, old); err != nil {

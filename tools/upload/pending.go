@@ -2,8 +2,6 @@ package upload
 
 import (
 	"context"
-	"errors"
-	"slices"
 	"sync"
 	"time"
 
@@ -153,13 +151,13 @@ func (t *Pending) SettleMembership(ctx context.Context, api kbsync.API, doc *r2r
 	default:
 		return "", nil
 	}
-	if slices.Contains(doc.CollectionIDs, collID) {
-		t.Settled(doc.ID)
-		return "", nil
-	}
-	if err := api.AddDocumentToCollection(ctx, collID, doc.ID); err != nil && !errors.Is(err, r2r.ErrConflict) {
+	added, err := kbsync.EnsureMember(ctx, api, collID, doc)
+	if err != nil {
 		return collID, err
 	}
 	t.Settled(doc.ID)
+	if !added {
+		return "", nil
+	}
 	return collID, nil
 }

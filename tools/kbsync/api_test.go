@@ -87,3 +87,45 @@ func TestWaitIngested(t *testing.T) {
 		})
 	}
 }
+
+// addAPI answers AddDocumentToCollection with err and counts the calls.
+type addAPI struct {
+	API
+	err   error
+	calls int
+}
+
+func (a *addAPI) AddDocumentToCollection(ctx context.Context, collectionID, documentID string) error {
+	a.calls++
+	return a.err
+}
+
+func TestEnsureMember(t *testing.T) {
+	errDown := errors.New("connection refused")
+	tests := []struct {
+		name      string
+		member    bool
+		addErr    error
+		wantAdded bool
+		wantErr   error
+		wantCalls int
+	}{
+		{name: "already a member: nothing asked", member: true},
+		{name: "added", wantAdded: true, wantCalls: 1},
+		{name: "a conflict means it is a member", addErr: r2r.ErrConflict, wantAdded: true, wantCalls: 1},
+		{name: "another error is returned", addErr: errDown, wantAdded: true, wantErr: errDown, wantCalls: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := &r2r.Document{ID: "doc-1", CollectionIDs: []string{"other"}}
+			if tt.member {
+				doc.CollectionIDs = append(doc.CollectionIDs, "coll")
+			}
+			api := &addAPI{err: tt.addErr}
+			added, err := EnsureMember(context.Background(), api, "coll", doc)
+			if added != tt.wantAdded || !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) || api.calls != tt.wantCalls {
+				t.Errorf("added %v, error %v after %d calls; want %v, %v after %d", added, err, api.calls, tt.wantAdded, tt.wantErr, tt.wantCalls)
+			}
+		})
+	}
+}
