@@ -31,7 +31,7 @@ type credentialsFile struct {
 }
 
 // Source is the credential source name of this store: "file <path>".
-func (s *FileStore) Source() string { return SourceFilePrefix + s.Path }
+func (s *FileStore) Source() Source { return FileSource(s.Path) }
 
 // Load returns the Secret stored for url, or ErrNoCredential.
 func (s *FileStore) Load(_ context.Context, url string) (Secret, error) {

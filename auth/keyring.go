@@ -136,7 +136,7 @@ type KeyringStore struct {
 }
 
 // Source is the credential source name of this store.
-func (s *KeyringStore) Source() string { return SourceKeyring }
+func (s *KeyringStore) Source() Source { return SourceKeyring }
 
 // Load returns the Secret stored for url, ErrNoCredential, or a *KeyringError.
 func (s *KeyringStore) Load(ctx context.Context, url string) (Secret, error) {

@@ -14,10 +14,6 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
-// SourceKeyringPending is Resolved.Source of ResolveLazy while the stored credential has
-// not been read yet. LazyCredentials.Source reports the real source once it has.
-const SourceKeyringPending = "keyring (not read yet)"
-
 // lazyReadTimeout bounds one background read of the stored credential. It is much longer
 // than the wait of a single request (Options.KeyringTimeout): the first request may make
 // the keyring show an unlock prompt, and the read it started keeps going while the user
@@ -29,8 +25,8 @@ const lazyReadTimeout = 2 * time.Minute
 // are resolved at once, exactly as Resolve does, because they cost nothing. Otherwise
 // Resolved.Credentials is a *LazyCredentials that reads the stored credential (keyring
 // first, then the plain-text file, with Resolve's rules) on its first use, and
-// Resolved.Source is SourceKeyringPending; Kind, Email, UserID and KeyID are empty until
-// then (see LazyCredentials.Snapshot). With InsecureStorage only the file is consulted,
+// its Origin's Source is SourceKeyringPending; Kind, Email, UserID and KeyID are empty
+// until then (see LazyCredentials.Snapshot). With InsecureStorage only the file is consulted,
 // which is cheap, so ResolveLazy behaves like Resolve.
 func ResolveLazy(ctx context.Context, opts Options) (Resolved, error) {
 	if opts.InsecureStorage {
@@ -54,10 +50,10 @@ func ResolveLazy(ctx context.Context, opts Options) (Resolved, error) {
 		read:    NewVault(r.dir, opts.Keyring, max(wait, lazyReadTimeout), false),
 		writes:  &KeyringStore{Keyring: opts.Keyring, Timeout: wait},
 		preload: "keyring:" + r2r.Fingerprint(res.URL),
+		env:     res.Origin().Warnings,
 		log:     log,
 	}
 	res.Credentials = l
-	res.Source = SourceKeyringPending
 	l.base = res
 	return res, nil
 }
@@ -91,23 +87,23 @@ func ResolveLazy(ctx context.Context, opts Options) (Resolved, error) {
 //
 // It implements r2r.GenerationRefresher by delegating to the loaded credential (a
 // refresh-token TokenSource renews itself; an API key cannot be renewed, and Refresh says
-// so). Source, Warning and Snapshot describe the credential as known so far.
+// so). Origin and Snapshot describe the credential as known so far.
 type LazyCredentials struct {
 	r       *resolver
 	wait    time.Duration // how long one caller waits for the read
 	read    *Vault        // its keyring calls are bounded by lazyReadTimeout, not wait
 	writes  *KeyringStore // where a keyring refresh token writes rotated tokens back
 	preload string        // Identity before the read succeeded
-	base    Resolved      // URL, URLSource and the environment's warnings
+	base    Resolved      // URL and URLSource
+	env     []Warning     // the environment's warnings
 	log     *slog.Logger
 
 	flights singleflight.Group
 
 	mu     sync.Mutex
 	loaded bool
-	creds  r2r.Credentials
-	info   Resolved // Source, Kind, Email, UserID, KeyID, Warnings, KeyringRead and KeyringErr of the read
-	swaps  uint32   // how many times a re-read after a 401 replaced creds
+	info   Resolved // what the read found: its Credentials (with their Origin), Kind, account, KeyringRead and KeyringErr
+	swaps  uint32   // how many times a re-read after a 401 replaced info.Credentials
 }
 
 // Apply reads the stored credential if that has not happened yet, then applies it.
@@ -140,51 +136,39 @@ func (l *LazyCredentials) Identity() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.loaded {
-		return l.creds.Identity()
+		return l.info.Credentials.Identity()
 	}
 	return l.preload
 }
 
-// Source is SourceKeyringPending before the read, then where the credential came from:
-// SourceKeyring, "file <path>", or SourceNone.
-func (l *LazyCredentials) Source() string {
+// Origin is where the credential came from as known so far (Described): Source is
+// SourceKeyringPending before the read, then SourceKeyring, FileSource or SourceNone; the
+// warnings are the environment's from ResolveLazy, then the read's (plain-text file in
+// use, no keyring, an unusable stored entry).
+func (l *LazyCredentials) Origin() Origin {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	o := Origin{Source: SourceKeyringPending, Warnings: l.env}
 	if l.loaded {
-		return l.info.Source
+		read := OriginOf(l.info.Credentials)
+		o = o.warn(read.Warnings...)
+		o.Source = read.Source
 	}
-	return SourceKeyringPending
-}
-
-// Warning is what the user should know about the credential so far: the environment's
-// warnings from ResolveLazy, then the read's (plain-text file in use, no keyring, an
-// unusable stored entry). "" = nothing to say.
-func (l *LazyCredentials) Warning() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return warningText(l.warnings())
-}
-
-// warnings are the environment's warnings followed by the read's. l.mu must be held.
-func (l *LazyCredentials) warnings() []Warning {
-	return append(l.base.Warnings[:len(l.base.Warnings):len(l.base.Warnings)], l.info.Warnings...)
+	return o
 }
 
 // Snapshot is the Resolved ResolveLazy would have returned had the credential been read
-// eagerly, as far as it is known now (before the read: Source SourceKeyringPending, no
-// Kind or account). Credentials is l itself.
+// eagerly, as far as it is known now (before the read: no Kind or account). Credentials
+// is l itself, so its Origin is l's.
 func (l *LazyCredentials) Snapshot() Resolved {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	res := l.base
-	res.Credentials = l
 	if l.loaded {
-		res.Source, res.Kind = l.info.Source, l.info.Kind
-		res.Email, res.UserID, res.KeyID = l.info.Email, l.info.UserID, l.info.KeyID
-		res.KeyringRead, res.KeyringErr = l.info.KeyringRead, l.info.KeyringErr
-		res.Warnings = l.warnings()
-		res.Warning = warningText(res.Warnings)
+		res = l.info
+		res.URL, res.URLSource = l.base.URL, l.base.URLSource
 	}
+	res.Credentials = l
 	return res
 }
 
@@ -193,7 +177,7 @@ func (l *LazyCredentials) Snapshot() Resolved {
 // the low ones (r2r.GenerationRefresher).
 func (l *LazyCredentials) Generation() uint64 {
 	l.mu.Lock()
-	c, loaded, swaps := l.creds, l.loaded, l.swaps
+	c, loaded, swaps := l.info.Credentials, l.loaded, l.swaps
 	l.mu.Unlock()
 	if !loaded {
 		return 0
@@ -211,7 +195,7 @@ func (l *LazyCredentials) Generation() uint64 {
 // credential means the caller should simply retry with the new one.
 func (l *LazyCredentials) RefreshFrom(ctx context.Context, gen uint64) error {
 	l.mu.Lock()
-	c, loaded, swaps := l.creds, l.loaded, l.swaps
+	c, loaded, swaps := l.info.Credentials, l.loaded, l.swaps
 	l.mu.Unlock()
 	if !loaded {
 		return l.Load(ctx)
@@ -246,14 +230,11 @@ var errNotRenewable = errors.New("not renewable")
 
 // renewalError says what to do when neither renewal nor a re-read helped.
 func (l *LazyCredentials) renewalError(err error) error {
-	l.mu.Lock()
-	source := l.info.Source
-	l.mu.Unlock()
-	switch {
+	switch source := l.Origin().Source; {
 	case source == SourceNone:
 		return errors.New("no R2R credential is stored for " + l.base.URL + "; run `r2r-mcp login` (the next call uses it)")
 	case errors.Is(err, errNotRenewable):
-		return errors.New("the stored R2R API key (from " + source + ") cannot be renewed; run `r2r-mcp login` (the next call uses the new key)")
+		return errors.New("the stored R2R API key (from " + string(source) + ") cannot be renewed; run `r2r-mcp login` (the next call uses the new key)")
 	}
 	return err
 }
@@ -264,23 +245,22 @@ func (l *LazyCredentials) renewalError(err error) error {
 // Concurrent callers share one read.
 func (l *LazyCredentials) reread(ctx context.Context, swaps uint32) (bool, error) {
 	ch := l.flights.DoChan("reread", func() (any, error) {
-		c, info, err := l.readStored(context.WithoutCancel(ctx))
+		info, err := l.readStored(context.WithoutCancel(ctx))
 		if err != nil {
 			return false, err
 		}
-		info.Warning = warningText(info.Warnings)
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		if l.swaps != swaps {
 			return true, nil
 		}
-		if c.Identity() == l.creds.Identity() {
+		if info.Credentials.Identity() == l.info.Credentials.Identity() {
 			return false, nil
 		}
-		l.creds, l.info = c, info
+		l.info = info
 		l.swaps++
 		l.log.LogAttrs(ctx, slog.LevelInfo, "a newer stored R2R credential replaced the rejected one",
-			slog.String("source", info.Source), slog.String("kind", info.Kind))
+			slog.String("source", string(info.Origin().Source)), slog.String("kind", info.Kind))
 		return true, nil
 	})
 	select {
@@ -310,7 +290,7 @@ func (l *LazyCredentials) GoString() string { return l.String() }
 func (l *LazyCredentials) credentials(ctx context.Context) (r2r.Credentials, error) {
 	l.mu.Lock()
 	if l.loaded {
-		c := l.creds
+		c := l.info.Credentials
 		l.mu.Unlock()
 		return c, nil
 	}
@@ -339,8 +319,7 @@ func (l *LazyCredentials) credentials(ctx context.Context) (r2r.Credentials, err
 
 // readOnce runs one read and, when it produced a result, keeps it.
 func (l *LazyCredentials) readOnce(ctx context.Context) (r2r.Credentials, error) {
-	c, info, err := l.readStored(ctx)
-	info.Warning = warningText(info.Warnings)
+	info, err := l.readStored(ctx)
 	if err != nil {
 		l.log.LogAttrs(ctx, slog.LevelWarn, "could not read the stored R2R credential; the next request tries again",
 			slog.String("error", err.Error()))
@@ -348,64 +327,65 @@ func (l *LazyCredentials) readOnce(ctx context.Context) (r2r.Credentials, error)
 	}
 	l.mu.Lock()
 	if !l.loaded {
-		l.loaded, l.creds, l.info = true, c, info
+		l.loaded, l.info = true, info
 	}
-	c, info = l.creds, l.info
+	info = l.info
 	l.mu.Unlock()
+	o := info.Origin()
 	l.log.LogAttrs(ctx, slog.LevelInfo, "stored R2R credential read",
-		slog.String("source", info.Source), slog.String("kind", info.Kind))
-	if info.Warning != "" {
-		l.log.LogAttrs(ctx, slog.LevelWarn, "credentials", slog.String("warning", info.Warning))
+		slog.String("source", string(o.Source)), slog.String("kind", info.Kind))
+	if w := o.Warning(); w != "" {
+		l.log.LogAttrs(ctx, slog.LevelWarn, "credentials", slog.String("warning", w))
 	}
-	return c, nil
+	return info.Credentials, nil
 }
 
 // readStored applies Vault.Load's rules (keyring first, then the file) with one
 // difference: a keyring that exists but failed (timeout, locked, D-Bus error) is an error
 // to retry unless the file holds a credential, never "nothing stored". Only a keyring that
-// is absent altogether (ErrNoKeyring) or empty lets the answer be "no credential".
-func (l *LazyCredentials) readStored(ctx context.Context) (r2r.Credentials, Resolved, error) {
+// is absent altogether (ErrNoKeyring) or empty lets the answer be "no credential". The
+// Origin of the Credentials it returns holds the read's warnings only.
+func (l *LazyCredentials) readStored(ctx context.Context) (Resolved, error) {
 	u := l.base.URL
-	none := Resolved{Source: SourceNone, KeyringRead: true}
+	none := func(kerr error, ws ...Warning) Resolved {
+		anon := withOrigin(r2r.Anonymous(), Origin{Source: SourceNone, Warnings: ws})
+		return Resolved{Credentials: anon, KeyringRead: true, KeyringErr: kerr}
+	}
 	sec, err := l.read.Keyring.Load(ctx, u)
 	var kerr error
 	switch {
 	case err == nil:
-		return l.r.credentialsFor(sec, l.writes), described(sec, SourceKeyring, nil, nil), nil
+		return l.described(sec, l.writes, nil, nil), nil
 	case errors.Is(err, ErrNoCredential):
 	case errors.Is(err, ErrKeyringUnavailable):
 		kerr = err
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		return nil, Resolved{}, err
+		return Resolved{}, err
 	default:
 		// The entry is there but unusable (not JSON, unknown kind): an answer, as in Resolve.
-		none.Warnings = []Warning{unusableWarning(u, err)}
-		return r2r.Anonymous(), none, nil
+		return none(nil, unusableWarning(u, err)), nil
 	}
-	none.KeyringErr = kerr
 	fsec, ferr := l.read.File.Load(ctx, u)
 	switch {
 	case ferr == nil:
-		w := l.read.fileWarning("using the credential in", kerr)
-		return l.r.credentialsFor(fsec, l.read.File), described(fsec, l.read.File.Source(), []Warning{w}, kerr), nil
+		return l.described(fsec, l.read.File, []Warning{l.read.fileWarning("using the credential in", kerr)}, kerr), nil
 	case kerr != nil && !errors.Is(kerr, ErrNoKeyring):
-		return nil, Resolved{}, kerr
+		return Resolved{}, kerr
+	case errors.Is(ferr, ErrNoCredential) && kerr != nil:
+		return none(kerr, keyringWarning(kerr)), nil
 	case errors.Is(ferr, ErrNoCredential):
-		if kerr != nil {
-			none.Warnings = []Warning{keyringWarning(kerr)}
-		}
-		return r2r.Anonymous(), none, nil
+		return none(nil), nil
+	case kerr != nil:
+		return none(kerr, keyringWarning(kerr), unusableWarning(u, ferr)), nil
 	default:
-		if kerr != nil {
-			none.Warnings = append(none.Warnings, keyringWarning(kerr))
-		}
-		none.Warnings = append(none.Warnings, unusableWarning(u, ferr))
-		return r2r.Anonymous(), none, nil
+		return none(nil, unusableWarning(u, ferr)), nil
 	}
 }
 
-// described is the part of a Resolved that a read of the stored credential fills in.
-func described(sec Secret, source string, warnings []Warning, kerr error) Resolved {
-	return Resolved{Source: source, Kind: sec.Kind, Email: sec.Email, UserID: sec.UserID, KeyID: sec.KeyID,
-		Warnings: warnings, KeyringRead: true, KeyringErr: kerr}
+// described is the part of a Resolved that a read of sec from store fills in. A session's
+// rotated tokens are written back to store.
+func (l *LazyCredentials) described(sec Secret, store Store, warnings []Warning, kerr error) Resolved {
+	o := Origin{Source: store.Source(), Warnings: warnings}
+	return Resolved{Credentials: l.r.credentialsFor(sec, store, o), Kind: sec.Kind, Email: sec.Email, UserID: sec.UserID,
+		KeyID: sec.KeyID, KeyringRead: true, KeyringErr: kerr}
 }

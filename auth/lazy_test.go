@@ -89,12 +89,12 @@ func TestResolveLazyDoesNotTouchTheKeyring(t *testing.T) {
 		t.Fatalf("keyring read %d times before first use", kr.getCount())
 	}
 	wantID := "keyring:" + r2r.Fingerprint(testURL)
-	if res.URL != testURL || res.URLSource != URLSourceFlag || res.Source != SourceKeyringPending || res.Kind != "" ||
-		l.Identity() != wantID || l.Source() != SourceKeyringPending {
+	if res.URL != testURL || res.URLSource != URLSourceFlag || res.Origin().Source != SourceKeyringPending || res.Kind != "" ||
+		l.Identity() != wantID || l.Origin().Source != SourceKeyringPending {
 		t.Errorf("before use: %+v identity %q", res, l.Identity())
 	}
-	if !strings.Contains(res.Warning, "R2R_PASSWORD is set without R2R_EMAIL") || l.Warning() != res.Warning {
-		t.Errorf("environment warning %q / %q", res.Warning, l.Warning())
+	if !strings.Contains(res.Origin().Warning(), "R2R_PASSWORD is set without R2R_EMAIL") || l.Origin().Warning() != res.Origin().Warning() {
+		t.Errorf("environment warning %q / %q", res.Origin().Warning(), l.Origin().Warning())
 	}
 	for _, s := range []string{fmt.Sprint(l), fmt.Sprintf("%#v", l)} {
 		if strings.Contains(s, "SECRET") || !strings.Contains(s, wantID) {
@@ -104,11 +104,11 @@ func TestResolveLazyDoesNotTouchTheKeyring(t *testing.T) {
 
 	t.Run("environment credentials stay eager", func(t *testing.T) {
 		res, err := ResolveLazy(context.Background(), lazyOptions(t, kr, map[string]string{"R2R_API_KEY": "key_env.SECRET"}))
-		if err != nil || res.Source != SourceEnvAPIKey || applied(t, res.Credentials).Get("X-API-Key") != "key_env.SECRET" {
+		if err != nil || res.Origin().Source != SourceEnvAPIKey || applied(t, res.Credentials).Get("X-API-Key") != "key_env.SECRET" {
 			t.Fatalf("%+v %v", res, err)
 		}
 		res, err = ResolveLazy(context.Background(), lazyOptions(t, kr, map[string]string{"R2R_EMAIL": "a@b", "R2R_PASSWORD": "pw"}))
-		if _, ok := res.Credentials.(*TokenSource); err != nil || !ok || res.Source != SourceEnvPassword {
+		if _, ok := res.Credentials.(*TokenSource); err != nil || !ok || res.Origin().Source != SourceEnvPassword {
 			t.Fatalf("%+v %v", res, err)
 		}
 	})
@@ -117,7 +117,7 @@ func TestResolveLazyDoesNotTouchTheKeyring(t *testing.T) {
 		opts.InsecureStorage = true
 		seedFile(t, opts.ConfigDir, testURL, testSecret(KindAPIKey, "key_file.SECRET"))
 		res, err := ResolveLazy(context.Background(), opts)
-		if err != nil || res.Source != SourceFilePrefix+filepath.Join(opts.ConfigDir, CredentialsFileName) {
+		if err != nil || res.Origin().Source != FileSource(filepath.Join(opts.ConfigDir, CredentialsFileName)) {
 			t.Fatalf("%+v %v", res, err)
 		}
 	})
@@ -133,7 +133,7 @@ func TestLazyCredentialsReadOnFirstUse(t *testing.T) {
 		name    string
 		keyring func(t *testing.T) Keyring
 		file    *Secret
-		source  string // "file" = the file store's source
+		source  Source // "file" = the file store's source
 		header  string // X-API-Key sent; "" = nothing
 		warning string // substring; "" = none
 	}{
@@ -182,11 +182,11 @@ func TestLazyCredentialsReadOnFirstUse(t *testing.T) {
 			}
 			want := tt.source
 			if want == "file" {
-				want = SourceFilePrefix + filepath.Join(opts.ConfigDir, CredentialsFileName)
+				want = FileSource(filepath.Join(opts.ConfigDir, CredentialsFileName))
 			}
 			snap := l.Snapshot()
-			if !l.Loaded() || l.Source() != want || snap.Source != want || snap.URL != testURL || snap.Credentials != r2r.Credentials(l) {
-				t.Errorf("source %q, snapshot %+v; want %q", l.Source(), snap, want)
+			if !l.Loaded() || l.Origin().Source != want || snap.Origin().Source != want || snap.URL != testURL || snap.Credentials != r2r.Credentials(l) {
+				t.Errorf("source %q, snapshot %+v; want %q", l.Origin().Source, snap, want)
 			}
 			switch tt.header {
 			case "":
@@ -198,11 +198,11 @@ func TestLazyCredentialsReadOnFirstUse(t *testing.T) {
 					t.Errorf("identity %q snapshot %+v", l.Identity(), snap)
 				}
 			}
-			if (tt.warning == "") != (l.Warning() == "") || !strings.Contains(l.Warning(), tt.warning) || snap.Warning != l.Warning() {
-				t.Errorf("warning %q, want %q", l.Warning(), tt.warning)
+			if (tt.warning == "") != (l.Origin().Warning() == "") || !strings.Contains(l.Origin().Warning(), tt.warning) || snap.Origin().Warning() != l.Origin().Warning() {
+				t.Errorf("warning %q, want %q", l.Origin().Warning(), tt.warning)
 			}
-			if strings.Contains(l.Warning()+l.Identity()+fmt.Sprint(l), "SECRET") {
-				t.Errorf("secret leaked: %q %q", l.Warning(), l.Identity())
+			if strings.Contains(l.Origin().Warning()+l.Identity()+fmt.Sprint(l), "SECRET") {
+				t.Errorf("secret leaked: %q %q", l.Origin().Warning(), l.Identity())
 			}
 		})
 	}
@@ -253,8 +253,8 @@ func TestLazyCredentialsRetryAfterTimeout(t *testing.T) {
 			!strings.Contains(err.Error(), "waited 20ms") {
 			t.Fatalf("first use with a silent keyring: %v", err)
 		}
-		if l.Loaded() || l.Identity() != "keyring:"+r2r.Fingerprint(testURL) || l.Source() != SourceKeyringPending {
-			t.Fatalf("a timeout was taken for an answer: %q %q", l.Identity(), l.Source())
+		if l.Loaded() || l.Identity() != "keyring:"+r2r.Fingerprint(testURL) || l.Origin().Source != SourceKeyringPending {
+			t.Fatalf("a timeout was taken for an answer: %q %q", l.Identity(), l.Origin().Source)
 		}
 		kr.open() // the user unlocks the keyring
 		l.wait = time.Minute
@@ -287,8 +287,8 @@ func TestLazyCredentialsRetryAfterTimeout(t *testing.T) {
 			t.Fatalf("read against a silent keyring: %v", err)
 		}
 		kr.open()
-		if err := l.Load(ctx); err != nil || l.Source() != SourceKeyring || kr.getCount() != 2 {
-			t.Fatalf("next read: %v, source %q, %d reads", err, l.Source(), kr.getCount())
+		if err := l.Load(ctx); err != nil || l.Origin().Source != SourceKeyring || kr.getCount() != 2 {
+			t.Fatalf("next read: %v, source %q, %d reads", err, l.Origin().Source, kr.getCount())
 		}
 	})
 	t.Run("a caller whose context ends leaves at once", func(t *testing.T) {
@@ -330,8 +330,8 @@ func TestLazyCredentialsWithR2R(t *testing.T) {
 		if me, err := client.Me(ctx); err != nil || me.Email != "dev@example.com" {
 			t.Fatalf("Me: %v %v", me, err)
 		}
-		if l.Source() != SourceKeyring || l.Identity() != r2r.APIKey(made.Secret.Secret).Identity() {
-			t.Errorf("source %q identity %q", l.Source(), l.Identity())
+		if l.Origin().Source != SourceKeyring || l.Identity() != r2r.APIKey(made.Secret.Secret).Identity() {
+			t.Errorf("source %q identity %q", l.Origin().Source, l.Identity())
 		}
 		// An API key cannot renew itself; the client gets R2R's 401, not a replay.
 		if err := l.Refresh(ctx); err == nil || !strings.Contains(err.Error(), "cannot be renewed") {
@@ -438,7 +438,7 @@ func TestLazyCredentialsWithSystemKeyringMock(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = keyring.Delete(KeyringService, testURL) })
 	l, _ := mustLazy(t, Options{URLFlag: testURL, Getenv: envFunc(nil), ConfigDir: t.TempDir()})
-	if got := applied(t, l).Get("X-API-Key"); got != "key_mock.SECRET" || l.Source() != SourceKeyring {
-		t.Fatalf("X-API-Key %q source %q", got, l.Source())
+	if got := applied(t, l).Get("X-API-Key"); got != "key_mock.SECRET" || l.Origin().Source != SourceKeyring {
+		t.Fatalf("X-API-Key %q source %q", got, l.Origin().Source)
 	}
 }

@@ -24,16 +24,6 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
-// Credential sources reported by Resolve.
-const (
-	SourceEnvAPIKey   = "env R2R_API_KEY"
-	SourceEnvPassword = "env R2R_EMAIL/R2R_PASSWORD"
-	SourceKeyring     = "keyring"
-	// SourceFilePrefix starts the source of a credential read from the file: "file <path>".
-	SourceFilePrefix = "file "
-	SourceNone       = "none"
-)
-
 // KindPassword is Resolved.Kind for R2R_EMAIL/R2R_PASSWORD.
 const KindPassword = "password"
 
@@ -66,15 +56,8 @@ type Resolved struct {
 	URL       string
 	URLSource string
 	// Credentials is never nil: r2r.Anonymous() when nothing was found (R2R may run
-	// without authentication).
+	// without authentication). They say where they came from (Origin).
 	Credentials r2r.Credentials
-	// Source is one of the Source* constants, or "file <path>".
-	Source string
-	// Warning is for the user (stderr, r2r_status): the texts of Warnings joined with "; ".
-	// "" = nothing to say.
-	Warning string
-	// Warnings are the individual warnings, in order, each with its kind.
-	Warnings []Warning
 	// KeyringRead reports that the keyring was asked for the stored credential (not when a
 	// credential came from the environment, nor with InsecureStorage). It answered unless
 	// KeyringErr is set.
@@ -90,6 +73,10 @@ type Resolved struct {
 	UserID string
 	KeyID  string
 }
+
+// Origin is where Credentials came from and what the user should know about them, as
+// Credentials report it now.
+func (r Resolved) Origin() Origin { return OriginOf(r.Credentials) }
 
 // WarningKind says what a Resolved warning is about, so callers can act on it without
 // reading its text.
@@ -114,7 +101,7 @@ type Warning struct {
 	Text string
 }
 
-// warningText joins the texts of ws with "; ", the form of Resolved.Warning.
+// warningText joins the texts of ws with "; ", the form of Origin.Warning.
 func warningText(ws []Warning) string {
 	texts := make([]string, len(ws))
 	for i, w := range ws {
@@ -144,19 +131,20 @@ func Resolve(ctx context.Context, opts Options) (Resolved, error) {
 	v := NewVault(r.dir, opts.Keyring, opts.KeyringTimeout, opts.InsecureStorage)
 	sec, store, warn, kerr, err := v.load(ctx, res.URL)
 	res.KeyringRead, res.KeyringErr = !v.Insecure, kerr
+	o := res.Origin()
 	if warn.Text != "" {
-		res.Warnings = append(res.Warnings, warn)
+		o = o.warn(warn)
 	}
 	switch {
 	case errors.Is(err, ErrNoCredential):
+		res.Credentials = withOrigin(r2r.Anonymous(), o)
 	case err != nil:
-		res.Warnings = append(res.Warnings, unusableWarning(res.URL, err))
+		res.Credentials = withOrigin(r2r.Anonymous(), o.warn(unusableWarning(res.URL, err)))
 	default:
-		res.Credentials = r.credentialsFor(sec, store)
-		res.Source, res.Kind = store.Source(), sec.Kind
+		o.Source = store.Source()
+		res.Credentials, res.Kind = r.credentialsFor(sec, store, o), sec.Kind
 		res.Email, res.UserID, res.KeyID = sec.Email, sec.UserID, sec.KeyID
 	}
-	res.Warning = warningText(res.Warnings)
 	return res, nil
 }
 
@@ -170,7 +158,8 @@ type resolver struct {
 
 // resolveEnv resolves the URL and the environment's credentials. A nil *resolver means res
 // is final (a credential came from the environment); otherwise the stored credential is
-// still to be looked up and res holds the URL, Anonymous and SourceNone.
+// still to be looked up and res holds the URL and Anonymous from SourceNone, with the
+// environment's warnings.
 func resolveEnv(opts Options) (Resolved, *resolver, error) {
 	getenv := opts.Getenv
 	if getenv == nil {
@@ -188,7 +177,7 @@ func resolveEnv(opts Options) (Resolved, *resolver, error) {
 	if err != nil {
 		return Resolved{}, nil, err
 	}
-	res := Resolved{URL: u, URLSource: urlSource, Credentials: r2r.Anonymous(), Source: SourceNone}
+	res := Resolved{URL: u, URLSource: urlSource}
 	client, err := r2r.New(r2r.Options{BaseURL: u, HTTPClient: opts.HTTPClient, UserAgent: opts.UserAgent, Logger: opts.Logger})
 	if err != nil {
 		return Resolved{}, nil, err
@@ -199,32 +188,35 @@ func resolveEnv(opts Options) (Resolved, *resolver, error) {
 		if err := CheckValue(key); err != nil {
 			return Resolved{}, nil, fmt.Errorf("R2R_API_KEY %w, or unset it and run `r2r-mcp login`", err)
 		}
-		res.Credentials, res.Source, res.Kind = r2r.APIKey(key), SourceEnvAPIKey, KindAPIKey
+		res.Credentials, res.Kind = withOrigin(r2r.APIKey(key), Origin{Source: SourceEnvAPIKey}), KindAPIKey
 		return res, nil, nil
 	}
 	email, password := strings.TrimSpace(getenv("R2R_EMAIL")), getenv("R2R_PASSWORD")
+	o := Origin{Source: SourceNone}
 	switch {
 	case email != "" && password != "":
-		res.Credentials = NewPasswordSource(TokenSourceOptions{Client: client, Logger: opts.Logger}, email, password)
-		res.Source, res.Kind, res.Email = SourceEnvPassword, KindPassword, email
+		res.Credentials = NewPasswordSource(TokenSourceOptions{Client: client, Logger: opts.Logger,
+			Origin: Origin{Source: SourceEnvPassword}}, email, password)
+		res.Kind, res.Email = KindPassword, email
 		return res, nil, nil
 	case email != "":
-		res.Warnings = append(res.Warnings, Warning{WarnEnvIncomplete, "R2R_EMAIL is set without R2R_PASSWORD; ignoring it"})
+		o = o.warn(Warning{WarnEnvIncomplete, "R2R_EMAIL is set without R2R_PASSWORD; ignoring it"})
 	case password != "":
-		res.Warnings = append(res.Warnings, Warning{WarnEnvIncomplete, "R2R_PASSWORD is set without R2R_EMAIL; ignoring it"})
+		o = o.warn(Warning{WarnEnvIncomplete, "R2R_PASSWORD is set without R2R_EMAIL; ignoring it"})
 	}
-	res.Warning = warningText(res.Warnings)
+	res.Credentials = withOrigin(r2r.Anonymous(), o)
 	return res, r, nil
 }
 
-// credentialsFor turns a stored Secret into Credentials: an API key as is, a session as a
-// TokenSource that writes renewed pairs back to store under the user's session lock.
-func (r *resolver) credentialsFor(sec Secret, store Store) r2r.Credentials {
+// credentialsFor turns a stored Secret from store into Credentials from o: an API key as
+// is, a session as a TokenSource that writes renewed pairs back to store under the user's
+// session lock.
+func (r *resolver) credentialsFor(sec Secret, store Store, o Origin) r2r.Credentials {
 	if sec.Kind == KindAPIKey {
-		return r2r.APIKey(sec.Secret)
+		return withOrigin(r2r.APIKey(sec.Secret), o)
 	}
-	return NewStoredSource(TokenSourceOptions{Client: r.client, Logger: r.opts.Logger, LockPath: SessionLockPath(r.dir)},
-		r.url, sec, store)
+	return NewStoredSource(TokenSourceOptions{Client: r.client, Logger: r.opts.Logger, LockPath: SessionLockPath(r.dir),
+		Origin: o}, r.url, sec, store)
 }
 
 // Vault applies r2r-mcp's storage rules on top of the keyring and the file: the keyring
@@ -317,10 +309,10 @@ func (v *Vault) Save(ctx context.Context, url string, sec Secret) (store Store, 
 	return v.File, v.fileWarning("stored the credential in", kerr).Text, nil
 }
 
-// Delete removes url's entry from both stores and returns the sources it removed it from.
+// Delete removes url's entry from both stores and returns the stores it removed it from.
 // A keyring that cannot be reached is reported in warning, not as an error, so logout
 // still cleans the file.
-func (v *Vault) Delete(ctx context.Context, url string) (removed []string, warning string, err error) {
+func (v *Vault) Delete(ctx context.Context, url string) (removed []Source, warning string, err error) {
 	kerr := v.Keyring.Delete(ctx, url)
 	switch {
 	case kerr == nil:

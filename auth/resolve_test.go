@@ -83,7 +83,7 @@ func TestResolveCredentialOrder(t *testing.T) {
 	tests := []struct {
 		name      string
 		setup     setup
-		source    string // "file" = the file store's source
+		source    Source // "file" = the file store's source
 		kind      string
 		header    string // expected "X-API-Key" value, or "bearer" for a TokenSource
 		warning   string // substring; "" = no warning
@@ -151,22 +151,22 @@ func TestResolveCredentialOrder(t *testing.T) {
 			}
 			wantSource := tt.source
 			if wantSource == "file" {
-				wantSource = "file " + filepath.Join(dir, CredentialsFileName)
+				wantSource = FileSource(filepath.Join(dir, CredentialsFileName))
 			}
-			if res.Source != wantSource || res.Kind != tt.kind {
-				t.Errorf("source %q kind %q; want %q %q", res.Source, res.Kind, wantSource, tt.kind)
+			if res.Origin().Source != wantSource || res.Kind != tt.kind {
+				t.Errorf("source %q kind %q; want %q %q", res.Origin().Source, res.Kind, wantSource, tt.kind)
 			}
-			if tt.warning == "" && res.Warning != "" {
-				t.Errorf("unexpected warning %q", res.Warning)
+			if tt.warning == "" && res.Origin().Warning() != "" {
+				t.Errorf("unexpected warning %q", res.Origin().Warning())
 			}
-			if tt.warning != "" && !strings.Contains(res.Warning, tt.warning) {
-				t.Errorf("warning %q does not contain %q", res.Warning, tt.warning)
+			if tt.warning != "" && !strings.Contains(res.Origin().Warning(), tt.warning) {
+				t.Errorf("warning %q does not contain %q", res.Origin().Warning(), tt.warning)
 			}
 			if res.Credentials == nil {
 				t.Fatal("nil credentials")
 			}
-			if strings.Contains(res.Credentials.Identity(), "SECRET") || strings.Contains(res.Warning, "SECRET") {
-				t.Errorf("secret leaked: identity %q warning %q", res.Credentials.Identity(), res.Warning)
+			if strings.Contains(res.Credentials.Identity(), "SECRET") || strings.Contains(res.Origin().Warning(), "SECRET") {
+				t.Errorf("secret leaked: identity %q warning %q", res.Credentials.Identity(), res.Origin().Warning())
 			}
 			switch {
 			case tt.tokenType:
@@ -201,7 +201,7 @@ func TestResolveUsesSystemKeyringMock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.URL != "http://saved:7272" || !strings.HasPrefix(res.URLSource, "config ") || res.Source != SourceKeyring {
+	if res.URL != "http://saved:7272" || !strings.HasPrefix(res.URLSource, "config ") || res.Origin().Source != SourceKeyring {
 		t.Fatalf("got %+v", res)
 	}
 	if res.Email != sec.Email || res.UserID != sec.UserID || res.KeyID != sec.KeyID {
@@ -270,7 +270,7 @@ func TestVaultSaveAndDelete(t *testing.T) {
 			t.Fatalf("Load: %v %v %v", got, from, err)
 		}
 		removed, warning, err := v.Delete(ctx, testURL)
-		if err != nil || len(removed) != 1 || !strings.HasPrefix(removed[0], SourceFilePrefix) || warning == "" {
+		if err != nil || len(removed) != 1 || !strings.HasPrefix(string(removed[0]), "file ") || warning == "" {
 			t.Fatalf("Delete: %v %q %v", removed, warning, err)
 		}
 	})
@@ -365,14 +365,14 @@ func TestResolveStructuredWarnings(t *testing.T) {
 			}
 			var kinds []WarningKind
 			var texts []string
-			for _, w := range res.Warnings {
+			for _, w := range res.Origin().Warnings {
 				kinds, texts = append(kinds, w.Kind), append(texts, w.Text)
 			}
 			if fmt.Sprint(kinds) != fmt.Sprint(tt.kinds) {
-				t.Errorf("kinds %v, want %v (%q)", kinds, tt.kinds, res.Warning)
+				t.Errorf("kinds %v, want %v (%q)", kinds, tt.kinds, res.Origin().Warning())
 			}
-			if res.Warning != strings.Join(texts, "; ") {
-				t.Errorf("Warning %q is not the joined Warnings %q", res.Warning, texts)
+			if res.Origin().Warning() != strings.Join(texts, "; ") {
+				t.Errorf("Warning %q is not the joined Warnings %q", res.Origin().Warning(), texts)
 			}
 			if res.KeyringRead != tt.keyringRead {
 				t.Errorf("KeyringRead %v, want %v", res.KeyringRead, tt.keyringRead)

@@ -260,8 +260,8 @@ func TestCredentialsFileProblemsAreNamed(t *testing.T) {
 				t.Fatalf("Load = %v", err)
 			}
 			res, err := Resolve(context.Background(), Options{URLFlag: testURL, ConfigDir: dir, InsecureStorage: true, Getenv: envFunc(nil)})
-			if err != nil || res.Source != SourceNone || !strings.Contains(res.Warning, tt.want) {
-				t.Errorf("Resolve: source %q warning %q (%v)", res.Source, res.Warning, err)
+			if err != nil || res.Origin().Source != SourceNone || !strings.Contains(res.Origin().Warning(), tt.want) {
+				t.Errorf("Resolve: source %q warning %q (%v)", res.Origin().Source, res.Origin().Warning(), err)
 			}
 		})
 	}

@@ -223,7 +223,7 @@ func TestFileStore(t *testing.T) {
 	if got, err := s.Load(ctx, "http://other:1"); err != nil || got != b {
 		t.Errorf("Load b = %v, %v", got, err)
 	}
-	if s.Source() != "file "+s.Path {
+	if string(s.Source()) != "file "+s.Path {
 		t.Errorf("Source = %q", s.Source())
 	}
 	if err := s.Delete(ctx, testURL); err != nil {

@@ -32,8 +32,8 @@ type Store interface {
 	Load(ctx context.Context, url string) (Secret, error)
 	Save(ctx context.Context, url string, s Secret) error
 	Delete(ctx context.Context, url string) error
-	// Source names the store as a credential source ("keyring", "file <path>").
-	Source() string
+	// Source names the store as a credential source (SourceKeyring, FileSource).
+	Source() Source
 }
 
 // TokenSource is an r2r.Credentials that sends "Authorization: Bearer <access token>" and
@@ -57,6 +57,7 @@ type TokenSource struct {
 	meta     Secret // stored mode: the entry as loaded, updated on rotation
 	lockPath string // stored mode: the lock file renewals take; "" = no cross-process lock
 	identity string
+	origin   Origin
 	log      *slog.Logger
 	now      func() time.Time
 
@@ -83,6 +84,8 @@ type TokenSourceOptions struct {
 	// process of the user (SessionLockPath); "" = renewals are serialised in this process
 	// only.
 	LockPath string
+	// Origin is where the credential came from, as the TokenSource reports it (Described).
+	Origin Origin
 }
 
 // NewPasswordSource returns a TokenSource that logs in as email with password on first use.
@@ -119,7 +122,7 @@ func NewStoredSource(opts TokenSourceOptions, url string, sec Secret, store Stor
 }
 
 func newTokenSource(opts TokenSourceOptions) *TokenSource {
-	ts := &TokenSource{log: opts.Logger, now: opts.Now}
+	ts := &TokenSource{log: opts.Logger, now: opts.Now, origin: opts.Origin}
 	if ts.now == nil {
 		ts.now = time.Now
 	}
@@ -135,6 +138,9 @@ func newTokenSource(opts TokenSourceOptions) *TokenSource {
 // Identity is a short SHA-256 of the user's email (or id): stable across token renewals,
 // never a secret.
 func (ts *TokenSource) Identity() string { return ts.identity }
+
+// Origin says where the credential came from (Described): TokenSourceOptions.Origin.
+func (ts *TokenSource) Origin() Origin { return ts.origin }
 
 // String keeps tokens out of %v.
 func (ts *TokenSource) String() string { return "auth.TokenSource(" + ts.identity + ")" }
@@ -291,7 +297,7 @@ func (ts *TokenSource) renewStored(ctx context.Context, refresh, current string)
 	if serr := ts.store.Save(ctx, ts.url, next); serr != nil {
 		// The old token is already invalidated; the new one lives in memory until exit.
 		ts.log.LogAttrs(ctx, slog.LevelWarn, "could not save the renewed R2R session; run `r2r-mcp login` after restarting",
-			slog.String("store", ts.store.Source()), slog.String("error", serr.Error()))
+			slog.String("store", string(ts.store.Source())), slog.String("error", serr.Error()))
 	} else {
 		ts.meta = next
 	}

@@ -68,7 +68,7 @@ func (s *memStore) Delete(_ context.Context, url string) error {
 	return nil
 }
 
-func (s *memStore) Source() string { return "memory" }
+func (s *memStore) Source() Source { return "memory" }
 
 func (s *memStore) get(url string) (Secret, int) {
 	s.mu.Lock()

@@ -14,12 +14,9 @@ import (
 )
 
 type authHeaderOptions struct {
-	URL    string
 	Format string
 
-	Ctx  context.Context
-	Deps Deps
-	Env  authEnv
+	r2rCmd
 }
 
 // Formats of `auth header`.
@@ -34,7 +31,7 @@ func newAuthCmd(deps Deps, runF func(*authHeaderOptions) error) *cobra.Command {
 		Short: "Credentials for clients of a shared r2r-mcp serve --http",
 		Args:  cobra.NoArgs,
 	}
-	opts := &authHeaderOptions{Deps: deps}
+	opts := &authHeaderOptions{r2rCmd: r2rCmd{Deps: deps}}
 	h := &cobra.Command{
 		Use:   "header",
 		Short: "Print a fresh Authorization header from this machine's R2R session",
@@ -49,16 +46,12 @@ object, the form Claude Code's headersHelper reads (it runs the command again af
 (R2R_API_KEY, login --api-key-stdin) the key is printed, with a note on stderr: R2R checks a
 key with bcrypt on every request, a session's token in milliseconds.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Ctx = cmd.Context()
+		RunE: runE(opts, func([]string) error {
 			if opts.Format != headerFormatJSON && opts.Format != headerFormatLine {
 				return fmt.Errorf("--format %q: want %s or %s", opts.Format, headerFormatJSON, headerFormatLine)
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runAuthHeader(opts)
-		},
+			return nil
+		}, runF, runAuthHeader),
 	}
 	f := h.Flags()
 	addURLFlag(f, &opts.URL)
@@ -68,11 +61,8 @@ key with bcrypt on every request, a session's token in milliseconds.`,
 }
 
 func runAuthHeader(o *authHeaderOptions) error {
-	ctx := o.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	dir, err := o.Env.configDir(o.Deps.Getenv)
+	ctx := o.ctx()
+	dir, err := o.configDir()
 	if err != nil {
 		return err
 	}
@@ -80,10 +70,11 @@ func runAuthHeader(o *authHeaderOptions) error {
 	if err != nil {
 		return err
 	}
-	if res.Source == auth.SourceNone {
+	origin := res.Origin()
+	if origin.Source == auth.SourceNone {
 		msg := "not logged in to " + res.URL + ": run r2r-mcp login"
-		if res.Warning != "" {
-			msg += " (" + res.Warning + ")"
+		if w := origin.Warning(); w != "" {
+			msg += " (" + w + ")"
 		}
 		return errors.New(msg)
 	}
@@ -97,10 +88,10 @@ func runAuthHeader(o *authHeaderOptions) error {
 	if key := h.Get("X-API-Key"); value == "" && key != "" {
 		value = "Bearer " + key
 		fmt.Fprintf(o.Deps.IO.ErrOut, "Note: this is an R2R API key (from %s); R2R checks it with bcrypt on every request. "+
-			"r2r-mcp login keeps a session whose tokens cost R2R milliseconds.\n", res.Source)
+			"r2r-mcp login keeps a session whose tokens cost R2R milliseconds.\n", origin.Source)
 	}
 	if !strings.HasPrefix(value, "Bearer ") {
-		return fmt.Errorf("the credential from %s gives no bearer token", res.Source)
+		return fmt.Errorf("the credential from %s gives no bearer token", origin.Source)
 	}
 	if o.Format == headerFormatLine {
 		_, err = fmt.Fprintln(o.Deps.IO.Out, "Authorization: "+value)

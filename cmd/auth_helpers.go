@@ -217,13 +217,14 @@ func storageName(store auth.Store) string {
 	if store == nil {
 		return "nowhere"
 	}
-	if store.Source() == auth.SourceKeyring {
+	src := store.Source()
+	if path, ok := src.File(); ok {
+		return path + " (plain-text file)"
+	}
+	if src == auth.SourceKeyring {
 		return "the system keyring"
 	}
-	if fs, ok := store.(*auth.FileStore); ok {
-		return fs.Path + " (plain-text file)"
-	}
-	return store.Source()
+	return string(src)
 }
 
 // describeSecret names a stored credential without revealing it: "API key key_ab…",

@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,15 +19,11 @@ const defaultDoctorTimeout = 20 * time.Second
 
 type doctorOptions struct {
 	JSON          bool
-	URL           string
 	ServerCommand string
 	ProjectDir    string
 	Timeout       time.Duration
 
-	Ctx  context.Context
-	Deps Deps
-	// Env is where credentials are looked up; tests replace the keyring and config dir.
-	Env authEnv
+	r2rCmd
 	// Environ is the environment of the server child; nil = os.Environ. The child gets
 	// the same environment doctor runs in, so it resolves the same configuration.
 	Environ func() []string
@@ -38,7 +32,7 @@ type doctorOptions struct {
 }
 
 func newDoctorCmd(deps Deps, runF func(*doctorOptions) error) *cobra.Command {
-	opts := &doctorOptions{Deps: deps}
+	opts := &doctorOptions{r2rCmd: r2rCmd{Deps: deps}}
 	c := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the configuration, keyring, R2R and the MCP server end to end",
@@ -67,16 +61,7 @@ Exit status 0 when nothing failed (warnings allowed), 1 otherwise.`,
   r2r-mcp doctor --url http://r2r.internal:7272
   r2r-mcp doctor --json | jq '.checks[] | select(.status != "ok")'`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Ctx = cmd.Context()
-			if opts.Timeout <= 0 {
-				return errors.New("--timeout must be positive")
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runDoctor(opts)
-		},
+		RunE: runE(opts, positiveTimeout(&opts.Timeout), runF, runDoctor),
 	}
 	f := c.Flags()
 	f.BoolVar(&opts.JSON, "json", false, "print a machine-readable report")
@@ -174,10 +159,7 @@ type doctorReport struct {
 }
 
 func runDoctor(o *doctorOptions) error {
-	ctx := o.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := o.ctx()
 	d := &doctor{opts: o, progress: progressWriter(o.Deps.IO.ErrOut)}
 	rep := d.run(ctx)
 	if o.JSON {

@@ -123,7 +123,7 @@ func skipCheck(detail string) doctorCheck { return doctorCheck{Status: statusSki
 func (d *doctor) checkConfig(ctx context.Context) doctorCheck {
 	o := d.opts
 	deps := o.Deps
-	dir, err := o.Env.configDir(deps.Getenv)
+	dir, err := o.configDir()
 	if err != nil {
 		return failCheck(err.Error(), "Set "+auth.ConfigDirEnv+" to a directory r2r-mcp may use.")
 	}
@@ -139,13 +139,14 @@ func (d *doctor) checkConfig(ctx context.Context) doctorCheck {
 	}
 	d.cfg.ProjectDir = pdir
 
-	res, client, err := resolveR2R(ctx, deps, o.Env, dir, o.URL)
+	res, client, err := o.resolve(ctx, dir)
 	if err != nil {
 		return failCheck(err.Error(), "Give a valid R2R base URL such as http://localhost:7272 (with --url, R2R_API_URL, or r2r-mcp login --url).")
 	}
 	d.res = res
 	d.cfg.R2RURL, d.cfg.URLSource = res.URL, res.URLSource
-	d.cfg.CredentialSource, d.cfg.CredentialKind = res.Source, res.Kind
+	origin := res.Origin()
+	d.cfg.CredentialSource, d.cfg.CredentialKind = string(origin.Source), res.Kind
 	if res.Kind == auth.KindAPIKey {
 		d.key = maskedKey(ctx, res.Credentials)
 	}
@@ -154,12 +155,12 @@ func (d *doctor) checkConfig(ctx context.Context) doctorCheck {
 
 	detail := fmt.Sprintf("R2R URL %s (from %s)\ncredentials: %s\nconfig dir: %s\nproject dir: %s",
 		res.URL, res.URLSource, d.describeCredential(), dir, pdir)
-	if res.Warning == "" {
+	if len(origin.Warnings) == 0 {
 		return okCheck(detail)
 	}
 	var own []string
 	var kinds []auth.WarningKind
-	for _, w := range res.Warnings {
+	for _, w := range origin.Warnings {
 		d.cfg.Warnings = append(d.cfg.Warnings, w.Text)
 		// The keyring check reports an unreadable keyring, with a fix.
 		if w.Kind == auth.WarnKeyringUnavailable {
@@ -181,7 +182,7 @@ func (d *doctor) describeCredential() string {
 	if what == "" {
 		return "none found; requests go unauthenticated (fine when R2R has auth off)"
 	}
-	return what + " (from " + d.res.Source + ")"
+	return what + " (from " + string(d.res.Origin().Source) + ")"
 }
 
 // warningFix suggests what to do about auth.Resolve warnings of these kinds: the fix for
@@ -236,7 +237,7 @@ func (d *doctor) checkKeyring(ctx context.Context) doctorCheck {
 	}
 	if err == nil || errors.Is(err, auth.ErrNoCredential) || (!errors.Is(err, auth.ErrKeyringUnavailable) && ctx.Err() == nil) {
 		detail := keyringBackend() + " answered"
-		if d.res.Source == auth.SourceKeyring {
+		if d.res.Origin().Source == auth.SourceKeyring {
 			detail += "; it holds the credential for " + d.res.URL
 		}
 		return okCheck(detail)
@@ -272,7 +273,7 @@ func (d *doctor) settleKeyring(c *doctorCheck) {
 		return
 	}
 	c.Status, c.OK = statusWarn, true
-	switch src := d.res.Source; {
+	switch src := d.res.Origin().Source; {
 	case src == "":
 		// Resolution stopped at the configuration (a bad URL), before any credential was looked for.
 		c.Detail += "\nwhether it is needed is known once the configuration is fixed"
@@ -283,7 +284,7 @@ func (d *doctor) settleKeyring(c *doctorCheck) {
 	case src == auth.SourceNone:
 		c.Detail += "\nnot needed unless R2R requires a login; r2r-mcp login would then need the keyring unlocked, or --insecure-storage"
 	default:
-		c.Detail += "\nnot needed now: the credentials come from " + src
+		c.Detail += "\nnot needed now: the credentials come from " + string(src)
 	}
 }
 
@@ -308,8 +309,8 @@ func (d *doctor) checkCredentials(ctx context.Context) doctorCheck {
 	if !d.reachable {
 		return skipCheck("R2R is not reachable")
 	}
-	src := d.res.Source
-	a := diagnose.CheckAccount(ctx, d.client, doctorMeTimeout, src)
+	src := d.res.Origin().Source
+	a := diagnose.CheckAccount(ctx, d.client, doctorMeTimeout)
 	switch {
 	case a.Verdict == diagnose.Accepted:
 		d.credsOK = true
@@ -330,7 +331,7 @@ func (d *doctor) checkCredentials(ctx context.Context) doctorCheck {
 		return failCheck("interrupted", "")
 	}
 	d.needLogin = a.Verdict == diagnose.NeedsLogin
-	return failCheck(a.Problem(d.describeCredential(), auth.Source(src), d.res.Email))
+	return failCheck(a.Problem(d.describeCredential(), src, d.res.Email))
 }
 
 // checkProject maps the project to its collection, read only: a missing collection is

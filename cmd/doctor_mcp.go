@@ -470,16 +470,17 @@ func (p *mcpProbe) compareStatus(st tools.StatusOutput) doctorCheck {
 		}
 	}
 	detail := strings.Join(lines, "\n")
+	src := d.res.Origin().Source
 	const sameEnv = "doctor passes the server its own environment and --url; look for a wrapper script or a different r2r-mcp on PATH."
 	switch {
 	case st.R2RURL != d.res.URL:
 		return warnCheck(detail+"\ndoctor checked "+d.res.URL+", the server uses "+st.R2RURL, sameEnv)
 	case st.AuthSource == auth.SourceKeyringPending:
 		// serve reads the keyring on first use; r2r_status asks it to, and it did not answer.
-		return warnCheck(detail+"\nthe server could not read the system keyring yet (doctor found credentials in "+d.res.Source+")",
+		return warnCheck(detail+"\nthe server could not read the system keyring yet (doctor found credentials in "+string(src)+")",
 			"Unlock the system keyring (answer its prompt); serve reads it again on the next tool call.")
-	case st.AuthSource != d.res.Source:
-		return warnCheck(detail+"\ndoctor found credentials in "+d.res.Source+", the server in "+st.AuthSource, sameEnv)
+	case auth.Source(st.AuthSource) != src:
+		return warnCheck(detail+"\ndoctor found credentials in "+string(src)+", the server in "+st.AuthSource, sameEnv)
 	case d.reachable && !st.Health.OK:
 		return warnCheck(detail+"\ndoctor reached R2R, but the server could not",
 			"Check proxy settings (HTTP_PROXY, NO_PROXY) and firewalls that treat the server process differently.")

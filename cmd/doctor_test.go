@@ -510,6 +510,14 @@ func TestDoctor(t *testing.T) {
 	})
 }
 
+// sourced is a credential that says it came from source, as auth's do (auth.Described).
+type sourced struct {
+	r2r.Credentials
+	source auth.Source
+}
+
+func (s sourced) Origin() auth.Origin { return auth.Origin{Source: s.source} }
+
 // TestDoctorKeyringVerdict covers how an unreachable keyring is judged from what the
 // other checks found.
 func TestDoctorKeyringVerdict(t *testing.T) {
@@ -531,7 +539,7 @@ func TestDoctorKeyringVerdict(t *testing.T) {
 		{"reachable", testKeyring{}, auth.SourceNone, false, false, statusOK, "answered"},
 		{"holds the credential", testKeyring{}, auth.SourceKeyring, false, false, statusOK, "it holds the credential for http://r2r.test"},
 		{"unavailable, env credentials", unavailable, auth.SourceEnvAPIKey, false, false, statusWarn, "not needed now: the credentials come from env R2R_API_KEY"},
-		{"unavailable, file credentials", unavailable, auth.SourceFilePrefix + "/x/credentials.json", false, false, statusWarn, "the credentials come from file /x/credentials.json"},
+		{"unavailable, file credentials", unavailable, string(auth.FileSource("/x/credentials.json")), false, false, statusWarn, "the credentials come from file /x/credentials.json"},
 		{"unavailable, auth off", unavailable, auth.SourceNone, true, false, statusWarn, "not needed now: R2R has auth off"},
 		{"unavailable, R2R not asked", unavailable, auth.SourceNone, false, false, statusWarn, "not needed unless R2R requires a login"},
 		{"unavailable, login needed", unavailable, auth.SourceNone, false, true, statusFail, "r2r-mcp login would have to store it in a plain-text file"},
@@ -544,8 +552,12 @@ func TestDoctorKeyringVerdict(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := &doctor{opts: &doctorOptions{Env: authEnv{Keyring: tt.kr, KeyringTimeout: 20 * time.Millisecond}},
-				res: auth.Resolved{URL: "http://r2r.test", Source: tt.source}, anonymous: tt.anonymous, needLogin: tt.needLogin}
+			res := auth.Resolved{URL: "http://r2r.test"}
+			if tt.source != "" {
+				res.Credentials = sourced{Credentials: r2r.Anonymous(), source: auth.Source(tt.source)}
+			}
+			d := &doctor{opts: &doctorOptions{r2rCmd: r2rCmd{Env: authEnv{Keyring: tt.kr, KeyringTimeout: 20 * time.Millisecond}}},
+				res: res, anonymous: tt.anonymous, needLogin: tt.needLogin}
 			c := d.checkKeyring(context.Background())
 			d.settleKeyring(&c)
 			c = finishCheck(checkKeyring, c, 0)
@@ -688,8 +700,9 @@ func TestDoctorCredentialsCheck(t *testing.T) {
 				tt.setup(srv)
 			}
 			env := doctorEnv(t, append([]string{"R2R_API_URL", srv.URL}, tt.env...)...)
-			d := &doctor{opts: &doctorOptions{Deps: Deps{Build: BuildInfo{Version: "test"}, Getenv: func(k string) string { return env[k] }},
-				ProjectDir: t.TempDir(), Env: authEnv{ConfigDir: env[auth.ConfigDirEnv], Keyring: testKeyring{}}}}
+			d := &doctor{opts: &doctorOptions{ProjectDir: t.TempDir(), r2rCmd: r2rCmd{
+				Deps: Deps{Build: BuildInfo{Version: "test"}, Getenv: func(k string) string { return env[k] }},
+				Env:  authEnv{ConfigDir: env[auth.ConfigDirEnv], Keyring: testKeyring{}}}}}
 			ctx := context.Background()
 			for _, step := range []func(context.Context) doctorCheck{d.checkConfig, d.checkR2R} {
 				if c := step(ctx); c.Status != statusOK {

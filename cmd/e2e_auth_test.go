@@ -195,7 +195,7 @@ func testFileFallback(t *testing.T) {
 	}
 
 	rep, sr := w.statusJSON(nil)
-	if sr.Code != 0 || field(rep, "credential", "source") != auth.SourceFilePrefix+w.credentialsFile() ||
+	if sr.Code != 0 || field(rep, "credential", "source") != string(auth.FileSource(w.credentialsFile())) ||
 		field(rep, "credential", "kind") != auth.KindRefreshToken || !strings.Contains(fmt.Sprint(rep["warnings"]), "plain-text file") {
 		t.Errorf("status exited %d:\n%s", sr.Code, sr.Stdout)
 	}

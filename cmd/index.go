@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,13 +17,10 @@ import (
 const defaultIndexTimeout = 30 * time.Minute
 
 type indexOptions struct {
-	URL     string
 	JSON    bool
 	Timeout time.Duration
 
-	Ctx  context.Context
-	Deps Deps
-	Env  authEnv
+	r2rCmd
 }
 
 // indexReport is what index create prints on stdout.
@@ -40,7 +36,7 @@ func newIndexCmd(deps Deps, runF func(*indexOptions) error) *cobra.Command {
 		Short: "Manage R2R's vector index on the chunks' embeddings",
 		Args:  cobra.NoArgs,
 	}
-	opts := &indexOptions{Deps: deps}
+	opts := &indexOptions{r2rCmd: r2rCmd{Deps: deps}}
 	c := &cobra.Command{
 		Use:   "create",
 		Short: "Build an HNSW vector index on R2R's chunks through R2R's API",
@@ -58,16 +54,7 @@ Prints the index name (or JSON with --json) on stdout.`,
 		Example: `  r2r-mcp index create
   r2r-mcp index create --json --timeout 1h`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Ctx = cmd.Context()
-			if opts.Timeout <= 0 {
-				return errors.New("--timeout must be positive")
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runIndexCreate(opts)
-		},
+		RunE: runE(opts, positiveTimeout(&opts.Timeout), runF, runIndexCreate),
 	}
 	f := c.Flags()
 	addURLFlag(f, &opts.URL)
@@ -78,19 +65,8 @@ Prints the index name (or JSON with --json) on stdout.`,
 }
 
 func runIndexCreate(o *indexOptions) error {
-	ctx := o.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	getenv := o.Deps.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	configDir, err := o.Env.configDir(getenv)
-	if err != nil {
-		return err
-	}
-	_, client, err := resolveR2R(ctx, o.Deps, o.Env, configDir, o.URL)
+	ctx := o.ctx()
+	client, err := o.open(ctx)
 	if err != nil {
 		return err
 	}

@@ -16,19 +16,16 @@ import (
 )
 
 type loginOptions struct {
-	URL             string
 	Email           string
 	PasswordStdin   bool
 	APIKeyStdin     bool
 	InsecureStorage bool
 
-	Ctx  context.Context
-	Deps Deps
-	Env  authEnv
+	r2rCmd
 }
 
 func newLoginCmd(deps Deps, runF func(*loginOptions) error) *cobra.Command {
-	opts := &loginOptions{Deps: deps}
+	opts := &loginOptions{r2rCmd: r2rCmd{Deps: deps}}
 	c := &cobra.Command{
 		Use:   "login",
 		Short: "Log in to R2R and keep the session in the OS keyring",
@@ -46,16 +43,7 @@ Prompts for what is missing when stdin is a terminal. For scripts:
   printf '%s' "$PASSWORD" | r2r-mcp login --url URL --email EMAIL --password-stdin
   printf '%s' "$KEY" | r2r-mcp login --url URL --api-key-stdin`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Ctx = cmd.Context()
-			if err := opts.validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runLogin(opts)
-		},
+		RunE: runE(opts, func([]string) error { return opts.validate() }, runF, runLogin),
 	}
 	f := c.Flags()
 	addURLFlag(f, &opts.URL)
@@ -86,10 +74,7 @@ func (o *loginOptions) validate() error {
 }
 
 func runLogin(o *loginOptions) error {
-	ctx := o.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := o.ctx()
 	deps := o.Deps
 	in, errOut := deps.IO.In, deps.IO.ErrOut
 	fd, interactive := terminalFd(in)
@@ -98,7 +83,7 @@ func runLogin(o *loginOptions) error {
 		return errors.New("stdin is not a terminal, so login cannot prompt. Pipe the secret instead: " +
 			"--email EMAIL --password-stdin, or --api-key-stdin")
 	}
-	dir, err := o.Env.configDir(deps.Getenv)
+	dir, err := o.configDir()
 	if err != nil {
 		return err
 	}

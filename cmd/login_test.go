@@ -251,7 +251,7 @@ func TestLoginInsecureStorage(t *testing.T) {
 		t.Errorf("no warning: %q", r.stderr)
 	}
 	res, err := auth.Resolve(t.Context(), auth.Options{Getenv: func(string) string { return "" }, ConfigDir: f.dir})
-	if err != nil || res.Source != "file "+f.credentialsFile() || res.Warning == "" {
+	if err != nil || string(res.Origin().Source) != "file "+f.credentialsFile() || res.Origin().Warning() == "" {
 		t.Errorf("Resolve after insecure login: %+v %v", res, err)
 	}
 }

@@ -14,15 +14,11 @@ import (
 )
 
 type logoutOptions struct {
-	URL string
-
-	Ctx  context.Context
-	Deps Deps
-	Env  authEnv
+	r2rCmd
 }
 
 func newLogoutCmd(deps Deps, runF func(*logoutOptions) error) *cobra.Command {
-	opts := &logoutOptions{Deps: deps}
+	opts := &logoutOptions{r2rCmd: r2rCmd{Deps: deps}}
 	c := &cobra.Command{
 		Use:   "logout",
 		Short: "Revoke this machine's R2R API key and delete the stored secret",
@@ -31,26 +27,17 @@ secret from the OS keyring and the fallback file. An API key you supplied with
 --api-key-stdin is deleted locally but stays valid on the server. Running logout when not
 logged in is not an error.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return runLogout(opts)
-		},
+		RunE: runE(opts, nil, runF, runLogout),
 	}
 	addURLFlag(c.Flags(), &opts.URL)
 	return c
 }
 
 func runLogout(o *logoutOptions) error {
-	ctx := o.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := o.ctx()
 	deps := o.Deps
 	errOut := deps.IO.ErrOut
-	dir, err := o.Env.configDir(deps.Getenv)
+	dir, err := o.configDir()
 	if err != nil {
 		return err
 	}
@@ -110,10 +97,10 @@ func runLogout(o *logoutOptions) error {
 	}
 	places := make([]string, 0, len(removed))
 	for _, src := range removed {
-		if src == auth.SourceKeyring {
-			places = append(places, "the system keyring")
+		if path, ok := src.File(); ok {
+			places = append(places, path)
 		} else {
-			places = append(places, strings.TrimPrefix(src, auth.SourceFilePrefix))
+			places = append(places, "the system keyring")
 		}
 	}
 	if len(places) > 0 {

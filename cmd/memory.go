@@ -18,7 +18,6 @@ import (
 )
 
 type memoryOptions struct {
-	URL    string
 	Dir    string
 	JSON   bool
 	Format string // export: markdown or jsonl
@@ -29,9 +28,7 @@ type memoryOptions struct {
 	Limit  int
 	Yes    bool
 
-	Ctx  context.Context
-	Deps Deps
-	Env  authEnv
+	r2rCmd
 }
 
 func newMemoryCmd(deps Deps, runF func(verb string, o *memoryOptions, args []string) error) *cobra.Command {
@@ -43,10 +40,10 @@ gotchas, checkpoints and notes, one small document each in the project's R2R col
 visible to everyone who can read it. These commands let people review them.`,
 		Args: cobra.NoArgs,
 	}
-	opts := &memoryOptions{Deps: deps}
+	opts := &memoryOptions{r2rCmd: r2rCmd{Deps: deps}}
 	run := func(verb string) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
-			opts.Ctx = cmd.Context()
+			opts.setContext(cmd.Context())
 			if opts.Kind != "" && !slices.Contains(memory.Kinds, opts.Kind) {
 				return fmt.Errorf("--kind must be one of %s", strings.Join(memory.Kinds, ", "))
 			}
@@ -101,15 +98,7 @@ func memoryTarget(ctx context.Context, o *memoryOptions) (*memory.Store, string,
 	if _, err := projects.Project(ctx); err != nil {
 		return nil, "", err
 	}
-	getenv := o.Deps.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	configDir, err := o.Env.configDir(getenv)
-	if err != nil {
-		return nil, "", err
-	}
-	_, client, err := resolveR2R(ctx, o.Deps, o.Env, configDir, o.URL)
+	client, err := o.open(ctx)
 	if err != nil {
 		return nil, "", err
 	}
@@ -124,10 +113,7 @@ func memoryTarget(ctx context.Context, o *memoryOptions) (*memory.Store, string,
 }
 
 func runMemory(verb string, o *memoryOptions, args []string) error {
-	ctx := o.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := o.ctx()
 	if len(args) == 1 {
 		if err := uuid.Validate(args[0]); err != nil {
 			return fmt.Errorf("%q is not a memory id (a UUID, as memory list prints it)", cleantext.Terminal(args[0]))

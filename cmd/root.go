@@ -51,6 +51,14 @@ type Deps struct {
 	Getenv func(string) string
 }
 
+// getenv is Getenv, or os.Getenv when none was given.
+func (d Deps) getenv() func(string) string {
+	if d.Getenv == nil {
+		return os.Getenv
+	}
+	return d.Getenv
+}
+
 // SilentError is returned by a command that has already told the user what went wrong;
 // Execute exits 1 without printing anything more.
 var SilentError = errors.New("silent error")

@@ -173,8 +173,6 @@ func serveConfig(ctx context.Context, deps Deps, opts *serveOptions, logger *slo
 		R2RURL:      res.URL,
 		URLSource:   res.URLSource,
 		Credentials: res.Credentials,
-		AuthSource:  res.Source,
-		AuthWarning: res.Warning,
 		ReadOnly:    opts.ReadOnly,
 		Logger:      logger,
 		LogFile:     opts.LogFile,

@@ -110,22 +110,22 @@ func TestServeConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			authSource := cfg.AuthSource
+			authSource := auth.OriginOf(cfg.Credentials).Source
 			lc, lazy := cfg.Credentials.(*auth.LazyCredentials)
 			if wantLazy := tt.env["R2R_API_KEY"] == "" && tt.env["R2R_EMAIL"] == ""; lazy != wantLazy {
 				t.Errorf("credentials %v: lazy %v, want %v (only environment credentials are resolved at once)", cfg.Credentials, lazy, wantLazy)
 			}
 			if lazy {
 				// The stored credential is read on first use, not by serveConfig.
-				if cfg.AuthSource != auth.SourceKeyringPending || lc.Loaded() {
-					t.Errorf("lazy credential: auth source %q, loaded %v; want %q, not loaded", cfg.AuthSource, lc.Loaded(), auth.SourceKeyringPending)
+				if authSource != auth.SourceKeyringPending || lc.Loaded() {
+					t.Errorf("lazy credential: auth source %q, loaded %v; want %q, not loaded", authSource, lc.Loaded(), auth.SourceKeyringPending)
 				}
 				if err := lc.Load(context.Background()); err != nil {
 					t.Fatalf("load: %v", err)
 				}
-				authSource = lc.Source()
+				authSource = lc.Origin().Source
 			}
-			if cfg.R2RURL != tt.wantURL || !strings.HasPrefix(cfg.URLSource, tt.wantSource) || authSource != tt.wantAuth {
+			if cfg.R2RURL != tt.wantURL || !strings.HasPrefix(cfg.URLSource, tt.wantSource) || string(authSource) != tt.wantAuth {
 				t.Errorf("got url %q (%s), auth %q; want %q (%s), %q", cfg.R2RURL, cfg.URLSource, authSource, tt.wantURL, tt.wantSource, tt.wantAuth)
 			}
 			if cfg.Credentials == nil {
@@ -159,7 +159,7 @@ func TestServeFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.R2RURL != "https://r2r.example.com" || !got.ReadOnly || got.WorkDir != proj ||
-		got.LogFile != logFile || got.LogLevel != "debug" || got.AuthSource != "env R2R_API_KEY" || got.Logger == nil {
+		got.LogFile != logFile || got.LogLevel != "debug" || auth.OriginOf(got.Credentials).Source != "env R2R_API_KEY" || got.Logger == nil {
 		t.Errorf("config = %+v", got)
 	}
 	if fi, err := os.Stat(logFile); err != nil || fi.Mode().Perm() != 0o600 {
@@ -372,8 +372,8 @@ func TestServeStatusReadsTheKeyring(t *testing.T) {
 				t.Fatal(err)
 			}
 			lc, ok := cfg.Credentials.(*auth.LazyCredentials)
-			if !ok || lc.Loaded() || cfg.AuthSource != auth.SourceKeyringPending {
-				t.Fatalf("credentials %v (auth source %q); want a lazy credential not read yet", cfg.Credentials, cfg.AuthSource)
+			if !ok || lc.Loaded() || lc.Origin().Source != auth.SourceKeyringPending {
+				t.Fatalf("credentials %v; want a lazy credential not read yet", cfg.Credentials)
 			}
 			st := serveStatusCall(t, cfg, func() {
 				if lc.Loaded() {
@@ -390,8 +390,8 @@ func TestServeStatusReadsTheKeyring(t *testing.T) {
 			if project["collection_name"] != "claude-code-delta" || (tt.projectErr == "") != (projectErr == "") || !strings.Contains(projectErr, tt.projectErr) {
 				t.Errorf("project %v; want error %q", project, tt.projectErr)
 			}
-			if lc.Loaded() != tt.wantLoaded || lc.Source() != tt.wantSource {
-				t.Errorf("after r2r_status: loaded %v, source %q", lc.Loaded(), lc.Source())
+			if lc.Loaded() != tt.wantLoaded || string(lc.Origin().Source) != tt.wantSource {
+				t.Errorf("after r2r_status: loaded %v, source %q", lc.Loaded(), lc.Origin().Source)
 			}
 		})
 	}

@@ -23,18 +23,15 @@ import (
 const defaultStatusTimeout = 5 * time.Second
 
 type statusOptions struct {
-	URL        string
 	JSON       bool
 	ProjectDir string
 	Timeout    time.Duration
 
-	Ctx  context.Context
-	Deps Deps
-	Env  authEnv
+	r2rCmd
 }
 
 func newStatusCmd(deps Deps, runF func(*statusOptions) error) *cobra.Command {
-	opts := &statusOptions{Deps: deps}
+	opts := &statusOptions{r2rCmd: r2rCmd{Deps: deps}}
 	c := &cobra.Command{
 		Use:   "status",
 		Short: "Show the effective configuration and check that R2R is usable",
@@ -46,13 +43,7 @@ stored refresh token is renewed, and the new one stored, as serve would do.
 
 Exits 0 when r2r-mcp is usable, 1 otherwise. --json prints the same report as JSON.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return runStatus(opts)
-		},
+		RunE: runE(opts, nil, runF, runStatus),
 	}
 	f := c.Flags()
 	addURLFlag(f, &opts.URL)
@@ -148,10 +139,7 @@ const (
 )
 
 func runStatus(o *statusOptions) error {
-	ctx := o.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := o.ctx()
 	rep, err := buildStatus(ctx, o)
 	if err != nil {
 		return err
@@ -176,17 +164,14 @@ func runStatus(o *statusOptions) error {
 // only when the configuration itself is invalid (a malformed URL, no config dir).
 func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 	deps := o.Deps
-	getenv := deps.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
+	getenv := deps.getenv()
 	timeout := o.Timeout
 	if timeout <= 0 {
 		timeout = defaultStatusTimeout
 	}
 	rep := &StatusReport{Version: deps.Build.Version, Problems: []string{}, Warnings: []string{}}
 
-	configDir, err := o.Env.configDir(getenv)
+	configDir, err := o.configDir()
 	if err != nil {
 		return nil, err
 	}
@@ -195,21 +180,22 @@ func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 		dirSource = "env " + auth.ConfigDirEnv
 	}
 
-	res, client, err := resolveR2R(ctx, deps, o.Env, configDir, o.URL)
+	res, client, err := o.resolve(ctx, configDir)
 	if err != nil {
 		return nil, err
 	}
-	if res.Warning != "" {
-		rep.Warnings = append(rep.Warnings, res.Warning)
+	origin := res.Origin()
+	if w := origin.Warning(); w != "" {
+		rep.Warnings = append(rep.Warnings, w)
 	}
 	rep.R2R = StatusR2R{URL: res.URL, URLSource: res.URLSource}
-	rep.Credential = StatusCredential{Source: res.Source, Kind: res.Kind, Email: res.Email, KeyID: res.KeyID}
+	rep.Credential = StatusCredential{Source: string(origin.Source), Kind: res.Kind, Email: res.Email, KeyID: res.KeyID}
 	if res.Kind == auth.KindAPIKey {
 		rep.Credential.Key = maskedKey(ctx, res.Credentials)
 	}
 	rep.Config = append(rep.Config,
 		StatusSetting{Name: "r2r_url", Value: res.URL, Source: res.URLSource},
-		StatusSetting{Name: "credential", Value: describeCredential(rep.Credential), Source: res.Source},
+		StatusSetting{Name: "credential", Value: describeCredential(rep.Credential), Source: string(origin.Source)},
 		StatusSetting{Name: "config_dir", Value: configDir, Source: dirSource},
 	)
 
@@ -237,7 +223,7 @@ func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 
 	rep.checkHealth(ctx, client, timeout)
 	if rep.R2R.Health != healthUnreachable {
-		rep.checkUser(ctx, client, timeout)
+		rep.checkUser(ctx, client, timeout, origin.Source)
 	}
 	if perr == nil && rep.Credential.Accepted {
 		rep.checkCollection(ctx, projects, client, timeout)
@@ -271,9 +257,10 @@ func (rep *StatusReport) checkHealth(ctx context.Context, c *r2r.Client, timeout
 	}
 }
 
-func (rep *StatusReport) checkUser(ctx context.Context, c *r2r.Client, timeout time.Duration) {
+// checkUser asks R2R who the credential from src acts as.
+func (rep *StatusReport) checkUser(ctx context.Context, c *r2r.Client, timeout time.Duration, src auth.Source) {
 	cred := rep.Credential
-	a := diagnose.CheckAccount(ctx, c, timeout, cred.Source)
+	a := diagnose.CheckAccount(ctx, c, timeout)
 	rep.Credential.CheckMS = a.Latency.Milliseconds()
 	if a.Verdict == diagnose.Accepted {
 		if cost := apiKeyCost(cred.Kind, a.Latency); cost != "" {
@@ -284,8 +271,8 @@ func (rep *StatusReport) checkUser(ctx context.Context, c *r2r.Client, timeout t
 		return
 	}
 	rep.Credential.Error = a.Err.Error()
-	described := describeCredential(cred) + " (from " + cred.Source + ")"
-	rep.Problems = append(rep.Problems, diagnose.Sentence(a.Problem(described, auth.Source(cred.Source), cred.Email)))
+	described := describeCredential(cred) + " (from " + string(src) + ")"
+	rep.Problems = append(rep.Problems, diagnose.Sentence(a.Problem(described, src, cred.Email)))
 }
 
 // checkCollection looks the project's collection up without creating it.

@@ -200,7 +200,7 @@ func TestStatusReport(t *testing.T) {
 			}
 			source := tt.source
 			if source == "file" {
-				source = auth.SourceFilePrefix + f.credentialsFile()
+				source = string(auth.FileSource(f.credentialsFile()))
 			}
 			if rep.Credential.Source != source || rep.Credential.Kind != tt.kind {
 				t.Errorf("credential %+v, want source %q kind %q", rep.Credential, source, tt.kind)

@@ -21,7 +21,6 @@ import (
 
 type syncOptions struct {
 	Dir         string
-	URL         string
 	Prune       bool
 	DryRun      bool
 	JSON        bool
@@ -29,9 +28,7 @@ type syncOptions struct {
 	Concurrency int
 	Mode        string
 
-	Ctx  context.Context
-	Deps Deps
-	Env  authEnv
+	r2rCmd
 	// StateDir keeps the lock and hash cache; "" = the user cache directory.
 	StateDir string
 	// Debounce is how long --watch waits for changes to settle; 0 = 500 ms.
@@ -39,7 +36,7 @@ type syncOptions struct {
 }
 
 func newSyncCmd(deps Deps, runF func(*syncOptions) error) *cobra.Command {
-	opts := &syncOptions{Deps: deps}
+	opts := &syncOptions{r2rCmd: r2rCmd{Deps: deps}}
 	c := &cobra.Command{
 		Use:   "sync [DIR]",
 		Short: "Bring the project's R2R collection in step with its files",
@@ -61,19 +58,15 @@ One sync per project runs at a time, across processes. Exits 1 when anything fai
   r2r-mcp sync --prune --json  # also delete documents of removed files; JSON summary
   r2r-mcp sync --watch         # keep syncing as files change`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Ctx = cmd.Context()
+		RunE: runE(opts, func(args []string) error {
 			if len(args) == 1 {
 				opts.Dir = args[0]
 			}
 			if opts.Concurrency < 1 || opts.Concurrency > 32 {
 				return fmt.Errorf("--concurrency must be between 1 and 32, not %d", opts.Concurrency)
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runSync(opts)
-		},
+			return nil
+		}, runF, runSync),
 	}
 	f := c.Flags()
 	addURLFlag(f, &opts.URL)
@@ -96,10 +89,7 @@ type syncTarget struct {
 }
 
 func runSync(o *syncOptions) error {
-	ctx := o.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := o.ctx()
 	t, err := resolveSync(ctx, o)
 	if err != nil {
 		return err
@@ -143,15 +133,7 @@ func resolveSync(ctx context.Context, o *syncOptions) (*syncTarget, error) {
 	if o.Dir == "" {
 		dir = root
 	}
-	getenv := o.Deps.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	configDir, err := o.Env.configDir(getenv)
-	if err != nil {
-		return nil, err
-	}
-	_, client, err := resolveR2R(ctx, o.Deps, o.Env, configDir, o.URL)
+	client, err := o.open(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -204,8 +204,8 @@ func (f *syncFixture) watch(debounce time.Duration) (waitFor func(what string, c
 		Getenv: func(string) string { return "" }}
 	done := make(chan error, 1)
 	go func() {
-		done <- runSync(&syncOptions{Dir: f.root, URL: f.srv.URL, Watch: true, Concurrency: 2, Mode: "fast", Ctx: ctx, Deps: deps,
-			Env: authEnv{ConfigDir: f.config}, StateDir: f.stateDir, Debounce: debounce})
+		done <- runSync(&syncOptions{Dir: f.root, Watch: true, Concurrency: 2, Mode: "fast", StateDir: f.stateDir, Debounce: debounce,
+			r2rCmd: r2rCmd{URL: f.srv.URL, Ctx: ctx, Deps: deps, Env: authEnv{ConfigDir: f.config}}})
 	}()
 	waitFor = func(what string, cond func(string) bool) {
 		t.Helper()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/tools"
@@ -17,21 +18,25 @@ import (
 // as far as known now.
 type describedKey struct {
 	r2r.Credentials
-	source, warning func() string
+	origin func() auth.Origin
 }
 
-func (d describedKey) Source() string  { return d.source() }
-func (d describedKey) Warning() string { return d.warning() }
+func (d describedKey) Origin() auth.Origin { return d.origin() }
 
 // TestAuthAdviceFollowsCredentials: when the credentials describe themselves (a credential
 // read lazily from the keyring learns its source on first use), tool errors and r2r_status
 // use what they say now, not the source serve saw at start-up.
 func TestAuthAdviceFollowsCredentials(t *testing.T) {
 	emu := r2rtest.NewServer(t, r2rtest.Options{RequireAuth: true})
-	source, warning := "keyring (not read yet)", ""
-	creds := describedKey{Credentials: r2r.APIKey("revoked-key"),
-		source: func() string { return source }, warning: func() string { return warning }}
-	s, err := New(Config{R2RURL: emu.URL, Credentials: creds, AuthSource: "keyring (not read yet)",
+	source, warning := auth.Source(auth.SourceKeyringPending), ""
+	creds := describedKey{Credentials: r2r.APIKey("revoked-key"), origin: func() auth.Origin {
+		o := auth.Origin{Source: source}
+		if warning != "" {
+			o.Warnings = []auth.Warning{{Kind: auth.WarnPlainTextFile, Text: warning}}
+		}
+		return o
+	}}
+	s, err := New(Config{R2RURL: emu.URL, Credentials: creds,
 		WorkDir: t.TempDir(), ConfigDir: t.TempDir(), Options: DefaultOptions()}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +58,7 @@ func TestAuthAdviceFollowsCredentials(t *testing.T) {
 		return nil
 	}
 
-	source, warning = "file /home/u/.config/r2r-mcp/credentials.json", "using the credential in a plain-text file: the keyring did not answer"
+	source, warning = auth.FileSource("/home/u/.config/r2r-mcp/credentials.json"), "using the credential in a plain-text file: the keyring did not answer"
 	res := call("r2r_list_collections")
 	info, ok := toolerr.Of(res)
 	if !ok || info.Code != toolerr.CodeAuth {
@@ -72,7 +77,7 @@ func TestAuthAdviceFollowsCredentials(t *testing.T) {
 	} else {
 		st = r.StructuredContent.(tools.StatusOutput)
 	}
-	if st.AuthSource != source || st.Config["auth_warning"] != warning {
+	if st.AuthSource != string(source) || st.Config["auth_warning"] != warning {
 		t.Fatalf("r2r_status: auth_source %q, auth_warning %q", st.AuthSource, st.Config["auth_warning"])
 	}
 }

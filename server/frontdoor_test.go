@@ -20,7 +20,7 @@ func overloadConfig(t *testing.T, r2rURL string) Config {
 	opts := DefaultOptions()
 	opts.Tools.RateLimit, opts.Tools.RAGRateLimit, opts.Cache.MaxBytes, opts.Retry.MaxRetries = 0, 0, 0, 0 // no limit, no cache, no retry
 	opts.Tools.SearchTimeout, opts.Tools.CallTimeout = time.Hour, time.Hour
-	return Config{R2RURL: r2rURL, URLSource: "test", AuthSource: "none", WorkDir: t.TempDir(),
+	return Config{R2RURL: r2rURL, URLSource: "test", WorkDir: t.TempDir(),
 		ConfigDir: t.TempDir(), Options: opts}
 }
 

@@ -17,8 +17,6 @@ type UserOptions struct {
 	// Scope returns what adapts a call of tool def to the user (the request's collection);
 	// nil, or nil for def, = nothing. It runs before the argument validation (tools.Chain).
 	Scope func(def mcp.Tool) mcpserver.ToolHandlerMiddleware
-	// AuthSource says where the credentials came from, for r2r_status and error advice.
-	AuthSource string
 	// SharedLimits holds the rate-limit buckets across replicas; nil = this process's.
 	SharedLimits tools.SharedLimiter
 	// History keeps the search history across replicas; nil = this process's memory.
@@ -55,7 +53,6 @@ func (s *Server) ForCredentials(creds r2r.Credentials, o UserOptions) (*Server, 
 		SharedLimits: o.SharedLimits,
 		SyncJobs:     o.SyncJobs,
 	}
-	deps.Status.AuthSource, deps.Status.AuthWarning = o.AuthSource, ""
 	if o.Cache != nil {
 		deps.Cache = o.Cache
 	}

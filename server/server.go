@@ -30,20 +30,13 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/server/knob"
 	"github.com/r2r-mcp/r2r-mcp/tools"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
-
-// describedCredentials are credentials that say where they came from as far as known
-// now (auth.LazyCredentials). Tool errors use it to advise on authentication failures.
-type describedCredentials interface {
-	r2r.Credentials
-	Source() string
-	Warning() string
-}
 
 // Name is the server name reported in the initialize result.
 const Name = "r2r-mcp"
@@ -56,14 +49,10 @@ type Config struct {
 	R2RURL    string
 	URLSource string
 	// Credentials authenticate R2R requests; nil = r2r.Anonymous(). A token source logs in
-	// lazily, on the first request. AuthSource says where they came from ("keyring",
-	// "env R2R_API_KEY", "none", ...; auth.SourceKeyringPending while a stored credential
-	// is still to be read); AuthWarning is a resolution problem to surface in the log and in
-	// r2r_status ("" = none). Credentials that describe themselves (Source, Warning: a
-	// credential read on first use) override both in r2r_status and in error advice.
+	// lazily, on the first request. Where they came from, and any problem with them to
+	// surface in the log and in r2r_status, is what they say (auth.OriginOf: auth's
+	// credentials do; a stored credential read on first use knows its source after it).
 	Credentials r2r.Credentials
-	AuthSource  string
-	AuthWarning string
 
 	// ReadOnly drops every tool that writes to R2R (--read-only).
 	ReadOnly bool
@@ -139,18 +128,15 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	defer s.Close()
 	limitMemory(s.Cache.Stats().MaxBytes)
 
-	authSource := cfg.AuthSource
-	if s.Deps.AuthState != nil {
-		// The stored credential is read in the background and may already be known: never
-		// log "not read yet" after the read's own log line.
-		authSource, _ = s.Deps.AuthState()
-	}
+	// Asked now, not at start-up: the stored credential is read in the background and may
+	// already be known, so "not read yet" is never logged after the read's own log line.
+	origin := auth.OriginOf(cfg.Credentials)
 	logger.Info("r2r-mcp serving on stdio", "version", cfg.Version, "r2r_url", s.Deps.Client.BaseURL(),
-		"url_source", cfg.URLSource, "auth_source", authSource, "read_only", cfg.ReadOnly,
+		"url_source", cfg.URLSource, "auth_source", string(origin.Source), "read_only", cfg.ReadOnly,
 		"cache_bytes", s.Cache.Stats().MaxBytes,
 		"breaker_failures", s.Breaker.Settings().Failures, "breaker_cooldown", s.Breaker.Settings().Cooldown)
-	if cfg.AuthWarning != "" {
-		logger.Warn("credentials", "warning", cfg.AuthWarning)
+	if w := origin.Warning(); w != "" {
+		logger.Warn("credentials", "warning", w)
 	}
 	return serveStdio(ctx, s.MCP, s.cancelled.watch(ctx, stdin), s.cancelled.filter(stdout), logger, cfg.ShutdownGrace,
 		cfg.Options.stdioLimits())
@@ -313,13 +299,11 @@ func newClients(cfg Config, base string, logger *slog.Logger) (clients, error) {
 func newDeps(cfg Config, c clients, projects *project.Resolver, logger *slog.Logger) *tools.Deps {
 	conf := cfg.Options.Tools
 	conf.Status = tools.StatusInfo{
-		Version:     cmp.Or(cfg.Version, "dev"),
-		Commit:      cfg.Commit,
-		AuthSource:  cfg.AuthSource,
-		AuthWarning: cfg.AuthWarning,
-		URLSource:   cfg.URLSource,
-		ReadOnly:    cfg.ReadOnly,
-		Config:      statusSettings(cfg),
+		Version:   cmp.Or(cfg.Version, "dev"),
+		Commit:    cfg.Commit,
+		URLSource: cfg.URLSource,
+		ReadOnly:  cfg.ReadOnly,
+		Config:    statusSettings(cfg),
 	}
 	deps := &tools.Deps{
 		Config:       conf,
@@ -329,10 +313,6 @@ func newDeps(cfg Config, c clients, projects *project.Resolver, logger *slog.Log
 		Logger:       logger.With("component", "tools"),
 		HealthClient: c.health,
 		BreakerState: c.breaker.State,
-	}
-	if lc, ok := cfg.Credentials.(describedCredentials); ok {
-		// Read lazily (auth.LazyCredentials): where they came from is known after first use.
-		deps.AuthState = func() (string, string) { return lc.Source(), lc.Warning() }
 	}
 	return deps
 }
@@ -345,7 +325,7 @@ func statusSettings(cfg Config) map[string]string {
 	}
 	maps.Copy(settings, cfg.Settings)
 	for k, v := range map[string]string{"log_file": cfg.LogFile, "log_level": cfg.LogLevel,
-		"project_dir": cfg.WorkDir, "auth_warning": cfg.AuthWarning} {
+		"project_dir": cfg.WorkDir, "auth_warning": auth.OriginOf(cfg.Credentials).Warning()} {
 		if v != "" {
 			settings[k] = v
 		}

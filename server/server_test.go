@@ -212,7 +212,7 @@ func TestRunInProcess(t *testing.T) {
 	defer cancel()
 	logs := &r2rtest.SyncBuffer{}
 	c, done := runInProcess(ctx, Config{
-		R2RURL: emu.URL, URLSource: "test", AuthSource: "none",
+		R2RURL: emu.URL, URLSource: "test",
 		LogLevel: "debug", Stderr: logs, WorkDir: t.TempDir(), ConfigDir: t.TempDir(), Version: "1.2.3",
 		Options: DefaultOptions(),
 	})

@@ -220,49 +220,38 @@ func responseSizeResult(err error, e *r2r.Error) *mcp.CallToolResult {
 	return nil
 }
 
-// authInfo says where the server's credentials came from, for advice on auth failures.
-type authInfo struct {
-	source  string // auth.Source* or "file <path>"; "" = unknown (treated as none)
-	warning string // a resolution problem worth telling the user; "" = none
-}
-
 type authKey struct{}
 
-// withAuth makes auth (evaluated when an error needs it: a lazily read credential's
-// source is only known after its first use) available to r2rErrorResult.
-func withAuth(ctx context.Context, auth func() authInfo) context.Context {
-	return context.WithValue(ctx, authKey{}, auth)
+// withAuth makes where the credentials came from (evaluated when an error needs it: a
+// lazily read credential's source is only known after its first use) available to
+// r2rErrorResult.
+func withAuth(ctx context.Context, origin func() auth.Origin) context.Context {
+	return context.WithValue(ctx, authKey{}, origin)
 }
 
-func authFrom(ctx context.Context) authInfo {
-	if f, ok := ctx.Value(authKey{}).(func() authInfo); ok && f != nil {
+func authFrom(ctx context.Context) auth.Origin {
+	if f, ok := ctx.Value(authKey{}).(func() auth.Origin); ok && f != nil {
 		return f()
 	}
-	return authInfo{}
+	return auth.Origin{}
 }
 
-// authState is where the credentials come from now: Deps.AuthState when set, else the
-// static Status facts.
-func (d *Deps) authState() authInfo {
-	if d.AuthState != nil {
-		src, warn := d.AuthState()
-		return authInfo{source: src, warning: warn}
-	}
-	return authInfo{source: d.Status.AuthSource, warning: d.Status.AuthWarning}
-}
+// authState is where the credentials the tools send come from, as they say now
+// (auth.OriginOf; a source "" counts as none).
+func (d *Deps) authState() auth.Origin { return auth.OriginOf(d.Client.Credentials()) }
 
 // unauthorizedText is the text for a 401: what to change depends on where the rejected
 // credential came from (auth.Source.Fix). The server reads the stored credential again
 // after a 401, so a fresh login helps the next call; the environment is read only at
 // start-up.
-func unauthorizedText(a authInfo, r2rSays string) string {
-	src := auth.Source(a.source)
+func unauthorizedText(a auth.Origin, r2rSays string) string {
+	src := a.Source
 	switch {
-	case src.None() && strings.TrimSpace(a.warning) != "":
+	case src.None() && strings.TrimSpace(a.Warning()) != "":
 		// Lead with why nothing was sent (an unusable credentials file, a keyring that did
 		// not answer): "run login" alone would not fix a file that only needs chmod.
 		return "R2R requires authentication (401), and r2r-mcp has no usable credential: " +
-			strings.TrimRight(strings.TrimSpace(a.warning), ".") + ". Fix that, or run `r2r-mcp login` in a terminal, then call again."
+			strings.TrimRight(strings.TrimSpace(a.Warning()), ".") + ". Fix that, or run `r2r-mcp login` in a terminal, then call again."
 	case src.None():
 		return "R2R requires authentication (401)." + r2rSays + " " + src.Fix() + " Then call again: the server reads the " +
 			"stored credential after a 401 (R2R_API_KEY set in your MCP client's configuration takes effect when the client " +
@@ -275,8 +264,8 @@ func unauthorizedText(a authInfo, r2rSays string) string {
 	return msg + warningText(a)
 }
 
-func warningText(a authInfo) string {
-	if w := strings.TrimSpace(a.warning); w != "" {
+func warningText(a auth.Origin) string {
+	if w := strings.TrimSpace(a.Warning()); w != "" {
 		return " Credentials warning: " + strings.TrimRight(w, ".") + "."
 	}
 	return ""
@@ -301,7 +290,7 @@ func credentialResult(ctx context.Context, err error, baseURL string) *mcp.CallT
 			", then call again (no restart needed)." + warningText(a)
 		return toolerr.Result(info)
 	}
-	src := auth.Source(a.source)
+	src := a.Source
 	var next string
 	switch {
 	case errors.Is(cause, auth.ErrKeyringTimeout):

@@ -27,15 +27,36 @@ func errInfo(res *mcp.CallToolResult) toolerr.Info {
 // withCreds sets the credentials of the env's R2R client.
 func withCreds(c r2r.Credentials) envOption { return func(cfg *envConfig) { cfg.creds = c } }
 
+// describedCreds are credentials that say where they came from, as auth's do
+// (auth.Described); origin is asked at each use, as of a credential read lazily.
+type describedCreds struct {
+	r2r.Credentials
+	origin func() auth.Origin
+}
+
+func (d describedCreds) Origin() auth.Origin { return d.origin() }
+
+// from gives c the origin src with the warning w ("" = none); nil c is anonymous.
+func from(c r2r.Credentials, src auth.Source, w string) describedCreds {
+	if c == nil {
+		c = r2r.Anonymous()
+	}
+	o := auth.Origin{Source: src}
+	if w != "" {
+		o.Warnings = []auth.Warning{{Text: w}}
+	}
+	return describedCreds{Credentials: c, origin: func() auth.Origin { return o }}
+}
+
 // TestUnauthorizedAdvice: the next step after a 401 depends on where the rejected
 // credential came from; `r2r-mcp login` cannot replace an environment credential.
 func TestUnauthorizedAdvice(t *testing.T) {
 	tests := []struct {
 		name    string
 		creds   r2r.Credentials
-		source  string
+		source  auth.Source
 		warning string
-		dynamic bool // via Deps.AuthState instead of Status
+		dynamic bool // known only after the first use, as a credential read lazily
 		want    []string
 		not     []string
 	}{
@@ -61,14 +82,19 @@ func TestUnauthorizedAdvice(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, withEmulator(r2rtest.Options{RequireAuth: true}), withCreds(tt.creds), withDeps(func(d *Deps) {
-				if tt.dynamic {
-					d.Status.AuthSource = "keyring (not read yet)"
-					d.AuthState = func() (string, string) { return tt.source, tt.warning }
-				} else {
-					d.Status.AuthSource, d.Status.AuthWarning = tt.source, tt.warning
+			creds := from(tt.creds, tt.source, tt.warning)
+			if tt.dynamic {
+				used := false
+				creds.Credentials = applied{creds.Credentials, &used}
+				read := creds.origin
+				creds.origin = func() auth.Origin {
+					if !used {
+						return auth.Origin{Source: auth.SourceKeyringPending}
+					}
+					return read()
 				}
-			}))
+			}
+			e := newEnv(t, withEmulator(r2rtest.Options{RequireAuth: true}), withCreds(creds))
 			_, info := e.fail("r2r_list_collections", nil)
 			t.Log(info.Message)
 			if info.Code != toolerr.CodeAuth || info.Type != "authentication" || info.Status != http.StatusUnauthorized {
@@ -86,6 +112,17 @@ func TestUnauthorizedAdvice(t *testing.T) {
 			}
 		})
 	}
+}
+
+// applied records that its credential was applied.
+type applied struct {
+	r2r.Credentials
+	used *bool
+}
+
+func (a applied) Apply(ctx context.Context, h http.Header) error {
+	*a.used = true
+	return a.Credentials.Apply(ctx, h)
 }
 
 // failingCredentials stand for credentials that cannot be applied without R2R's help,
@@ -106,8 +143,9 @@ func TestCredentialErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		creds := auth.NewPasswordSource(auth.TokenSourceOptions{Client: login}, "nobody@example.com", "wrong-password")
-		e := newEnv(t, withCreds(creds), withDeps(func(d *Deps) { d.Status.AuthSource = auth.SourceEnvPassword }))
+		creds := auth.NewPasswordSource(auth.TokenSourceOptions{Client: login, Origin: auth.Origin{Source: auth.SourceEnvPassword}},
+			"nobody@example.com", "wrong-password")
+		e := newEnv(t, withCreds(creds))
 		_, info := e.fail("r2r_get_document", map[string]any{"document_id": "00000000-0000-4000-8000-000000000001"})
 		t.Log(info.Message)
 		if info.Code != toolerr.CodeAuth || info.Type != "authentication" || info.Retryable {
@@ -133,8 +171,9 @@ func TestCredentialErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		creds := auth.NewPasswordSource(auth.TokenSourceOptions{Client: login}, r2rtest.AdminEmail, r2rtest.AdminPassword)
-		e := newEnv(t, withCreds(creds), withDeps(func(d *Deps) { d.Status.AuthSource = auth.SourceEnvPassword }))
+		creds := auth.NewPasswordSource(auth.TokenSourceOptions{Client: login, Origin: auth.Origin{Source: auth.SourceEnvPassword}},
+			r2rtest.AdminEmail, r2rtest.AdminPassword)
+		e := newEnv(t, withCreds(creds))
 		_, info := e.fail("r2r_list_collections", nil)
 		if info.Code != toolerr.CodeR2RAPI || info.Status != http.StatusServiceUnavailable || !info.Retryable {
 			t.Fatalf("%+v", info)
@@ -159,8 +198,8 @@ func TestCredentialErrors(t *testing.T) {
 		if err := store.Save(context.Background(), srv.URL, sec); err != nil {
 			t.Fatal(err)
 		}
-		creds := auth.NewStoredSource(auth.TokenSourceOptions{Client: c}, srv.URL, sec, store)
-		e := newEnv(t, withCreds(creds), withDeps(func(d *Deps) { d.Status.AuthSource = auth.SourceKeyring }))
+		creds := auth.NewStoredSource(auth.TokenSourceOptions{Client: c, Origin: auth.Origin{Source: auth.SourceKeyring}}, srv.URL, sec, store)
+		e := newEnv(t, withCreds(creds))
 		_, info := e.fail("r2r_list_collections", nil)
 		t.Log(info.Message)
 		if info.Code != toolerr.CodeAuth || info.Retryable || !strings.Contains(info.Message, auth.SessionExpiredText(srv.URL)) ||
@@ -170,8 +209,8 @@ func TestCredentialErrors(t *testing.T) {
 	})
 
 	t.Run("keyring does not answer", func(t *testing.T) {
-		e := newEnv(t, withCreds(failingCredentials{err: fmt.Errorf("reading the stored credential: %w", auth.ErrKeyringTimeout)}),
-			withDeps(func(d *Deps) { d.Status.AuthSource = auth.SourceKeyringPending }))
+		e := newEnv(t, withCreds(from(failingCredentials{err: fmt.Errorf("reading the stored credential: %w", auth.ErrKeyringTimeout)},
+			auth.SourceKeyringPending, "")))
 		_, info := e.fail("r2r_list_collections", nil)
 		if info.Code != toolerr.CodeAuth || !info.Retryable || !strings.Contains(info.Message, "Unlock the system keyring") {
 			t.Fatalf("%+v", info)

@@ -103,7 +103,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 		Projects: project.NewResolver(project.Options{WorkDir: proj, CacheFile: filepath.Join(base, "cfg", "projects.json"), ExtraRoots: cfg.extraRoots}),
 		History:  NewSearchHistory(0),
 	}
-	deps.Status = StatusInfo{Version: "test", AuthSource: "none", URLSource: "test"}
+	deps.Status = StatusInfo{Version: "test", URLSource: "test"}
 	for _, f := range cfg.deps {
 		f(deps)
 	}

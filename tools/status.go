@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/confine"
@@ -266,11 +267,11 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 // after the read; loadErr is why a lazily read credential could not be read.
 func (d *Deps) reportAuth(o *StatusOutput, loadErr error) {
 	a := d.authState()
-	o.AuthSource = a.source
+	o.AuthSource = string(a.Source)
 	if o.AuthSource == "" {
-		o.AuthSource = "none"
+		o.AuthSource = auth.SourceNone
 	}
-	warning := a.warning
+	warning := a.Warning()
 	if loadErr != nil {
 		w := "could not read the stored credential: " + loadErr.Error()
 		if warning != "" {

@@ -111,13 +111,11 @@ type Cache interface {
 
 // StatusInfo holds static facts r2r_status reports.
 type StatusInfo struct {
-	Version     string            // r2r-mcp version
-	Commit      string            // build commit
-	AuthSource  string            // where the credentials came from, e.g. "keyring", "env R2R_API_KEY", "none"
-	AuthWarning string            // a credential resolution problem for the user ("" = none)
-	URLSource   string            // where the R2R URL came from, e.g. "flag", "env R2R_API_URL", "default"
-	ReadOnly    bool              // --read-only: write tools are not registered
-	Config      map[string]string // other effective settings and their sources (no secrets)
+	Version   string            // r2r-mcp version
+	Commit    string            // build commit
+	URLSource string            // where the R2R URL came from, e.g. "flag", "env R2R_API_URL", "default"
+	ReadOnly  bool              // --read-only: write tools are not registered
+	Config    map[string]string // other effective settings and their sources (no secrets)
 }
 
 // Deps are what the tools need: their immutable Config and the run-time state they share.
@@ -131,11 +129,6 @@ type Deps struct {
 	History  *SearchHistory    // last searches per project; nil = none kept
 	Logger   *slog.Logger      // nil = discard
 	Now      func() time.Time  // nil = time.Now
-
-	// AuthState, when set, says where the credentials come from and any warning about
-	// them, as known now; it overrides Status.AuthSource and Status.AuthWarning (a
-	// credential read lazily from the keyring knows its source only after first use).
-	AuthState func() (source, warning string)
 
 	// BreakerState, when set, gives r2r_status the circuit breaker's full state (state,
 	// failures, time until half-open, last transitions).

@@ -107,7 +107,7 @@ func TestLoginLogoutWithRealKeyring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.URL != srv.URL || res.Source != auth.SourceKeyring || res.Warning != "" {
+	if res.URL != srv.URL || res.Origin().Source != auth.SourceKeyring || res.Origin().Warning() != "" {
 		t.Fatalf("Resolve = %+v", res)
 	}
 	client, err := r2r.New(r2r.Options{BaseURL: res.URL, Credentials: res.Credentials})
@@ -124,7 +124,7 @@ func TestLoginLogoutWithRealKeyring(t *testing.T) {
 		t.Fatal(err)
 	}
 	lc, ok := lazy.Credentials.(*auth.LazyCredentials)
-	if !ok || lazy.Source != auth.SourceKeyringPending || lc.Loaded() {
+	if !ok || lazy.Origin().Source != auth.SourceKeyringPending || lc.Loaded() {
 		t.Fatalf("ResolveLazy = %+v", lazy)
 	}
 	lazyClient, err := r2r.New(r2r.Options{BaseURL: lazy.URL, Credentials: lazy.Credentials})
@@ -134,7 +134,7 @@ func TestLoginLogoutWithRealKeyring(t *testing.T) {
 	if me, err := lazyClient.Me(context.Background()); err != nil || me.Email != email {
 		t.Fatalf("lazily read credential does not work: %v %v", me, err)
 	}
-	if snap := lc.Snapshot(); snap.Source != auth.SourceKeyring || snap.KeyID != sec.KeyID || snap.Warning != "" {
+	if snap := lc.Snapshot(); snap.Origin().Source != auth.SourceKeyring || snap.KeyID != sec.KeyID || snap.Origin().Warning() != "" {
 		t.Fatalf("after the first request: %+v", snap)
 	}
 

@@ -124,15 +124,11 @@ func New(base *server.Server, o Options) (*Handler, error) {
 			return me, err
 		},
 		build: func(key, id string) (*user, error) {
-			what := "API key"
-			if isAccessToken(key) {
-				what = "access token"
-			}
-			return h.newUser(userKey{key: key, id: id}, id, "the caller's R2R "+what+" (user "+id+")")
+			return h.newUser(userKey{key: key, id: id}, id)
 		},
 	}
 	if o.AuthMode == AuthShared {
-		u, err := h.newUser(base.Deps.Client.Credentials(), "", "the server's shared credential ("+base.Deps.Status.AuthSource+")")
+		u, err := h.newUser(base.Deps.Client.Credentials(), "")
 		if err != nil {
 			return nil, err
 		}
@@ -151,8 +147,8 @@ func New(base *server.Server, o Options) (*Handler, error) {
 }
 
 // newUser builds the tools of one credential and their two front doors.
-func (h *Handler) newUser(creds r2r.Credentials, id, source string) (*user, error) {
-	srv, err := h.base.ForCredentials(creds, server.UserOptions{Cache: h.opts.Cache, AuthSource: source, SharedLimits: h.opts.SharedLimits, History: h.opts.History, SyncJobs: h.opts.SyncJobs,
+func (h *Handler) newUser(creds r2r.Credentials, id string) (*user, error) {
+	srv, err := h.base.ForCredentials(creds, server.UserOptions{Cache: h.opts.Cache, SharedLimits: h.opts.SharedLimits, History: h.opts.History, SyncJobs: h.opts.SyncJobs,
 		Scope: collectionDefault})
 	if err != nil {
 		return nil, err

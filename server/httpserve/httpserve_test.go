@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/r2r-mcp/r2r-mcp/auth"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/server"
@@ -325,5 +326,30 @@ func TestBounds(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("a body over the bound: %d, want 413", resp.StatusCode)
+	}
+}
+
+// envKey stands for the server's own credential as auth resolves it: it says it came from
+// R2R_API_KEY.
+type envKey struct{ r2r.Credentials }
+
+func (envKey) Origin() auth.Origin { return auth.Origin{Source: auth.SourceEnvAPIKey} }
+
+// r2r_status names the credential a call acts with: the caller's own key, or in shared-key
+// mode the server's credential by its own source (so a rejected one gets that source's advice).
+func TestStatusNamesTheCredential(t *testing.T) {
+	tm := newTeam(t)
+	rep := newReplica(t, tm, nil)
+	if text, res := callText(t, mcpClient(t, rep.URL, bearer(tm.Alice.Key)), "r2r_status", nil); res.IsError ||
+		!strings.Contains(text, "Credentials: the caller's R2R API key (user ") {
+		t.Errorf("per-user r2r_status:\n%s", text)
+	}
+	shared := newReplica(t, tm, func(c *server.Config, o *httpserve.Options) {
+		c.Credentials, c.ReadOnly = envKey{r2r.APIKey(tm.Bob.Key)}, true
+		o.AuthMode = httpserve.AuthShared
+	})
+	if text, res := callText(t, mcpClient(t, shared.URL, nil), "r2r_status", nil); res.IsError ||
+		!strings.Contains(text, "Credentials: "+auth.SourceEnvAPIKey+"\n") {
+		t.Errorf("shared r2r_status:\n%s", text)
 	}
 }

@@ -57,6 +57,16 @@ func credentialOf(cred string) r2r.Credentials {
 
 func (k userKey) Identity() string { return "r2r-user:" + k.id }
 
+// Origin names the caller's credential as its source, for r2r_status and the advice of
+// tool errors (auth.Described).
+func (k userKey) Origin() auth.Origin {
+	what := "API key"
+	if isAccessToken(k.key) {
+		what = "access token"
+	}
+	return auth.Origin{Source: auth.Source("the caller's R2R " + what + " (user " + k.id + ")")}
+}
+
 // String and GoString keep the key out of %v, %+v and %#v.
 func (k userKey) String() string   { return "httpserve.userKey(" + k.Identity() + ")" }
 func (k userKey) GoString() string { return k.String() }

@@ -106,7 +106,14 @@ if [ ! -f "$VENV/.complete" ]; then
 	rm -rf "$VENV"
 	"$PY" -m venv "$VENV"
 	LOGTAIL="$CACHE/pip-$key.log"
-	"$VENV/bin/pip" install --disable-pip-version-check -c "$HERE/constraints.txt" "r2r[core]==$R2R_VERSION" >"$LOGTAIL" 2>&1 ||
+	# backoff, orjson and fastapi-sso are litellm's proxy dependencies, which R2R does not
+	# install. Without them every model call R2R makes (each embedding batch, each search)
+	# tries to import litellm.proxy.proxy_server to look up a cold-storage logger, fails, and
+	# leaves one more entry on sys.path, so every later import scans a longer path: ingest
+	# slowed from 7.5 to 4.1 files/s over four 374-file syncs. With them the import succeeds
+	# once and is cached (testdata/r2r-real/README.md, "Why three extra packages").
+	"$VENV/bin/pip" install --disable-pip-version-check -c "$HERE/constraints.txt" "r2r[core]==$R2R_VERSION" \
+		backoff orjson fastapi-sso >"$LOGTAIL" 2>&1 ||
 		fail "pip could not install r2r[core]==$R2R_VERSION with $HERE/constraints.txt"
 	STEP="pip install $PGSERVER"
 	# --no-deps: only its bundled Postgres binaries are used, never its Python module.

@@ -45,9 +45,9 @@ type Account struct {
 	Latency time.Duration
 }
 
-// CheckAccount sends GET /v3/users/me within timeout. source is where the credential came
-// from (auth.SourceNone = there is none).
-func CheckAccount(ctx context.Context, c *r2r.Client, timeout time.Duration, source string) Account {
+// CheckAccount sends GET /v3/users/me within timeout with c's credential; R2R's 401 means
+// a login is needed when that credential says it came from nowhere (auth.OriginOf).
+func CheckAccount(ctx context.Context, c *r2r.Client, timeout time.Duration) Account {
 	uctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
@@ -74,7 +74,7 @@ func CheckAccount(ctx context.Context, c *r2r.Client, timeout time.Duration, sou
 		}
 	}
 	switch {
-	case errors.Is(cause, r2r.ErrUnauthorized) && auth.Source(source).None():
+	case errors.Is(cause, r2r.ErrUnauthorized) && auth.OriginOf(c.Credentials()).Source.None():
 		a.Verdict = NeedsLogin
 	case errors.Is(cause, r2r.ErrUnauthorized):
 		a.Verdict = Rejected
