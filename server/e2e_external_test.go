@@ -238,7 +238,9 @@ func wantSlashCommands(t *testing.T, dir string, environ []string, want ...strin
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, claudeCLI(t), "-p", "hi", "--output-format", "stream-json", "--verbose")
-	cmd.Dir, cmd.Env = dir, environ
+	// Claude Code 2.1 connects MCP servers in the background by default, so a busy machine
+	// can print the init message before r2r-mcp is connected; false makes -p wait for them.
+	cmd.Dir, cmd.Env = dir, append(slices.Clip(environ), "MCP_CONNECTION_NONBLOCKING=false")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

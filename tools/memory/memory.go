@@ -152,44 +152,44 @@ func Normalise(d Draft) (Draft, error) {
 
 // cleanPaths makes paths relative, slash-separated, cleaned, sorted and unique.
 func cleanPaths(in []string) ([]string, error) {
-	if len(in) > MaxPaths {
-		return nil, &Error{Field: "paths", Msg: fmt.Sprintf("has %d entries; at most %d", len(in), MaxPaths)}
-	}
-	out := make([]string, 0, len(in))
-	for _, p := range in {
-		p = strings.ReplaceAll(oneLine(p), `\`, "/")
-		c := path.Clean(p)
+	return cleanList("paths", in, MaxPaths, MaxPathChars, func(p string) (string, string) {
+		c := path.Clean(strings.ReplaceAll(p, `\`, "/"))
 		switch {
-		case p == "" || c == ".":
-			return nil, &Error{Field: "paths", Msg: "has a blank entry"}
-		case utf8.RuneCountInString(p) > MaxPathChars:
-			return nil, &Error{Field: "paths", Msg: fmt.Sprintf("has an entry longer than %d characters", MaxPathChars)}
+		case c == ".":
+			return "", ""
 		case path.IsAbs(c) || c == ".." || strings.HasPrefix(c, "../"):
-			return nil, &Error{Field: "paths", Msg: fmt.Sprintf("has %q, which is not inside the project: name files relative to the project root", clip(p, 80))}
+			return c, fmt.Sprintf("has %q, which is not inside the project: name files relative to the project root",
+				clip(strings.ReplaceAll(p, `\`, "/"), 80))
 		}
-		if !slices.Contains(out, c) {
-			out = append(out, c)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+		return c, ""
+	})
 }
 
 func cleanTags(in []string) ([]string, error) {
-	if len(in) > MaxTags {
-		return nil, &Error{Field: "tags", Msg: fmt.Sprintf("has %d entries; at most %d", len(in), MaxTags)}
+	return cleanList("tags", in, MaxTags, MaxTagChars, func(t string) (string, string) { return t, "" })
+}
+
+// cleanList is the rule paths and tags share: at most max entries, each made one line, none
+// blank (key "" is blank too) or over maxChars characters, none that key refuses (its second
+// result says why); duplicate keys dropped, sorted.
+func cleanList(field string, in []string, max, maxChars int, key func(string) (string, string)) ([]string, error) {
+	if len(in) > max {
+		return nil, &Error{Field: field, Msg: fmt.Sprintf("has %d entries; at most %d", len(in), max)}
 	}
 	out := make([]string, 0, len(in))
-	for _, t := range in {
-		t = oneLine(t)
+	for _, s := range in {
+		s = oneLine(s)
+		k, refused := key(s)
 		switch {
-		case t == "":
-			return nil, &Error{Field: "tags", Msg: "has a blank entry"}
-		case utf8.RuneCountInString(t) > MaxTagChars:
-			return nil, &Error{Field: "tags", Msg: fmt.Sprintf("has an entry longer than %d characters", MaxTagChars)}
+		case s == "" || k == "":
+			return nil, &Error{Field: field, Msg: "has a blank entry"}
+		case utf8.RuneCountInString(s) > maxChars:
+			return nil, &Error{Field: field, Msg: fmt.Sprintf("has an entry longer than %d characters", maxChars)}
+		case refused != "":
+			return nil, &Error{Field: field, Msg: refused}
 		}
-		if !slices.Contains(out, t) {
-			out = append(out, t)
+		if !slices.Contains(out, k) {
+			out = append(out, k)
 		}
 	}
 	slices.Sort(out)

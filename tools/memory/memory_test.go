@@ -40,6 +40,12 @@ func TestNormalise(t *testing.T) {
 		{name: "absolute_path", in: Draft{Kind: "note", Title: "t", Body: "b", Paths: []string{"/etc/passwd"}}, field: "paths"},
 		{name: "escaping_path", in: Draft{Kind: "note", Title: "t", Body: "b", Paths: []string{"a/../../x"}}, field: "paths"},
 		{name: "too_many_tags", in: Draft{Kind: "note", Title: "t", Body: "b", Tags: strings.Split("a b c d e f g h i j k", " ")}, field: "tags"},
+		{name: "dot_path", in: Draft{Kind: "note", Title: "t", Body: "b", Paths: []string{"a/.."}}, field: "paths"},
+		{name: "backslash_escaping_path", in: Draft{Kind: "note", Title: "t", Body: "b", Paths: []string{`..\x.go`}}, field: "paths"},
+		{name: "long_path", in: Draft{Kind: "note", Title: "t", Body: "b", Paths: []string{strings.Repeat("p", MaxPathChars+1)}}, field: "paths"},
+		{name: "too_many_paths", in: Draft{Kind: "note", Title: "t", Body: "b", Paths: strings.Split(strings.Repeat("a ", MaxPaths+1), " ")[:MaxPaths+1]}, field: "paths"},
+		{name: "blank_tag", in: Draft{Kind: "note", Title: "t", Body: "b", Tags: []string{"db", " \n "}}, field: "tags"},
+		{name: "long_tag", in: Draft{Kind: "note", Title: "t", Body: "b", Tags: []string{strings.Repeat("é", MaxTagChars+1)}}, field: "tags"},
 		{name: "bad_supersedes", in: Draft{Kind: "note", Title: "t", Body: "b", Supersedes: "last one"}, field: "supersedes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
