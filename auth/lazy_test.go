@@ -96,6 +96,9 @@ func TestResolveLazyDoesNotTouchTheKeyring(t *testing.T) {
 	if !strings.Contains(res.Origin().Warning(), "R2R_PASSWORD is set without R2R_EMAIL") || l.Origin().Warning() != res.Origin().Warning() {
 		t.Errorf("environment warning %q / %q", res.Origin().Warning(), l.Origin().Warning())
 	}
+	if got := StartOrigin(l); got.Warning() != res.Origin().Warning() || got.Source != SourceKeyringPending {
+		t.Errorf("start-up origin %+v: the environment's warning, source pending", got)
+	}
 	for _, s := range []string{fmt.Sprint(l), fmt.Sprintf("%#v", l)} {
 		if strings.Contains(s, "SECRET") || !strings.Contains(s, wantID) {
 			t.Errorf("formatted as %q", s)
@@ -200,6 +203,9 @@ func TestLazyCredentialsReadOnFirstUse(t *testing.T) {
 			}
 			if (tt.warning == "") != (l.Origin().Warning() == "") || !strings.Contains(l.Origin().Warning(), tt.warning) || snap.Origin().Warning() != l.Origin().Warning() {
 				t.Errorf("warning %q, want %q", l.Origin().Warning(), tt.warning)
+			}
+			if start := StartOrigin(l); start.Source != want || start.Warning() != "" {
+				t.Errorf("start-up origin %+v: the source as read, and no warning of the read's (it logs its own)", start)
 			}
 			if strings.Contains(l.Origin().Warning()+l.Identity()+fmt.Sprint(l), "SECRET") {
 				t.Errorf("secret leaked: %q %q", l.Origin().Warning(), l.Identity())

@@ -102,6 +102,19 @@ func OriginOf(c r2r.Credentials) Origin {
 	return Origin{}
 }
 
+// StartOrigin is what a server's start-up log line reports of c: OriginOf(c), except that
+// a stored credential read in the background (LazyCredentials) reports only the
+// environment's warnings, because its read logs its own when it happens; so each warning
+// is logged once whichever comes first.
+func StartOrigin(c r2r.Credentials) Origin {
+	if l, ok := c.(*LazyCredentials); ok {
+		o := l.Origin()
+		o.Warnings = l.env
+		return o
+	}
+	return OriginOf(c)
+}
+
 // fixed is a credential that cannot renew itself (an API key, none) with its Origin. A
 // renewable one (TokenSource, LazyCredentials) carries its Origin itself, so that
 // wrapping never hides r2r.Refresher from the client.

@@ -129,8 +129,9 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	limitMemory(s.Cache.Stats().MaxBytes)
 
 	// Asked now, not at start-up: the stored credential is read in the background and may
-	// already be known, so "not read yet" is never logged after the read's own log line.
-	origin := auth.OriginOf(cfg.Credentials)
+	// already be known, so "not read yet" is never logged after the read's own log line;
+	// the read's warnings are the read's to log (StartOrigin).
+	origin := auth.StartOrigin(cfg.Credentials)
 	logger.Info("r2r-mcp serving on stdio", "version", cfg.Version, "r2r_url", s.Deps.Client.BaseURL(),
 		"url_source", cfg.URLSource, "auth_source", string(origin.Source), "read_only", cfg.ReadOnly,
 		"cache_bytes", s.Cache.Stats().MaxBytes,
