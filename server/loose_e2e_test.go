@@ -8,8 +8,6 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/server/servertest"
-	"github.com/r2r-mcp/r2r-mcp/tools"
-	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // The loose-argument table over stdio, through the built binary.
@@ -36,11 +34,6 @@ func TestLooseArgumentsStdio(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := servertest.LooseOutcome{IsError: r.IsError, Text: r.Text, Structured: r.Structured}
-		o.Read, _ = r.Meta[tools.ArgumentsMetaKey].([]any)
-		if e, ok := r.Meta[toolerr.MetaKey].(map[string]any); ok {
-			o.ErrorType, _ = e["type"].(string)
-		}
-		lc.Check(t, "stdio", o)
+		lc.Check(t, "stdio", r.Loose())
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/server"
 	"github.com/r2r-mcp/r2r-mcp/server/httpserve"
 	"github.com/r2r-mcp/r2r-mcp/server/servertest"
-	"github.com/r2r-mcp/r2r-mcp/tools"
-	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // The loose-argument table over Streamable HTTP and through the REST gateway.
@@ -23,12 +21,7 @@ func TestLooseArgumentsHTTPAndGateway(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := servertest.LooseOutcome{IsError: r.IsError, Text: r.Text, Structured: r.Structured}
-		o.Read, _ = r.Meta[tools.ArgumentsMetaKey].([]any)
-		if e, ok := r.Meta[toolerr.MetaKey].(map[string]any); ok {
-			o.ErrorType, _ = e["type"].(string)
-		}
-		lc.Check(t, "http", o)
+		lc.Check(t, "http", r.Loose())
 
 		_, out, _ := invoke(t, rep.URL, tm.Alice.Key, lc.Tool, lc.Args)
 		g := servertest.LooseOutcome{IsError: out.Error != nil, Text: out.Text}

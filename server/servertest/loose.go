@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
 // LooseCase is one tool call with arguments sent the way models send them, and what every
@@ -30,6 +33,17 @@ type LooseOutcome struct {
 	Text       string
 	Structured map[string]any
 	Read       []any // _meta["r2r-mcp/arguments-read"] (or the gateway's arguments_read)
+}
+
+// Loose is r's answer as a LooseOutcome: what an MCP transport (stdio, Streamable HTTP)
+// gives, with the arguments read and the error type taken from _meta.
+func (r ToolResult) Loose() LooseOutcome {
+	o := LooseOutcome{IsError: r.IsError, Text: r.Text, Structured: r.Structured}
+	o.Read, _ = r.Meta[tools.ArgumentsMetaKey].([]any)
+	if e, ok := r.Meta[toolerr.MetaKey].(map[string]any); ok {
+		o.ErrorType, _ = e["type"].(string)
+	}
+	return o
 }
 
 //go:embed testdata/loose-arguments.json
