@@ -157,7 +157,8 @@ func wantConnected(t *testing.T, out string) {
 }
 
 // TestE2EClaudeCode adds the server to Claude Code by hand, as the README says, and checks
-// that Claude Code's own health check connects to it.
+// that Claude Code's own health check connects to it and that a session lists the server's
+// prompts as slash commands (/mcp__r2r__ask …).
 func TestE2EClaudeCode(t *testing.T) {
 	t.Parallel()
 	claude := claudeCLI(t)
@@ -167,6 +168,7 @@ func TestE2EClaudeCode(t *testing.T) {
 	bin, checkStdout := teeStdout(t)
 	runIn(t, proj, environ, claude, "mcp", "add", "r2r", "-e", "R2R_API_URL="+emu.URL, "--", bin, "serve")
 	wantConnected(t, runIn(t, proj, environ, claude, "mcp", "list"))
+	wantSlashCommands(t, proj, environ, "mcp__r2r__ask", "mcp__r2r__search", "mcp__r2r__sync", "mcp__r2r__remember", "mcp__r2r__resume")
 	checkStdout()
 }
 
@@ -216,18 +218,6 @@ func TestE2EClaudeCodePlugin(t *testing.T) {
 		t.Fatalf("claude mcp list does not report the plugin's r2r connected:\n%s", out)
 	}
 	wantSlashCommands(t, proj, environ, "r2r:ask", "r2r:search", "r2r:sync", "r2r:remember", "r2r:resume")
-}
-
-// TestE2EClaudeCodeListsPrompts: Claude Code lists the server's prompts as slash commands
-// (/mcp__r2r__ask …), as its session start reports them.
-func TestE2EClaudeCodeListsPrompts(t *testing.T) {
-	t.Parallel()
-	claude := claudeCLI(t)
-	emu := r2rtest.NewServer(t, r2rtest.Options{})
-	proj := servertest.GitProject(t, "iota", nil)
-	environ := servertest.Env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
-	runIn(t, proj, environ, claude, "mcp", "add", "r2r", "-e", "R2R_API_URL="+emu.URL, "--", servertest.Build(t), "serve")
-	wantSlashCommands(t, proj, environ, "mcp__r2r__ask", "mcp__r2r__search", "mcp__r2r__sync", "mcp__r2r__remember", "mcp__r2r__resume")
 }
 
 // wantSlashCommands starts a non-interactive Claude Code session in dir and checks the
