@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/r2r-mcp/r2r-mcp/cache"
+	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 )
 
 // PromptCompletions completes the prompt arguments whose values are known: collection
@@ -28,7 +29,7 @@ type promptCompleter struct {
 func (c promptCompleter) CompletePromptArgument(ctx context.Context, prompt string, arg mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
 	i := slices.IndexFunc(c.defs, func(p promptDef) bool { return p.prompt.Name == prompt })
 	if i < 0 {
-		return nil, fmt.Errorf("no prompt %q", clip(prompt, 64))
+		return nil, fmt.Errorf("no prompt %q", cleantext.Runes(prompt, 64))
 	}
 	complete := c.defs[i].complete[arg.Name]
 	if complete == nil {
@@ -38,7 +39,7 @@ func (c promptCompleter) CompletePromptArgument(ctx context.Context, prompt stri
 	defer cancel()
 	all, err := complete(ctx, arg.Value)
 	if err != nil {
-		return nil, fmt.Errorf("cannot list the values of %s: %s", arg.Name, clip(Sanitize(err.Error()), 200))
+		return nil, fmt.Errorf("cannot list the values of %s: %s", arg.Name, cleantext.Runes(Sanitize(err.Error()), 200))
 	}
 	values := []string{}
 	for _, v := range all {
@@ -82,7 +83,7 @@ func (c resourceCompleter) CompleteResourceArgument(ctx context.Context, uri str
 		return d.listDocuments(ctx, base, s, p)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("cannot list the project's documents: %s", clip(Sanitize(err.Error()), 200))
+		return nil, fmt.Errorf("cannot list the project's documents: %s", cleantext.Runes(Sanitize(err.Error()), 200))
 	}
 	prefix := strings.ToLower(arg.Value)
 	for _, doc := range o.Documents {

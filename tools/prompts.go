@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 	"github.com/r2r-mcp/r2r-mcp/tools/memory"
 )
 
@@ -252,11 +253,11 @@ func (d *Deps) promptHandler(p promptDef) server.PromptHandlerFunc {
 			if a.Required && v == "" {
 				return nil, fmt.Errorf("the %s prompt needs its %s argument", p.prompt.Name, a.Name)
 			}
-			args[a.Name] = clip(Sanitize(v), maxPromptArgChars)
+			args[a.Name] = cleantext.Runes(Sanitize(v), maxPromptArgChars)
 		}
 		for name := range req.Params.Arguments {
 			if !slices.ContainsFunc(p.prompt.Arguments, func(a mcp.PromptArgument) bool { return a.Name == name }) {
-				return nil, fmt.Errorf("the %s prompt has no argument %q", p.prompt.Name, clip(name, 64))
+				return nil, fmt.Errorf("the %s prompt has no argument %q", p.prompt.Name, cleantext.Runes(name, 64))
 			}
 		}
 		ctx, cancel := d.boundedCtx(ctx)
@@ -287,13 +288,4 @@ func marshalArgs(m map[string]any) string {
 // cutShort tells the model what to do when a client passed only part of the argument.
 func cutShort(arg string) string {
 	return "\n\n(If the " + arg + " above looks cut short, use the full text I typed after the command.)"
-}
-
-// clip shortens s to at most n runes.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

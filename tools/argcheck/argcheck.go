@@ -13,13 +13,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 )
 
 // Validator checks tool arguments against each tool's input schema. mcp-go's
@@ -280,7 +281,7 @@ func (v *Validator) check(req mcp.CallToolRequest) []string {
 		}
 	}
 	if len(problems) == 0 {
-		problems = []string{clip(verr.LocalizedError(printer), 4*maxQuoted)}
+		problems = []string{cleantext.Runes(verr.LocalizedError(printer), 4*maxQuoted)}
 	}
 	if more > 0 {
 		problems = append(problems, fmt.Sprintf("and %d more", more))
@@ -341,7 +342,7 @@ func (v *Validator) describe(tool string, e *jsonschema.ValidationError) string 
 			want[i] = string(b)
 		}
 		got, _ := json.Marshal(k.Got)
-		return fmt.Sprintf("%s must be one of %s, got %s", subject, strings.Join(want, ", "), clip(string(got), maxQuoted))
+		return fmt.Sprintf("%s must be one of %s, got %s", subject, strings.Join(want, ", "), cleantext.Runes(string(got), maxQuoted))
 	case *kind.Minimum:
 		return fmt.Sprintf("%s must be at least %s, got %s", subject, ratString(k.Want), ratString(k.Got))
 	case *kind.Maximum:
@@ -353,7 +354,7 @@ func (v *Validator) describe(tool string, e *jsonschema.ValidationError) string 
 	case *kind.MaxItems:
 		return fmt.Sprintf("%s may have at most %d items, got %d", subject, k.Want, k.Got)
 	}
-	return subject + ": " + clip(e.ErrorKind.LocalizedString(printer), 4*maxQuoted)
+	return subject + ": " + cleantext.Runes(e.ErrorKind.LocalizedString(printer), 4*maxQuoted)
 }
 
 // suggest words the known names an unknown argument name may stand for: all of them when
@@ -380,23 +381,9 @@ const (
 	maxProblems = 10 // problems listed
 )
 
-// clip shortens s to maxChars characters, marking the cut with "…".
-func clip(s string, maxChars int) string {
-	if utf8.RuneCountInString(s) <= maxChars {
-		return s
-	}
-	i, n := 0, 0
-	for i < len(s) && n < maxChars-1 {
-		_, w := utf8.DecodeRuneInString(s[i:])
-		i += w
-		n++
-	}
-	return s[:i] + "…"
-}
-
 // quote is strconv.Quote of at most maxQuoted characters of s.
 func quote(s string) string {
-	return strconv.Quote(clip(s, maxQuoted))
+	return strconv.Quote(cleantext.Runes(s, maxQuoted))
 }
 
 func quoteAll(names []string) string {

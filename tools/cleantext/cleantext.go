@@ -84,6 +84,20 @@ func Clip(s string, max int) string {
 	return s[:cut] + "… (" + strconv.Itoa(len(s)-cut) + " bytes more)"
 }
 
+// Runes returns s cut to at most n runes, the last of them "…" when anything was cut: for
+// text quoted back to a model or a user within a bound counted in characters.
+func Runes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for k := 0; i < len(s) && k < n-1; k++ {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	return s[:i] + "…"
+}
+
 // Terminal returns s for one line of a terminal: as it is when it is valid UTF-8 and every
 // rune is printable and kept by String, else Go-quoted, so control characters (ESC, BEL,
 // newlines that would forge another line), invisible and BiDi characters and invalid bytes

@@ -65,3 +65,20 @@ func TestTerminal(t *testing.T) {
 		}
 	}
 }
+
+func TestRunes(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 5, "short"},
+		{"longer", 5, "long…"},
+		{"ééééé", 4, "ééé…"},
+		{"", 3, ""},
+	} {
+		if got := Runes(tc.in, tc.n); got != tc.want || utf8.RuneCountInString(got) > tc.n {
+			t.Errorf("Runes(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}
