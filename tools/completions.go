@@ -9,7 +9,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 )
 
@@ -76,12 +75,7 @@ func (c resourceCompleter) CompleteResourceArgument(ctx context.Context, uri str
 	if errRes != nil || s.missing() {
 		return out, nil // no project collection: nothing to offer
 	}
-	p := listParams{Limit: maxCompletions, Filter: "all"}
-	base := ListDocumentsOutput{Documents: []DocumentSummary{}, Limit: p.Limit, StatusFilter: p.Filter, CollectionID: s.ID}
-	args := map[string]any{"offset": 0, "limit": p.Limit, "status_filter": p.Filter}
-	o, _, err := cachedLoad(ctx, nil, d, cache.KindList, listDocumentsName, args, s.ID, func(ctx context.Context) (ListDocumentsOutput, bool, error) {
-		return d.listDocuments(ctx, base, s, p)
-	})
+	o, _, err := d.documentPage(ctx, nil, s, listParams{Limit: maxCompletions, Filter: "all"})
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the project's documents: %s", cleantext.Runes(Sanitize(err.Error()), 200))
 	}

@@ -105,16 +105,12 @@ func listDocumentsTool(d *Deps) Tool {
 		if errRes != nil {
 			return errRes, nil
 		}
-		base := ListDocumentsOutput{Documents: []DocumentSummary{}, Offset: p.Offset, Limit: p.Limit, StatusFilter: p.Filter,
-			CollectionID: s.ID, CollectionName: clipJSON(s.Name, maxTitleBytes)}
 		if s.missing() {
+			base := listBase(s, p)
 			base.Note = s.missingNote()
 			return result(base.Note, base), nil
 		}
-		args := map[string]any{"offset": p.Offset, "limit": p.Limit, "status_filter": p.Filter}
-		o, cached, err := cachedLoad(ctx, c, d, cache.KindList, def.Name, args, s.ID, func(ctx context.Context) (ListDocumentsOutput, bool, error) {
-			return d.listDocuments(ctx, base, s, p)
-		})
+		o, cached, err := d.documentPage(ctx, c, s, p)
 		if err != nil {
 			d.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
@@ -125,6 +121,22 @@ func listDocumentsTool(d *Deps) Tool {
 		}
 		return result(withCachedMarker(listDocumentsText(o, s), cached), o), nil
 	})}
+}
+
+// listBase is what r2r_list_documents shows of s and p before R2R answers.
+func listBase(s *scope, p listParams) ListDocumentsOutput {
+	return ListDocumentsOutput{Documents: []DocumentSummary{}, Offset: p.Offset, Limit: p.Limit, StatusFilter: p.Filter,
+		CollectionID: s.ID, CollectionName: clipJSON(s.Name, maxTitleBytes)}
+}
+
+// documentPage is one page of s's documents as r2r_list_documents shows it, through the
+// cache: the tool and the document-id completion share its entry, so both make it here.
+func (d *Deps) documentPage(ctx context.Context, c *call, s *scope, p listParams) (ListDocumentsOutput, bool, error) {
+	base := listBase(s, p)
+	args := map[string]any{"offset": p.Offset, "limit": p.Limit, "status_filter": p.Filter}
+	return cachedLoad(ctx, c, d, cache.KindList, listDocumentsName, args, s.ID, func(ctx context.Context) (ListDocumentsOutput, bool, error) {
+		return d.listDocuments(ctx, base, s, p)
+	})
 }
 
 // listParams are one r2r_list_documents call's arguments.

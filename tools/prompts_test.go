@@ -5,11 +5,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/upload"
 )
 
 // Every prompt has a title, a description and described arguments; a read-only server
@@ -183,7 +185,7 @@ func TestPromptCompletions(t *testing.T) {
 // The document_id of r2r://documents/{document_id} completes from the project's documents;
 // without a project collection there is nothing to offer, and no error.
 func TestDocumentIDCompletions(t *testing.T) {
-	e := newEnv(t)
+	e := newEnv(t, withCache(t))
 	c := e.mcpClient()
 	complete := func(value string) []string {
 		t.Helper()
@@ -208,10 +210,22 @@ func TestDocumentIDCompletions(t *testing.T) {
 		structured(t, e.ok("r2r_ingest_document", map[string]any{"file_path": f, "run_async": false}), &o)
 		ids = append(ids, o.DocumentID)
 	}
+	later := time.Now().Add(upload.MaxIngestAge + time.Minute) // the ingestions no longer hold off the cache
+	e.deps.Now = func() time.Time { return later }
 	if got := slices.Sorted(slices.Values(complete(""))); !slices.Equal(got, slices.Sorted(slices.Values(ids))) {
 		t.Errorf("completions %v, want %v", got, ids)
 	}
 	if got := complete(strings.ToUpper(ids[0][:8])); !slices.Contains(got, ids[0]) || (ids[0][:8] != ids[1][:8] && len(got) != 1) {
 		t.Errorf("completions of %s: %v", ids[0][:8], got)
+	}
+	// The completion's listing is r2r_list_documents' cache entry: the tool answering from
+	// it still names the collection.
+	var list struct {
+		CollectionName string `json:"collection_name"`
+		Cached         bool   `json:"cached"`
+	}
+	structured(t, e.ok("r2r_list_documents", map[string]any{"limit": maxCompletions}), &list)
+	if !list.Cached || list.CollectionName == "" {
+		t.Errorf("r2r_list_documents after a completion: %+v, want the cached page with its collection's name", list)
 	}
 }
