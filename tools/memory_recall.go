@@ -168,15 +168,8 @@ func (d *Deps) recallMemories(ctx context.Context, s *scope, q memory.Query) (ms
 		}
 		return l.Memories, l.More, nil
 	}
-	hits, err := st.Search(ctx, q)
-	if err != nil {
-		return nil, false, err
-	}
-	ms = make([]memory.Memory, len(hits))
-	for i, h := range hits {
-		ms[i] = h.Memory
-	}
-	return ms, false, nil
+	ms, err = st.Search(ctx, q)
+	return ms, false, err
 }
 
 // recallIndex builds the index of ms within limit × recallBytesPerMemory bytes in both

@@ -92,16 +92,12 @@ type Memory struct {
 	Error      string
 	Excerpt    string
 	Author     string
-	AuthorID   string
 	Created    time.Time
 	Paths      []string
 	Tags       []string
 	Commit     string
 	Supersedes string
 	SHA        string
-	Status     string // R2R's ingestion status, when known
-	// Collections are the collections the document is in, when known.
-	Collections []string
 }
 
 // Error is a draft r2r-mcp refuses: Field names the argument, Msg says why. A secret's
@@ -353,7 +349,7 @@ func FromMetadata(id string, md map[string]any) (Memory, bool) {
 		return Memory{}, false
 	}
 	m := Memory{ID: id, Kind: kind, Title: str(MetaTitle), Error: str(MetaError), Excerpt: str(MetaExcerpt),
-		Author: str(MetaAuthor), AuthorID: str(MetaAuthorID), Commit: str(MetaCommit),
+		Author: str(MetaAuthor), Commit: str(MetaCommit),
 		Supersedes: str(MetaSupersedes), SHA: str(MetaSHA), Paths: strList(md[MetaPaths]), Tags: strList(md[MetaTags])}
 	if t, err := time.Parse(time.RFC3339, str(MetaCreated)); err == nil {
 		m.Created = t
@@ -367,7 +363,6 @@ func FromDocument(doc r2r.Document) (Memory, bool) {
 	if !ok {
 		return Memory{}, false
 	}
-	m.Status, m.Collections = doc.IngestionStatus, doc.CollectionIDs
 	if m.Created.IsZero() {
 		m.Created = doc.CreatedAt.Time
 	}

@@ -318,48 +318,29 @@ func (s *Store) scanPages(ctx context.Context, size int, fn func(r2r.Document) b
 	return nil
 }
 
-// Hit is one memory a search found.
-type Hit struct {
-	Memory
-	Score float64 // R2R's score of its best chunk
-}
-
 // Search finds q's memories by q.Text: a hybrid search restricted to the collection and
-// to memories, best first, one hit per memory.
-func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
+// to memories, best first, one entry per memory.
+func (s *Store) Search(ctx context.Context, q Query) ([]Memory, error) {
 	limit := q.limit()
 	res, err := s.API.Search(ctx, r2r.SearchRequest{Query: q.Text, SearchMode: r2r.SearchModeCustom,
 		SearchSettings: r2r.ModeSettings(r2r.SearchModeAdvanced, r2r.ScopedFilters(s.CollectionID, q.Filter()), min(3*limit, 100))})
 	if err != nil {
 		return nil, err
 	}
-	var hits []Hit
+	var ms []Memory
 	seen := map[string]bool{}
 	for _, c := range res.ChunkSearchResults {
 		if seen[c.DocumentID] {
 			continue
 		}
 		seen[c.DocumentID] = true
-		m, ok := FromMetadata(c.DocumentID, c.Metadata)
-		if !ok || !q.Match(m) {
-			continue
+		if m, ok := FromMetadata(c.DocumentID, c.Metadata); ok && q.Match(m) {
+			ms = append(ms, m)
 		}
-		hits = append(hits, Hit{Memory: m, Score: c.Score})
 	}
-	ms := make([]Memory, len(hits))
-	for i, h := range hits {
-		ms[i] = h.Memory
+	ms = dropSuperseded(ms)
+	if len(ms) > limit {
+		ms = ms[:limit]
 	}
-	keep := dropSuperseded(ms)
-	if len(keep) < len(hits) {
-		ok := map[string]bool{}
-		for _, m := range keep {
-			ok[m.ID] = true
-		}
-		hits = slices.DeleteFunc(hits, func(h Hit) bool { return !ok[h.ID] })
-	}
-	if len(hits) > limit {
-		hits = hits[:limit]
-	}
-	return hits, nil
+	return ms, nil
 }
