@@ -215,7 +215,7 @@ func memoryExport(ctx context.Context, o *memoryOptions, st *memory.Store) error
 	}
 	w := o.Deps.IO.Out
 	for _, m := range l.Memories {
-		_, body, err := st.Get(ctx, m.ID)
+		body, err := st.Body(ctx, m) // the listing already has m: one request per memory
 		if err != nil {
 			return fmt.Errorf("reading memory %s: %w", m.ID, err)
 		}

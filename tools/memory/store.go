@@ -190,11 +190,18 @@ func (s *Store) Get(ctx context.Context, id string) (Memory, string, error) {
 	if err != nil {
 		return Memory{}, "", err
 	}
-	dl, err := s.API.DownloadDocument(ctx, id)
+	body, err := s.Body(ctx, m)
+	return m, body, err
+}
+
+// Body downloads m's text and returns its body: for a memory a listing already returned
+// (Get looks it up first).
+func (s *Store) Body(ctx context.Context, m Memory) (string, error) {
+	dl, err := s.API.DownloadDocument(ctx, m.ID)
 	if err != nil {
-		return m, "", err
+		return "", err
 	}
-	return m, Body(m, string(dl.Body)), nil
+	return Body(m, string(dl.Body)), nil
 }
 
 // Forget deletes memory id; any other document is refused with ErrNotMemory.
