@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/chunking"
 	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/diagnose"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
@@ -85,9 +87,10 @@ func TestToolsOverMCP(t *testing.T) {
 		t.Fatalf("collection created %d times", e.r2r.Count("POST /v3/collections"))
 	}
 	up := e.r2r.LastRequest("POST /v3/documents")
-	if up.FileName != "ledger.md" || string(up.File) != ledgerDoc || up.Form.Get("id") != ing.DocumentID ||
-		up.Form.Get("ingestion_mode") != "fast" {
-		t.Fatalf("upload = name %q id %q mode %q", up.FileName, up.Form.Get("id"), up.Form.Get("ingestion_mode"))
+	var sent []string
+	if err := json.Unmarshal([]byte(up.Form.Get("chunks")), &sent); err != nil || !slices.Equal(sent, chunking.Split("docs/ledger.md", ledgerDoc)) ||
+		up.FileName != "" || up.Form.Get("id") != ing.DocumentID || up.Form.Get("ingestion_mode") != "fast" {
+		t.Fatalf("upload = chunks %q (%v) id %q mode %q", sent, err, up.Form.Get("id"), up.Form.Get("ingestion_mode"))
 	}
 	var md map[string]any
 	if err := json.Unmarshal([]byte(up.Form.Get("metadata")), &md); err != nil {

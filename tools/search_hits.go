@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/chunking"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 	"github.com/r2r-mcp/r2r-mcp/tools/passage"
 )
 
@@ -34,13 +36,30 @@ var windowScales = []float64{1, 0.85, 0.72, 0.6, 0.5, 0.42, 0.34, 0.27, 0.2, 0.1
 func fetchLimit(limit int) int { return min(max(limit, min(limit*fetchPerDoc, maxFetch)), 1000) }
 
 // passageChunks are a search's chunks as the passage package reads them: cleaned, without
-// R2R's title header.
+// R2R's title header, and the heading path and part number of a chunk r2r-mcp made apart
+// from its text.
 func passageChunks(chunks []r2r.ChunkSearchResult) []passage.Chunk {
 	out := make([]passage.Chunk, len(chunks))
 	for i, c := range chunks {
-		out[i] = passage.Chunk{DocumentID: c.DocumentID, Text: Sanitize(stripTitlePrefix(c.Text)), Score: c.Score}
+		section, part, text := chunkContext(stripTitlePrefix(c.Text), c.Metadata)
+		out[i] = passage.Chunk{DocumentID: c.DocumentID, Text: Sanitize(text), Section: Sanitize(section), Part: part, Score: c.Score}
 	}
 	return out
+}
+
+// madeHere says whether a document's metadata names the chunking r2r-mcp made its chunks with.
+func madeHere(md map[string]any) bool {
+	v, _ := md[kbsync.MetaChunking].(string)
+	return v == chunking.Version
+}
+
+// chunkContext splits a chunk r2r-mcp made (its metadata names the chunking) into the
+// heading path and part number of its context line and its text; other chunks are all text.
+func chunkContext(text string, md map[string]any) (section string, part int, body string) {
+	if !madeHere(md) {
+		return "", 0, text
+	}
+	return chunking.Context(text)
 }
 
 // fitHits turns the documents of set into hits whose JSON (with o around them) and text
