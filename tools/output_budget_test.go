@@ -63,21 +63,13 @@ func TestSearchStructuredBudget(t *testing.T) {
 // smaller budget, and when even the shortest do not fit, hits left out from the end with a
 // note. The counted size always equals the encoded size, and both forms fit.
 func TestFitHits(t *testing.T) {
-	var chunks []passage.Chunk
-	var titles []string
-	for i := range 20 {
-		id := fmt.Sprintf("%08d-0000-4000-8000-000000000000", i)
-		chunks = append(chunks, passage.Chunk{DocumentID: id, Score: 1 / float64(i+3),
-			Text: strings.Repeat("A payout <ledger> & \"quotes\" \u2028 ünïcödé. ", 40)})
-		titles = append(titles, fmt.Sprintf("docs/guide %d <draft>.md", i)+strings.Repeat("t", i*10000))
-	}
+	chunks, titles := fitTestDocs(20, func(i int) (string, string) {
+		return strings.Repeat("A payout <ledger> & \"quotes\" \u2028 ünïcödé. ", 40),
+			fmt.Sprintf("docs/guide %d <draft>.md", i) + strings.Repeat("t", i*10000)
+	})
 	for _, budget := range []int{100000, 8000, 3000} {
 		o := SearchOutput{Query: "payout ledger", SearchMode: "advanced", Limit: 20, CollectionID: "c", CollectionName: "n"}
-		textSize := func(h []SearchHit) int {
-			t := o
-			t.Results, t.Count = h, len(h)
-			return len(searchText(t, &scope{ID: "c", Name: "n"}))
-		}
+		textSize := testTextSize(&o)
 		o.Results = fitHits(&o, passage.New(o.Query, chunks, 20), titles, budget, textSize)
 		o.Count = len(o.Results)
 		b, err := json.Marshal(o)
@@ -103,20 +95,11 @@ func TestFitHits(t *testing.T) {
 // ones with windows, longest first, and the lower-ranked ones whose window would be under
 // minPassageChars without one (they come after every hit with a window).
 func TestFitHitsGivesTheRoomToTheBest(t *testing.T) {
-	var chunks []passage.Chunk
-	var titles []string
-	for i := range 10 {
-		id := fmt.Sprintf("%08d-0000-4000-8000-000000000000", i)
-		chunks = append(chunks, passage.Chunk{DocumentID: id, Score: 1 / float64(i+3),
-			Text: fmt.Sprintf("Guide %d. ", i) + strings.Repeat("Payouts settle nightly against the ledger. ", 50)})
-		titles = append(titles, fmt.Sprintf("docs/guide%d.md", i))
-	}
+	chunks, titles := fitTestDocs(10, func(i int) (string, string) {
+		return fmt.Sprintf("Guide %d. ", i) + strings.Repeat("Payouts settle nightly against the ledger. ", 50), fmt.Sprintf("docs/guide%d.md", i)
+	})
 	o := SearchOutput{Query: "payout ledger", SearchMode: "advanced", Limit: 10, CollectionID: "c", CollectionName: "n"}
-	textSize := func(h []SearchHit) int {
-		t := o
-		t.Results, t.Count = h, len(h)
-		return len(searchText(t, &scope{ID: "c", Name: "n"}))
-	}
+	textSize := testTextSize(&o)
 	o.Results = fitHits(&o, passage.New(o.Query, chunks, 10), titles, 4000, textSize)
 	o.Count = len(o.Results)
 	if b, _ := json.Marshal(o); len(b) != o.jsonSize() || len(b) > 4000 || textSize(o.Results) > 4000 {
@@ -140,6 +123,26 @@ func TestFitHitsGivesTheRoomToTheBest(t *testing.T) {
 	}
 	if windows < 2 || windows == 10 || utf8.RuneCountInString(o.Results[0].Text) < 1000 {
 		t.Fatalf("%d windows, the first %d characters", windows, utf8.RuneCountInString(o.Results[0].Text))
+	}
+}
+
+// fitTestDocs are n documents of one chunk each, scored in order, with the text and title
+// doc gives.
+func fitTestDocs(n int, doc func(i int) (text, title string)) (chunks []passage.Chunk, titles []string) {
+	for i := range n {
+		text, title := doc(i)
+		chunks = append(chunks, passage.Chunk{DocumentID: fmt.Sprintf("%08d-0000-4000-8000-000000000000", i), Score: 1 / float64(i+3), Text: text})
+		titles = append(titles, title)
+	}
+	return chunks, titles
+}
+
+// testTextSize measures the text form of o with other hits, as r2r_search's does.
+func testTextSize(o *SearchOutput) func([]SearchHit) int {
+	return func(h []SearchHit) int {
+		t := *o
+		t.Results, t.Count = h, len(h)
+		return len(searchText(t, &scope{ID: "c", Name: "n"}))
 	}
 }
 
