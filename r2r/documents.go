@@ -115,6 +115,13 @@ func encodeDocumentCreate(in DocumentCreate) ([]byte, string, error) {
 // such limit.
 const MaxFormField = 1 << 20
 
+// ChunksFit says whether chunks fit the one form field R2R reads them from (MaxFormField,
+// as JSON).
+func ChunksFit(chunks []string) bool {
+	b, err := json.Marshal(chunks)
+	return err == nil && len(b) <= MaxFormField
+}
+
 // writeFile writes the multipart file part `file`; CreateFormFile sets Content-Type:
 // application/octet-stream, as R2R's SDK does.
 func writeFile(w *multipart.Writer, name string, data []byte) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -519,7 +520,7 @@ func (d *Deps) loadDocument(ctx context.Context, id string, offset, maxChars int
 		o.Summary = clipJSON(Sanitize(*doc.Summary), maxSummaryBytes)
 	}
 	need := offset + maxChars
-	text, chunkCount, exact, truncated, err := d.readChunks(ctx, id, need)
+	text, chunkCount, exact, truncated, err := d.readChunks(ctx, id, need, madeHere(doc.Metadata))
 	switch {
 	case err != nil && isNotFound(err):
 		o.Note = fmt.Sprintf("R2R has no chunks for this document yet (ingestion status %s).", orUnknown(doc.IngestionStatus))
@@ -558,19 +559,37 @@ const maxChunks = maxChunkPages * scanPage
 // fetch every chunk: exact is then false and the text is only a prefix. Pages start small
 // (sized to need) and double. chunkCount is R2R's count of the document's chunks;
 // truncated reports that maxChunks were read and the document has more.
-func (d *Deps) readChunks(ctx context.Context, id string, need int) (text string, chunkCount int, exact, truncated bool, err error) {
+//
+// A document r2r-mcp chunked itself (whole) is read in pages of scanPage and put in order
+// by the part numbers of its chunks: R2R 3.6.6 keeps no chunk_order for chunks it is given,
+// so its listing order (and where a page ends) is arbitrary; a chunk two pages both
+// returned is kept once.
+func (d *Deps) readChunks(ctx context.Context, id string, need int, whole bool) (text string, chunkCount int, exact, truncated bool, err error) {
 	var all []r2r.Chunk
 	limit := min(max(need/256+16, 50), scanPage)
-	for len(all) < maxChunks {
-		p, err := d.Client.ListDocumentChunks(ctx, id, r2r.ListParams{Offset: len(all), Limit: min(limit, maxChunks-len(all))})
+	if whole {
+		need, limit = math.MaxInt, scanPage
+	}
+	seen := map[int]bool{}
+	for read := 0; read < maxChunks; {
+		p, err := d.Client.ListDocumentChunks(ctx, id, r2r.ListParams{Offset: read, Limit: min(limit, maxChunks-read)})
 		if err != nil {
 			return "", 0, false, false, err
 		}
-		all = append(all, p.Items...)
-		chunkCount = max(p.Total, len(all))
+		read += len(p.Items)
+		for _, c := range p.Items {
+			if part := chunkOrder(c); whole && part > 0 {
+				if seen[part] {
+					continue
+				}
+				seen[part] = true
+			}
+			all = append(all, c)
+		}
+		chunkCount = max(p.Total, read)
 		sortChunks(all)
 		text = Sanitize(reassemble(all))
-		if len(p.Items) == 0 || len(all) >= p.Total {
+		if len(p.Items) == 0 || read >= p.Total {
 			return text, chunkCount, true, false, nil
 		}
 		if utf8.RuneCountInString(text) > need {
@@ -585,6 +604,8 @@ func sortChunks(chunks []r2r.Chunk) {
 	slices.SortStableFunc(chunks, func(a, b r2r.Chunk) int { return chunkOrder(a) - chunkOrder(b) })
 }
 
+// chunkOrder is a chunk's place in its document: R2R's chunk_order, or the part number of a
+// chunk r2r-mcp made.
 func chunkOrder(c r2r.Chunk) int {
 	switch v := c.Metadata["chunk_order"].(type) {
 	case float64:
@@ -592,7 +613,8 @@ func chunkOrder(c r2r.Chunk) int {
 	case int:
 		return v
 	}
-	return 0
+	_, part, _ := chunkContext(c.Text, c.Metadata)
+	return part
 }
 
 // reassemble joins chunks in order. R2R chunks overlap (chunk_overlap, 512 characters by
@@ -601,16 +623,17 @@ func chunkOrder(c r2r.Chunk) int {
 func reassemble(chunks []r2r.Chunk) string {
 	var b strings.Builder
 	for i, c := range chunks {
+		_, _, text := chunkContext(c.Text, c.Metadata)
 		if i == 0 {
-			b.WriteString(c.Text)
+			b.WriteString(text)
 			continue
 		}
-		if k := overlap(b.String(), c.Text); k > 0 {
-			b.WriteString(c.Text[k:])
+		if k := overlap(b.String(), text); k > 0 {
+			b.WriteString(text[k:])
 			continue
 		}
 		b.WriteString("\n\n")
-		b.WriteString(c.Text)
+		b.WriteString(text)
 	}
 	return b.String()
 }

@@ -51,7 +51,7 @@ func TestSearchStructuredBudget(t *testing.T) {
 		seen := map[string]bool{}
 		for _, h := range o.Results {
 			if h.Title == untitled || seen[h.DocumentID] ||
-				h.Text == "" || !utf8.ValidString(h.Text) || utf8.RuneCountInString(h.Text) > windowChars[0] {
+				h.Rank == 1 && h.Text == "" || !utf8.ValidString(h.Text) || utf8.RuneCountInString(h.Text) > windowChars[0] {
 				t.Fatalf("limit %d: hit %+v", tc.limit, h)
 			}
 			seen[h.DocumentID] = true
@@ -63,21 +63,13 @@ func TestSearchStructuredBudget(t *testing.T) {
 // smaller budget, and when even the shortest do not fit, hits left out from the end with a
 // note. The counted size always equals the encoded size, and both forms fit.
 func TestFitHits(t *testing.T) {
-	var chunks []passage.Chunk
-	var titles []string
-	for i := range 20 {
-		id := fmt.Sprintf("%08d-0000-4000-8000-000000000000", i)
-		chunks = append(chunks, passage.Chunk{DocumentID: id, Score: 1 / float64(i+3),
-			Text: strings.Repeat("A payout <ledger> & \"quotes\" \u2028 ünïcödé. ", 40)})
-		titles = append(titles, fmt.Sprintf("docs/guide %d <draft>.md", i)+strings.Repeat("t", i*10000))
-	}
+	chunks, titles := fitTestDocs(20, func(i int) (string, string) {
+		return strings.Repeat("A payout <ledger> & \"quotes\" \u2028 ünïcödé. ", 40),
+			fmt.Sprintf("docs/guide %d <draft>.md", i) + strings.Repeat("t", i*10000)
+	})
 	for _, budget := range []int{100000, 8000, 3000} {
 		o := SearchOutput{Query: "payout ledger", SearchMode: "advanced", Limit: 20, CollectionID: "c", CollectionName: "n"}
-		textSize := func(h []SearchHit) int {
-			t := o
-			t.Results, t.Count = h, len(h)
-			return len(searchText(t, &scope{ID: "c", Name: "n"}))
-		}
+		textSize := testTextSize(&o)
 		o.Results = fitHits(&o, passage.New(o.Query, chunks, 20), titles, budget, textSize)
 		o.Count = len(o.Results)
 		b, err := json.Marshal(o)
@@ -96,6 +88,61 @@ func TestFitHits(t *testing.T) {
 		if o.Results[0].Relevance != 1 || o.Count > 1 && o.Results[1].Relevance != 0.75 {
 			t.Fatalf("budget %d: relevances %v, %v", budget, o.Results[0].Relevance, o.Results[1].Relevance)
 		}
+	}
+}
+
+// TestFitHitsGivesTheRoomToTheBest: in 4,000 bytes, ten documents are all listed, the best
+// ones with windows, longest first, and the lower-ranked ones whose window would be under
+// minPassageChars without one (they come after every hit with a window).
+func TestFitHitsGivesTheRoomToTheBest(t *testing.T) {
+	chunks, titles := fitTestDocs(10, func(i int) (string, string) {
+		return fmt.Sprintf("Guide %d. ", i) + strings.Repeat("Payouts settle nightly against the ledger. ", 50), fmt.Sprintf("docs/guide%d.md", i)
+	})
+	o := SearchOutput{Query: "payout ledger", SearchMode: "advanced", Limit: 10, CollectionID: "c", CollectionName: "n"}
+	textSize := testTextSize(&o)
+	o.Results = fitHits(&o, passage.New(o.Query, chunks, 10), titles, 4000, textSize)
+	o.Count = len(o.Results)
+	if b, _ := json.Marshal(o); len(b) != o.jsonSize() || len(b) > 4000 || textSize(o.Results) > 4000 {
+		t.Fatalf("counted %d bytes, encoded %d, text %d", o.jsonSize(), len(b), textSize(o.Results))
+	}
+	if o.Count != 10 || o.Note != "" {
+		t.Fatalf("%d hits, note %q", o.Count, o.Note)
+	}
+	windows := 0
+	for i, h := range o.Results {
+		n := utf8.RuneCountInString(h.Text)
+		switch {
+		case n == 0:
+		case windows < i:
+			t.Fatalf("hit %d has a window after a hit without one", i+1)
+		case i > 0 && (n < minPassageChars*3/4 || n > utf8.RuneCountInString(o.Results[i-1].Text)):
+			t.Fatalf("hit %d's window is %d characters after %d", i+1, n, utf8.RuneCountInString(o.Results[i-1].Text))
+		default:
+			windows++
+		}
+	}
+	if windows < 2 || windows == 10 || utf8.RuneCountInString(o.Results[0].Text) < 1000 {
+		t.Fatalf("%d windows, the first %d characters", windows, utf8.RuneCountInString(o.Results[0].Text))
+	}
+}
+
+// fitTestDocs are n documents of one chunk each, scored in order, with the text and title
+// doc gives.
+func fitTestDocs(n int, doc func(i int) (text, title string)) (chunks []passage.Chunk, titles []string) {
+	for i := range n {
+		text, title := doc(i)
+		chunks = append(chunks, passage.Chunk{DocumentID: fmt.Sprintf("%08d-0000-4000-8000-000000000000", i), Score: 1 / float64(i+3), Text: text})
+		titles = append(titles, title)
+	}
+	return chunks, titles
+}
+
+// testTextSize measures the text form of o with other hits, as r2r_search's does.
+func testTextSize(o *SearchOutput) func([]SearchHit) int {
+	return func(h []SearchHit) int {
+		t := *o
+		t.Results, t.Count = h, len(h)
+		return len(searchText(t, &scope{ID: "c", Name: "n"}))
 	}
 }
 

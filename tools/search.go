@@ -51,7 +51,7 @@ type SearchHit struct {
 	Section    string  `json:"section,omitempty"`
 	ShortID    string  `json:"-"` // the text shows it; the structured form has the full id
 	DocumentID string  `json:"document_id"`
-	Text       string  `json:"text"`
+	Text       string  `json:"text,omitempty"` // empty: listed without a window (minPassageChars)
 }
 
 // SearchOutput is the structured result of r2r_search.
@@ -75,8 +75,8 @@ var searchHitSchema = objectSchema(map[string]any{
 	"title":       strProp("document title (its path for files ingested by r2r-mcp)"),
 	"section":     strProp("heading the text sits under, when known"),
 	"document_id": strProp("id of the document (for r2r_get_document; its MCP resource is r2r://documents/{document_id})"),
-	"text":        strProp("the sentences of the document's retrieved chunks that best match the query, on one line (… marks a gap; r2r_get_document has the full text)"),
-}, "rank", "relevance", "title", "document_id", "text")
+	"text":        strProp("the sentences of the document's retrieved chunks that best match the query, on one line (… marks a gap; r2r_get_document has the full text); absent for a lower-ranked document whose passage would be under two sentences, so the best documents get the room"),
+}, "rank", "relevance", "title", "document_id")
 
 // searchDef is r2r_search's definition.
 func searchDef() mcp.Tool {
@@ -241,9 +241,12 @@ func roundScore(f float64) float64 { return math.Round(f*1e4) / 1e4 }
 func (*SearchOutput) cleanHit() {}
 
 func (h *SearchHit) jsonSize() int {
-	const keys = len(`{"rank":,"relevance":,"title":,"document_id":,"text":}`)
+	const keys = len(`{"rank":,"relevance":,"title":,"document_id":}`)
 	n := keys + jsonIntSize(h.Rank) + jsonFloatSize(h.Relevance) + jsonStringSize(h.Title) +
-		jsonStringSize(h.DocumentID) + jsonStringSize(h.Text)
+		jsonStringSize(h.DocumentID)
+	if h.Text != "" {
+		n += len(`,"text":`) + jsonStringSize(h.Text)
+	}
 	if h.Section != "" {
 		n += len(`,"section":`) + jsonStringSize(h.Section)
 	}
@@ -304,7 +307,10 @@ func searchText(o SearchOutput, s *scope) string {
 		if h.Section != "" {
 			fmt.Fprintf(&b, " › %s", h.Section)
 		}
-		fmt.Fprintf(&b, " (doc %s, relevance %.2f)\n   %s\n", h.ShortID, h.Relevance, h.Text)
+		fmt.Fprintf(&b, " (doc %s, relevance %.2f)\n", h.ShortID, h.Relevance)
+		if h.Text != "" {
+			fmt.Fprintf(&b, "   %s\n", h.Text)
+		}
 		docs = append(docs, h.DocumentID)
 	}
 	if o.Count >= o.Limit {

@@ -78,7 +78,7 @@ func TestIngestSourceFilesAsText(t *testing.T) {
 		var o IngestOutput
 		structured(t, e.ok("r2r_ingest_document", map[string]any{"file_path": p}), &o)
 		req := e.r2r.LastRequest("POST /v3/documents")
-		if o.Status != "success" || o.SentAs != "text" || req.Form.Get("raw_text") == "" || req.FileName != "" {
+		if o.Status != "success" || o.SentAs != "text" || req.Form.Get("chunks") == "" || req.FileName != "" {
 			t.Fatalf("%s: %+v", p, o)
 		}
 		doc, err := e.client.GetDocument(context.Background(), o.DocumentID)

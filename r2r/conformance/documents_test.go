@@ -966,6 +966,13 @@ func (s *suite) ingestionOutcomes(t *testing.T) {
 		if got := ids(p.Items, func(c r2r.Chunk) string { return c.Text }); !slices.Equal(got, chunks) {
 			t.Errorf("chunks %q, want %q", got, chunks)
 		}
+		// No chunk_order: R2R lists them ORDER BY a key they lack, so their order is not
+		// guaranteed (r2r-mcp numbers its chunks in their context line).
+		for _, c := range p.Items {
+			if v, ok := c.Metadata["chunk_order"]; ok {
+				t.Errorf("pre-made chunk has chunk_order %v", v)
+			}
+		}
 		d, err := s.admin.GetDocument(ctx, id)
 		if err != nil {
 			t.Fatal(err)

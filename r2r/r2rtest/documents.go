@@ -586,7 +586,9 @@ func (e *Emulator) processLocked(d *document, ch chunking) error {
 		meta := cloneMap(d.metadata)
 		meta["document_type"] = d.docType
 		meta["version"] = "v0"
-		meta["chunk_order"] = i
+		if d.rawChunks == nil { // R2R 3.6.6 gives the chunks it is sent no chunk_order
+			meta["chunk_order"] = i
+		}
 		id := uuid5(uuid5(fmt.Sprintf("%s-%d-0", d.id, i)) + "_v0")
 		d.chunks[i] = newChunk(id, t, i, meta)
 	}

@@ -24,6 +24,9 @@ const (
 	// MetaSourceRoot is set only on files from an extra root ("extra:<id>"); sync leaves
 	// those documents alone.
 	MetaSourceRoot = "source_root"
+	// MetaChunking is set on documents r2r-mcp sent as its own chunks (chunking.For): the
+	// chunking's version.
+	MetaChunking = "chunking"
 )
 
 // SourceValue is the value of MetaSource (and MetaIngestedBy).

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/chunking"
 )
 
 // File is one file's content, ready to be written as a document.
@@ -250,7 +251,10 @@ func (w *Writer) create(ctx context.Context, f File, id, sha string) (*r2r.Inges
 		mode = "fast"
 	}
 	in := r2r.DocumentCreate{ID: id, Metadata: md, CollectionIDs: []string{w.Scope.CollectionID}, IngestionMode: mode}
-	if f.AsText {
+	if chunks := chunking.For(f.Path, f.Data, f.AsText); chunks != nil && r2r.ChunksFit(chunks) {
+		in.Chunks = chunks
+		md[MetaChunking] = chunking.Version
+	} else if f.AsText {
 		in.RawText = string(f.Data)
 	} else {
 		in.FileName, in.File = path.Base(f.Path), f.Data

@@ -19,6 +19,7 @@ type Chunk struct {
 	DocumentID string
 	Text       string  // the chunk's text, already cleaned for the model
 	Section    string  // heading path the chunk carries (pre-made chunks), or ""
+	Part       int     // the chunk's place in its document (pre-made chunks), or 0
 	Score      float64 // the search's score
 }
 
@@ -28,17 +29,19 @@ type Doc struct {
 	Score      float64 // its best chunk's score
 	Chunks     int     // how many of its chunks the search returned
 	segments   []segment
+	sections   bool // its chunks are pre-made section chunks (they carry part numbers)
 }
 
-// segment is a contiguous span of a document: overlapping chunks stitched together.
+// segment is a contiguous span of a document: overlapping or neighbouring chunks stitched
+// together.
 type segment struct {
-	section string
-	units   []unit
+	units []unit
 }
 
 // unit is a sentence, a line of a list or code, or a heading.
 type unit struct {
 	text    string
+	section string // heading path of the pre-made chunk it comes from, or ""
 	heading bool
 	stems   map[string]bool
 	under   map[string]bool // stems of the heading above it
@@ -70,6 +73,7 @@ func New(query string, chunks []Chunk, maxDocs int) *Set {
 			texts = append(texts, nil)
 		}
 		s.Docs[i].Chunks++
+		s.Docs[i].sections = s.Docs[i].sections || c.Part > 0
 		texts[i] = append(texts[i], c)
 	}
 	df := map[string]int{}
@@ -96,10 +100,15 @@ func New(query string, chunks []Chunk, maxDocs int) *Set {
 
 // segments stitches a document's chunks into contiguous spans and splits them into units.
 func segments(chunks []Chunk) []segment {
-	texts, sections := stitch(chunks)
-	out := make([]segment, 0, len(texts))
-	for i, t := range texts {
-		seg := segment{section: sections[i], units: split(t)}
+	out := make([]segment, 0, len(chunks))
+	for _, p := range stitch(chunks) {
+		var seg segment
+		for i, t := range p.texts {
+			for _, u := range split(t) {
+				u.section = p.sections[i]
+				seg.units = append(seg.units, u)
+			}
+		}
 		if len(seg.units) == 0 { // only markup
 			continue
 		}
@@ -118,28 +127,30 @@ func segments(chunks []Chunk) []segment {
 	return out
 }
 
-// stitch joins chunks whose texts overlap (R2R's default chunks repeat half of their
-// neighbour) into contiguous texts, each with the section of its first chunk.
-func stitch(chunks []Chunk) (texts, sections []string) {
-	type piece struct {
-		text, section string
-		rank          int // the best-ranked chunk in it
-	}
+// piece is a contiguous text of a document: chunks in order, each with its section.
+type piece struct {
+	texts, sections []string
+	first, last     int // the parts of its first and last chunk (pre-made chunks), or 0
+	rank            int // the best-ranked chunk in it
+}
+
+// stitch joins a document's chunks into contiguous pieces, best-ranked first: pre-made
+// chunks whose part numbers follow each other, and chunks whose texts overlap (R2R's
+// default chunks repeat half of their neighbour).
+func stitch(chunks []Chunk) []piece {
 	var ps []piece
 	for rank, c := range chunks {
-		cur := piece{c.Text, c.Section, rank}
+		cur := piece{[]string{c.Text}, []string{c.Section}, c.Part, c.Part, rank}
 		for merged := true; merged; {
 			merged = false
 			for i, p := range ps {
-				m, ok := join(p.text, cur.text)
+				m, ok := joinPieces(p, cur)
 				if !ok {
-					m, ok = join(cur.text, p.text)
+					m, ok = joinPieces(cur, p)
 				}
 				if ok {
-					if p.rank < cur.rank {
-						cur.section = p.section
-					}
-					cur = piece{m, cur.section, min(p.rank, cur.rank)}
+					m.rank = min(p.rank, cur.rank)
+					cur = m
 					ps = slices.Delete(ps, i, i+1)
 					merged = true
 					break
@@ -149,11 +160,26 @@ func stitch(chunks []Chunk) (texts, sections []string) {
 		ps = append(ps, cur)
 	}
 	slices.SortFunc(ps, func(a, b piece) int { return a.rank - b.rank })
-	for _, p := range ps {
-		texts = append(texts, p.text)
-		sections = append(sections, p.section)
+	return ps
+}
+
+// joinPieces returns a followed by b when b's first part follows a's last, or (chunks
+// without parts) when b's text repeats a's end.
+func joinPieces(a, b piece) (piece, bool) {
+	if a.first > 0 && b.first > 0 {
+		if b.first != a.last+1 {
+			return piece{}, false
+		}
+		return piece{slices.Concat(a.texts, b.texts), slices.Concat(a.sections, b.sections), a.first, b.last, 0}, true
 	}
-	return texts, sections
+	if a.first > 0 || b.first > 0 || len(a.texts) != 1 || len(b.texts) != 1 {
+		return piece{}, false
+	}
+	m, ok := join(a.texts[0], b.texts[0])
+	if !ok {
+		return piece{}, false
+	}
+	return piece{[]string{m}, a.sections, 0, 0, 0}, true
 }
 
 // join returns a followed by b when b repeats a's end (or a already holds b).

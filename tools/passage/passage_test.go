@@ -2,6 +2,7 @@ package passage
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -53,10 +54,10 @@ func TestStitch(t *testing.T) {
 		for _, i := range order {
 			chunks = append(chunks, Chunk{DocumentID: "d", Text: parts[i]})
 		}
-		texts, _ := stitch(chunks)
+		ps := stitch(chunks)
 		end := strings.Index(doc, parts[3]) + len(parts[3])
-		if len(texts) != 1 || texts[0] != doc[strings.Index(doc, parts[0]):end] {
-			t.Fatalf("order %v: %d texts, first %d bytes, want %d", order, len(texts), len(texts[0]), end)
+		if len(ps) != 1 || len(ps[0].texts) != 1 || ps[0].texts[0] != doc[strings.Index(doc, parts[0]):end] {
+			t.Fatalf("order %v: %d pieces, first %+v, want %d bytes", order, len(ps), ps[0], end)
 		}
 		if s := New("q", chunks, 10); len(s.Docs) != 1 || len(s.Docs[0].segments) != 1 || s.Docs[0].Chunks != 4 {
 			t.Fatalf("order %v: %d docs", order, len(s.Docs))
@@ -64,10 +65,39 @@ func TestStitch(t *testing.T) {
 	}
 }
 
+// TestStitchParts: pre-made chunks (part numbers, no overlap) whose parts follow each
+// other come back as one segment in part order, each unit under its own chunk's section;
+// a chunk apart from them stays a segment of its own, after them when it ranked lower.
+func TestStitchParts(t *testing.T) {
+	chunks := []Chunk{
+		{DocumentID: "d", Text: "Run apt install zebra-tools first.", Section: "Guide › Install", Part: 3},
+		{DocumentID: "d", Text: "Install\n\nThe zebra service needs a package.", Section: "Guide › Install", Part: 2},
+		{DocumentID: "d", Text: "Limits\n\nThe zebra service has no limits.", Section: "Guide › Limits", Part: 5},
+		{DocumentID: "d", Text: "Then start the zebra service with systemctl.", Section: "Guide › Install › Start", Part: 4},
+	}
+	ps := stitch(chunks)
+	if len(ps) != 1 || ps[0].first != 2 || ps[0].last != 5 || ps[0].rank != 0 {
+		t.Fatalf("pieces %+v", ps)
+	}
+	ps = stitch(slices.Delete(slices.Clone(chunks), 3, 4))
+	if len(ps) != 2 || ps[0].first != 2 || ps[0].last != 3 || ps[1].first != 5 || ps[1].rank != 2 {
+		t.Fatalf("pieces without part 4: %+v", ps)
+	}
+	s := New("how do I start the zebra service", chunks, 10)
+	seg := s.Docs[0].segments[0]
+	if len(s.Docs[0].segments) != 1 || !strings.HasPrefix(seg.units[0].text, "Install") {
+		t.Fatalf("segments %+v", s.Docs[0].segments)
+	}
+	text, section := s.Window(s.Docs[0], 200)
+	if !strings.Contains(text, "systemctl") || section != "Guide › Install › Start" && section != "Guide › Install" {
+		t.Fatalf("window %q under %q", text, section)
+	}
+}
+
 // TestGroup: one entry per document, best first, at most maxDocs, each with its best score.
 func TestGroup(t *testing.T) {
-	chunks := []Chunk{{"a", "alpha one", "", 0.9}, {"b", "beta", "", 0.8}, {"a", "alpha two", "", 0.7},
-		{"c", "gamma", "", 0.6}, {"d", "delta", "", 0.5}, {"b", "beta two", "", 0.4}}
+	chunks := []Chunk{{"a", "alpha one", "", 0, 0.9}, {"b", "beta", "", 0, 0.8}, {"a", "alpha two", "", 0, 0.7},
+		{"c", "gamma", "", 0, 0.6}, {"d", "delta", "", 0, 0.5}, {"b", "beta two", "", 0, 0.4}}
 	s := New("alpha", chunks, 3)
 	var got []string
 	for _, d := range s.Docs {

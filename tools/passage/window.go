@@ -7,8 +7,8 @@ import (
 	"unicode/utf8"
 )
 
-// span is units [from, to) of one segment.
-type span struct{ seg, from, to int }
+// span is units [from, to) of one segment, grown around the unit at anchor.
+type span struct{ seg, from, to, anchor int }
 
 // minSecond is the fewest characters left over that are worth a second window.
 const minSecond = 120
@@ -17,7 +17,8 @@ const minSecond = 120
 // the run of consecutive units that covers the most (and rarest) query terms, starting at a
 // unit that matches, and when room is left, a second run covering terms the first lacks,
 // joined by " … ". A document none of whose units contains a query term (a semantic match)
-// shows the start of its best chunk. section is the heading path the first run sits under.
+// shows the start of its best chunk. section is the heading path of the unit the first run
+// was grown from.
 func (s *Set) Window(d *Doc, maxChars int) (text, section string) {
 	if len(d.segments) == 0 || maxChars <= 0 {
 		return "", ""
@@ -27,7 +28,7 @@ func (s *Set) Window(d *Doc, maxChars int) (text, section string) {
 	if !ok { // no term matched: the start of the best-ranked chunk
 		units := d.segments[0].units
 		start := max(0, slices.IndexFunc(units, func(u unit) bool { return u.inBest }))
-		first = grow(units, span{0, start, start}, maxChars)
+		first = grow(units, span{0, start, start, start}, maxChars)
 	}
 	spans := []span{first}
 	used := chars(d, first)
@@ -53,14 +54,25 @@ func (s *Set) Window(d *Doc, maxChars int) (text, section string) {
 		parts[i] = s.render(d.segments[sp.seg].units[sp.from:sp.to], left)
 		left -= utf8.RuneCountInString(parts[i])
 	}
-	return strings.Join(parts, " … "), sectionOf(d.segments[first.seg], first.from)
+	return strings.Join(parts, " … "), sectionOf(d.segments[first.seg], first.anchor)
 }
 
 // best is the highest-scoring run of at most maxChars characters that starts at a unit
 // matching a term not yet covered and overlaps no span in taken.
+//
+// A run grows from its anchor forward first, then backward, then forward again. In a
+// document of section chunks (pre-made) it takes at most half its room forward first, so the
+// matching sentence sits in the middle with what leads up to it; R2R's overlapping chunks
+// keep the anchor at the start. Measured on make bench-quality (real R2R + MiniLM, 83
+// questions): the middle lifts answer in view from 58% to 64% on section chunks and lowers
+// it from 58% to 54% on R2R's own chunks.
 func (s *Set) best(d *Doc, maxChars int, taken []span, covered map[string]bool) (span, bool) {
 	var top span
 	topScore := 0.0
+	ahead := maxChars
+	if d.sections {
+		ahead = maxChars / 2
+	}
 	for si, seg := range d.segments {
 		for i, u := range seg.units {
 			if inSpans(taken, si, i) {
@@ -70,12 +82,16 @@ func (s *Set) best(d *Doc, maxChars int, taken []span, covered map[string]bool) 
 			if anchor == 0 {
 				continue
 			}
-			sp := span{si, i, i}
+			sp := span{si, i, i, i}
 			for sp.to < len(seg.units) && !inSpans(taken, si, sp.to) &&
-				(sp.to == i || chars(d, span{si, i, sp.to + 1}) <= maxChars) {
+				(sp.to == i || chars(d, span{si, i, sp.to + 1, i}) <= ahead) {
 				sp.to++
 			}
 			sp = growBack(seg.units, trimHeadings(seg.units, sp), maxChars, taken)
+			for sp.to < len(seg.units) && !inSpans(taken, si, sp.to) && chars(d, span{si, sp.from, sp.to + 1, i}) <= maxChars {
+				sp.to++
+			}
+			sp = trimHeadings(seg.units, sp)
 			cov := 0.0
 			for _, t := range s.terms {
 				if !covered[t] && anyUnit(d, sp, func(u unit) bool { return u.stems[t] }) {
@@ -249,11 +265,11 @@ func clip(text string, n int) string {
 	return strings.TrimRight(text[:cut], " ,;:") + "…"
 }
 
-// sectionOf is the heading path units[i] of seg sits under: the segment's own (pre-made
-// chunks carry it), else the nearest Markdown heading before it.
+// sectionOf is the heading path units[i] of seg sits under: its pre-made chunk's, else the
+// nearest Markdown heading before it.
 func sectionOf(seg segment, i int) string {
-	if seg.section != "" {
-		return seg.section
+	if s := seg.units[i].section; s != "" {
+		return s
 	}
 	for j := i - 1; j >= 0; j-- {
 		if seg.units[j].heading {

@@ -1,0 +1,324 @@
+// Package chunking cuts a text file into chunks that follow its structure — Markdown
+// sections, code declarations, paragraphs — each opening with a context line that names the
+// file and the heading path it sits under, so that a chunk found on its own says where it
+// is from and its embedding knows what it is about.
+package chunking
+
+import (
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+const (
+	// Target is the length a chunk grows to, in characters, context line included: about
+	// 256 word pieces, what small sentence-embedding models such as all-MiniLM-L6-v2 read
+	// before they truncate.
+	Target = 900
+	// minChunk is the length below which a chunk takes in the next section too.
+	minChunk = 300
+	// maxContext bounds the context line before its part number.
+	maxContext = 200
+	// maxPartChars is the room a part number takes at most (" ¶" and six digits).
+	maxPartChars = 8
+	// Marker opens a chunk's context line.
+	Marker = "§ "
+	// sep joins the parts of a heading path.
+	sep = " › "
+	// partMark ends a context line with the chunk's place in the file: R2R 3.6.6 keeps no
+	// chunk_order for chunks it is given, so this is how a reader puts them back in order
+	// and knows which ones are neighbours.
+	partMark = " ¶"
+)
+
+// Version names how Split cuts files. A document r2r-mcp chunked carries it in its
+// metadata, so a reader knows each chunk opens with a context line.
+const Version = "context-v1"
+
+// textExt are the extensions of files R2R would parse as plain text or Markdown, which
+// r2r-mcp chunks itself.
+var textExt = map[string]bool{".md": true, ".markdown": true, ".mdx": true, ".txt": true, ".rst": true}
+
+// For is the chunks r2r-mcp sends for a file instead of its bytes: nil unless it is UTF-8
+// text that R2R would read as text anyway (Markdown, plain text, or a type R2R has no parser
+// for, which r2r-mcp sends as text: asText).
+func For(file string, data []byte, asText bool) []string {
+	if !asText && !textExt[strings.ToLower(path.Ext(file))] || !utf8.Valid(data) {
+		return nil
+	}
+	return Split(file, string(data))
+}
+
+// block is a paragraph, fenced code block or list, with the heading path above it.
+type block struct {
+	text    string
+	path    []string // headings above it
+	heading bool     // the block is the heading that starts a section
+	decl    bool     // a code declaration starts here
+}
+
+// Split cuts a file's text into chunks, each beginning with its context line; nil for
+// blank text.
+func Split(file, text string) []string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	var blocks []block
+	switch strings.ToLower(path.Ext(file)) {
+	case ".md", ".markdown", ".mdx", ".rst":
+		blocks = markdownBlocks(text)
+	default:
+		if codeExt[strings.ToLower(path.Ext(file))] {
+			blocks = codeBlocks(text)
+		} else {
+			blocks = paragraphs(text, nil)
+		}
+	}
+	return pack(file, blocks)
+}
+
+// Context splits a chunk made by Split into its heading path (without the file), its part
+// number (1 for the file's first chunk) and its body; a chunk without a context line has an
+// empty path and part 0.
+func Context(chunk string) (section string, part int, body string) {
+	if !strings.HasPrefix(chunk, Marker) {
+		return "", 0, chunk
+	}
+	line, body, _ := strings.Cut(chunk, "\n")
+	if i := strings.LastIndex(line, partMark); i >= 0 {
+		if n, err := strconv.Atoi(line[i+len(partMark):]); err == nil && n > 0 {
+			line, part = line[:i], n
+		}
+	}
+	_, section, _ = strings.Cut(line[len(Marker):], sep)
+	return section, part, body
+}
+
+// pack joins consecutive blocks into chunks of about Target characters. A chunk ends before
+// a heading or declaration once it holds minChunk characters, and before any block that
+// would take it past Target; a block longer than Target is cut at lines, then words.
+func pack(file string, blocks []block) []string {
+	var out []string
+	var cur []string
+	var curPath []string
+	n := 0
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, contextLine(file, curPath)+partMark+strconv.Itoa(len(out)+1)+"\n"+strings.Join(cur, "\n\n"))
+		}
+		cur, n = nil, 0
+	}
+	for _, b := range blocks {
+		room := Target - utf8.RuneCountInString(contextLine(file, b.path)) - maxPartChars - 1
+		size := utf8.RuneCountInString(b.text)
+		if len(cur) > 0 && ((b.heading || b.decl) && n >= minChunk || n+2+size > room) {
+			flush()
+		}
+		switch {
+		case len(cur) == 0 || len(curPath) == 0:
+			curPath = b.path
+		case b.heading || b.decl:
+			curPath = commonPrefix(curPath, b.path) // a chunk of several sections is under what they share
+		}
+		if size <= room {
+			cur = append(cur, b.text)
+			n += size + 2
+			continue
+		}
+		for _, piece := range cut(b.text, room) {
+			if len(cur) > 0 {
+				flush()
+				curPath = b.path
+			}
+			cur, n = []string{piece}, utf8.RuneCountInString(piece)
+		}
+	}
+	flush()
+	return out
+}
+
+// contextLine names the file and the heading path, bounded.
+func contextLine(file string, headings []string) string {
+	line := Marker + strings.Join(append([]string{file}, headings...), sep)
+	line = strings.Join(strings.Fields(line), " ")
+	if utf8.RuneCountInString(line) > maxContext {
+		line = string([]rune(line)[:maxContext-1]) + "…"
+	}
+	return line
+}
+
+// cut splits text longer than n characters at line ends, and lines longer than n at spaces.
+func cut(text string, n int) []string {
+	var out []string
+	var cur strings.Builder
+	emit := func() {
+		if s := strings.TrimRight(cur.String(), "\n"); strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+		cur.Reset()
+	}
+	for _, line := range strings.SplitAfter(text, "\n") {
+		for utf8.RuneCountInString(line) > n {
+			emit()
+			r := []rune(line)
+			end := n
+			if i := strings.LastIndexByte(string(r[:n]), ' '); i > 0 {
+				end = utf8.RuneCountInString(string(r[:n])[:i])
+			}
+			out = append(out, strings.TrimSpace(string(r[:end])))
+			line = string(r[end:])
+		}
+		if utf8.RuneCountInString(cur.String())+utf8.RuneCountInString(line) > n {
+			emit()
+		}
+		cur.WriteString(line)
+	}
+	emit()
+	return out
+}
+
+var (
+	atxHeading = regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$`)
+	fence      = regexp.MustCompile("^ {0,3}(```|~~~)")
+)
+
+// markdownBlocks reads Markdown into blocks under their heading paths; code fences are
+// kept whole and a # inside them is not a heading.
+func markdownBlocks(text string) []block {
+	var out []block
+	var headings []string
+	var para []string
+	inFence := ""
+	levels := map[byte]int{} // reStructuredText: an underline character's level is the order it first appears in
+	heading := func(level int, title, line string) {
+		if len(headings) >= level {
+			headings = headings[:level-1]
+		}
+		for len(headings) < level-1 {
+			headings = append(headings, "")
+		}
+		headings = append(headings, title)
+		out = append(out, block{text: line, path: nonEmpty(headings), heading: true})
+	}
+	flush := func() {
+		if len(para) > 0 {
+			out = append(out, block{text: strings.Join(para, "\n"), path: clone(headings)})
+			para = nil
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if inFence != "" {
+			para = append(para, line)
+			if strings.HasPrefix(strings.TrimSpace(line), inFence) {
+				inFence = ""
+				flush()
+			}
+			continue
+		}
+		if c, ok := underline(line); ok && len(para) == 1 && utf8.RuneCountInString(strings.TrimSpace(para[0])) <= len(strings.TrimSpace(line)) {
+			title := strings.TrimSpace(para[0])
+			para = nil
+			if _, seen := levels[c]; !seen {
+				levels[c] = len(levels) + 1
+			}
+			heading(min(levels[c], 6), title, title)
+			continue
+		}
+		if _, ok := underline(line); ok && len(para) == 0 {
+			continue // a reStructuredText overline
+		}
+		if m := fence.FindStringSubmatch(line); m != nil {
+			flush()
+			inFence = m[1]
+			para = append(para, line)
+			continue
+		}
+		if m := atxHeading.FindStringSubmatch(line); m != nil {
+			flush()
+			heading(len(m[1]), m[2], strings.TrimSpace(line))
+			continue
+		}
+		if strings.TrimSpace(line) == "" {
+			flush()
+			continue
+		}
+		para = append(para, line)
+	}
+	flush()
+	for i := range out {
+		out[i].path = nonEmpty(out[i].path)
+	}
+	return out
+}
+
+// paragraphs splits text at blank lines, every block under path.
+func paragraphs(text string, path []string) []block {
+	var out []block
+	for _, p := range strings.Split(text, "\n\n") {
+		if p = strings.Trim(p, "\n"); strings.TrimSpace(p) != "" {
+			out = append(out, block{text: p, path: path})
+		}
+	}
+	return out
+}
+
+// codeExt are the extensions read as source code.
+var codeExt = map[string]bool{".go": true, ".py": true, ".js": true, ".mjs": true, ".ts": true, ".tsx": true,
+	".jsx": true, ".java": true, ".kt": true, ".rs": true, ".rb": true, ".php": true, ".c": true, ".h": true,
+	".cc": true, ".cpp": true, ".hpp": true, ".cs": true, ".swift": true, ".scala": true, ".sh": true}
+
+// declaration matches a top-level declaration line in common languages and captures its name.
+var declaration = regexp.MustCompile(`^(?:export\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?` +
+	`(?:func|type|class|def|function|fn|interface|struct|enum|trait|impl|module|object|const|var|let)\s+` +
+	`(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)`)
+
+// codeBlocks splits source at blank lines; a block starting with a top-level declaration
+// starts a new section named after it (with its comment block above it kept in front).
+func codeBlocks(text string) []block {
+	blocks := paragraphs(text, nil)
+	var name []string
+	for i := range blocks {
+		for _, line := range strings.Split(blocks[i].text, "\n") {
+			if m := declaration.FindStringSubmatch(line); m != nil {
+				name = []string{m[1]}
+				blocks[i].decl = true
+				break
+			}
+		}
+		blocks[i].path = name
+	}
+	return blocks
+}
+
+// underline reports whether line is a Setext or reStructuredText heading underline (or
+// overline): one punctuation character repeated, at least three times.
+func underline(line string) (byte, bool) {
+	l := strings.TrimRight(line, " \t")
+	if len(l) < 3 || !strings.ContainsRune("=-~^*+#\"'`:._", rune(l[0])) {
+		return 0, false
+	}
+	return l[0], strings.Count(l, l[:1]) == len(l)
+}
+
+func commonPrefix(a, b []string) []string {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return a[:n]
+}
+
+func clone(s []string) []string { return append([]string(nil), s...) }
+
+func nonEmpty(s []string) []string {
+	var out []string
+	for _, x := range s {
+		if x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
