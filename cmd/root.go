@@ -64,7 +64,12 @@ func (d Deps) getenv() func(string) string {
 var SilentError = errors.New("silent error")
 
 // NewRootCmd builds the command tree.
-func NewRootCmd(deps Deps) *cobra.Command {
+func NewRootCmd(deps Deps) *cobra.Command { return newRootCmd(deps, false) }
+
+// newRootCmd builds the command tree; with serveOnly, the root and serve alone. A client
+// starts serve and waits for it to answer initialize, so serve does not build the other
+// commands' flags and help first (TestServeOnlyTree: serve behaves the same in both).
+func newRootCmd(deps Deps, serveOnly bool) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "r2r-mcp",
 		Short: "An MCP server that gives coding agents an R2R knowledge base",
@@ -93,8 +98,11 @@ Run "r2r-mcp login" once, then add "r2r-mcp serve" to your MCP client:
 	root.SetIn(deps.IO.In)
 	root.SetOut(deps.IO.Out)
 	root.SetErr(deps.IO.ErrOut)
+	root.AddCommand(newServeCmd(deps, nil))
+	if serveOnly {
+		return root
+	}
 	root.AddCommand(
-		newServeCmd(deps, nil),
 		newLoginCmd(deps, nil),
 		newLogoutCmd(deps, nil),
 		newAuthCmd(deps, nil),
@@ -135,7 +143,7 @@ func Execute() {
 		Build:  Build(),
 		Getenv: os.Getenv,
 	}
-	err := NewRootCmd(deps).ExecuteContext(ctx)
+	err := newRootCmd(deps, len(os.Args) > 1 && os.Args[1] == "serve").ExecuteContext(ctx)
 	stop()
 	if err != nil {
 		if !errors.Is(err, SilentError) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -446,4 +447,33 @@ func serveStatusCall(t *testing.T, cfg server.Config, afterInit func()) map[stri
 		t.Fatalf("r2r_status gave no structured content: %v", res)
 	}
 	return st
+}
+
+// TestServeOnlyTree: the tree Execute builds for "r2r-mcp serve …" (root and serve alone)
+// answers serve's help and argument errors exactly as the full tree does.
+func TestServeOnlyTree(t *testing.T) {
+	tests := [][]string{
+		{"serve", "--help"},
+		{"serve", "-h"},
+		{"serve", "--no-such-flag"},
+		{"serve", "extra"},
+		{"serve", "--cache-size", "lots"},
+		{"serve", "--read-only=maybe"},
+	}
+	run := func(serveOnly bool, args []string) string {
+		var out, errOut bytes.Buffer
+		root := newRootCmd(Deps{IO: IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}}, serveOnly)
+		root.SetArgs(args)
+		err := root.Execute()
+		return fmt.Sprintf("stdout:\n%s\nstderr:\n%s\nerror: %v", out.String(), errOut.String(), err)
+	}
+	for _, args := range tests {
+		full, only := run(false, args), run(true, args)
+		if full != only {
+			t.Errorf("%q: the serve-only tree answers\n%s\nthe full tree\n%s", args, only, full)
+		}
+		if !strings.Contains(full, "Usage:") && strings.HasSuffix(full, "error: <nil>") {
+			t.Errorf("%q: neither help nor an error: %s", args, full)
+		}
+	}
 }

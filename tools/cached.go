@@ -14,27 +14,63 @@ const cachedMarker = "(cached) "
 
 // answer is a tool's finished result: its structured value and its text, both as a fresh
 // call returns them, and the structured value as served from the cache, already encoded.
-// Search and RAG cache answers whole, so a hit neither decodes, reshapes nor encodes its
+// Search and RAG cache answers whole, so a hit neither decodes, reshapes nor cleans its
 // structured content again.
 type answer[T sizer] struct {
 	Out     T               // structured value of a fresh call
-	HitJSON json.RawMessage // the same with cached: true, encoded
+	HitJSON json.RawMessage // the same with cached: true, cleaned and encoded (what a shared cache keeps)
 	Text    string          // text without the cached marker
+
+	// hit is HitJSON as a value, when cleaning changed nothing (nil in an answer a shared
+	// cache decoded): a hit serves it rather than HitJSON, because encoding/json re-reads
+	// and compacts pre-encoded JSON byte by byte, which costs more than encoding the value.
+	hit *T
+	// hitText is Text with the cached marker, Text being its tail ("" in an answer a shared
+	// cache decoded): a hit neither copies the text nor holds it twice.
+	hitText string
 }
 
 // finish builds the answer of out (cached false) and hit (the same, cached true) with text.
 // The text and the hit's JSON are cleaned here, once, so a cache hit serves them as they are
-// (cleanJSON tells cleanResults so).
+// (cleanJSON and cleanHit tell cleanResults so).
 func finish[T sizer](out, hit T, text string) (answer[T], error) {
 	b, err := json.Marshal(hit)
-	if err == nil && dirtyJSON(b) {
+	clean := err == nil && !dirtyJSON(b)
+	if err == nil && !clean {
 		var v any
 		if err = json.Unmarshal(b, &v); err == nil {
 			b, err = json.Marshal(sanitizeValue(v))
 		}
 	}
-	return answer[T]{Out: out, HitJSON: b, Text: Sanitize(text)}, err
+	hitText := cachedMarker + Sanitize(text)
+	a := answer[T]{Out: out, HitJSON: b, Text: hitText[len(cachedMarker):], hitText: hitText}
+	if clean {
+		a.hit = &hit
+	}
+	return a, err
 }
+
+// hitContent is the structured content a cache hit serves: a's hit value when it has one,
+// else its encoded JSON.
+func (a *answer[T]) hitContent() any {
+	if a.hit != nil {
+		return a.hit
+	}
+	return cleanJSON(a.HitJSON)
+}
+
+// text is the answer's text as served fresh or, marked, from the cache.
+func (a *answer[T]) text(cached bool) string {
+	if cached && a.hitText != "" {
+		return a.hitText
+	}
+	return withCachedMarker(a.Text, cached)
+}
+
+// cleanHit is the structured content of a cache hit served as a value: a pointer to a
+// finished output (*SearchOutput, *RAGOutput) whose JSON was checked clean by finish. Fresh
+// results carry their output by value, so cleanResult checks those.
+type cleanHit interface{ cleanHit() }
 
 // cleanJSON is structured content that is already encoded and already clean: a cache hit's.
 type cleanJSON json.RawMessage

@@ -32,7 +32,8 @@ func cleanResults(h server.ToolHandlerFunc) server.ToolHandlerFunc {
 // cleanResult sanitises res in place. The structured content keeps its Go type unless a
 // string in it had to change; then it is replaced by the cleaned JSON value.
 func cleanResult(res *mcp.CallToolResult) {
-	if _, ok := res.StructuredContent.(cleanJSON); ok {
+	switch res.StructuredContent.(type) {
+	case cleanJSON, cleanHit:
 		return // a cache hit: its text and JSON were cleaned when the answer was made (finish)
 	}
 	for i, c := range res.Content {

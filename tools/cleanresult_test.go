@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -77,5 +78,68 @@ func TestDirtyJSON(t *testing.T) {
 		if got := dirtyJSON(b); got != tt.want {
 			t.Errorf("dirtyJSON(%s) = %v, want %v", b, got, tt.want)
 		}
+	}
+}
+
+// TestHitServedAsEncoded: a cache hit serves its structured content as a value when
+// cleaning changed nothing, and as the cleaned JSON otherwise; either way a client reads
+// the bytes finish encoded, and cleanResult leaves both alone.
+func TestHitServedAsEncoded(t *testing.T) {
+	hits := []SearchHit{{Rank: 1, Relevance: 1, Title: "a <b> & c.md", DocumentID: "d1", Text: "x \u2028 y"}}
+	tests := []struct {
+		name      string
+		out       sizer
+		hit       sizer
+		wantValue bool
+	}{
+		{"clean search", SearchOutput{Results: hits, Count: 1, Query: "q", SearchMode: "advanced", Limit: 10},
+			SearchOutput{Results: hits, Count: 1, Cached: true, Query: "q", SearchMode: "advanced", Limit: 10}, true},
+		{"dirty search", SearchOutput{Results: hits, Count: 1, Query: "q\x01\u200b", Limit: 10},
+			SearchOutput{Results: hits, Count: 1, Cached: true, Query: "q\x01\u200b", Limit: 10}, false},
+		{"clean rag", RAGOutput{Answer: "yes", Sources: []RAGSource{{ID: "s", Title: "t", Score: 0.5}}},
+			RAGOutput{Answer: "yes", Sources: []RAGSource{{ID: "s", Title: "t", Score: 0.5}}, Cached: true}, true},
+		{"dirty rag", RAGOutput{Answer: "y\u202ees"}, RAGOutput{Answer: "y\u202ees", Cached: true}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var res *mcp.CallToolResult
+			var hitJSON json.RawMessage
+			switch out := tt.out.(type) {
+			case SearchOutput:
+				a, err := finish(out, tt.hit.(SearchOutput), "text")
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, hitJSON = served(a, true), a.HitJSON
+			case RAGOutput:
+				a, err := finish(out, tt.hit.(RAGOutput), "text")
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, hitJSON = served(a, true), a.HitJSON
+			}
+			if _, isValue := res.StructuredContent.(cleanHit); isValue != tt.wantValue {
+				t.Errorf("served as a value: %v, want %v (%T)", isValue, tt.wantValue, res.StructuredContent)
+			}
+			if txt := res.Content[0].(mcp.TextContent).Text; txt != cachedMarker+"text" {
+				t.Errorf("hit text = %q", txt)
+			}
+			before := fmt.Sprintf("%T %p", res.StructuredContent, res.StructuredContent)
+			cleanResult(res)
+			if after := fmt.Sprintf("%T %p", res.StructuredContent, res.StructuredContent); after != before {
+				t.Errorf("cleanResult replaced a cache hit's structured content: %s, was %s", after, before)
+			}
+			got, err := json.Marshal(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(&mcp.CallToolResult{Content: res.Content, StructuredContent: cleanJSON(hitJSON)})
+			if string(got) != string(want) {
+				t.Errorf("hit encodes as\n%s\nwant\n%s", got, want)
+			}
+			if !tt.wantValue && strings.ContainsAny(string(got), "\x01\u200b\u202e") {
+				t.Errorf("dirty hit not cleaned: %s", got)
+			}
+		})
 	}
 }

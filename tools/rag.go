@@ -36,6 +36,8 @@ type RAGOutput struct {
 	Note           string      `json:"note,omitempty"`
 }
 
+func (*RAGOutput) cleanHit() {}
+
 func (s *RAGSource) jsonSize() int {
 	const keys = len(`{"id":,"title":,"document_id":,"uri":,"score":,"cited":false}`)
 	n := keys + jsonStringSize(s.ID) + jsonStringSize(s.Title) + jsonStringSize(s.DocumentID) +
@@ -143,7 +145,7 @@ func ragQueryTool(d *Deps) Tool {
 		}
 		res := served(ans, cached)
 		// The answer may legitimately be long when max_tokens is large: allow for it.
-		res.Content = []mcp.Content{mcp.NewTextContent(capText(withCachedMarker(ans.Text, cached), max(MaxTextBytes, ragCharsPerToken*q.MaxTokens+8<<10)))}
+		res.Content = []mcp.Content{mcp.NewTextContent(capText(ans.text(cached), max(MaxTextBytes, ragCharsPerToken*q.MaxTokens+8<<10)))}
 		return res, nil
 	})}
 }

@@ -224,7 +224,7 @@ func served[T sizer](a answer[T], cached bool) *mcp.CallToolResult {
 	if !cached {
 		return result(a.Text, a.Out)
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(cachedMarker + a.Text)}, StructuredContent: cleanJSON(a.HitJSON)}
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(a.text(true))}, StructuredContent: a.hitContent()}
 }
 
 // documentURI is the MCP resource of a document; "" when the id is unknown.
@@ -237,6 +237,8 @@ func documentURI(id string) string {
 
 // roundScore keeps 4 decimals of a score: enough to rank, and shorter to read.
 func roundScore(f float64) float64 { return math.Round(f*1e4) / 1e4 }
+
+func (*SearchOutput) cleanHit() {}
 
 func (h *SearchHit) jsonSize() int {
 	const keys = len(`{"rank":,"relevance":,"title":,"document_id":}`)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -249,7 +250,7 @@ func lines(text string) []line {
 	for _, l := range strings.Split(text, "\n") {
 		l = strings.TrimSpace(l)
 		switch {
-		case l == "" || markupLine.MatchString(l):
+		case l == "" || markupLine().MatchString(l):
 			cont = false
 			continue
 		case cont && !blockStart(l):
@@ -274,8 +275,10 @@ func isMarkdownHeading(l string) bool {
 
 // markupLine matches lines that are only markup, which a reader of the window does not
 // need: code fences, reStructuredText directives and their options, and MyST's
-// {eval-rst} blocks.
-var markupLine = regexp.MustCompile("^(?:(?:```|~~~)[\\w{}\\- ]*|\\.\\. [\\w:-]+::(?: \\S+)?|:[\\w-]+:(?: \\S+)?|\\{[\\w-]+\\})$")
+// {eval-rst} blocks. Compiled on first use, not at start-up.
+var markupLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("^(?:(?:```|~~~)[\\w{}\\- ]*|\\.\\. [\\w:-]+::(?: \\S+)?|:[\\w-]+:(?: \\S+)?|\\{[\\w-]+\\})$")
+})
 
 // blockStart says whether a line starts a block of its own.
 func blockStart(l string) bool {

@@ -2,22 +2,24 @@ package passage
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/kljensen/snowball/english"
 )
 
-// stopwords are words of a question that say nothing about its topic.
-var stopwords = map[string]bool{}
-
-func init() {
+// stopwords are words of a question that say nothing about its topic; built on first use,
+// so a process that never searches does not build it at start-up.
+var stopwords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range strings.Fields(`a an and any are as at be been but by can could did do does doing done for from
 get gets got has have how i if in into is it its me my of on or our should so some than that the their them then
 there these they this those to was we were what when where which who why will with would you your us not no
 possible way ways want need needs`) {
-		stopwords[w] = true
+		m[w] = true
 	}
-}
+	return m
+})
 
 // words splits s into lower-case words: runs of letters, digits and underscores.
 func words(s string) []string {
@@ -42,7 +44,7 @@ func Terms(query string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, w := range words(query) {
-		if stopwords[w] || len(w) < 2 {
+		if stopwords()[w] || len(w) < 2 {
 			continue
 		}
 		s := stem(w)
@@ -58,7 +60,7 @@ func Terms(query string) []string {
 func stems(text string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range words(text) {
-		if !stopwords[w] {
+		if !stopwords()[w] {
 			out[stem(w)] = true
 		}
 	}
