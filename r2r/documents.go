@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"mime/multipart"
@@ -16,7 +17,9 @@ import (
 
 // CreateDocument ingests a file or raw text (POST /v3/documents, multipart/form-data, HTTP
 // 202). JSON-valued fields (metadata, collection_ids, ingestion_config) are sent as
-// JSON-encoded strings, as R2R expects. A duplicate document id gives 409 (ErrConflict).
+// JSON-encoded strings, as R2R expects. A duplicate document id gives 409 (ErrConflict);
+// for pre-made chunks R2R 3.6.6 wraps that 409 in a 500 ("… was already ingested and is not
+// in a failed state."), which matches ErrConflict too (conformance test create_chunks).
 // Not idempotent: it is never retried.
 func (c *Client) CreateDocument(ctx context.Context, in DocumentCreate) (*IngestionResponse, error) {
 	const op = "create document"
@@ -24,8 +27,14 @@ func (c *Client) CreateDocument(ctx context.Context, in DocumentCreate) (*Ingest
 	if err != nil {
 		return nil, fmt.Errorf("r2r %s: %w: %v", op, ErrInvalidRequest, err)
 	}
-	return result[IngestionResponse](ctx, c, &Call{Op: op, Method: http.MethodPost, Path: "/v3/documents",
+	res, err := result[IngestionResponse](ctx, c, &Call{Op: op, Method: http.MethodPost, Path: "/v3/documents",
 		Body: body, ContentType: ctype})
+	var e *Error
+	if len(in.Chunks) > 0 && errors.As(err, &e) && e.StatusCode == http.StatusInternalServerError &&
+		strings.Contains(e.Message, "is not in a failed state") {
+		return nil, fmt.Errorf("%w: %w", ErrConflict, err)
+	}
+	return res, err
 }
 
 // encodeDocumentCreate builds the multipart body of POST /v3/documents (conformance tests

@@ -959,6 +959,14 @@ func (s *suite) ingestionOutcomes(t *testing.T) {
 			t.Errorf("document_id %s, want %s", res.DocumentID, id)
 		}
 		s.waitIngested(t, id)
+		// The same id again: R2R's chunk workflow refuses it with a 409 it wraps in a 500,
+		// which the client reports as a conflict.
+		_, err = s.admin.CreateDocument(ctx, r2r.DocumentCreate{Chunks: chunks, ID: id,
+			Metadata: map[string]any{"title": "docs/conf-" + s.sfx + ".md", "suite": s.sfx}, CollectionIDs: []string{s.collA}})
+		e := wantStatus(t, err, http.StatusInternalServerError, r2r.ErrConflict)
+		if !strings.Contains(e.Message, "was already ingested and is not in a failed state") {
+			t.Errorf("duplicate chunks: %q", e.Message)
+		}
 		p, err := s.admin.ListDocumentChunks(ctx, id, r2r.ListParams{})
 		if err != nil {
 			t.Fatal(err)
