@@ -600,8 +600,21 @@ func (d *Deps) readChunks(ctx context.Context, id string, need int, whole bool) 
 	return text, chunkCount, false, true, nil
 }
 
+// sortChunks puts chunks in chunk order, reading each chunk's order once (for a chunk
+// r2r-mcp made, that parses its context line).
 func sortChunks(chunks []r2r.Chunk) {
-	slices.SortStableFunc(chunks, func(a, b r2r.Chunk) int { return chunkOrder(a) - chunkOrder(b) })
+	type keyed struct {
+		order int
+		c     r2r.Chunk
+	}
+	ks := make([]keyed, len(chunks))
+	for i, c := range chunks {
+		ks[i] = keyed{chunkOrder(c), c}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int { return a.order - b.order })
+	for i := range ks {
+		chunks[i] = ks[i].c
+	}
 }
 
 // chunkOrder is a chunk's place in its document: R2R's chunk_order, or the part number of a
