@@ -40,7 +40,8 @@ const headBytes = 512
 type frontDoor struct {
 	maxLine int
 	gate    *inflight
-	out     io.Writer // the serialised protocol writer
+	out     io.Writer   // the serialised protocol writer
+	calls   *callRunner // serves admitted tools/call requests; nil: mcp-go does
 	log     *slog.Logger
 }
 
@@ -52,7 +53,7 @@ func (f *frontDoor) pump(in io.Reader, to *io.PipeWriter) {
 		switch {
 		case size > int64(f.maxLine):
 			f.tooLarge(line, size)
-		case len(bytes.TrimSpace(line)) > 0 && f.admit(line):
+		case len(bytes.TrimSpace(line)) > 0 && f.admit(line) == toMCPGo:
 			if line[len(line)-1] != '\n' {
 				line = append(line, '\n')
 			}
@@ -70,19 +71,28 @@ func (f *frontDoor) pump(in io.Reader, to *io.PipeWriter) {
 	}
 }
 
-// admit decides whether mcp-go gets the message; false when it was answered here.
-func (f *frontDoor) admit(line []byte) bool {
+// route is where the front door sent a message.
+type route int
+
+const (
+	toMCPGo  route = iota // mcp-go's stdio server reads it
+	answered              // answered here (refused)
+	toRunner              // an admitted tools/call, served by the call runner
+)
+
+// admit decides where the message goes, answering it at once when it is refused.
+func (f *frontDoor) admit(line []byte) route {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
 	}
 	if json.Unmarshal(line, &m) != nil {
-		return true // mcp-go answers with a parse error
+		return toMCPGo // mcp-go answers with a parse error
 	}
 	key := idKey(m.ID)
 	if key == "" || (m.Method != string(mcp.MethodToolsCall) && m.Method != string(mcp.MethodResourcesRead)) {
-		return true
+		return toMCPGo
 	}
 	var p struct {
 		Name string `json:"name"`
@@ -94,19 +104,23 @@ func (f *frontDoor) admit(line []byte) bool {
 	case tool && len(p.Name) > maxToolNameBytes:
 		f.replyError(m.ID, mcp.INVALID_PARAMS, fmt.Sprintf("Unknown tool %q (a name of %d bytes; tool names have at most %d). Call tools/list for the tools.",
 			cleantext.Clip(p.Name, echoBytes), len(p.Name), maxToolNameBytes), nil)
-		return false
+		return answered
 	case !tool && len(p.URI) > maxResourceURIBytes:
 		f.replyError(m.ID, mcp.RESOURCE_NOT_FOUND, fmt.Sprintf("Resource not found: %q (a URI of %d bytes). Call resources/list and resources/templates/list for the resources.",
 			cleantext.Clip(p.URI, echoBytes), len(p.URI)), nil)
-		return false
+		return answered
 	case !tool:
 		if msg := tools.ResourceURIProblem(p.URI); msg != "" {
 			f.replyError(m.ID, mcp.INVALID_PARAMS, msg, nil)
-			return false
+			return answered
 		}
 	}
 	if f.gate.admit(key) {
-		return true
+		if tool && f.calls != nil {
+			f.calls.start(key, m.ID, line)
+			return toRunner
+		}
+		return toMCPGo
 	}
 	msg := fmt.Sprintf("r2r-mcp is busy: %d calls are already in flight (the limit, --max-inflight). Retry in %g s.", f.gate.max, busyRetryAfter)
 	f.log.Warn("call refused: too many in flight", "method", m.Method, "limit", f.gate.max)
@@ -114,10 +128,10 @@ func (f *frontDoor) admit(line []byte) bool {
 		secs := busyRetryAfter
 		f.reply(m.ID, toolerr.Result(toolerr.Info{Type: "busy", Code: toolerr.CodeRateLimited, Retryable: true,
 			RetryAfter: &secs, Message: msg}))
-		return false
+		return answered
 	}
 	f.replyError(m.ID, toolerr.CodeRateLimited, msg, map[string]any{"retry_after": busyRetryAfter})
-	return false
+	return answered
 }
 
 // tooLarge answers a message over the size limit, with its id when the first bytes give it.

@@ -9,9 +9,10 @@ import (
 )
 
 // inflight bounds the tools/call and resources/read requests being served. The stdin pump
-// admits a request before handing it to mcp-go; the slot is released when mcp-go writes
-// the request's response (release watches the protocol stream), so a call counts from the
-// moment it is read until its answer leaves, whether it waits for a worker or for R2R.
+// admits a request before handing it on; the slot is released when the request's response
+// is written (by the call runner for a tools/call; for a resources/read, release watches
+// what mcp-go writes), so a call counts from the moment it is read until its answer
+// leaves, whether it waits for R2R or for anything else.
 type inflight struct {
 	max int
 	mu  sync.Mutex
@@ -58,8 +59,8 @@ func (g *inflight) inFlight() int {
 	return g.n
 }
 
-// release wraps the protocol writer: every response mcp-go writes (one Write per message)
-// releases the slot of its request.
+// release wraps the protocol writer mcp-go writes to: every response it writes (one Write
+// per message) releases the slot of its request.
 func (g *inflight) release(w io.Writer) io.Writer {
 	return writerFunc(func(p []byte) (int, error) {
 		if g.inFlight() > 0 {

@@ -15,9 +15,6 @@ import (
 // for in-flight calls to notice their cancelled context before returning anyway.
 const defaultShutdownGrace = 500 * time.Millisecond
 
-// maxToolWorkers is mcp-go's largest worker pool; admitted calls beyond it wait in its queue.
-const maxToolWorkers = 100
-
 // stdioLimits bound what the stdio transport holds: calls in flight and one message's size.
 type stdioLimits struct {
 	maxInflight     int
@@ -65,22 +62,26 @@ func serveStdio(ctx context.Context, srv *mcpserver.MCPServer, stdin io.Reader, 
 	in := &eofReader{r: stdin, done: make(chan struct{})}
 	out := &protocolWriter{w: stdout}
 
-	stdio := mcpserver.NewStdioServer(srv)
-	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
-	// Tool calls mostly wait for R2R (a RAG answer may take tens of seconds): every admitted
-	// call gets a worker, and the queue holds every admitted call, so mcp-go never falls
-	// back to running a call on its read loop (frontdoor.go admits at most MaxInflight).
-	mcpserver.WithWorkerPoolSize(min(lim.maxInflight, maxToolWorkers))(stdio)
-	mcpserver.WithQueueSize(lim.maxInflight)(stdio)
-
 	gate := newInflight(lim.maxInflight)
-	pr, pw := io.Pipe()
-	defer pr.Close()
-	front := &frontDoor{maxLine: lim.maxRequestBytes, gate: gate, out: out, log: logger.With("component", "stdin")}
-	go front.pump(in, pw)
-
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	calls := newCallRunner(srv, gate, out, logger, lctx.Done())
+
+	stdio := mcpserver.NewStdioServer(srv)
+	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
+	// Admitted tool calls are served by the call runner, a goroutine each (frontdoor.go
+	// admits at most MaxInflight); mcp-go's workers only see a tools/call the front door
+	// passes on as it is (one without an id), so one worker and a queue of one suffice and
+	// start-up does not start a pool.
+	mcpserver.WithWorkerPoolSize(1)(stdio)
+	mcpserver.WithQueueSize(1)(stdio)
+	mcpserver.WithStdioContextFunc(calls.sessionContext)(stdio)
+
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	front := &frontDoor{maxLine: lim.maxRequestBytes, gate: gate, out: out, calls: calls, log: logger.With("component", "stdin")}
+	go front.pump(in, pw)
+
 	errc := make(chan error, 1)
 	go func() { errc <- stdio.Listen(lctx, pr, gate.release(out)) }()
 
@@ -99,6 +100,9 @@ func serveStdio(ctx context.Context, srv *mcpserver.MCPServer, stdin io.Reader, 
 	defer timer.Stop()
 	select {
 	case err := <-errc:
+		if !calls.wait(timer.C) {
+			logger.Warn("in-flight calls did not stop in time; exiting anyway", "grace", grace)
+		}
 		return listenResult(err)
 	case <-timer.C:
 		logger.Warn("in-flight calls did not stop in time; exiting anyway", "grace", grace)
