@@ -3,9 +3,9 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -48,9 +48,6 @@ func versionLine(b BuildInfo) string {
 		b.Version, b.Commit, b.Date, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
-// pseudoVersion matches a Go module pseudo-version's commit time and revision.
-var pseudoVersion = regexp.MustCompile(`[-.]([0-9]{14})-([0-9a-f]{12})(\+incompatible)?$`)
-
 // buildInfo fills what the link flags left at their defaults from the toolchain's record:
 // the module version (go install m@v; a pseudo-version or "(devel)" for go build), the VCS
 // revision and commit time (go build in a checkout), a "-dirty" commit when the tree had
@@ -74,12 +71,8 @@ func buildInfo(b BuildInfo, bi *debug.BuildInfo) BuildInfo {
 			modified = s.Value == "true"
 		}
 	}
-	if m := pseudoVersion.FindStringSubmatch(bi.Main.Version); m != nil && rev == "" {
-		// go install m@<commit> of an untagged commit: the pseudo-version names the commit.
-		rev = m[2]
-		if t, err := time.Parse("20060102150405", m[1]); err == nil {
-			at = t.Format(time.RFC3339)
-		}
+	if rev == "" {
+		rev, at = pseudoRevision(bi.Main.Version, at)
 	}
 	if b.Commit == "none" && rev != "" {
 		b.Commit = rev[:min(len(rev), 12)]
@@ -91,4 +84,31 @@ func buildInfo(b BuildInfo, bi *debug.BuildInfo) BuildInfo {
 		b.Date = at
 	}
 	return b
+}
+
+// pseudoRevision reads the commit and its time out of a pseudo-version (go install m@<commit>
+// of an untagged commit), which ends in [-.]<14-digit UTC time>-<12 hex digits of the
+// commit>, maybe followed by +incompatible; at is kept when version is not one. (Read by
+// hand: a regular expression here was compiled by every start of serve.)
+func pseudoRevision(version, at string) (string, string) {
+	v := strings.TrimSuffix(version, "+incompatible")
+	n := len(v)
+	if n < 28 || v[n-13] != '-' || (v[n-28] != '-' && v[n-28] != '.') ||
+		!onlyOf(v[n-12:], "0123456789abcdef") || !onlyOf(v[n-27:n-13], "0123456789") {
+		return "", at
+	}
+	if t, err := time.Parse("20060102150405", v[n-27:n-13]); err == nil {
+		at = t.Format(time.RFC3339)
+	}
+	return v[n-12:], at
+}
+
+// onlyOf reports whether every byte of s is in set.
+func onlyOf(s, set string) bool {
+	for i := range len(s) {
+		if strings.IndexByte(set, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -65,7 +66,7 @@ func (o RAGOutput) jsonSize() int {
 const modelDefault = "r2r-default"
 
 // citationRE matches R2R's citation markers: [abc1234] — 7 or 8 alphanumerics.
-var citationRE = regexp.MustCompile(`\[([A-Za-z0-9]{7,8})\]`)
+var citationRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[([A-Za-z0-9]{7,8})\]`) })
 
 // ragQueryDef is r2r_rag_query's definition.
 func ragQueryDef() mcp.Tool {
@@ -247,7 +248,7 @@ func ragSources(answer string, res *r2r.RAGResponse) []RAGSource {
 			payloads[c.ID] = c.Payload
 		}
 	}
-	for _, m := range citationRE.FindAllStringSubmatch(answer, -1) {
+	for _, m := range citationRE().FindAllStringSubmatch(answer, -1) {
 		short := m[1]
 		if p, ok := payloads[short]; ok {
 			add(short, *p, true)

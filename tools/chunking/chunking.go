@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -180,9 +181,11 @@ func cut(text string, n int) []string {
 	return out
 }
 
+// The patterns are compiled on first use: every process that links this package would
+// otherwise compile them at start-up, serve included, before it can answer initialize.
 var (
-	atxHeading = regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$`)
-	fence      = regexp.MustCompile("^ {0,3}(```|~~~)")
+	atxHeading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$`) })
+	fence      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^ {0,3}(```|~~~)") })
 )
 
 // markdownBlocks reads Markdown into blocks under their heading paths; code fences are
@@ -230,13 +233,13 @@ func markdownBlocks(text string) []block {
 		if _, ok := underline(line); ok && len(para) == 0 {
 			continue // a reStructuredText overline
 		}
-		if m := fence.FindStringSubmatch(line); m != nil {
+		if m := fence().FindStringSubmatch(line); m != nil {
 			flush()
 			inFence = m[1]
 			para = append(para, line)
 			continue
 		}
-		if m := atxHeading.FindStringSubmatch(line); m != nil {
+		if m := atxHeading().FindStringSubmatch(line); m != nil {
 			flush()
 			heading(len(m[1]), m[2], strings.TrimSpace(line))
 			continue
@@ -271,9 +274,11 @@ var codeExt = map[string]bool{".go": true, ".py": true, ".js": true, ".mjs": tru
 	".cc": true, ".cpp": true, ".hpp": true, ".cs": true, ".swift": true, ".scala": true, ".sh": true}
 
 // declaration matches a top-level declaration line in common languages and captures its name.
-var declaration = regexp.MustCompile(`^(?:export\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?` +
-	`(?:func|type|class|def|function|fn|interface|struct|enum|trait|impl|module|object|const|var|let)\s+` +
-	`(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)`)
+var declaration = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:export\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?` +
+		`(?:func|type|class|def|function|fn|interface|struct|enum|trait|impl|module|object|const|var|let)\s+` +
+		`(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)`)
+})
 
 // codeBlocks splits source at blank lines; a block starting with a top-level declaration
 // starts a new section named after it (with its comment block above it kept in front).
@@ -282,7 +287,7 @@ func codeBlocks(text string) []block {
 	var name []string
 	for i := range blocks {
 		for _, line := range strings.Split(blocks[i].text, "\n") {
-			if m := declaration.FindStringSubmatch(line); m != nil {
+			if m := declaration().FindStringSubmatch(line); m != nil {
 				name = []string{m[1]}
 				blocks[i].decl = true
 				break
