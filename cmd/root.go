@@ -83,6 +83,9 @@ Run "r2r-mcp login" once, then add "r2r-mcp serve" to your MCP client:
 		// A command two edits away (sycn, statsu) is suggested, as cobra does by default
 		// where it suggests itself.
 		SuggestionsMinimumDistance: 2,
+		// The completion command is ours (newCompletionCmd); without this, cobra builds its
+		// own for the serve-only tree on every start of serve.
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
 	// --version is ours, not cobra's: cobra's version template would link text/template's
 	// reflective method calls, which keep every exported method of every type in the binary.
