@@ -82,6 +82,9 @@ const (
 
 // admit decides where the message goes, answering it at once when it is refused.
 func (f *frontDoor) admit(line []byte) route {
+	if !mayBeGated(line) {
+		return toMCPGo
+	}
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -132,6 +135,15 @@ func (f *frontDoor) admit(line []byte) route {
 	}
 	f.replyError(m.ID, toolerr.CodeRateLimited, msg, map[string]any{"retry_after": busyRetryAfter})
 	return answered
+}
+
+// mayBeGated reports whether line may be a tools/call or a resources/read, the messages
+// admit acts on. JSON can spell those method names without their literal text only by
+// escaping a character, so a line with neither name and no backslash goes to mcp-go
+// unparsed: initialize, lists, pings and notifications do not pay for a decode here.
+func mayBeGated(line []byte) bool {
+	return bytes.IndexByte(line, '\\') >= 0 || bytes.Contains(line, []byte(mcp.MethodToolsCall)) ||
+		bytes.Contains(line, []byte(mcp.MethodResourcesRead))
 }
 
 // tooLarge answers a message over the size limit, with its id when the first bytes give it.
