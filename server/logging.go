@@ -153,3 +153,42 @@ func mcpLevel(l slog.Level) mcp.LoggingLevel {
 	}
 	return mcp.LoggingLevelDebug
 }
+
+// quietRequests is the handler of mcp-go's request logger (WithLogger). mcp-go logs two
+// info lines for every tool call: "mcp.tool" (tool, duration, outcome) and "mcp.request"
+// (method, duration, outcome), and one "mcp.request" for every other request. A request
+// that succeeded is logged at debug: its line repeats the tool's, or for initialize the
+// "client initialized" line, and writing it cost start-up and every cache hit a formatted
+// line on stderr. A request that failed keeps its info line, with the error.
+type quietRequests struct{ slog.Handler }
+
+func (h quietRequests) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level == slog.LevelInfo && r.Message == "mcp.request" && succeeded(r) {
+		if !h.Handler.Enabled(ctx, slog.LevelDebug) {
+			return nil
+		}
+		r.Level = slog.LevelDebug
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h quietRequests) WithAttrs(as []slog.Attr) slog.Handler {
+	return quietRequests{h.Handler.WithAttrs(as)}
+}
+
+func (h quietRequests) WithGroup(name string) slog.Handler {
+	return quietRequests{h.Handler.WithGroup(name)}
+}
+
+// succeeded reports whether an mcp-go request record has outcome "ok".
+func succeeded(r slog.Record) bool {
+	ok := false
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "outcome" {
+			ok = a.Value.String() == "ok"
+			return false
+		}
+		return true
+	})
+	return ok
+}

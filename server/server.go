@@ -365,7 +365,7 @@ func newMCPServer(cfg Config, projects *project.Resolver, cancelled *cancelledCa
 		// validation (tools.Chain) enforces them with messages a model can act on, in place
 		// of WithInputSchemaValidation.
 		mcpserver.WithStrictInputSchemaDefault(),
-		mcpserver.WithLogger(logger.With("component", "mcp")),
+		mcpserver.WithLogger(slog.New(quietRequests{logger.Handler()}).With("component", "mcp")),
 	}
 	s := mcpserver.NewMCPServer(Name, cmp.Or(cfg.Version, "dev"), opts...)
 	roots.srv = s
