@@ -33,7 +33,7 @@ func TestOptionsReachTheirUse(t *testing.T) {
 			"http": "off (stdio)",
 		}, check: func(s *Server) bool {
 			return s.Cache.Stats().MaxBytes == 16<<20 && s.Deps.SearchTimeout == 20*time.Second && s.Deps.RateBurst == 20 &&
-				s.Breaker.Settings().Failures == 5 && s.Deps.Status.Config["auth_mode"] == ""
+				s.Breaker.Settings().Failures == 5 && s.Deps.Status.Config()["auth_mode"] == ""
 		}},
 		{name: "zero switches off", opts: with(func(o *Options) {
 			o.Cache.MaxBytes, o.Cache.TTLRAG, o.Retry.MaxRetries, o.Tools.RateLimit, o.Tools.RAGRateLimit = 0, 0, 0, 0, 0
@@ -56,7 +56,7 @@ func TestOptionsReachTheirUse(t *testing.T) {
 		}),
 			want: map[string]string{"http": "127.0.0.1:8080", "auth_mode": "user", "key_ttl": "1m0s", "redis_url": "redis.internal:6379",
 				"allowed_hosts": "loopback"},
-			check: func(s *Server) bool { return !strings.Contains(fmt.Sprint(s.Deps.Status.Config), "secret") }},
+			check: func(s *Server) bool { return !strings.Contains(fmt.Sprint(s.Deps.Status.Config()), "secret") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,7 +66,7 @@ func TestOptionsReachTheirUse(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			got := s.Deps.Status.Config
+			got := s.Deps.Status.Config()
 			for k, v := range tt.want {
 				if got[k] != v {
 					t.Errorf("%s = %q, want %q", k, got[k], v)

@@ -304,7 +304,7 @@ func newDeps(cfg Config, c clients, projects *project.Resolver, logger *slog.Log
 		Commit:    cfg.Commit,
 		URLSource: cfg.URLSource,
 		ReadOnly:  cfg.ReadOnly,
-		Config:    statusSettings(cfg),
+		Config:    func() map[string]string { return statusSettings(cfg) },
 	}
 	deps := &tools.Deps{
 		Config:       conf,

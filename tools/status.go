@@ -189,7 +189,7 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 		URLSource: d.Status.URLSource,
 		Breaker:   "n/a",
 		ReadOnly:  d.Status.ReadOnly,
-		Config:    d.Status.Config,
+		Config:    d.Status.settings(),
 		Versions:  versions(d.Status),
 	}
 	if d.Cache != nil {
@@ -426,4 +426,12 @@ func num(v any) float64 {
 		return float64(x)
 	}
 	return 0
+}
+
+// settings are the effective settings r2r_status reports; nil when none are known.
+func (s StatusInfo) settings() map[string]string {
+	if s.Config == nil {
+		return nil
+	}
+	return s.Config()
 }

@@ -111,11 +111,13 @@ type Cache interface {
 
 // StatusInfo holds static facts r2r_status reports.
 type StatusInfo struct {
-	Version   string            // r2r-mcp version
-	Commit    string            // build commit
-	URLSource string            // where the R2R URL came from, e.g. "flag", "env R2R_API_URL", "default"
-	ReadOnly  bool              // --read-only: write tools are not registered
-	Config    map[string]string // other effective settings and their sources (no secrets)
+	Version   string // r2r-mcp version
+	Commit    string // build commit
+	URLSource string // where the R2R URL came from, e.g. "flag", "env R2R_API_URL", "default"
+	ReadOnly  bool   // --read-only: write tools are not registered
+	// Config returns the other effective settings and their sources (no secrets); nil: none.
+	// It is asked on each r2r_status call rather than computed while serve starts.
+	Config func() map[string]string
 }
 
 // Deps are what the tools need: their immutable Config and the run-time state they share.
