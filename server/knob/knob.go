@@ -200,16 +200,14 @@ func collect(t reflect.Type, index []int, out *[]field) {
 			collect(sf.Type, idx, out)
 			continue
 		}
-		_, isKnob := sf.Tag.Lookup("knob")
-		_, hasDef := sf.Tag.Lookup("default")
+		tag, isKnob, hasDef := parseTag(sf.Tag)
 		if !isKnob && !hasDef {
 			continue
 		}
-		tag := parseTag(sf.Tag)
 		f := field{index: idx}
 		if hasDef {
 			f.def = reflect.New(sf.Type).Elem()
-			if err := (&value{f: f.def, unit: tag["unit"]}).parse(tag["default"]); err != nil {
+			if err := (&value{f: f.def, unit: tag.unit}).parse(tag.def); err != nil {
 				panic(fmt.Sprintf("knob: default of %s: %v", sf.Name, err))
 			}
 		}
@@ -222,21 +220,21 @@ func collect(t reflect.Type, index []int, out *[]field) {
 }
 
 // newRow is the row of field sf with tags tag, its value not yet bound to a field.
-func newRow(sf reflect.StructField, t map[string]string) Row {
-	name := t["knob"]
-	r := Row{Name: name, Env: t["env"], Help: t["help"], With: t["with"],
-		def: t["default"], min: t["min"], max: t["max"], zero: t["zero"], meta: t["meta"],
-		showHost: t["show"] == "host"}
+func newRow(sf reflect.StructField, t tags) Row {
+	name := t.knob
+	r := Row{Name: name, Env: t.env, Help: t.help, With: t.with,
+		def: t.def, min: t.min, max: t.max, zero: t.zero, meta: t.meta,
+		showHost: t.show == "host"}
 	if r.Env == "" {
 		r.Env = EnvPrefix + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 	}
-	if e := t["enum"]; e != "" {
+	if e := t.enum; e != "" {
 		r.enum = strings.Split(e, ",")
 	}
 	if name == "" || r.Help == "" {
 		panic(fmt.Sprintf("knob: field %s needs a name and help", sf.Name))
 	}
-	r.v = &value{unit: t["unit"], enum: r.enum}
+	r.v = &value{unit: t.unit, enum: r.enum}
 	for _, b := range []struct {
 		s   string
 		dst *reflect.Value
@@ -253,10 +251,21 @@ func newRow(sf reflect.StructField, t map[string]string) Row {
 	return r
 }
 
-// parseTag reads every key:"value" pair of tag in one pass (StructTag.Get scans the whole
-// tag for each key, and serve builds its rows while it starts).
-func parseTag(tag reflect.StructTag) map[string]string {
-	out := make(map[string]string, 8)
+// tags are the knob keys of a field's struct tag.
+type tags struct {
+	knob, env, help, with, def, min, max, zero, meta, show, enum, unit string
+}
+
+// parseTag reads the knob keys of tag in one pass (StructTag.Lookup scans the whole tag
+// for each key, and serve builds its rows while it starts); isKnob and hasDef report
+// whether it has a knob and a default key.
+func parseTag(tag reflect.StructTag) (t tags, isKnob, hasDef bool) {
+	keys := [...]struct {
+		name string
+		dst  *string
+	}{{"knob", &t.knob}, {"default", &t.def}, {"env", &t.env}, {"help", &t.help}, {"with", &t.with},
+		{"min", &t.min}, {"max", &t.max}, {"zero", &t.zero}, {"meta", &t.meta}, {"show", &t.show},
+		{"enum", &t.enum}, {"unit", &t.unit}}
 	s := string(tag)
 	for s != "" {
 		s = strings.TrimLeft(s, " ")
@@ -276,12 +285,21 @@ func parseTag(tag reflect.StructTag) map[string]string {
 		if j >= len(s) {
 			panic(fmt.Sprintf("knob: unterminated tag %q", string(tag)))
 		}
-		v, err := strconv.Unquote(s[:j+1])
-		if err != nil {
-			panic(fmt.Sprintf("knob: tag %q: %v", string(tag), err))
+		v := s[1:j] // most values hold no escape: no copy
+		if strings.IndexByte(v, '\\') >= 0 {
+			var err error
+			if v, err = strconv.Unquote(s[:j+1]); err != nil {
+				panic(fmt.Sprintf("knob: tag %q: %v", string(tag), err))
+			}
 		}
-		out[key] = v
 		s = s[j+1:]
+		for _, k := range keys {
+			if k.name == key {
+				*k.dst = v
+				isKnob, hasDef = isKnob || key == "knob", hasDef || key == "default"
+				break
+			}
+		}
 	}
-	return out
+	return t, isKnob, hasDef
 }
