@@ -33,15 +33,17 @@ const busyRetryAfter = 1.0 // seconds
 // headBytes is how much of an oversized message is kept to find its id.
 const headBytes = 512
 
-// frontDoor reads the client's messages from stdin on its own goroutine and hands them to
-// mcp-go's stdio server through a pipe. It never waits for a tool: a message too large, a
-// call beyond the in-flight bound, or a tool name or URI too long to echo is answered here
-// at once, so pings, cancellations and the end of input are always read promptly.
+// frontDoor reads the client's messages from stdin on its own goroutine. It hands each
+// request to the request runner and every other message (notifications, answers to the
+// server's own requests) to mcp-go's stdio server through a pipe. It never waits for a
+// tool: a message too large, a call beyond the in-flight bound, or a tool name or URI too
+// long to echo is answered here at once, so pings, cancellations and the end of input are
+// always read promptly.
 type frontDoor struct {
 	maxLine int
 	gate    *inflight
-	out     io.Writer   // the serialised protocol writer
-	calls   *callRunner // serves admitted tools/call requests; nil: mcp-go does
+	out     io.Writer      // the serialised protocol writer
+	calls   *requestRunner // serves the requests
 	log     *slog.Logger
 }
 
@@ -75,16 +77,13 @@ func (f *frontDoor) pump(in io.Reader, to *io.PipeWriter) {
 type route int
 
 const (
-	toMCPGo  route = iota // mcp-go's stdio server reads it
+	toMCPGo  route = iota // mcp-go's stdio server reads it: a notification or a response
 	answered              // answered here (refused)
-	toRunner              // an admitted tools/call, served by the call runner
+	toRunner              // a request, served by the request runner
 )
 
 // admit decides where the message goes, answering it at once when it is refused.
 func (f *frontDoor) admit(line []byte) route {
-	if !mayBeGated(line) {
-		return toMCPGo
-	}
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -94,8 +93,12 @@ func (f *frontDoor) admit(line []byte) route {
 		return toMCPGo // mcp-go answers with a parse error
 	}
 	key := idKey(m.ID)
-	if key == "" || (m.Method != string(mcp.MethodToolsCall) && m.Method != string(mcp.MethodResourcesRead)) {
-		return toMCPGo
+	if key == "" || m.Method == "" {
+		return toMCPGo // a notification, an answer to a request of the server's, or invalid
+	}
+	if m.Method != string(mcp.MethodToolsCall) && m.Method != string(mcp.MethodResourcesRead) {
+		f.calls.start(key, false, m.ID, line)
+		return toRunner
 	}
 	var p struct {
 		Name string `json:"name"`
@@ -119,11 +122,8 @@ func (f *frontDoor) admit(line []byte) route {
 		}
 	}
 	if f.gate.admit(key) {
-		if tool && f.calls != nil {
-			f.calls.start(key, m.ID, line)
-			return toRunner
-		}
-		return toMCPGo
+		f.calls.start(key, true, m.ID, line)
+		return toRunner
 	}
 	msg := fmt.Sprintf("r2r-mcp is busy: %d calls are already in flight (the limit, --max-inflight). Retry in %g s.", f.gate.max, busyRetryAfter)
 	f.log.Warn("call refused: too many in flight", "method", m.Method, "limit", f.gate.max)
@@ -135,15 +135,6 @@ func (f *frontDoor) admit(line []byte) route {
 	}
 	f.replyError(m.ID, toolerr.CodeRateLimited, msg, map[string]any{"retry_after": busyRetryAfter})
 	return answered
-}
-
-// mayBeGated reports whether line may be a tools/call or a resources/read, the messages
-// admit acts on. JSON can spell those method names without their literal text only by
-// escaping a character, so a line with neither name and no backslash goes to mcp-go
-// unparsed: initialize, lists, pings and notifications do not pay for a decode here.
-func mayBeGated(line []byte) bool {
-	return bytes.IndexByte(line, '\\') >= 0 || bytes.Contains(line, []byte(mcp.MethodToolsCall)) ||
-		bytes.Contains(line, []byte(mcp.MethodResourcesRead))
 }
 
 // tooLarge answers a message over the size limit, with its id when the first bytes give it.
@@ -233,5 +224,3 @@ func (l *lineReader) next() ([]byte, int64, error) {
 		return l.buf, size, err
 	}
 }
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

@@ -210,28 +210,23 @@ func TestLineReader(t *testing.T) {
 	}
 }
 
-func TestLeadingAndResponseID(t *testing.T) {
+func TestLeadingID(t *testing.T) {
 	tests := []struct {
-		msg      string
-		lead     string // leadingID, "" = nil
-		key      string // responseID's key
-		response bool
+		msg  string
+		lead string // leadingID, "" = nil
 	}{
-		{`{"jsonrpc":"2.0","id":5,"result":{}}`, "5", "int64:5", true},
-		{`{"jsonrpc":"2.0","id":"a","error":{"code":1}}`, `"a"`, "string:a", true},
-		{`{"jsonrpc":"2.0","result":{"x":[1,2]},"id":5.0}`, "5.0", "int64:5", true},
-		{`{"jsonrpc":"2.0","id":1,"method":"roots/list"}`, "1", "", false},
-		{`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`, "", "", false},
-		{`{"jsonrpc":"2.0","params":{"id":9,"q":"aaaa`, "", "", false},
-		{`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"q":"aaaa`, "12", "", false},
-		{`not json`, "", "", false},
+		{`{"jsonrpc":"2.0","id":5,"result":{}}`, "5"},
+		{`{"jsonrpc":"2.0","id":"a","error":{"code":1}}`, `"a"`},
+		{`{"jsonrpc":"2.0","result":{"x":[1,2]},"id":5.0}`, "5.0"},
+		{`{"jsonrpc":"2.0","id":1,"method":"roots/list"}`, "1"},
+		{`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`, ""},
+		{`{"jsonrpc":"2.0","params":{"id":9,"q":"aaaa`, ""},
+		{`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"q":"aaaa`, "12"},
+		{`not json`, ""},
 	}
 	for _, tt := range tests {
 		if got := string(leadingID([]byte(tt.msg))); got != tt.lead {
 			t.Errorf("leadingID(%s) = %q, want %q", tt.msg, got, tt.lead)
-		}
-		if key, ok := responseID([]byte(tt.msg)); key != tt.key || ok != tt.response {
-			t.Errorf("responseID(%s) = %q, %v; want %q, %v", tt.msg, key, ok, tt.key, tt.response)
 		}
 	}
 }

@@ -55,6 +55,9 @@ func (e *eofReader) Read(p []byte) (int, error) {
 // serveStdio runs srv over stdin/stdout until stdin reaches EOF or ctx is cancelled. Both
 // are a normal end and return nil. In-flight calls see their context cancelled; serveStdio
 // waits at most grace for them and then returns regardless, so the process can exit.
+//
+// The front door reads stdin; the request runner serves requests; mcp-go's stdio server
+// reads the rest (notifications, answers to roots/list) and owns the session.
 func serveStdio(ctx context.Context, srv *mcpserver.MCPServer, stdin io.Reader, stdout io.Writer, logger *slog.Logger, grace time.Duration, lim stdioLimits) error {
 	if grace <= 0 {
 		grace = defaultShutdownGrace
@@ -65,25 +68,24 @@ func serveStdio(ctx context.Context, srv *mcpserver.MCPServer, stdin io.Reader, 
 	gate := newInflight(lim.maxInflight)
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	calls := newCallRunner(srv, gate, out, logger, lctx.Done())
+	requests := newRequestRunner(srv, gate, out, logger, lctx.Done())
 
 	stdio := mcpserver.NewStdioServer(srv)
 	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
-	// Admitted tool calls are served by the call runner, a goroutine each (frontdoor.go
-	// admits at most MaxInflight); mcp-go's workers only see a tools/call the front door
-	// passes on as it is (one without an id), so one worker and a queue of one suffice and
-	// start-up does not start a pool.
+	// Requests are served by the request runner; mcp-go's tool-call workers only see a
+	// tools/call without a usable id, which the front door passes on for mcp-go to answer,
+	// so one worker and a queue of one suffice and start-up does not start a pool.
 	mcpserver.WithWorkerPoolSize(1)(stdio)
 	mcpserver.WithQueueSize(1)(stdio)
-	mcpserver.WithStdioContextFunc(calls.sessionContext)(stdio)
+	mcpserver.WithStdioContextFunc(requests.sessionContext)(stdio)
 
 	pr, pw := io.Pipe()
 	defer pr.Close()
-	front := &frontDoor{maxLine: lim.maxRequestBytes, gate: gate, out: out, calls: calls, log: logger.With("component", "stdin")}
+	front := &frontDoor{maxLine: lim.maxRequestBytes, gate: gate, out: out, calls: requests, log: logger.With("component", "stdin")}
 	go front.pump(in, pw)
 
 	errc := make(chan error, 1)
-	go func() { errc <- stdio.Listen(lctx, pr, gate.release(out)) }()
+	go func() { errc <- stdio.Listen(lctx, pr, out) }()
 
 	var reason string
 	select {
@@ -100,7 +102,7 @@ func serveStdio(ctx context.Context, srv *mcpserver.MCPServer, stdin io.Reader, 
 	defer timer.Stop()
 	select {
 	case err := <-errc:
-		if !calls.wait(timer.C) {
+		if !requests.wait(timer.C) {
 			logger.Warn("in-flight calls did not stop in time; exiting anyway", "grace", grace)
 		}
 		return listenResult(err)

@@ -53,20 +53,3 @@ func TestEncodeMessage(t *testing.T) {
 		})
 	}
 }
-
-func TestMayBeGated(t *testing.T) {
-	for line, want := range map[string]bool{
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"r2r_search"}}`:            true,
-		`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"r2r://status"}}`:       true,
-		`{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"r2r_search"}}`:           true,
-		`{"jsonrpc":"2.0","id":1,"method":"\u0074ools/call","params":{"name":"r2r_search"}}`:       true,
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`: false,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`:                                           false,
-		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`:            false,
-		`{"jsonrpc":"2.0","id":4,"method":"ping"}`:                                                 false,
-	} {
-		if got := mayBeGated([]byte(line)); got != want {
-			t.Errorf("mayBeGated(%s) = %v, want %v", line, got, want)
-		}
-	}
-}
