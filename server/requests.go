@@ -32,6 +32,9 @@ type requestRunner struct {
 	ctx   context.Context // the stdio session's context, from mcp-go's context func
 	stop  <-chan struct{} // closed when serving ends; requests still waiting for ready give up
 	wg    sync.WaitGroup  // requests being served
+
+	answered     func() // nil, or run once the first response is written
+	answeredOnce sync.Once
 }
 
 func newRequestRunner(srv *mcpserver.MCPServer, gate *inflight, out io.Writer, log *slog.Logger, stop <-chan struct{}) *requestRunner {
@@ -74,6 +77,10 @@ func (r *requestRunner) start(key string, slot bool, id json.RawMessage, msg []b
 		}
 		if _, err := r.out.Write(append(b, '\n')); err != nil {
 			r.log.Debug("cannot write a response", "error", err)
+			return
+		}
+		if r.answered != nil {
+			r.answeredOnce.Do(r.answered)
 		}
 	}()
 }

@@ -140,7 +140,21 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 		logger.Warn("credentials", "warning", w)
 	}
 	return serveStdio(ctx, s.MCP, s.cancelled.watch(ctx, stdin), s.cancelled.filter(stdout), logger, cfg.ShutdownGrace,
-		cfg.Options.stdioLimits())
+		cfg.Options.stdioLimits(), func() { readCredentialInBackground(ctx, cfg.Credentials) })
+}
+
+// readCredentialInBackground starts reading a stored credential once the client's first
+// request (initialize, or server/discover) is answered, so that a keyring's unlock prompt
+// shows up while the user watches the client start, and the first tool call finds the
+// credential ready instead of spending its wait (auth.Options.KeyringTimeout) on the read.
+// It never delays that first answer: started any earlier, the read's goroutines, file and
+// D-Bus look-ups and log lines shared the machine with it (spawn to initialize response
+// 1.225x -> 1.182x the bare mcp-go floor, 300 interleaved rounds). Nothing waits for it,
+// and a failed read is logged and tried again on the next use.
+func readCredentialInBackground(ctx context.Context, c r2r.Credentials) {
+	if lc, ok := c.(*auth.LazyCredentials); ok {
+		go func() { _ = lc.Load(ctx) }()
+	}
 }
 
 // memoryHeadroom is what a serve process needs beside its result cache: the runtime, the

@@ -57,8 +57,9 @@ func (e *eofReader) Read(p []byte) (int, error) {
 // waits at most grace for them and then returns regardless, so the process can exit.
 //
 // The front door reads stdin; the request runner serves requests; mcp-go's stdio server
-// reads the rest (notifications, answers to roots/list) and owns the session.
-func serveStdio(ctx context.Context, srv *mcpserver.MCPServer, stdin io.Reader, stdout io.Writer, logger *slog.Logger, grace time.Duration, lim stdioLimits) error {
+// reads the rest (notifications, answers to roots/list) and owns the session. answered,
+// when set, runs once the first response to a request has been written.
+func serveStdio(ctx context.Context, srv *mcpserver.MCPServer, stdin io.Reader, stdout io.Writer, logger *slog.Logger, grace time.Duration, lim stdioLimits, answered func()) error {
 	if grace <= 0 {
 		grace = defaultShutdownGrace
 	}
@@ -69,6 +70,7 @@ func serveStdio(ctx context.Context, srv *mcpserver.MCPServer, stdin io.Reader, 
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	requests := newRequestRunner(srv, gate, out, logger, lctx.Done())
+	requests.answered = answered
 
 	stdio := mcpserver.NewStdioServer(srv)
 	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
