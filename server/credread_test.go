@@ -42,9 +42,9 @@ func (m markingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// TestStoredCredentialReadAfterFirstAnswer: serve reads the stored credential by itself,
-// without a tool call, and only after it has answered initialize, so the read never shares
-// the machine with the client's first wait.
+// TestStoredCredentialReadAfterFirstAnswer: Config.FirstAnswered (serve reads the stored
+// credential there) runs without a tool call, and only after initialize was answered, so
+// the read never shares the machine with the client's first wait.
 func TestStoredCredentialReadAfterFirstAnswer(t *testing.T) {
 	answered := &atomic.Bool{}
 	kr := &firstGetKeyring{answered: answered, got: make(chan bool, 1)}
@@ -53,7 +53,8 @@ func TestStoredCredentialReadAfterFirstAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := res.Credentials.(*auth.LazyCredentials); !ok {
+	lc, ok := res.Credentials.(*auth.LazyCredentials)
+	if !ok {
 		t.Fatalf("credentials %T, want a stored credential read lazily", res.Credentials)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -62,7 +63,8 @@ func TestStoredCredentialReadAfterFirstAnswer(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, Config{R2RURL: res.URL, Credentials: res.Credentials, WorkDir: t.TempDir(), ConfigDir: t.TempDir(),
-			Options: DefaultOptions()}, stdin, markingWriter{w: stdout, answered: answered})
+			Options: DefaultOptions(), FirstAnswered: func() { go func() { _ = lc.Load(ctx) }() }},
+			stdin, markingWriter{w: stdout, answered: answered})
 	}()
 	c.send(t, initLine)
 	c.recv(t)

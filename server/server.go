@@ -86,6 +86,9 @@ type Config struct {
 	// ShutdownGrace bounds the wait for in-flight calls after stdin closes or ctx is
 	// cancelled; 0 = 500 ms.
 	ShutdownGrace time.Duration
+	// FirstAnswered, when set, runs once Run has written its first response to a client
+	// request (serve starts reading the stored credential there); nil = nothing.
+	FirstAnswered func()
 
 	// AllowDirs are further directories r2r_ingest_document may read files from, beside
 	// the project (--allow-dir).
@@ -140,21 +143,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 		logger.Warn("credentials", "warning", w)
 	}
 	return serveStdio(ctx, s.MCP, s.cancelled.watch(ctx, stdin), s.cancelled.filter(stdout), logger, cfg.ShutdownGrace,
-		cfg.Options.stdioLimits(), func() { readCredentialInBackground(ctx, cfg.Credentials) })
-}
-
-// readCredentialInBackground starts reading a stored credential once the client's first
-// request (initialize, or server/discover) is answered, so that a keyring's unlock prompt
-// shows up while the user watches the client start, and the first tool call finds the
-// credential ready instead of spending its wait (auth.Options.KeyringTimeout) on the read.
-// It never delays that first answer: started any earlier, the read's goroutines, file and
-// D-Bus look-ups and log lines shared the machine with it (spawn to initialize response
-// 1.225x -> 1.182x the bare mcp-go floor, 300 interleaved rounds). Nothing waits for it,
-// and a failed read is logged and tried again on the next use.
-func readCredentialInBackground(ctx context.Context, c r2r.Credentials) {
-	if lc, ok := c.(*auth.LazyCredentials); ok {
-		go func() { _ = lc.Load(ctx) }()
-	}
+		cfg.Options.stdioLimits(), cfg.FirstAnswered)
 }
 
 // memoryHeadroom is what a serve process needs beside its result cache: the runtime, the
