@@ -159,15 +159,8 @@ func (f *frontDoor) replyError(rawID json.RawMessage, code int, msg string, data
 		Error: mcp.JSONRPCErrorDetails{Code: code, Message: msg, Data: data}})
 }
 
-func (f *frontDoor) write(msg any) {
-	b, err := json.Marshal(msg)
-	if err != nil {
-		f.log.Error("cannot encode a response", "error", err)
-		return
-	}
-	if _, err := f.out.Write(append(b, '\n')); err != nil {
-		f.log.Debug("cannot write a response", "error", err)
-	}
+func (f *frontDoor) write(msg mcp.JSONRPCMessage) {
+	writeMessage(f.out, f.log, msg)
 }
 
 // leadingID returns the top-level "id" of a JSON object whose text may be cut short, as

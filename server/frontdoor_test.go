@@ -262,3 +262,10 @@ func TestServerMaxInflight(t *testing.T) {
 		s.Close()
 	}
 }
+
+// inFlight reports how many requests g holds.
+func (g *inflight) inFlight() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.n
+}

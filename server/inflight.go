@@ -50,13 +50,6 @@ func (g *inflight) done(key string) {
 	g.n--
 }
 
-// inFlight reports how many requests are in flight.
-func (g *inflight) inFlight() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.n
-}
-
 // idKey is the canonical form of a JSON-RPC id, the same however the client wrote it (5
 // and 5.0 are one id); "" when raw is not a valid id.
 func idKey(raw json.RawMessage) string {

@@ -67,16 +67,7 @@ func (r *requestRunner) start(key string, slot bool, id json.RawMessage, msg []b
 			return
 		}
 		resp := r.handle(id, msg)
-		if resp == nil {
-			return
-		}
-		b, err := encodeMessage(resp)
-		if err != nil {
-			r.log.Error("cannot encode a response", "error", err)
-			return
-		}
-		if _, err := r.out.Write(append(b, '\n')); err != nil {
-			r.log.Debug("cannot write a response", "error", err)
+		if resp == nil || !writeMessage(r.out, r.log, resp) {
 			return
 		}
 		if r.answered != nil {
@@ -128,6 +119,21 @@ func (r *requestRunner) wait(done <-chan time.Time) bool {
 	case <-done:
 		return false
 	}
+}
+
+// writeMessage writes msg as one line of the protocol stream (one Write); false when it
+// could not be encoded or written, which is logged.
+func writeMessage(w io.Writer, log *slog.Logger, msg mcp.JSONRPCMessage) bool {
+	b, err := encodeMessage(msg)
+	if err != nil {
+		log.Error("cannot encode a response", "error", err)
+		return false
+	}
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		log.Debug("cannot write a response", "error", err)
+		return false
+	}
+	return true
 }
 
 // encodeMessage is json.Marshal(msg), byte for byte, reading a tool result's JSON once: a
