@@ -571,6 +571,10 @@ func (d *Deps) readChunks(ctx context.Context, id string, need int, whole bool) 
 		need, limit = math.MaxInt, scanPage
 	}
 	seen := map[int]bool{}
+	assemble := func() string {
+		sortChunks(all)
+		return Sanitize(reassemble(all))
+	}
 	for read := 0; read < maxChunks; {
 		p, err := d.Client.ListDocumentChunks(ctx, id, r2r.ListParams{Offset: read, Limit: min(limit, maxChunks-read)})
 		if err != nil {
@@ -587,17 +591,18 @@ func (d *Deps) readChunks(ctx context.Context, id string, need int, whole bool) 
 			all = append(all, c)
 		}
 		chunkCount = max(p.Total, read)
-		sortChunks(all)
-		text = Sanitize(reassemble(all))
 		if len(p.Items) == 0 || read >= p.Total {
-			return text, chunkCount, true, false, nil
+			return assemble(), chunkCount, true, false, nil
 		}
-		if utf8.RuneCountInString(text) > need {
-			return text, chunkCount, false, false, nil
+		// A whole read has no need to stop at, so it is put together once, at its end.
+		if !whole {
+			if text := assemble(); utf8.RuneCountInString(text) > need {
+				return text, chunkCount, false, false, nil
+			}
 		}
 		limit = min(2*limit, scanPage)
 	}
-	return text, chunkCount, false, true, nil
+	return assemble(), chunkCount, false, true, nil
 }
 
 // sortChunks puts chunks in chunk order, reading each chunk's order once (for a chunk

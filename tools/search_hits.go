@@ -108,10 +108,10 @@ func fitHits(o *SearchOutput, set *passage.Set, titles []string, budget int, siz
 	if h := at(1); fits(h) {
 		return h
 	}
-	var best []SearchHit
 	lo, hi := minScale, 1.0
-	if h := at(lo); fits(h) {
-		best = h
+	low := at(lo) // the shortest windows: the search's start when they fit, else what is cut
+	if fits(low) {
+		best := low
 		for range maxScaleSteps {
 			mid := (lo + hi) / 2
 			if h := at(mid); fits(h) {
@@ -122,7 +122,7 @@ func fitHits(o *SearchOutput, set *passage.Set, titles []string, budget int, siz
 		}
 		return best
 	}
-	hits = at(minScale)
+	hits = low
 	kept := len(hits)
 	for kept > 1 {
 		o.Note = fmt.Sprintf("%d more documents were left out to keep the result small; ask for a smaller limit or a narrower query.",
