@@ -94,21 +94,11 @@ func pseudoRevision(version, at string) (string, string) {
 	v := strings.TrimSuffix(version, "+incompatible")
 	n := len(v)
 	if n < 28 || v[n-13] != '-' || (v[n-28] != '-' && v[n-28] != '.') ||
-		!onlyOf(v[n-12:], "0123456789abcdef") || !onlyOf(v[n-27:n-13], "0123456789") {
+		strings.Trim(v[n-12:], "0123456789abcdef") != "" || strings.Trim(v[n-27:n-13], "0123456789") != "" {
 		return "", at
 	}
 	if t, err := time.Parse("20060102150405", v[n-27:n-13]); err == nil {
 		at = t.Format(time.RFC3339)
 	}
 	return v[n-12:], at
-}
-
-// onlyOf reports whether every byte of s is in set.
-func onlyOf(s, set string) bool {
-	for i := range len(s) {
-		if strings.IndexByte(set, s[i]) < 0 {
-			return false
-		}
-	}
-	return true
 }

@@ -208,7 +208,7 @@ func markdownBlocks(text string) []block {
 	}
 	flush := func() {
 		if len(para) > 0 {
-			out = append(out, block{text: strings.Join(para, "\n"), path: clone(headings)})
+			out = append(out, block{text: strings.Join(para, "\n"), path: nonEmpty(headings)})
 			para = nil
 		}
 	}
@@ -251,9 +251,6 @@ func markdownBlocks(text string) []block {
 		para = append(para, line)
 	}
 	flush()
-	for i := range out {
-		out[i].path = nonEmpty(out[i].path)
-	}
 	return out
 }
 
@@ -316,8 +313,7 @@ func commonPrefix(a, b []string) []string {
 	return a[:n]
 }
 
-func clone(s []string) []string { return append([]string(nil), s...) }
-
+// nonEmpty is a copy of s without its empty strings (levels a heading skipped).
 func nonEmpty(s []string) []string {
 	var out []string
 	for _, x := range s {
