@@ -113,6 +113,7 @@ Run "r2r-mcp login" once, then add "r2r-mcp serve" to your MCP client:
 		newDoctorCmd(deps, nil),
 		newSyncCmd(deps, nil),
 		newIndexCmd(deps, nil),
+		newTeamCmd(deps, nil),
 		newMemoryCmd(deps, nil),
 		newInstallCmd(deps, nil),
 		newCompletionCmd(deps, nil),

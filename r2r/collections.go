@@ -95,3 +95,36 @@ func (c *Client) DeleteCollection(ctx context.Context, id string) error {
 	}
 	return c.results(ctx, &Call{Op: op, Method: http.MethodDelete, Path: pathf("/collections/%s", id)}, nil)
 }
+
+// ListCollectionUsers lists the members of a collection (its owner among them); members
+// and the owner may list them, anyone else gets 403.
+func (c *Client) ListCollectionUsers(ctx context.Context, collectionID string, p ListParams) (*Page[User], error) {
+	const op = "list collection users"
+	if err := requireID(op, "collection id", collectionID); err != nil {
+		return nil, err
+	}
+	return page[User](ctx, c, &Call{Op: op, Method: http.MethodGet,
+		Path: pathf("/collections/%s/users", collectionID), Query: listQuery(p, false), Idempotent: true})
+}
+
+// AddUserToCollection makes a user a member of a collection; only its owner (or a
+// superuser) may.
+func (c *Client) AddUserToCollection(ctx context.Context, collectionID, userID string) error {
+	return c.collectionUser(ctx, "add user to collection", http.MethodPost, collectionID, userID)
+}
+
+// RemoveUserFromCollection takes a user out of a collection; only its owner (or a
+// superuser) may. The user's documents stay in it.
+func (c *Client) RemoveUserFromCollection(ctx context.Context, collectionID, userID string) error {
+	return c.collectionUser(ctx, "remove user from collection", http.MethodDelete, collectionID, userID)
+}
+
+func (c *Client) collectionUser(ctx context.Context, op, method, collectionID, userID string) error {
+	if err := requireID(op, "collection id", collectionID); err != nil {
+		return err
+	}
+	if err := requireID(op, "user id", userID); err != nil {
+		return err
+	}
+	return c.results(ctx, &Call{Op: op, Method: method, Path: pathf("/collections/%s/users/%s", collectionID, userID)}, nil)
+}

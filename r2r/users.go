@@ -96,3 +96,9 @@ func (c *Client) DeleteAPIKey(ctx context.Context, userID, keyID string) error {
 	return c.results(ctx, &Call{Op: op, Method: http.MethodDelete,
 		Path: pathf("/users/%s/api-keys/%s", userID, keyID)}, nil)
 }
+
+// ListUsers lists R2R's users (GET /v3/users); only a superuser may, anyone else gets 403.
+func (c *Client) ListUsers(ctx context.Context, p ListParams) (*Page[User], error) {
+	return page[User](ctx, c, &Call{Op: "list users", Method: http.MethodGet, Path: "/v3/users",
+		Query: listQuery(p, true), Idempotent: true})
+}

@@ -99,6 +99,7 @@ func run(t *testing.T, tg *target) {
 	t.Run("errors", s.errorBodies)
 	t.Run("indices", s.indices)
 	t.Run("memories", s.memories)
+	t.Run("team", s.team)
 	t.Run("delete", s.deletes)
 }
 

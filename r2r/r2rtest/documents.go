@@ -331,13 +331,12 @@ func (c *call) handleCreateDocument() {
 		}
 	}
 	if old := e.st.docs[d.id]; old != nil && old.ownerID != d.ownerID {
-		// R2R's duplicate check only looks at the caller's own documents; the insert then
-		// hits the documents table's primary key. The other owner's document is untouched.
-		// (With hatchet this would fail inside the background task; the emulator answers
-		// at once either way.)
-		e.mu.Unlock()
-		c.internal("create_document", "UniqueViolationError", `duplicate key value violates unique constraint "documents_pkey"`)
-		return
+		// R2R's duplicate check only looks at the caller's own documents, and the row is
+		// upserted: the caller takes the document over (owner, metadata, text; chunks sent
+		// as chunks are added to the old ones). Conformance test team/documents_of_members.
+		if d.rawChunks != nil {
+			d.inherited = old.chunks
+		}
 	}
 	now := e.nowLocked()
 	d.createdAt, d.updatedAt = now, now
@@ -584,7 +583,7 @@ func (e *Emulator) processLocked(d *document, ch chunking) error {
 		e.failLocked(d, err)
 		return err
 	}
-	d.chunks = make([]*chunk, len(texts))
+	d.chunks = make([]*chunk, len(texts), len(d.inherited)+len(texts))
 	for i, t := range texts {
 		meta := cloneMap(d.metadata)
 		meta["document_type"] = d.docType
@@ -595,6 +594,7 @@ func (e *Emulator) processLocked(d *document, ch chunking) error {
 		id := uuid5(uuid5(fmt.Sprintf("%s-%d-0", d.id, i)) + "_v0")
 		d.chunks[i] = newChunk(id, t, i, meta)
 	}
+	d.chunks, d.inherited = append(d.inherited, d.chunks...), nil
 	d.status = "success"
 	e.assignCollectionsLocked(d)
 	return nil

@@ -206,37 +206,26 @@ func TestDuplicateDocuments(t *testing.T) {
 	}
 }
 
-// TestDocumentIDOfAnotherOwner: R2R's duplicate check only sees the caller's documents, so an
-// id that belongs to someone else reaches the documents table's primary key (a 500), and the
-// other owner's document must stay as it was.
+// TestDocumentIDOfAnotherOwner: R2R 3.6.6's duplicate check only sees the caller's own
+// documents and the row is upserted, so anyone who writes an existing id takes the document
+// over, whether they could read it or not (conformance test team/documents_of_members).
 func TestDocumentIDOfAnotherOwner(t *testing.T) {
 	s := NewServer(t, Options{RequireAuth: true})
-	a, aID := userClient(t, s, "a@example.com")
-	b, _ := userClient(t, s, "b@example.com")
+	a, _ := userClient(t, s, "a@example.com")
+	b, bID := userClient(t, s, "b@example.com")
 	id := newUUID()
 	wantStatus(t, a.upload("guide.md", []byte("# A's guide"), map[string]string{"id": id}), http.StatusAccepted)
-
-	newCol := newUUID()
-	r := b.upload("guide.md", []byte("# B's guide"), map[string]string{"id": id, "collection_ids": `["` + newCol + `"]`})
-	wantInternal(t, r, "UniqueViolationError", `duplicate key value violates unique constraint "documents_pkey"`)
-	if m := r.body["detail"].(map[string]any)["message"]; m != `An error 'duplicate key value violates unique constraint "documents_pkey"' occurred during create_document` {
-		t.Fatalf("message %q", m)
-	}
-	// The same as raw text, and for a superuser.
-	wantInternal(t, b.form("/v3/documents", url.Values{"raw_text": {"x"}, "id": {id}}), "UniqueViolationError", "documents_pkey")
-	admin := newTC(t, s)
-	admin.token, _ = admin.login(AdminEmail, AdminPassword)
-	wantInternal(t, admin.form("/v3/documents", url.Values{"raw_text": {"x"}, "id": {id}}), "UniqueViolationError", "documents_pkey")
-
-	d := a.get("/v3/documents/" + id).results()
-	if d["owner_id"] != aID || d["ingestion_status"] != "success" || d["title"] != "guide.md" {
-		t.Fatalf("A's document changed: %v", d)
-	}
-	if dl := a.get("/v3/documents/" + id + "/download"); string(dl.raw) != "# A's guide" {
-		t.Fatalf("A's content changed: %q", dl.raw)
-	}
 	wantStatus(t, b.get("/v3/documents/"+id), 404)
-	wantStatus(t, b.get("/v3/collections/"+newCol), 404) // nothing was created for B's attempt
+
+	wantStatus(t, b.upload("guide.md", []byte("# B's guide"), map[string]string{"id": id}), http.StatusAccepted)
+	d := b.get("/v3/documents/" + id).results()
+	if d["owner_id"] != bID || d["ingestion_status"] != "success" {
+		t.Fatalf("after B wrote A's document id: %v", d)
+	}
+	if dl := b.get("/v3/documents/" + id + "/download"); string(dl.raw) != "# B's guide" {
+		t.Fatalf("content after the takeover: %q", dl.raw)
+	}
+	wantStatus(t, a.get("/v3/documents/"+id), 404) // no longer A's, in no collection of A's
 }
 
 func TestIngestionStateMachine(t *testing.T) {

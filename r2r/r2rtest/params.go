@@ -22,6 +22,8 @@ var routeTable = []routeDef{
 	{"POST /v3/users/{id}/api-keys", (*call).handleCreateAPIKey},
 	{"GET /v3/users/{id}/api-keys", (*call).handleListAPIKeys},
 	{"DELETE /v3/users/{id}/api-keys/{key_id}", (*call).handleDeleteAPIKey},
+	{"GET /v3/users", (*call).handleListUsers},
+	{"POST /v3/users/{id}/collections/{collection_id}", (*call).handleUserJoinCollection},
 
 	{"POST /v3/documents", (*call).handleCreateDocument},
 	{"GET /v3/documents", (*call).handleListDocuments},
@@ -43,6 +45,8 @@ var routeTable = []routeDef{
 	{"GET /v3/collections/{id}/{sub}", (*call).handleCollectionSub},
 	{"POST /v3/collections/{id}/documents/{document_id}", (*call).handleAddDocumentToCollection},
 	{"DELETE /v3/collections/{id}/documents/{document_id}", (*call).handleRemoveDocumentFromCollection},
+	{"POST /v3/collections/{id}/users/{user_id}", (*call).handleAddCollectionUser},
+	{"DELETE /v3/collections/{id}/users/{user_id}", (*call).handleRemoveCollectionUser},
 
 	{"POST /v3/retrieval/search", (*call).handleSearch},
 	{"POST /v3/retrieval/rag", (*call).handleRAG},
@@ -61,6 +65,9 @@ func logicalRoute(pattern string, r *http.Request) string {
 	if len(parts) == 4 && parts[3] == "documents" {
 		return "GET /v3/collections/{id}/documents" // FastAPI tries this route first
 	}
+	if len(parts) == 4 && parts[3] == "users" {
+		return "GET /v3/collections/{id}/users"
+	}
 	if len(parts) == 4 && parts[2] == "name" {
 		return "GET /v3/collections/name/{name}"
 	}
@@ -73,6 +80,8 @@ func (c *call) handleCollectionSub() {
 		c.handleListCollectionDocuments()
 	case "GET /v3/collections/name/{name}":
 		c.handleGetCollectionByName()
+	case "GET /v3/collections/{id}/users":
+		c.handleListCollectionUsers()
 	}
 }
 

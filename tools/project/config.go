@@ -20,7 +20,16 @@ const MaxConfigBytes = 64 << 10
 type configEntry struct {
 	rel        string // the file read, relative to the real project root
 	fi         os.FileInfo
-	collection string
+	cfg        fileConfig
+}
+
+// fileConfig is what project resolution reads of .r2r-mcp.json.
+type fileConfig struct {
+	// Collection is the project's collection: a name, or (a team's) id.
+	Collection string `json:"collection"`
+	// Owner is the team collection's owner as "r2r-mcp team init" recorded it (an email):
+	// a teammate who is not a member yet cannot read the collection to learn whom to ask.
+	Owner string `json:"owner"`
 }
 
 func (e configEntry) matches(rel string, fi os.FileInfo) bool {
@@ -28,22 +37,22 @@ func (e configEntry) matches(rel string, fi os.FileInfo) bool {
 		e.fi.ModTime().Equal(fi.ModTime())
 }
 
-// readConfig returns the collection configured in cfgPath ("" when there is no file or it
-// sets none). The file must be a regular file; a symlink is followed only to a regular
+// readConfig returns the configuration in cfgPath (empty when there is no file or it sets
+// nothing). The file must be a regular file; a symlink is followed only to a regular
 // file inside the project root. It is read without blocking, from the descriptor that was
 // checked, up to MaxConfigBytes, and its parse is reused while path, inode, size and
 // modification time stay the same. Every problem is a *Error.
-func (p *Resolver) readConfig(root, cfgPath string) (string, error) {
+func (p *Resolver) readConfig(root, cfgPath string) (fileConfig, error) {
 	lfi, err := os.Lstat(cfgPath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", nil
+		return fileConfig{}, nil
 	case err != nil:
-		return "", &Error{msg: fmt.Sprintf("Cannot read %s: %v.", cfgPath, confine.UnwrapPathErr(err))}
+		return fileConfig{}, &Error{msg: fmt.Sprintf("Cannot read %s: %v.", cfgPath, confine.UnwrapPathErr(err))}
 	}
 	realRoot, rel, err := configLocation(root, cfgPath, lfi)
 	if err != nil {
-		return "", err
+		return fileConfig{}, err
 	}
 	notRegular := func(fi os.FileInfo) error {
 		return &Error{msg: fmt.Sprintf("%s Replace %s with a regular file containing {\"collection\": \"<name or id>\"}, or remove it.",
@@ -51,55 +60,53 @@ func (p *Resolver) readConfig(root, cfgPath string) (string, error) {
 	}
 	r, err := os.OpenRoot(realRoot)
 	if err != nil {
-		return "", &Error{msg: fmt.Sprintf("Cannot open the project root %s: %v.", realRoot, confine.UnwrapPathErr(err))}
+		return fileConfig{}, &Error{msg: fmt.Sprintf("Cannot open the project root %s: %v.", realRoot, confine.UnwrapPathErr(err))}
 	}
 	defer r.Close()
 	fi, err := r.Lstat(rel)
 	if err != nil {
-		return "", &Error{msg: fmt.Sprintf("Cannot read %s: %v.", cfgPath, confine.UnwrapPathErr(err))}
+		return fileConfig{}, &Error{msg: fmt.Sprintf("Cannot read %s: %v.", cfgPath, confine.UnwrapPathErr(err))}
 	}
 	if !fi.Mode().IsRegular() {
-		return "", notRegular(fi)
+		return fileConfig{}, notRegular(fi)
 	}
 	if fi.Size() > MaxConfigBytes {
-		return "", configTooLarge(cfgPath)
+		return fileConfig{}, configTooLarge(cfgPath)
 	}
 	p.mu.Lock()
 	e, ok := p.configs[cfgPath]
 	p.mu.Unlock()
 	if ok && e.matches(rel, fi) {
-		return e.collection, nil
+		return e.cfg, nil
 	}
 
 	f, ofi, err := confine.OpenChecked(r, rel, fi)
 	switch {
 	case errors.Is(err, confine.ErrFileChanged):
-		return "", &Error{msg: fmt.Sprintf("%s changed while it was being read; try again.", cfgPath)}
+		return fileConfig{}, &Error{msg: fmt.Sprintf("%s changed while it was being read; try again.", cfgPath)}
 	case err != nil:
-		return "", &Error{msg: fmt.Sprintf("Cannot read %s: %v.", cfgPath, confine.UnwrapPathErr(err))}
+		return fileConfig{}, &Error{msg: fmt.Sprintf("Cannot read %s: %v.", cfgPath, confine.UnwrapPathErr(err))}
 	}
 	defer f.Close()
 	if !ofi.Mode().IsRegular() {
-		return "", notRegular(ofi)
+		return fileConfig{}, notRegular(ofi)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
 	if err != nil {
-		return "", &Error{msg: fmt.Sprintf("Cannot read %s: %v.", cfgPath, confine.UnwrapPathErr(err))}
+		return fileConfig{}, &Error{msg: fmt.Sprintf("Cannot read %s: %v.", cfgPath, confine.UnwrapPathErr(err))}
 	}
 	if len(b) > MaxConfigBytes {
-		return "", configTooLarge(cfgPath)
+		return fileConfig{}, configTooLarge(cfgPath)
 	}
-	var cfg struct {
-		Collection string `json:"collection"`
-	}
+	var cfg fileConfig
 	if err := json.Unmarshal(b, &cfg); err != nil {
-		return "", &Error{msg: fmt.Sprintf("%s is not valid JSON (%v); expected {\"collection\": \"<name or id>\"}.", cfgPath, err)}
+		return fileConfig{}, &Error{msg: fmt.Sprintf("%s is not valid JSON (%v); expected {\"collection\": \"<name or id>\"}.", cfgPath, err)}
 	}
-	c := strings.TrimSpace(cfg.Collection)
+	cfg.Collection, cfg.Owner = strings.TrimSpace(cfg.Collection), strings.TrimSpace(cfg.Owner)
 	p.mu.Lock()
-	p.configs[cfgPath] = configEntry{rel: rel, fi: ofi, collection: c}
+	p.configs[cfgPath] = configEntry{rel: rel, fi: ofi, cfg: cfg}
 	p.mu.Unlock()
-	return c, nil
+	return cfg, nil
 }
 
 // configLocation resolves the project root and the configuration file's path relative to

@@ -59,6 +59,8 @@ type Project struct {
 	CollectionName string // the configured collection name, or claude-code-<Name>
 	CollectionID   string // a collection id configured in .r2r-mcp.json; "" otherwise
 	ConfigFile     string // the .r2r-mcp.json that configured the collection; "" if none
+	// TeamOwner is the team collection's owner as .r2r-mcp.json records it; "" if none.
+	TeamOwner string
 }
 
 // Collection is the project's collection in R2R.
@@ -231,14 +233,15 @@ func (p *Resolver) Project(ctx context.Context) (Project, error) {
 	pr.CollectionName = CollectionPrefix + pr.Name
 
 	cfgPath := filepath.Join(root, ConfigFile)
-	c, err := p.readConfig(root, cfgPath)
+	cfg, err := p.readConfig(root, cfgPath)
+	c := cfg.Collection
 	switch {
 	case err != nil:
 		return Project{}, err
 	case c == "":
 		return pr, nil
 	}
-	pr.ConfigFile = cfgPath
+	pr.ConfigFile, pr.TeamOwner = cfgPath, cfg.Owner
 	if u, err := uuid.Parse(c); err == nil && len(c) == 36 {
 		pr.CollectionID = u.String()
 		pr.CollectionName = ""
