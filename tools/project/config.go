@@ -18,9 +18,9 @@ const MaxConfigBytes = 64 << 10
 
 // configEntry is the last parse of one .r2r-mcp.json, valid while the file is unchanged.
 type configEntry struct {
-	rel        string // the file read, relative to the real project root
-	fi         os.FileInfo
-	cfg        fileConfig
+	rel string // the file read, relative to the real project root
+	fi  os.FileInfo
+	cfg fileConfig
 }
 
 // fileConfig is what project resolution reads of .r2r-mcp.json.
