@@ -14,8 +14,11 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/team"
 	"github.com/r2r-mcp/r2r-mcp/tools/upload"
 )
 
@@ -149,13 +152,75 @@ func resolveSync(ctx context.Context, o *syncOptions) (*syncTarget, error) {
 	if label == "" {
 		label = "collection " + pc.ID
 	}
-	syncer, stateDir, key, err := upload.NewSyncer(upload.SyncConfig{API: client, Root: root, Dir: dir, Prune: o.Prune,
-		Concurrency: o.Concurrency, Mode: o.Mode, StateDir: o.StateDir,
-		Scope: kbsync.Scope{CollectionID: pc.ID, UserID: userID, Project: pr.Name}})
+	scope := kbsync.Scope{CollectionID: pc.ID, UserID: userID, Project: pr.Name}
+	ts, err := teamSync(ctx, client, pr, root, scope, !o.DryRun)
 	if err != nil {
 		return nil, err
 	}
+	if ts != nil {
+		scope = ts.private
+	}
+	syncer, stateDir, key, err := upload.NewSyncer(upload.SyncConfig{API: client, Root: root, Dir: dir, Prune: o.Prune,
+		Concurrency: o.Concurrency, Mode: o.Mode, StateDir: o.StateDir, Scope: scope})
+	if err != nil {
+		return nil, err
+	}
+	if ts != nil {
+		upload.Join(syncer, ts.team, pc.ID)
+	}
 	return &syncTarget{root: root, dir: dir, syncer: syncer, stateDir: stateDir, key: key, label: label}, nil
+}
+
+// teamSyncSetup is what a team sync adds to a sync: the team side and the caller's private
+// collection.
+type teamSyncSetup struct {
+	team    *kbsync.Team
+	private kbsync.Scope
+}
+
+// teamSync prepares a team sync when the project's .r2r-mcp.json names a team collection
+// (by id) and the repository has a ref for the team's version; nil otherwise. The caller's
+// private collection is found (or, with create, created) by its name.
+func teamSync(ctx context.Context, client *r2r.Client, pr project.Project, root string, scope kbsync.Scope, create bool) (*teamSyncSetup, error) {
+	if pr.CollectionID == "" {
+		return nil, nil
+	}
+	col, err := client.GetCollection(ctx, pr.CollectionID)
+	if errors.Is(err, r2r.ErrForbidden) {
+		t, derr := team.Describe(ctx, client, pr.CollectionID, pr.TeamOwner)
+		if derr != nil {
+			return nil, err
+		}
+		return nil, errors.New(team.JoinAdvice(t))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the team collection %s: %w", pr.CollectionID, err)
+	}
+	owner := col.OwnerID != nil && *col.OwnerID == scope.UserID
+	t, err := upload.NewTeam(ctx, root, upload.TeamConfig{CollectionOwner: owner})
+	if errors.Is(err, kbsync.ErrNoTeamRef) {
+		return nil, nil // no git history to follow: every file is the caller's, as before
+	}
+	if err != nil {
+		return nil, err
+	}
+	name := team.PrivateCollectionName(pr.CollectionID)
+	private := scope
+	private.Layer = kbsync.LayerPrivate
+	private.CollectionID = ""
+	pc, err := client.GetCollectionByName(ctx, name)
+	switch {
+	case err == nil:
+		private.CollectionID = pc.ID
+	case !errors.Is(err, r2r.ErrNotFound):
+		return nil, fmt.Errorf("looking up your private collection %s: %w", name, err)
+	case create:
+		if pc, err = client.CreateCollection(ctx, name, "Your own versions of the files of a team project that differ from the team's, kept by r2r-mcp."); err != nil {
+			return nil, fmt.Errorf("creating your private collection %s: %w", name, err)
+		}
+		private.CollectionID = pc.ID
+	}
+	return &teamSyncSetup{team: t, private: private}, nil
 }
 
 func samePathCmd(a, b string) bool {
@@ -219,8 +284,13 @@ func printSummary(w io.Writer, asJSON bool, t *syncTarget, s *kbsync.Summary) er
 	if s.DryRun {
 		verb = "Dry run: would sync"
 	}
+	into := cleantext.Terminal(t.label)
+	if s.Team != nil {
+		printTeamSummary(w, s)
+		into = "your private collection (your own versions, which only you see)"
+	}
 	fmt.Fprintf(w, "%s %s into %s: %d uploaded, %d replaced, %d unchanged, %d deleted, %d refused, %d failed",
-		verb, cleantext.Terminal(t.dir), cleantext.Terminal(t.label), len(s.Uploaded), len(s.Replaced), s.Unchanged, len(s.Deleted), len(s.Refused), len(s.Failed))
+		verb, cleantext.Terminal(t.dir), into, len(s.Uploaded), len(s.Replaced), s.Unchanged, len(s.Deleted), len(s.Refused), len(s.Failed))
 	if !s.DryRun {
 		fmt.Fprintf(w, " (%.1f s)", float64(s.DurationMS)/1000)
 	}
@@ -253,4 +323,35 @@ func printSummary(w io.Writer, asJSON bool, t *syncTarget, s *kbsync.Summary) er
 		fmt.Fprintf(w, "  FAILED %s: %s\n", cleantext.Terminal(p.Path), cleantext.Line(p.Reason))
 	}
 	return nil
+}
+
+// printTeamSummary prints what a team sync did to the team's version.
+func printTeamSummary(w io.Writer, s *kbsync.Summary) {
+	t := s.Team
+	verb := "Team's version"
+	if s.DryRun {
+		verb = "Dry run of the team's version"
+	}
+	fmt.Fprintf(w, "%s (%s at %.12s): %d uploaded, %d replaced, %d unchanged, %d retired", verb, cleantext.Terminal(t.Ref), t.Commit,
+		len(t.Uploaded), len(t.Replaced), t.Unchanged, len(t.Deleted))
+	if len(t.Migrated) > 0 {
+		fmt.Fprintf(w, "; %d of your copies from before team syncs removed", len(t.Migrated))
+	}
+	fmt.Fprintln(w, ".")
+	if t.Behind != "" {
+		fmt.Fprintf(w, "  Not written: %s.\n", cleantext.Line(t.Behind))
+	}
+	if s.DryRun {
+		for _, l := range []struct {
+			what  string
+			paths []string
+		}{{"upload", t.Uploaded}, {"replace", t.Replaced}, {"retire", t.Deleted}} {
+			for _, p := range l.paths {
+				fmt.Fprintf(w, "  team: %s %s\n", l.what, cleantext.Terminal(p))
+			}
+		}
+	}
+	for _, p := range t.Left {
+		fmt.Fprintf(w, "  left %s: %s\n", cleantext.Terminal(p.Path), cleantext.Line(p.Reason))
+	}
 }

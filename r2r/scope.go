@@ -36,3 +36,44 @@ func ModeSettings(mode string, filters map[string]any, limit int) *SearchSetting
 	}
 	return s
 }
+
+// View is what one user of a team project reads: the team collection, where the team's
+// version of each file is, and their private collection (Private, "" = none), whose files
+// (Shadow, their paths) replace the team's version of the same path in their results only.
+type View struct {
+	Team    string
+	Private string
+	Shadow  []string
+}
+
+// ViewFilters restricts a search to a View: the private collection's documents, and the team
+// collection's except those of a path in Shadow (documents without a source path, such as
+// memories, stay). Like ScopedFilters, the condition is wrapped in $and with the caller's
+// filters. R2R 3.6.6 ands the whole of it with the user's access (owner or member), and
+// reads a metadata key a document lacks as NULL, which $nin does not match: hence the
+// explicit "no source path" alternative (conformance test team/view_filters).
+func ViewFilters(v View, caller map[string]any) map[string]any {
+	if v.Private == "" && len(v.Shadow) == 0 {
+		return ScopedFilters(v.Team, caller)
+	}
+	var team any = map[string]any{"collection_ids": map[string]any{"$overlap": []any{v.Team}}}
+	if len(v.Shadow) > 0 {
+		shadow := make([]any, len(v.Shadow))
+		for i, p := range v.Shadow {
+			shadow[i] = p
+		}
+		team = map[string]any{"$and": []any{team, map[string]any{"$or": []any{
+			map[string]any{"metadata.source_path": map[string]any{"$nin": shadow}},
+			map[string]any{"metadata.source_path": map[string]any{"$eq": nil}},
+		}}}}
+	}
+	either := team
+	if v.Private != "" {
+		either = map[string]any{"$or": []any{map[string]any{"collection_ids": map[string]any{"$overlap": []any{v.Private}}}, team}}
+	}
+	parts := []any{either}
+	if len(caller) > 0 {
+		parts = append(parts, caller)
+	}
+	return map[string]any{"$and": parts}
+}

@@ -129,6 +129,9 @@ func ragQueryTool(d *Deps) Tool {
 		}
 		args := map[string]any{"question": q.Question, "model": q.Model, "max_tokens": q.MaxTokens,
 			"temperature": q.Temperature, "include_sources": q.IncludeSources}
+		if k := s.viewKey(); k != "" {
+			args["view"] = k
+		}
 		ans, cached, err := cachedLoad(ctx, c, d, cache.KindRAG, def.Name, args, s.ID, func(ctx context.Context) (answer[RAGOutput], bool, error) {
 			return d.runRAG(ctx, base, s, q)
 		})
@@ -177,7 +180,7 @@ func (d *Deps) runRAG(ctx context.Context, base RAGOutput, s *scope, q ragReques
 	res, err := d.Client.RAG(ctx, r2r.RAGRequest{
 		Query:          q.Question,
 		SearchMode:     r2r.SearchModeCustom,
-		SearchSettings: r2r.ModeSettings(ragSearchMode, r2r.ScopedFilters(s.ID, nil), ragSearchLimit),
+		SearchSettings: r2r.ModeSettings(ragSearchMode, r2r.ViewFilters(s.view(), nil), ragSearchLimit),
 		RAGGenerationConfig: &r2r.GenerationConfig{
 			Model:             q.Model,
 			Temperature:       &q.Temperature,

@@ -22,6 +22,10 @@ type scope struct {
 	// All: no collection was named on a remote server, so the read covers every
 	// collection the user may read (ID is "").
 	All bool
+	// Private and Shadow complete a team project's scope (see teamView): the caller's
+	// private collection and the paths of the files in it.
+	Private string
+	Shadow  []string
 }
 
 // missing reports a project collection that has not been created yet.
@@ -82,7 +86,9 @@ func (d *Deps) resolveScopeOf(ctx context.Context, c *call, known *project.Proje
 		return nil, d.projectErrorResult(ctx, err)
 	}
 	pr := pc.Project
-	return &scope{ID: pc.ID, Name: pc.Name, Created: pc.Created, Project: &pr}, nil
+	s := &scope{ID: pc.ID, Name: pc.Name, Created: pc.Created, Project: &pr}
+	d.teamView(ctx, s)
+	return s, nil
 }
 
 // remoteScope is the scope of a call without collection_id on a remote server: the reads

@@ -155,6 +155,9 @@ func searchTool(d *Deps) Tool {
 			return result(base.Note, base), nil
 		}
 		args := map[string]any{"query": p.Query, "search_mode": p.Mode, "limit": p.Limit, "filters": p.Filters}
+		if k := s.viewKey(); k != "" {
+			args["view"] = k
+		}
 		ans, cached, err := cachedLoad(ctx, c, d, cache.KindSearch, def.Name, args, s.ID, func(ctx context.Context) (answer[SearchOutput], bool, error) {
 			return d.runSearch(ctx, base, s, p.Filters)
 		})
@@ -184,7 +187,7 @@ func (d *Deps) runSearch(ctx context.Context, base SearchOutput, s *scope, filte
 	res, err := d.Client.Search(ctx, r2r.SearchRequest{
 		Query:          base.Query,
 		SearchMode:     r2r.SearchModeCustom,
-		SearchSettings: r2r.ModeSettings(base.SearchMode, r2r.ScopedFilters(s.ID, filters), fetchLimit(base.Limit)),
+		SearchSettings: r2r.ModeSettings(base.SearchMode, r2r.ViewFilters(s.view(), filters), fetchLimit(base.Limit)),
 	})
 	if err != nil {
 		return answer[SearchOutput]{}, false, err
@@ -272,9 +275,24 @@ func (o *SearchOutput) jsonSizeWith(hits []SearchHit) int {
 // chunkTitle is the document title carried in chunk metadata.
 func chunkTitle(md map[string]any) string {
 	if t, ok := md["title"].(string); ok && strings.TrimSpace(t) != "" {
-		return Sanitize(t)
+		return Sanitize(t) + versionLabel(md)
 	}
 	return untitled
+}
+
+// versionLabel says which version of a file of a team project a document is: the team's at
+// a commit, or the caller's own working copy (only its author reads it); "" elsewhere.
+func versionLabel(md map[string]any) string {
+	switch md[kbsync.MetaLayer] {
+	case kbsync.LayerTeam:
+		if c, _ := md[kbsync.MetaCommit].(string); kbsync.IsCommitID(c) {
+			return " (team's version, " + c[:10] + ")"
+		}
+		return " (team's version)"
+	case kbsync.LayerPrivate:
+		return " (your working copy)"
+	}
+	return ""
 }
 
 // knownFilterFields are fields a filter can test on every document r2r-mcp ingested: R2R's

@@ -154,6 +154,7 @@ type Deps struct {
 	titles   titleMemory
 	shown    shownIDs // document ids shown to the model, for short-id lookups
 	syncs    *syncJobs
+	views    teamViews // team projects' private collections, by team collection
 }
 
 // setup builds the run-time state shared by every tool (rate limiters from the Config,

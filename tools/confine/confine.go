@@ -213,20 +213,51 @@ func (l *located) read(p string, roots []string) (*File, error) {
 	if err := RegularFile(p, fi); err != nil {
 		return nil, err
 	}
-	ext := strings.TrimPrefix(strings.ToLower(path.Ext(relSlash)), ".")
-	asText := ext == "" || !slices.Contains(documentTypes, ext)
-	limit := Limit(ext)
-	if asText {
-		limit = maxTextBytes
-	}
+	limit, _, _ := Limits(relSlash)
 	if fi.Size() > limit {
-		return nil, refuse(TooLarge, "%s is %s; R2R accepts at most %s for %s. Split it or export a smaller version.", relSlash, HumanBytes(fi.Size()), HumanBytes(limit), typeLabel(ext, asText))
+		return nil, Oversize(relSlash, fi.Size())
 	}
 
 	data, links, err := readRegular(rootFS, rel, p, root, fi, limit)
 	if err != nil {
 		return nil, err
 	}
+	checked, err := Check(relSlash, data)
+	if err != nil {
+		return nil, err
+	}
+	ext, asText := checked.Ext, checked.AsText
+	projectRoot, _ := RealPath(roots[0])
+	return &File{Abs: real, Rel: relSlash, Root: root, Ext: ext, Data: data, AsText: asText, InProject: root == projectRoot, Links: links}, nil
+}
+
+// Limits is what the ingest rules allow of a file named rel: the most bytes R2R takes for
+// its type, its extension, and whether it goes as text (R2R has no parser for its type).
+func Limits(rel string) (limit int64, ext string, asText bool) {
+	ext = strings.TrimPrefix(strings.ToLower(path.Ext(rel)), ".")
+	asText = ext == "" || !slices.Contains(documentTypes, ext)
+	if asText {
+		return maxTextBytes, ext, asText
+	}
+	return Limit(ext), ext, asText
+}
+
+// Oversize is the refusal of the file rel of size bytes, over what R2R takes for its type.
+func Oversize(rel string, size int64) *Error {
+	limit, ext, asText := Limits(rel)
+	return refuse(TooLarge, "%s is %s; R2R accepts at most %s for %s. Split it or export a smaller version.", rel, HumanBytes(size), HumanBytes(limit), typeLabel(ext, asText))
+}
+
+// Check applies the ingest rules on content to data, the bytes of the file rel (forward
+// slashes, relative to its root), wherever they were read from: size, secrets in the name
+// and in the content as R2R will read it, and text for types R2R has no parser for. The
+// File it returns has Rel, Ext, Data and AsText set.
+func Check(rel string, data []byte) (*File, error) {
+	limit, ext, asText := Limits(rel)
+	if int64(len(data)) > limit {
+		return nil, Oversize(rel, int64(len(data)))
+	}
+	relSlash := rel
 	// The path becomes the document's title and metadata, which R2R indexes too.
 	if found, ok := secretscan.Find([]byte(relSlash)); ok {
 		return nil, refuse(Secret, "The path of this file contains what looks like a secret (%s); it would become the document's title, so the file is not uploaded. Rename it.", found.Rule)
@@ -248,8 +279,7 @@ func (l *located) read(p string, roots []string) (*File, error) {
 	if asText && !isText(data) {
 		return nil, refuse(Type, "%s is a binary file (%s) that R2R has no parser for. Export its content to text, markdown or PDF and ingest that instead. Types R2R parses: %s.", relSlash, typeLabel(ext, false), strings.Join(documentTypes, " "))
 	}
-	projectRoot, _ := RealPath(roots[0])
-	return &File{Abs: real, Rel: relSlash, Root: root, Ext: ext, Data: data, AsText: asText, InProject: root == projectRoot, Links: links}, nil
+	return &File{Rel: relSlash, Ext: ext, Data: data, AsText: asText}, nil
 }
 
 // maxTextBytes bounds files sent as text (R2R's limit for .txt files).

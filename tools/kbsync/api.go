@@ -13,6 +13,7 @@ type API interface {
 	DeleteDocument(ctx context.Context, id string) error
 	ListCollectionDocuments(ctx context.Context, collectionID string, p r2r.ListParams) (*r2r.Page[r2r.Document], error)
 	AddDocumentToCollection(ctx context.Context, collectionID, documentID string) error
+	RemoveDocumentFromCollection(ctx context.Context, collectionID, documentID string) error
 }
 
 var _ API = (*r2r.Client)(nil)
@@ -26,4 +27,7 @@ type Scope struct {
 	Project      string
 	// Root is MetaSourceRoot of the files written ("" for the project's own files).
 	Root string
+	// Layer is the layer of a team project the documents are written to (MetaLayer; see
+	// Team); "" outside team projects. LayerTeam documents have ids shared by the team.
+	Layer string
 }

@@ -25,6 +25,7 @@ type hashEntry struct {
 	Size  int64  `json:"s"`
 	MTime int64  `json:"m"` // Unix nanoseconds
 	SHA   string `json:"h"`
+	Blob  string `json:"b,omitempty"` // git's object id of the content, when a team sync asked for it
 }
 
 // racyWindow: a file modified within this long of being hashed may change again without
@@ -47,28 +48,29 @@ func OpenHashCache(file string) *HashCache {
 	return c
 }
 
-// Get returns the hash remembered for path with this size and modification time.
-func (c *HashCache) Get(path string, size int64, mtime time.Time) (string, bool) {
+// Get returns the hashes remembered for path with this size and modification time: the
+// content's SHA-256 and git's object id of it ("" when it was not computed).
+func (c *HashCache) Get(path string, size int64, mtime time.Time) (sha, blob string, ok bool) {
 	if c == nil {
-		return "", false
+		return "", "", false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[path]
 	if !ok || e.Size != size || e.MTime != mtime.UnixNano() {
-		return "", false
+		return "", "", false
 	}
-	return e.SHA, true
+	return e.SHA, e.Blob, true
 }
 
-// Put remembers a file's hash, unless the file changed too recently to be sure of it.
-func (c *HashCache) Put(path string, size int64, mtime time.Time, sha string) {
+// Put remembers a file's hashes, unless the file changed too recently to be sure of them.
+func (c *HashCache) Put(path string, size int64, mtime time.Time, sha, blob string) {
 	if c == nil || c.now().Sub(mtime) < racyWindow {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.entries[path] = hashEntry{Size: size, MTime: mtime.UnixNano(), SHA: sha}
+	c.entries[path] = hashEntry{Size: size, MTime: mtime.UnixNano(), SHA: sha, Blob: blob}
 	c.dirty = true
 }
 

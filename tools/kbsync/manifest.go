@@ -13,6 +13,8 @@ type Version struct {
 	ID     string
 	SHA    string // "" for documents written before content hashes
 	Status string // R2R's ingestion status
+	// OwnerID is set for another member's team-layer document (see Writer.retire).
+	OwnerID string
 }
 
 // Manifest maps source paths to the documents r2r-mcp wrote for them in one scope.

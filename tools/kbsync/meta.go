@@ -27,6 +27,26 @@ const (
 	// MetaChunking is set on documents r2r-mcp sent as its own chunks (chunking.For): the
 	// chunking's version.
 	MetaChunking = "chunking"
+	// MetaLayer is set on the documents of a team project (see Team): LayerTeam or
+	// LayerPrivate.
+	MetaLayer = "layer"
+	// MetaCommit and MetaCommitTime are the team ref's commit (and its committer time, Unix
+	// seconds) a team document was written from; MetaRef the ref's name.
+	MetaCommit     = "commit"
+	MetaCommitTime = "commit_time"
+	MetaRef        = "ref"
+	// MetaBlob is git's object id of a team document's content.
+	MetaBlob = "git_blob"
+)
+
+// Layers of a team project's documents.
+const (
+	// LayerTeam: the file as the team's ref has it, stored once in the team collection
+	// whoever syncs it.
+	LayerTeam = "team"
+	// LayerPrivate: a developer's own version of a file that differs from the team's, in
+	// their private collection.
+	LayerPrivate = "private"
 )
 
 // SourceValue is the value of MetaSource (and MetaIngestedBy).
@@ -44,6 +64,13 @@ var DocumentNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://github.c
 // documents by id alone.
 func VersionID(collectionID, userID, idPath, sha string) string {
 	return uuid.NewSHA1(DocumentNamespace, []byte(collectionID+"/"+userID+"/"+idPath+"#sha256:"+sha)).String()
+}
+
+// TeamVersionID is the id of one version of a file in a team collection's team layer:
+// UUIDv5 of "<collection id>/team/<path>#sha256:<content hash>", the same whoever writes it,
+// so teammates syncing the same commit store each file once.
+func TeamVersionID(collectionID, path, sha string) string {
+	return uuid.NewSHA1(DocumentNamespace, []byte(collectionID+"/team/"+path+"#sha256:"+sha)).String()
 }
 
 // legacyID is the id r2r-mcp gave a file's document before content hashes (one document

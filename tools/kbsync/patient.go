@@ -62,3 +62,7 @@ func (p *patientAPI) ListCollectionDocuments(ctx context.Context, collectionID s
 func (p *patientAPI) AddDocumentToCollection(ctx context.Context, collectionID, documentID string) error {
 	return p.retry(ctx, func() error { return p.api.AddDocumentToCollection(ctx, collectionID, documentID) })
 }
+
+func (p *patientAPI) RemoveDocumentFromCollection(ctx context.Context, collectionID, documentID string) error {
+	return p.retry(ctx, func() error { return p.api.RemoveDocumentFromCollection(ctx, collectionID, documentID) })
+}

@@ -45,6 +45,9 @@ type Options struct {
 	Files       FileReader
 	// Hashes remembers content hashes across runs; nil = every file is read.
 	Hashes *HashCache
+	// Team, when set, makes this a team sync (see Team); nil = every file goes to the
+	// Writer's collection as the caller's own.
+	Team *Team
 }
 
 // Syncer syncs one directory of a project into its collection.
@@ -54,13 +57,20 @@ type Syncer struct {
 	// Put, when set, writes one item of the plan instead of reading it with Opts.Files and
 	// writing it with Writer.Put. A refused file gives a *Refusal.
 	Put func(ctx context.Context, it Item) (Outcome, error)
+
+	blobMu sync.Mutex
+	blobs  map[string]string // listed file -> git object id, in a team sync
 }
 
 // Item is one file the plan uploads or replaces.
 type Item struct {
 	Path string    `json:"path"`
-	SHA  string    `json:"content_sha256"`
+	SHA  string    `json:"content_sha256,omitempty"`
 	Old  []Version `json:"-"`
+	// Blob and Size are a team-layer item's object in the ref (its content is read from
+	// there, not from the work tree).
+	Blob string `json:"-"`
+	Size int64  `json:"-"`
 }
 
 // Deletion is one document the plan prunes.
@@ -69,6 +79,8 @@ type Deletion struct {
 	DocumentID string `json:"document_id"`
 	// SHA is the content hash the document records ("" before content hashes).
 	SHA string `json:"-"`
+	// OwnerID is the document's owner, when another member's document may be retired.
+	OwnerID string `json:"-"`
 }
 
 // Problem is a file that was refused or failed, with the reason.
@@ -93,6 +105,9 @@ type Plan struct {
 	// Stale are documents of files no longer in the synced set that are kept because
 	// Prune was not asked for.
 	Stale int `json:"stale"`
+	// Team is the team layer's part of a team sync (nil otherwise); the fields above are
+	// then the caller's private layer.
+	Team *TeamPlan `json:"team,omitempty"`
 }
 
 func (o *Options) concurrency() int {
@@ -121,6 +136,9 @@ func (s *Syncer) Plan(ctx context.Context) (*Plan, error) {
 	}
 	files = slices.DeleteFunc(files, func(f string) bool { return !o.Globs.Match(f) })
 	slices.Sort(files)
+	if o.Team != nil {
+		return s.planTeamSync(ctx, files, skipped)
+	}
 	m := &Manifest{Paths: map[string][]Version{}} // no collection yet: nothing in it
 	if s.Writer.Scope.CollectionID != "" {
 		if m, err = LoadManifest(ctx, s.Writer.API, s.Writer.Scope); err != nil {
@@ -280,7 +298,9 @@ func (s *Syncer) hashOne(rel string) (sha string, exists bool, prob *Problem, er
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return "", true, &Problem{Path: rel, Kind: "symlink", Reason: "a symbolic link; its target is synced under its own path when it is inside the project"}, nil
 	}
-	if sha, ok := o.Hashes.Get(rel, fi.Size(), fi.ModTime()); ok {
+	format := o.Team.objectFormat()
+	if sha, blob, ok := o.Hashes.Get(rel, fi.Size(), fi.ModTime()); ok && (format == "" || blob != "") {
+		s.noteBlob(rel, blob)
 		return sha, true, nil, nil
 	}
 	f, err := o.Files.ReadFile(rel)
@@ -292,8 +312,24 @@ func (s *Syncer) hashOne(rel string) (sha string, exists bool, prob *Problem, er
 		return "", true, nil, err
 	}
 	sha = SHA256(f.Data)
-	o.Hashes.Put(rel, fi.Size(), fi.ModTime(), sha)
+	blob := BlobID(format, f.Data)
+	o.Hashes.Put(rel, fi.Size(), fi.ModTime(), sha, blob)
+	s.noteBlob(rel, blob)
 	return sha, true, nil, nil
+}
+
+// noteBlob records a listed file's git object id for a team sync's comparison with the
+// team's ref.
+func (s *Syncer) noteBlob(rel, blob string) {
+	if blob == "" {
+		return
+	}
+	s.blobMu.Lock()
+	defer s.blobMu.Unlock()
+	if s.blobs == nil {
+		s.blobs = map[string]string{}
+	}
+	s.blobs[rel] = blob
 }
 
 // within reports whether pth lies in directory prefix ("." or "" = everywhere).

@@ -28,6 +28,25 @@ type Summary struct {
 	Stale        int    `json:"stale"`
 	DryRun       bool   `json:"dry_run"`
 	DurationMS   int64  `json:"duration_ms"`
+	// Team is what a team sync did to the team's version (nil otherwise); the fields above
+	// are then the caller's private layer.
+	Team *TeamSummary `json:"team,omitempty"`
+}
+
+// TeamSummary is what a team sync did to the team layer.
+type TeamSummary struct {
+	Ref       string    `json:"ref"`
+	Commit    string    `json:"commit"`
+	Uploaded  []string  `json:"uploaded"`
+	Replaced  []string  `json:"replaced"`
+	Unchanged int       `json:"unchanged"`
+	Deleted   []string  `json:"deleted"`
+	Pending   []string  `json:"pending"`
+	Left      []Problem `json:"left"`
+	Behind    string    `json:"behind,omitempty"`
+	// Migrated are paths whose documents from before team syncs (the caller's own copies)
+	// were deleted because the team's version holds them now.
+	Migrated []string `json:"migrated"`
 }
 
 // OK reports a sync in which nothing failed.
@@ -44,7 +63,13 @@ type Progress struct {
 const Deleted Action = "deleted"
 
 // Steps is the number of steps Run takes for p (each uploaded, replaced or pruned file).
-func (p *Plan) Steps() int { return len(p.Upload) + len(p.Replace) + len(p.Delete) }
+func (p *Plan) Steps() int {
+	n := len(p.Upload) + len(p.Replace) + len(p.Delete)
+	if p.Team != nil {
+		n += len(p.Team.Upload) + len(p.Team.Replace) + len(p.Team.Delete) + len(p.Team.Legacy)
+	}
+	return n
+}
 
 // DryRun is the summary of a plan that was not carried out.
 func (p *Plan) DryRun() *Summary {
@@ -58,6 +83,21 @@ func (p *Plan) DryRun() *Summary {
 	}
 	for _, d := range p.Delete {
 		s.Deleted = append(s.Deleted, d.Path)
+	}
+	if t := p.Team; t != nil {
+		s.Team = &TeamSummary{Ref: t.Ref, Commit: t.Commit, Unchanged: t.Unchanged, Left: t.Left, Behind: t.Behind}
+		for _, it := range t.Upload {
+			s.Team.Uploaded = append(s.Team.Uploaded, it.Path)
+		}
+		for _, it := range t.Replace {
+			s.Team.Replaced = append(s.Team.Replaced, it.Path)
+		}
+		for _, d := range t.Delete {
+			s.Team.Deleted = append(s.Team.Deleted, d.Path)
+		}
+		for _, d := range t.Legacy {
+			s.Team.Migrated = append(s.Team.Migrated, d.Path)
+		}
 	}
 	s.normalise()
 	return s
@@ -102,6 +142,9 @@ func (s *Syncer) Run(ctx context.Context, p *Plan, progress func(Progress)) *Sum
 			sum.Stale += kept
 		}
 		s.prune(ctx, dels, sum, report)
+	}
+	if p.Team != nil {
+		s.runTeam(ctx, p.Team, sum, &mu, report)
 	}
 	if err := ctx.Err(); err != nil {
 		sum.Failed = append(sum.Failed, Problem{Kind: "cancelled", Reason: "the sync was stopped (" + err.Error() + ") before it finished"})
@@ -197,8 +240,66 @@ func (sum *Summary) record(path string, o Outcome, err error) {
 	}
 }
 
+// runTeam carries out the team layer's part of a plan: the ref's new and changed files are
+// written, then the team versions of files gone from the ref retired, then the caller's
+// copies from before team syncs of files the team's version now holds deleted.
+func (s *Syncer) runTeam(ctx context.Context, tp *TeamPlan, sum *Summary, mu *sync.Mutex, report func(string, Action)) {
+	ts := &TeamSummary{Ref: tp.Ref, Commit: tp.Commit, Unchanged: tp.Unchanged, Left: slices.Clone(tp.Left), Behind: tp.Behind}
+	sum.Team = ts
+	w := s.Opts.Team.Writer
+	bounded(ctx, append(slices.Clone(tp.Upload), tp.Replace...), s.Opts.concurrency(), func(it Item) {
+		o, err := s.putTeam(ctx, it)
+		mu.Lock()
+		defer mu.Unlock()
+		var one Summary
+		one.record(it.Path, o, err)
+		sum.Refused = append(sum.Refused, one.Refused...)
+		for i := range one.Failed {
+			one.Failed[i].Reason = "team's version: " + one.Failed[i].Reason
+		}
+		sum.Failed = append(sum.Failed, one.Failed...)
+		ts.Uploaded = append(ts.Uploaded, one.Uploaded...)
+		ts.Replaced = append(ts.Replaced, one.Replaced...)
+		ts.Pending = append(ts.Pending, one.Pending...)
+		ts.Unchanged += one.Unchanged
+		report(it.Path, o.Action)
+	})
+	if ctx.Err() != nil {
+		return
+	}
+	retire := func(dels []Deletion, into *[]string) {
+		bounded(ctx, dels, s.Opts.concurrency(), func(d Deletion) {
+			err := w.retire(ctx, Version{ID: d.DocumentID, OwnerID: d.OwnerID})
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				sum.Failed = append(sum.Failed, Problem{Path: d.Path, Kind: "delete", Reason: "retiring document " + d.DocumentID + ": " + err.Error()})
+				report(d.Path, Failed)
+				return
+			}
+			if !slices.Contains(*into, d.Path) {
+				*into = append(*into, d.Path)
+			}
+			report(d.Path, Deleted)
+		})
+	}
+	retire(tp.Delete, &ts.Deleted)
+	retire(tp.Legacy, &ts.Migrated)
+}
+
 // normalise sorts the lists and makes empty ones [] in JSON.
 func (sum *Summary) normalise() {
+	if t := sum.Team; t != nil {
+		for _, l := range []*[]string{&t.Uploaded, &t.Replaced, &t.Deleted, &t.Pending, &t.Migrated} {
+			if *l == nil {
+				*l = []string{}
+			}
+			slices.Sort(*l)
+		}
+		if t.Left == nil {
+			t.Left = []Problem{}
+		}
+	}
 	for _, l := range []*[]string{&sum.Uploaded, &sum.Replaced, &sum.Deleted, &sum.Pending} {
 		if *l == nil {
 			*l = []string{}

@@ -114,7 +114,7 @@ func (w *Writer) Put(ctx context.Context, f File, old []Version) (Outcome, error
 	if idPath == "" {
 		idPath = f.Path
 	}
-	o := Outcome{DocumentID: VersionID(w.Scope.CollectionID, w.Scope.UserID, idPath, sha), SHA: sha}
+	o := Outcome{DocumentID: w.versionID(idPath, sha), SHA: sha}
 	var others []Version
 	var cur *Version
 	for i := range old {
@@ -190,12 +190,21 @@ func (w *Writer) Put(ctx context.Context, f File, old []Version) (Outcome, error
 		o.Action = Replaced
 	}
 	for _, v := range others {
-		if err := w.Delete(ctx, v.ID); err != nil {
+		if err := w.retire(ctx, v); err != nil {
 			return o, fmt.Errorf("the new version %s is ingested, but deleting the old version %s failed (the next sync retries): %w", o.DocumentID, v.ID, err)
 		}
 		o.Deleted = append(o.Deleted, v.ID)
 	}
 	return o, nil
+}
+
+// versionID is the id of the version of a file with content hash sha: shared by the team in
+// the team layer, the caller's own otherwise.
+func (w *Writer) versionID(idPath, sha string) string {
+	if w.Scope.Layer == LayerTeam {
+		return TeamVersionID(w.Scope.CollectionID, idPath, sha)
+	}
+	return VersionID(w.Scope.CollectionID, w.Scope.UserID, idPath, sha)
 }
 
 // Delete deletes one document; one already gone counts as deleted.
@@ -238,6 +247,9 @@ func (w *Writer) create(ctx context.Context, f File, id, sha string) (*r2r.Inges
 	md[MetaProject] = w.Scope.Project
 	if w.Scope.Root != "" {
 		md[MetaSourceRoot] = w.Scope.Root
+	}
+	if w.Scope.Layer != "" {
+		md[MetaLayer] = w.Scope.Layer
 	}
 	// The collection goes once, as the form field R2R 3.6 reads: also naming it in
 	// metadata.collection_ids files the document there before ingestion ends, so R2R's own

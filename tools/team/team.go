@@ -244,3 +244,8 @@ func JoinAdvice(t *Team) string {
 		"  r2r-mcp team add %s",
 		t.Me.Label(), t.CollectionID, owner, t.Me.ID)
 }
+
+// PrivateCollectionName is the name of a member's private collection of the team collection
+// teamID: each member's own (R2R resolves names per owner), holding their versions of files
+// that differ from the team's.
+func PrivateCollectionName(teamID string) string { return "private-" + teamID }

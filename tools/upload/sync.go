@@ -53,6 +53,31 @@ type SyncConfig struct {
 	Pending *Pending
 }
 
+// TeamConfig is the team side of a team sync.
+type TeamConfig struct {
+	// CollectionID is the team collection; CollectionOwner reports whether the caller owns
+	// it.
+	CollectionID    string
+	CollectionOwner bool
+	// Ref is the branch or ref the team follows ("" = the remote's default branch).
+	Ref string
+}
+
+// NewTeam resolves what a team sync of the repository at root needs from git: the ref the
+// team follows and its commit, the merge base with HEAD, the object format.
+func NewTeam(ctx context.Context, root string, tc TeamConfig) (*kbsync.Team, error) {
+	ref, commit, err := kbsync.ResolveTeamRef(ctx, root, tc.Ref)
+	if err != nil {
+		return nil, err
+	}
+	ct, err := kbsync.CommitTime(ctx, root, commit)
+	if err != nil {
+		return nil, err
+	}
+	return &kbsync.Team{Ref: ref, Commit: commit, CommitTime: ct, Base: kbsync.MergeBase(ctx, root, commit),
+		Format: kbsync.ObjectFormat(ctx, root), CollectionOwner: tc.CollectionOwner, Blobs: RefFiles(root)}, nil
+}
+
 // NewSyncer builds the sync engine of c: the project's include/exclude globs from
 // .r2r-mcp.json, the hash cache in the state directory, and every file written by Upload.
 // It returns the state directory and the project's key in it too (for kbsync.Lock).
@@ -78,6 +103,16 @@ func NewSyncer(c SyncConfig) (s *kbsync.Syncer, stateDir, key string, err error)
 	return s, stateDir, key, nil
 }
 
+// Join makes s, a sync whose Scope is the caller's private collection (CollectionID "" while
+// it does not exist), a team sync with t, whose team layer goes to the team collection.
+func Join(s *kbsync.Syncer, t *kbsync.Team, teamCollectionID string) {
+	sc := s.Writer.Scope
+	sc.CollectionID, sc.Layer = teamCollectionID, kbsync.LayerTeam
+	w := s.Writer
+	t.Writer = &kbsync.Writer{API: w.API, Scope: sc, Mode: w.Mode, Poll: w.Poll, OnWrite: w.OnWrite}
+	s.Opts.Team = t
+}
+
 // syncPut writes one item of a sync's plan with Upload, under the file's own path and with
 // the versions the plan found.
 func syncPut(api kbsync.API, c SyncConfig) func(ctx context.Context, it kbsync.Item) (kbsync.Outcome, error) {
@@ -98,4 +133,26 @@ func syncPut(api kbsync.API, c SyncConfig) func(ctx context.Context, it kbsync.I
 		}
 		return r.Outcome, r.Warning
 	}
+}
+
+// RefFiles reads files of the commits of the repository at root (a team sync's team
+// version) under the same ingest rules as files of the work tree (see confine.Check).
+func RefFiles(root string) kbsync.BlobReader { return refFiles{root: root} }
+
+type refFiles struct{ root string }
+
+func (r refFiles) ReadBlob(ctx context.Context, rel string, e kbsync.TreeEntry) (kbsync.File, error) {
+	limit, _, _ := confine.Limits(rel)
+	if e.Size > limit {
+		return kbsync.File{}, refusal(confine.Oversize(rel, e.Size))
+	}
+	data, err := kbsync.ReadBlob(ctx, r.root, e.Blob, e.Size, limit)
+	if err != nil {
+		return kbsync.File{}, err
+	}
+	f, err := confine.Check(rel, data)
+	if err != nil {
+		return kbsync.File{}, refusal(err)
+	}
+	return kbsync.File{Path: rel, Data: f.Data, AsText: f.AsText}, nil
 }

@@ -1,0 +1,236 @@
+package cmd_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/server/servertest"
+)
+
+// teamRepo is the repository three teammates clone: six files, one fact each.
+var teamRepo = map[string]string{
+	"docs/runbooks/quasar-queue.md": "# Quasar queue\n\nWhen the quasar backlog grows, raise the drain workers to 14.\n",
+	"docs/runbooks/nebula-cache.md": "# Nebula cache\n\nThe nebula cache keeps entries for 45 minutes.\n",
+	"docs/onboarding.md":            "# Onboarding\n\nNew engineers pair with the pulsar rotation for two weeks.\n",
+	"src/limits.go":                 "package limits\n\n// MaxComets is how many comets one orbit holds.\nconst MaxComets = 31\n",
+	"src/orbit.py":                  "ORBIT_PERIOD_DAYS = 83\n\ndef period():\n    return ORBIT_PERIOD_DAYS\n",
+	"README.md":                     "# Orbital\n\nThe orbital service tracks comets.\n",
+}
+
+// teammate is one developer: their R2R account, their clone and their r2r-mcp environment.
+type teammate struct {
+	email, id string
+	clone     string
+	env       []string
+}
+
+type teamWorld struct {
+	t      *testing.T
+	srv    *r2rtest.Server
+	origin string
+	mates  map[string]*teammate
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
+		"GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v in %s: %v\n%s", args, dir, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func writeRepoFile(t *testing.T, root, rel, content string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newTeamWorld(t *testing.T) *teamWorld {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	w := &teamWorld{t: t, srv: r2rtest.NewServer(t, r2rtest.Options{RequireAuth: true}), mates: map[string]*teammate{}}
+	base := t.TempDir()
+	seed := filepath.Join(base, "seed")
+	for rel, content := range teamRepo {
+		writeRepoFile(t, seed, rel, content)
+	}
+	git(t, seed, "init", "-q", "-b", "main")
+	git(t, seed, "add", ".")
+	git(t, seed, "commit", "-q", "-m", "orbital")
+	w.origin = filepath.Join(base, "origin.git")
+	git(t, base, "clone", "-q", "--bare", seed, w.origin)
+	for _, name := range []string{"ann", "bob", "cat"} {
+		m := &teammate{email: name + "@example.com"}
+		m.id = w.srv.CreateUser(m.email, "pw-"+name, false)
+		m.env = servertest.Env(t, w.srv.URL, "R2R_EMAIL="+m.email, "R2R_PASSWORD=pw-"+name)
+		w.mates[name] = m
+	}
+	return w
+}
+
+// clone gives who their own clone of origin.
+func (w *teamWorld) clone(who string) {
+	m := w.mates[who]
+	m.clone = filepath.Join(w.t.TempDir(), "orbital")
+	git(w.t, filepath.Dir(m.clone), "clone", "-q", w.origin, m.clone)
+	if real, err := filepath.EvalSymlinks(m.clone); err == nil {
+		m.clone = real
+	}
+}
+
+func (w *teamWorld) run(who string, args ...string) servertest.Result {
+	w.t.Helper()
+	r := servertest.Run(w.t, w.mates[who].clone, w.mates[who].env, "", args...)
+	if r.Code != 0 {
+		w.t.Fatalf("%s: r2r-mcp %s exited %d:\n%s%s", who, strings.Join(args, " "), r.Code, r.Stdout, r.Stderr)
+	}
+	return r
+}
+
+// search runs r2r_search as who in a fresh serve and returns the hits' titles and texts.
+func (w *teamWorld) search(who, query string) []map[string]any {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s := servertest.Serve(ctx, w.t, w.mates[who].clone, w.mates[who].env)
+	defer s.Close()
+	r := mustCall(ctx, w.t, s, "r2r_search", map[string]any{"query": query, "limit": 10})
+	var hits []map[string]any
+	for _, h := range r.Structured["results"].([]any) {
+		hits = append(hits, h.(map[string]any))
+	}
+	return hits
+}
+
+// collectionDocs counts the documents of a collection, as its owner sees them.
+func (w *teamWorld) collectionDocs(who, id string) int {
+	w.t.Helper()
+	ctx := context.Background()
+	anon, err := r2r.New(r2r.Options{BaseURL: w.srv.URL})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	tp, err := anon.Login(ctx, w.mates[who].email, "pw-"+strings.TrimSuffix(w.mates[who].email, "@example.com"))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	c, err := r2r.New(r2r.Options{BaseURL: w.srv.URL, Credentials: r2r.Bearer(tp.AccessToken.Token)})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	p, err := c.ListCollectionDocuments(ctx, id, r2r.ListParams{Limit: 1000})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return p.Total
+}
+
+// firstFor returns the first hit whose title starts with path, and how many hits have it.
+func firstFor(hits []map[string]any, path string) (map[string]any, int) {
+	var first map[string]any
+	n := 0
+	for _, h := range hits {
+		if title, _ := h["title"].(string); strings.HasPrefix(title, path) {
+			if first == nil {
+				first = h
+			}
+			n++
+		}
+	}
+	return first, n
+}
+
+func hitText(h map[string]any) string {
+	b, _ := json.Marshal(h)
+	return string(b)
+}
+
+// TestTeamFlow is the team's day on the emulator, through the binary: three teammates
+// syncing the same commit store each file once; a branch edit is the editor's alone until
+// it reaches the team's ref, then everyone's, whoever synced; a clone that is behind
+// writes nothing of the team's version.
+func TestTeamFlow(t *testing.T) {
+	servertest.Build(t)
+	w := newTeamWorld(t)
+	w.clone("ann")
+	ann := w.mates["ann"]
+	teamID := strings.TrimSpace(w.run("ann", "team", "init").Stdout)
+	git(t, ann.clone, "add", ".r2r-mcp.json")
+	git(t, ann.clone, "commit", "-q", "-m", "share the knowledge base")
+	git(t, ann.clone, "push", "-q", "origin", "main")
+	w.run("ann", "team", "add", w.mates["bob"].id, w.mates["cat"].id)
+	w.clone("bob")
+	w.clone("cat")
+	for _, who := range []string{"ann", "bob", "cat"} {
+		w.run(who, "sync")
+	}
+	files := len(teamRepo) + 1 // and .r2r-mcp.json
+	if n := w.collectionDocs("ann", teamID); n != files {
+		t.Fatalf("after three teammates synced one commit the team collection holds %d documents for %d files", n, files)
+	}
+
+	// Bob edits the runbook on a branch (committed) and the cache doc (uncommitted).
+	bob := w.mates["bob"]
+	git(t, bob.clone, "checkout", "-q", "-b", "drain")
+	writeRepoFile(t, bob.clone, "docs/runbooks/quasar-queue.md", "# Quasar queue\n\nWhen the quasar backlog grows, raise the drain workers to 22.\n")
+	git(t, bob.clone, "commit", "-q", "-am", "more drain workers")
+	writeRepoFile(t, bob.clone, "docs/runbooks/nebula-cache.md", "# Nebula cache\n\nThe nebula cache keeps entries for 90 minutes.\n")
+	w.run("bob", "sync")
+	if n := w.collectionDocs("ann", teamID); n != files {
+		t.Fatalf("bob's branch sync changed the team collection: %d documents", n)
+	}
+	query := "how many drain workers for the quasar backlog"
+	for who, want := range map[string]string{"bob": "22", "ann": "14", "cat": "14"} {
+		hits := w.search(who, query)
+		h, n := firstFor(hits, "docs/runbooks/quasar-queue.md")
+		if h == nil || n != 1 || !strings.Contains(hitText(h), "drain workers to "+want) {
+			t.Fatalf("%s's search: %d hits of the runbook, first %s; want one, saying %s", who, n, hitText(h), want)
+		}
+		if who == "bob" && !strings.Contains(h["title"].(string), "your working copy") {
+			t.Errorf("bob's hit does not say it is his working copy: %q", h["title"])
+		}
+		if who != "bob" && !strings.Contains(h["title"].(string), "team's version") {
+			t.Errorf("%s's hit does not say it is the team's version: %q", who, h["title"])
+		}
+	}
+
+	// The branch is merged; ann fetches (without pulling) and syncs; cat does nothing.
+	git(t, bob.clone, "push", "-q", "origin", "drain:main")
+	git(t, ann.clone, "fetch", "-q")
+	w.run("ann", "sync")
+	// Cat, whose clone is behind, syncs: nothing of the team's version goes back.
+	cat := w.run("cat", "sync")
+	if !strings.Contains(cat.Stdout, "Not written") {
+		t.Errorf("cat's sync behind the team's ref does not say so:\n%s", cat.Stdout)
+	}
+	w.run("bob", "sync")
+	for _, who := range []string{"ann", "bob", "cat"} {
+		h, n := firstFor(w.search(who, query), "docs/runbooks/quasar-queue.md")
+		if h == nil || n != 1 || !strings.Contains(hitText(h), "drain workers to 22") {
+			t.Fatalf("after the merge, %s's search: %d hits of the runbook, first %s; want one saying 22", who, n, hitText(h))
+		}
+	}
+	if n := w.collectionDocs("ann", teamID); n != files {
+		t.Fatalf("after the merge the team collection holds %d documents for %d files", n, files)
+	}
+}

@@ -1,0 +1,119 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/team"
+)
+
+// viewTTL is how long a team project's private collection and its paths are trusted: a
+// sync from another process writes them without telling this one.
+const viewTTL = 30 * time.Second
+
+// maxShadow bounds the paths of a private collection a view reads (a filter names each).
+const maxShadow = 2000
+
+// teamViews remembers, per team collection, the caller's private collection and the paths
+// in it.
+type teamViews struct {
+	mu sync.Mutex
+	m  map[string]teamView
+}
+
+type teamView struct {
+	private string
+	shadow  []string
+	at      time.Time
+}
+
+// teamView completes the scope of a read in a team project (see r2r.View): the caller's
+// private collection and the paths of the files in it. A lookup that fails leaves the scope
+// as it was: the read then shows the team's version only, which is not wrong, just not the
+// caller's own.
+func (d *Deps) teamView(ctx context.Context, s *scope) {
+	if s.ID == "" || s.Project == nil || s.Project.CollectionID == "" || s.Explicit {
+		return
+	}
+	key := d.Client.BaseURL() + "\x00" + d.Client.Identity() + "\x00" + s.ID
+	now := d.now()
+	d.views.mu.Lock()
+	v, ok := d.views.m[key]
+	d.views.mu.Unlock()
+	if !ok || now.Sub(v.at) >= viewTTL {
+		var err error
+		if v, err = d.loadTeamView(ctx, s.ID); err != nil {
+			d.logger().Debug("reading the private collection of a team project", "collection", s.ID, "err", err)
+			return
+		}
+		v.at = now
+		d.views.mu.Lock()
+		if d.views.m == nil {
+			d.views.m = map[string]teamView{}
+		}
+		d.views.m[key] = v
+		d.views.mu.Unlock()
+	}
+	s.Private, s.Shadow = v.private, v.shadow
+}
+
+func (d *Deps) loadTeamView(ctx context.Context, teamID string) (teamView, error) {
+	col, err := d.Client.GetCollectionByName(ctx, team.PrivateCollectionName(teamID))
+	if errors.Is(err, r2r.ErrNotFound) {
+		return teamView{}, nil
+	}
+	if err != nil {
+		return teamView{}, err
+	}
+	v := teamView{private: col.ID}
+	for off := 0; len(v.shadow) < maxShadow; off += 1000 {
+		page, err := d.Client.ListCollectionDocuments(ctx, col.ID, r2r.ListParams{Offset: off, Limit: 1000})
+		if err != nil {
+			return teamView{}, err
+		}
+		for _, doc := range page.Items {
+			if p, _ := doc.Metadata[kbsync.MetaSourcePath].(string); p != "" && !slices.Contains(v.shadow, p) && len(v.shadow) < maxShadow {
+				v.shadow = append(v.shadow, p)
+			}
+		}
+		if len(page.Items) < 1000 || off+len(page.Items) >= page.Total {
+			break
+		}
+	}
+	slices.Sort(v.shadow)
+	return v, nil
+}
+
+// forgetTeamViews drops what is remembered of private collections (after a write).
+func (d *Deps) forgetTeamViews() {
+	d.views.mu.Lock()
+	d.views.m = nil
+	d.views.mu.Unlock()
+}
+
+// view is what a read of s searches.
+func (s *scope) view() r2r.View {
+	return r2r.View{Team: s.ID, Private: s.Private, Shadow: s.Shadow}
+}
+
+// viewKey is the part of a cache key that tells views of one collection apart ("" outside
+// team projects).
+func (s *scope) viewKey() string {
+	if s.Private == "" {
+		return ""
+	}
+	h := sha256.New()
+	h.Write([]byte(s.Private))
+	for _, p := range s.Shadow {
+		h.Write([]byte{0})
+		h.Write([]byte(p))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
