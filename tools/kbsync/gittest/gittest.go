@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -45,7 +46,13 @@ func NewPartialClone(t testing.TB, dir string) *PartialClone {
 		}
 		t.Skip("git is not installed")
 	}
+	if runtime.GOOS == "windows" {
+		t.Skip("the promisor remote's command is a POSIX shell command")
+	}
 	base := t.TempDir()
+	if strings.ContainsAny(base, " %'\"\\;") {
+		t.Skipf("the temporary directory %q cannot be written in an ext:: URL", base)
+	}
 	src, work := filepath.Join(base, "src.git"), filepath.Join(base, "work")
 	run(t, base, "init", "-q", "--bare", src)
 	run(t, src, "config", "uploadpack.allowFilter", "true")
@@ -73,9 +80,6 @@ func NewPartialClone(t testing.TB, dir string) *PartialClone {
 	}
 	p := &PartialClone{Dir: dir, marker: filepath.Join(base, "MARKER"),
 		Head: output(t, work, "rev-parse", "main"), Old: output(t, work, "rev-parse", "main~1"), Absent: output(t, work, "rev-parse", "other")}
-	if strings.ContainsAny(p.marker, " %'\"\\;") {
-		t.Skipf("the temporary directory %q cannot be written in an ext:: URL", base)
-	}
 	run(t, dir, "config", "remote.origin.url", "ext::sh -c touch% "+p.marker+";false")
 	run(t, dir, "config", "protocol.ext.allow", "always")
 	write(t, dir, "sub/y.log", "ignored\n")
