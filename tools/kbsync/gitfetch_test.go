@@ -4,6 +4,10 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -92,5 +96,51 @@ func TestPartialCloneErrorNamesCauseAndNextStep(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("%q lacks %q", msg, want)
 		}
+	}
+}
+
+// TestGitRunsOnlyThroughGitCommand: no production file of the module but gitcmd.go starts
+// git (test helpers, which build hostile repositories, may).
+func TestGitRunsOnlyThroughGitCommand(t *testing.T) {
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	var starts []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "gittest" || d.Name() == "servertest" || strings.HasPrefix(d.Name(), ".")) && p != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || (sel.Sel.Name != "Command" && sel.Sel.Name != "CommandContext") {
+				return true
+			}
+			for _, a := range call.Args {
+				if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.STRING && strings.Trim(lit.Value, "\"`") == "git" {
+					starts = append(starts, fset.Position(call.Pos()).String())
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(starts) != 1 || !strings.HasSuffix(filepath.ToSlash(strings.Split(starts[0], ":")[0]), "tools/kbsync/gitcmd.go") {
+		t.Errorf("git is started at %v; only gitCommand (gitcmd.go) may start it", starts)
 	}
 }
