@@ -299,8 +299,8 @@ func (ls looseSchema) nearMiss(got string) string {
 // (qeury → query), or a run of its words or the other way round (path → file_path, mode →
 // search_mode, search_query → query). Names shorter than three characters, or longer than
 // maxQuoted, stand for none. When got differs from one of those names by a word that
-// changes its meaning (no_prune, keep_document_id), it stands for none, and refused is that
-// name and word the word.
+// changes the meaning (no_prune for prune, keep_document_id for document_id), it stands for
+// none: refused is that name and word the word.
 func (ls looseSchema) nearMisses(got string) (near []string, refused, word string) {
 	if len(got) > maxQuoted {
 		return nil, "", ""

@@ -40,46 +40,47 @@ func words(s string) map[string]bool {
 }
 
 // meaning returns the word that makes got mean something other than the argument name:
-// one got adds, or a negation name holds that got leaves out; "" when there is none.
+// one got adds, or a negation name holds that got leaves out; "" when there is none. A word
+// got sends on its own must be one of name's own words too: offset starts with off, but
+// offset_off is not offset.
 func meaning(got, name string) string {
-	g := loaded(got)
-	have := loaded(name)
-	for _, w := range g {
-		if !slices.Contains(have, w) {
+	gw, gg := loaded(got)
+	nw, ng := loaded(name)
+	for _, w := range gw {
+		if !slices.Contains(nw, w) {
+			return w
+		}
+	}
+	for _, w := range gg {
+		if !slices.Contains(nw, w) && !slices.Contains(ng, w) {
 			return w
 		}
 	}
 	for _, w := range nameWords(name) {
-		if negations[w] && !slices.Contains(g, w) {
+		if negations[w] && !slices.Contains(gw, w) && !slices.Contains(gg, w) {
 			return w
 		}
 	}
 	return ""
 }
 
-// loaded returns the negations and qualifiers s carries: as a word of its own (no_prune,
-// noPrune, "no prune") or glued to the start or end of one (noprune, pruneoff). At each
-// end of a word the longest one counts (runasync ends in async, not sync).
-func loaded(s string) []string {
-	var out []string
-	add := func(w string) {
-		if !slices.Contains(out, w) {
-			out = append(out, w)
-		}
-	}
+// loaded returns the negations and qualifiers s carries as words of their own (no_prune,
+// noPrune, "no prune"), and those glued to the start or end of another word (noprune,
+// pruneoff). At each end of a word the longest one counts (runasync ends in async, not
+// sync).
+func loaded(s string) (whole, glued []string) {
 	for _, w := range nameWords(s) {
 		if negations[w] || qualifiers[w] {
-			add(w)
+			whole = append(whole, w)
 			continue
 		}
-		if p := gluedEnd(w, true); p != "" {
-			add(p)
-		}
-		if sfx := gluedEnd(w, false); sfx != "" {
-			add(sfx)
+		for _, prefix := range []bool{true, false} {
+			if q := gluedEnd(w, prefix); q != "" {
+				glued = append(glued, q)
+			}
 		}
 	}
-	return out
+	return whole, glued
 }
 
 // gluedEnd returns the longest negation or qualifier that w starts with (or, when not

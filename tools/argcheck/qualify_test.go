@@ -116,6 +116,8 @@ func TestForgiveNeverReadsAQualifiedName(t *testing.T) {
 		{"min_tokens", "max_tokens", "min"},
 		{"minTokens", "max_tokens", "min"},
 		{"no_offset", "offset", "no"},
+		{"offset_off", "offset", "off"},
+		{"offsetOff", "offset", "off"},
 		{"embedding", "skip_embedding", "skip"},
 	}
 	for _, tt := range tests {
