@@ -44,7 +44,8 @@ func newIndexCmd(deps Deps, runF func(*indexOptions) error) *cobra.Command {
 HNSW on the chunks' embeddings with the cosine measure R2R searches with, built
 concurrently so ingestion and search go on meanwhile. Without it R2R compares every query
 with every chunk; "r2r-mcp doctor" and r2r_status say when R2R holds ` + fmt.Sprint(searchindex.Threshold) + ` chunks or
-more and has none. The index covers all of R2R's chunks, every user's.
+more and has none. The index covers all of R2R's chunks, every user's, so only an R2R
+superuser may build it.
 
 Nothing is created when a cosine vector index exists already. R2R builds the index inside
 the request: on tens of thousands of chunks it takes minutes (--timeout). R2R has no API for
@@ -72,6 +73,13 @@ func runIndexCreate(o *indexOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
+	me, err := client.Me(ctx)
+	if err != nil {
+		return fmt.Errorf("reading your R2R account: %w", err)
+	}
+	if !me.IsSuperuser {
+		return fmt.Errorf("%s is not an R2R superuser; %w", me.Email, searchindex.ErrNotSuperuser)
+	}
 	before, err := searchindex.Check(ctx, client)
 	if err != nil {
 		return fmt.Errorf("listing R2R's indexes: %w", err)

@@ -17,9 +17,13 @@ func (f *authFixture) indexCreate(args ...string) cmdResult {
 	}, strings.NewReader(""), append([]string{"create"}, args...)...)
 }
 
+// indexAdminEmail is the R2R superuser the index tests log in as.
+const indexAdminEmail = "root@example.com"
+
 func TestIndexCreate(t *testing.T) {
 	tests := []struct {
 		name      string
+		user      bool // log in as a user who is not a superuser
 		setup     func(f *authFixture)
 		wantPosts int    // POST /v3/indices requests
 		created   bool   // --json's created
@@ -34,12 +38,18 @@ func TestIndexCreate(t *testing.T) {
 			setup: func(f *authFixture) { f.srv.ForceStatus("POST /v3/indices", http.StatusForbidden, 1) }},
 		{name: "500 on the build: see R2R's log", wantPosts: 1, errLike: "R2R could not build the index",
 			setup: func(f *authFixture) { f.srv.ForceStatus("POST /v3/indices", http.StatusInternalServerError, 1) }},
+		// R2R lets any user build an index, and it covers every user's chunks.
+		{name: "not a superuser: nothing built", user: true, errLike: testEmail + " is not an R2R superuser"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newAuthFixture(t)
 			f.env["R2R_API_URL"] = f.srv.URL
 			f.env["R2R_EMAIL"], f.env["R2R_PASSWORD"] = testEmail, testPassword
+			if !tt.user {
+				f.srv.CreateUser(indexAdminEmail, testPassword, true)
+				f.env["R2R_EMAIL"] = indexAdminEmail
+			}
 			if tt.setup != nil {
 				tt.setup(f)
 			}

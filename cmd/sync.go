@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -68,6 +70,9 @@ One sync per project runs at a time, across processes. Exits 1 when anything fai
 			if opts.Concurrency < 1 || opts.Concurrency > 32 {
 				return fmt.Errorf("--concurrency must be between 1 and 32, not %d", opts.Concurrency)
 			}
+			if !slices.Contains(kbsync.IngestionModes, opts.Mode) {
+				return fmt.Errorf("--ingestion-mode must be one of %s, not %q", strings.Join(kbsync.IngestionModes, ", "), opts.Mode)
+			}
 			return nil
 		}, runF, runSync),
 	}
@@ -78,7 +83,7 @@ One sync per project runs at a time, across processes. Exits 1 when anything fai
 	f.BoolVar(&opts.JSON, "json", false, "print the summary as JSON")
 	f.BoolVar(&opts.Watch, "watch", false, "keep running and sync again whenever files change")
 	f.IntVar(&opts.Concurrency, "concurrency", 4, "files read and uploaded at once (1-32)")
-	f.StringVar(&opts.Mode, "ingestion-mode", "fast", "R2R ingestion mode: fast, hi-res or custom")
+	f.StringVar(&opts.Mode, "ingestion-mode", "fast", "R2R ingestion mode: "+strings.Join(kbsync.IngestionModes, ", "))
 	return c
 }
 

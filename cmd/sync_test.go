@@ -277,3 +277,43 @@ func TestSyncCommandWatchIgnoresIgnoredChanges(t *testing.T) {
 	stopLog()
 	stop()
 }
+
+// TestSyncCommandIngestionMode: a mode R2R refuses (with a 422 per file) is refused by the
+// flag's check, dry run or not, before R2R is asked anything; the modes offered sync.
+func TestSyncCommandIngestionMode(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		ok   bool
+	}{
+		{"slow", false},
+		{"Fast", false},
+		{"", false},
+		{"fast", true},
+		{"hi-res", true},
+		{"custom", true},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			f := newSyncFixture(t)
+			f.write("a.md", "alpha")
+			for _, dry := range []bool{true, false} {
+				args := []string{f.root, "--ingestion-mode", tc.mode}
+				if dry {
+					args = append(args, "--dry-run")
+				}
+				s, r := f.sync(args...)
+				if tc.ok {
+					if r.err != nil || len(s.Uploaded) != 1 {
+						t.Errorf("sync %v: %+v %v %s", args, s, r.err, r.stderr)
+					}
+					continue
+				}
+				if r.err == nil || !strings.Contains(r.err.Error(), "--ingestion-mode") || !strings.Contains(r.err.Error(), "hi-res") {
+					t.Errorf("sync %v: %v, want the flag refused", args, r.err)
+				}
+				if n := len(f.srv.Counts()); n != 0 {
+					t.Errorf("sync %v asked R2R: %v", args, f.srv.Counts())
+				}
+			}
+		})
+	}
+}

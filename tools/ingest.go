@@ -20,8 +20,6 @@ import (
 
 const maxPathChars = 4096
 
-var ingestionModes = []string{"hi-res", "fast", "custom"}
-
 // IngestOutput is the structured result of r2r_ingest_document.
 type IngestOutput struct {
 	DocumentID      string   `json:"document_id"`
@@ -111,7 +109,7 @@ func ingestDocumentDef() mcp.Tool {
 			mcp.Description("Collection ID (UUID) to add the document to; omit to use the current project's collection (created on first use)")),
 		mcp.WithObject("metadata",
 			mcp.Description("Custom metadata for the document (at most 16 KiB as JSON). r2r-mcp adds title (the relative path), source_path, content_sha256, source, project and ingested_by")),
-		mcp.WithString("ingestion_mode", mcp.Enum(ingestionModes...), mcp.DefaultString("fast"),
+		mcp.WithString("ingestion_mode", mcp.Enum(kbsync.IngestionModes...), mcp.DefaultString("fast"),
 			mcp.Description("Ingestion mode: hi-res (full processing, LLM summary), fast (quick, no summary), custom (R2R's configured settings)")),
 		mcp.WithBoolean("run_async", mcp.DefaultBool(true),
 			mcp.Description("Return right away and let R2R ingest in the background (recommended); false waits up to about 40 s for the result")),

@@ -243,6 +243,9 @@ func (d *Deps) syncErrorResult(ctx context.Context, s *scope, err error) *mcp.Ca
 		d.forgetOn404(ctx, s, err)
 		return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s))
 	}
+	if _, ok := errors.AsType[*kbsync.PartialCloneError](err); ok {
+		return configError("Not synced: " + Sanitize(err.Error()))
+	}
 	return internalError("Not synced: " + Sanitize(err.Error()))
 }
 

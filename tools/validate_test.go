@@ -132,3 +132,51 @@ func TestRegistrySchemasCompile(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistryArgumentsInEveryStyle: every argument of every real tool is read from its
+// name in camelCase, PascalCase, kebab-case, words and capitals (no word of a real name is
+// taken for one that changes the meaning), and never from its name with a negation added in
+// front or behind.
+func TestRegistryArgumentsInEveryStyle(t *testing.T) {
+	client, err := r2r.New(r2r.Options{BaseURL: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := Registry(&Deps{Config: testConfig(), Client: client, Projects: project.NewResolver(project.Options{WorkDir: t.TempDir(), CacheFile: "-"})})
+	defs := make([]mcp.Tool, len(reg))
+	for i, tl := range reg {
+		defs[i] = tl.Def
+	}
+	v := argcheck.New(defs, nil, slog.New(slog.DiscardHandler))
+	read := func(tool, name string) []argcheck.Mapping {
+		var req mcp.CallToolRequest
+		req.Params.Name, req.Params.Arguments = tool, map[string]any{name: "x"}
+		_, got := v.Forgive(req)
+		return got
+	}
+	for _, tl := range reg {
+		for arg := range tl.Def.InputSchema.Properties {
+			words := strings.Split(arg, "_")
+			camel := words[0]
+			for _, w := range words[1:] {
+				camel += strings.ToUpper(w[:1]) + w[1:]
+			}
+			forms := []string{camel, strings.ToUpper(camel[:1]) + camel[1:], strings.Join(words, "-"),
+				strings.Join(words, " "), strings.ToUpper(arg)}
+			for _, form := range forms {
+				if form == arg {
+					continue
+				}
+				if got := read(tl.Def.Name, form); len(got) != 1 || got[0].Argument != arg {
+					t.Errorf("%s: %q read as %v, want %s", tl.Def.Name, form, got, arg)
+				}
+			}
+			for _, neg := range []string{"no_" + arg, "not" + camel, "dont_" + arg, "skip-" + strings.Join(words, "-"),
+				"without " + strings.Join(words, " "), arg + "_disabled", camel + "Off", "keep_" + arg, "exclude_" + arg} {
+				if got := read(tl.Def.Name, neg); len(got) != 0 {
+					t.Errorf("%s: %q read as %v", tl.Def.Name, neg, got)
+				}
+			}
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
 func (s *suite) collections(t *testing.T) {
@@ -1123,7 +1124,22 @@ func (s *suite) ingestionOutcomes(t *testing.T) {
 			t.Errorf("document after the failure: %+v %v", d, err)
 		}
 	})
-	for _, mode := range []string{"hi-res", "fast", "custom"} {
+	// Every mode r2r-mcp offers is taken; any other spelling is a 422 with nothing stored
+	// (sync refuses such an --ingestion-mode up front).
+	for _, mode := range []string{"slow", "Fast", "hi_res"} {
+		t.Run("ingestion_mode_"+mode+"_is_422", func(t *testing.T) {
+			name := "conf-" + s.sfx + "-mode-" + mode + ".md"
+			_, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{FileName: name, IngestionMode: mode, File: []byte("# Mode\n\nHerons.\n")})
+			e := wantStatus(t, err, http.StatusUnprocessableEntity, nil)
+			if !strings.Contains(e.Message, "ingestion_mode") && !strings.Contains(e.Message, "'hi-res', 'ocr', 'fast' or 'custom'") {
+				t.Errorf("422 message %q names neither the field nor the modes", e.Message)
+			}
+			if _, err := s.admin.GetDocument(ctx, derived(name)); !errors.Is(err, r2r.ErrNotFound) {
+				t.Errorf("document after the 422: %v, want not found", err)
+			}
+		})
+	}
+	for _, mode := range kbsync.IngestionModes {
 		t.Run("ingestion_mode_"+mode, func(t *testing.T) {
 			name := "conf-" + s.sfx + "-mode-" + mode + ".md"
 			id := derived(name)

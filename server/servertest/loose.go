@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 )
 
@@ -46,6 +47,9 @@ func (r ToolResult) Loose() LooseOutcome {
 	return o
 }
 
+// hidden reports whether s holds a character cleantext drops (control, invisible, BiDi).
+func hidden(s string) bool { return strings.ContainsFunc(s, cleantext.Drops) }
+
 //go:embed testdata/loose-arguments.json
 var looseTable []byte
 
@@ -82,9 +86,21 @@ func LooseCases(file, collection string) []LooseCase {
 	return out
 }
 
-// Check fails t unless o is what c must answer.
+// Check fails t unless o is what c must answer. Whatever the answer, neither its text nor
+// what it says was read carries a control, invisible or BiDi character.
 func (c LooseCase) Check(t testing.TB, transport string, o LooseOutcome) {
 	t.Helper()
+	if hidden(o.Text) {
+		t.Errorf("%s %s: the text carries a hidden character: %q", transport, c.Name, o.Text)
+	}
+	for _, r := range o.Read {
+		m, _ := r.(map[string]any)
+		for k, v := range m {
+			if s, _ := v.(string); hidden(s) {
+				t.Errorf("%s %s: arguments read %s carries a hidden character: %q", transport, c.Name, k, s)
+			}
+		}
+	}
 	if c.Error != "" {
 		if !o.IsError || o.ErrorType != "invalid_params" || !strings.Contains(o.Text, c.Error) {
 			t.Errorf("%s %s: got error %v (%s) %q, want invalid_params with %q", transport, c.Name, o.IsError, o.ErrorType, o.Text, c.Error)

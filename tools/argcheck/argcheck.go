@@ -281,7 +281,7 @@ func (v *Validator) check(req mcp.CallToolRequest) []string {
 		}
 	}
 	if len(problems) == 0 {
-		problems = []string{cleantext.Runes(verr.LocalizedError(printer), 4*maxQuoted)}
+		problems = []string{escapeHidden(cleantext.Runes(verr.LocalizedError(printer), 4*maxQuoted))}
 	}
 	if more > 0 {
 		problems = append(problems, fmt.Sprintf("and %d more", more))
@@ -318,8 +318,8 @@ func (v *Validator) describe(tool string, e *jsonschema.ValidationError) string 
 			s := "unknown argument " + quote(p)
 			if arg != "" {
 				s = fmt.Sprintf("unknown field %s in %s", quote(p), subject)
-			} else if m := v.suggest(tool, p); m != "" {
-				s += " (did you mean " + m + "?)"
+			} else {
+				s += v.suggest(tool, p)
 			}
 			parts = append(parts, s)
 		}
@@ -342,7 +342,7 @@ func (v *Validator) describe(tool string, e *jsonschema.ValidationError) string 
 			want[i] = string(b)
 		}
 		got, _ := json.Marshal(k.Got)
-		return fmt.Sprintf("%s must be one of %s, got %s", subject, strings.Join(want, ", "), cleantext.Runes(string(got), maxQuoted))
+		return fmt.Sprintf("%s must be one of %s, got %s", subject, strings.Join(want, ", "), escapeHidden(cleantext.Runes(string(got), maxQuoted)))
 	case *kind.Minimum:
 		return fmt.Sprintf("%s must be at least %s, got %s", subject, ratString(k.Want), ratString(k.Got))
 	case *kind.Maximum:
@@ -354,24 +354,39 @@ func (v *Validator) describe(tool string, e *jsonschema.ValidationError) string 
 	case *kind.MaxItems:
 		return fmt.Sprintf("%s may have at most %d items, got %d", subject, k.Want, k.Got)
 	}
-	return subject + ": " + cleantext.Runes(e.ErrorKind.LocalizedString(printer), 4*maxQuoted)
+	return subject + ": " + escapeHidden(cleantext.Runes(e.ErrorKind.LocalizedString(printer), 4*maxQuoted))
 }
 
-// suggest words the known names an unknown argument name may stand for: all of them when
-// it is a near miss of more than one (which Forgive does not choose between), else the
-// closest; "" when none is close.
+// suggest words, in parentheses after an unknown argument name, the known names it may
+// stand for: all of them when it is a near miss of more than one (which Forgive does not
+// choose between), else the closest; or, when it differs from the known name by a word that
+// changes the meaning (no_prune), why it was not read as that name. "" when none is close.
 func (v *Validator) suggest(tool, name string) string {
 	t, ok := v.tools[tool]
 	if !ok {
 		return ""
 	}
-	if c := t.loose().nearMisses(name); len(c) > 1 {
-		return quoteAll(c[:len(c)-1]) + " or " + quote(c[len(c)-1])
+	ls := t.loose()
+	c, refused, word := ls.nearMisses(name)
+	if len(c) > 1 {
+		return " (did you mean " + quoteAll(c[:len(c)-1]) + " or " + quote(c[len(c)-1]) + "?)"
 	}
-	if m := closest(name, v.props(tool)); m != "" {
-		return quote(m)
+	if refused == "" {
+		if m := closest(name, v.props(tool)); m != "" {
+			if word = meaning(name, m); word == "" {
+				return " (did you mean " + quote(m) + "?)"
+			}
+			refused = m
+		}
 	}
-	return ""
+	if refused == "" {
+		return ""
+	}
+	s := " (not read as " + quote(refused) + ": the word " + quote(word) + " changes its meaning"
+	if slices.Contains(ls.props[refused].types, "boolean") {
+		s += "; send " + quote(refused) + ": true or false"
+	}
+	return s + ")"
 }
 
 // Bounds on what a rejection repeats of the caller's input: argument names and values are
@@ -381,9 +396,28 @@ const (
 	maxProblems = 10 // problems listed
 )
 
-// quote is strconv.Quote of at most maxQuoted characters of s.
+// quote is strconv.Quote of at most maxQuoted characters of s, with every character
+// cleantext drops escaped (strconv.Quote leaves a few printable ones as they are).
 func quote(s string) string {
-	return strconv.Quote(cleantext.Runes(s, maxQuoted))
+	return escapeHidden(strconv.Quote(cleantext.Runes(s, maxQuoted)))
+}
+
+// escapeHidden writes each character of s that cleantext drops as a Go escape (\u202e), so
+// an echoed value shows it instead of hiding or reordering the text around it.
+func escapeHidden(s string) string {
+	if !strings.ContainsFunc(s, cleantext.Drops) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if cleantext.Drops(r) {
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func quoteAll(names []string) string {

@@ -9,6 +9,8 @@ import (
 	"unicode"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 )
 
 // ValueAliases are the other words a model may use for an enum argument's values:
@@ -25,6 +27,14 @@ type Mapping struct {
 	To       string `json:"to,omitempty"`   // the value it became, for a value mapping
 	Kind     string `json:"kind"`           // "name", "value" or "decoded"
 	Note     string `json:"note,omitempty"` // for a decoded string: the type it became
+}
+
+// echo returns m as it may be shown: what the caller sent goes back to the model and into
+// the result's _meta, so Given loses the characters that hide or reorder text and is cut to
+// maxQuoted characters.
+func (m Mapping) echo() Mapping {
+	m.Given = cleantext.Runes(cleantext.Line(m.Given), maxQuoted)
+	return m
 }
 
 // String is the mapping as a model reads it.
@@ -149,7 +159,7 @@ func (v *Validator) Forgive(req mcp.CallToolRequest) (mcp.CallToolRequest, []Map
 		cp()
 		out[target] = out[from]
 		delete(out, from)
-		done = append(done, Mapping{Argument: target, Given: from, Kind: "name"})
+		done = append(done, Mapping{Argument: target, Given: from, Kind: "name"}.echo())
 	}
 	for _, name := range slices.Sorted(maps.Keys(out)) {
 		p, known := ls.props[name]
@@ -164,7 +174,7 @@ func (v *Validator) Forgive(req mcp.CallToolRequest) (mcp.CallToolRequest, []Map
 			if canon := enumValue(s, p.enum, aliases[name]); canon != "" && canon != s {
 				cp()
 				out[name] = canon
-				done = append(done, Mapping{Argument: name, Given: s, To: canon, Kind: "value"})
+				done = append(done, Mapping{Argument: name, Given: s, To: canon, Kind: "value"}.echo())
 			}
 			continue
 		}
@@ -275,9 +285,9 @@ func enumValue(s string, enum []string, aliases map[string]string) string {
 }
 
 // nearMiss returns the one known argument name got is a near miss of, or "" when there is
-// none or more than one (see nearMisses).
+// none or more than one (see nearMisses). Only a plain name is read as a near miss.
 func (ls looseSchema) nearMiss(got string) string {
-	if c := ls.nearMisses(got); len(c) == 1 {
+	if c, _, _ := ls.nearMisses(got); len(c) == 1 && plain(got) {
 		return c[0]
 	}
 	return ""
@@ -288,26 +298,33 @@ func (ls looseSchema) nearMiss(got string) string {
 // got is a near miss of: one edit away, or two for names of seven or more characters
 // (qeury → query), or a run of its words or the other way round (path → file_path, mode →
 // search_mode, search_query → query). Names shorter than three characters, or longer than
-// maxQuoted, stand for none.
-func (ls looseSchema) nearMisses(got string) []string {
+// maxQuoted, stand for none. When got differs from one of those names by a word that
+// changes the meaning (no_prune for prune, keep_document_id for document_id), it stands for
+// none: refused is that name and word the word.
+func (ls looseSchema) nearMisses(got string) (near []string, refused, word string) {
 	if len(got) > maxQuoted {
-		return nil
+		return nil, "", ""
 	}
 	g := snake(got)
 	if len(g) < 3 {
-		return nil
+		return nil, "", ""
 	}
 	if _, ok := ls.props[g]; ok {
-		return []string{g}
-	}
-	var near []string
-	for _, name := range ls.names {
-		switch d := editDistance(g, name); {
-		case d == 1 && len(g) >= 4, d == 2 && len(g) >= 7, wordRun(g, name), wordRun(name, g):
-			near = append(near, name)
+		near = []string{g}
+	} else {
+		for _, name := range ls.names {
+			switch d := editDistance(g, name); {
+			case d == 1 && len(g) >= 4, d == 2 && len(g) >= 7, wordRun(g, name), wordRun(name, g):
+				near = append(near, name)
+			}
 		}
 	}
-	return near
+	for _, name := range near {
+		if w := meaning(got, name); w != "" {
+			return nil, name, w
+		}
+	}
+	return near, "", ""
 }
 
 // wordRun reports whether the words of short (split at "_") are a run of the words of long.
@@ -324,22 +341,23 @@ func wordRun(short, long string) bool {
 	return false
 }
 
-// snake is name in lower snake case: filePath, FilePath, file-path and "file path" are all
-// file_path.
+// snake is name in lower snake case: filePath, FilePath, file-path, "file path" and
+// FILE_PATH are all file_path.
 func snake(name string) string {
 	var b strings.Builder
 	prev := rune(0)
 	for _, r := range name {
+		out := r
 		switch {
 		case r == '-' || r == ' ' || r == '.':
-			r = '_'
+			out = '_'
 		case unicode.IsUpper(r):
 			if unicode.IsLower(prev) || unicode.IsDigit(prev) {
 				b.WriteByte('_')
 			}
-			r = unicode.ToLower(r)
+			out = unicode.ToLower(r)
 		}
-		b.WriteRune(r)
+		b.WriteRune(out)
 		prev = r
 	}
 	return b.String()

@@ -152,7 +152,7 @@ func TestNearMisses(t *testing.T) {
 		strings.Repeat("q", 100): nil,
 	}
 	for got, want := range tests {
-		if c := ls.nearMisses(got); !reflect.DeepEqual(c, want) {
+		if c, _, _ := ls.nearMisses(got); !reflect.DeepEqual(c, want) {
 			t.Errorf("nearMisses(%q) = %q, want %q", got, c, want)
 		}
 	}

@@ -71,6 +71,9 @@ func gitLsFiles(ctx context.Context, dir string) ([]string, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
+		if ctx.Err() == nil && isPartialClone(ctx, dir) {
+			return nil, &PartialCloneError{Dir: dir}
+		}
 		return nil, fmt.Errorf("git ls-files in %s: %v: %s", dir, err, strings.TrimSpace(stderr.String()))
 	}
 	var files []string

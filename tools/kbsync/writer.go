@@ -70,11 +70,15 @@ type Outcome struct {
 	Resent bool
 }
 
+// IngestionModes are the ingestion modes r2r-mcp offers, spelled as R2R takes them (R2R
+// answers any other spelling with a 422; it also takes ocr, which needs an OCR provider).
+var IngestionModes = []string{"hi-res", "fast", "custom"}
+
 // Writer writes files as documents of one scope.
 type Writer struct {
 	API   API
 	Scope Scope
-	// Mode is R2R's ingestion mode; "" = fast.
+	// Mode is R2R's ingestion mode (one of IngestionModes); "" = fast.
 	Mode string
 	// Wait bounds how long Put waits for R2R to finish a new version (the context's
 	// deadline bounds it too); 0 = 2 minutes.

@@ -79,6 +79,11 @@ func Check(ctx context.Context, c *r2r.Client) (Verdict, error) {
 // ErrNotAllowed is returned (wrapped) when R2R refuses the index routes to this account.
 var ErrNotAllowed = errors.New("R2R refused its index routes to this account (403): ask an R2R superuser to run \"" + Command + "\"")
 
+// ErrNotSuperuser is returned (wrapped, after the account's email) when the account is not
+// a superuser: R2R lets any user build an index, yet the index covers every user's chunks.
+var ErrNotSuperuser = errors.New("the vector index covers every user's chunks in R2R, so r2r-mcp builds it only for a superuser: " +
+	"ask an R2R superuser to run \"" + Command + "\"")
+
 // Explain turns R2R's refusal of the index routes into ErrNotAllowed; other errors pass.
 func Explain(err error) error {
 	var re *r2r.Error
