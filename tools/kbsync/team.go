@@ -168,7 +168,11 @@ func (s *Syncer) behind(ctx context.Context, m *teamManifest) string {
 }
 
 // planTeam plans the team layer for the files of the ref under the synced directory.
-func (s *Syncer) planTeam(ctx context.Context, tree map[string]TreeEntry, m *teamManifest, prefix string) *TeamPlan {
+//
+// A team document counts as the ref's file only when its recorded object id is the ref's and
+// its content hash is that of the ref's content (hashOf): R2R lets any account write a
+// document under any id, so what another member wrote is checked, not trusted.
+func (s *Syncer) planTeam(ctx context.Context, tree map[string]TreeEntry, m *teamManifest, prefix string, hashOf func(TreeEntry) string) *TeamPlan {
 	t := s.Opts.Team
 	tp := &TeamPlan{Ref: t.Ref, Commit: t.Commit, Upload: []Item{}, Replace: []Item{}, Delete: []Deletion{},
 		Left: []Problem{}, Legacy: []Deletion{}}
@@ -183,7 +187,7 @@ func (s *Syncer) planTeam(ctx context.Context, tree map[string]TreeEntry, m *tea
 		var cur *TeamVersion
 		var others []TeamVersion
 		for i := range vs {
-			if vs[i].Blob == e.Blob && vs[i].Status != r2r.IngestionFailed && cur == nil {
+			if vs[i].Blob == e.Blob && vs[i].Status != r2r.IngestionFailed && cur == nil && vs[i].SHA == hashOf(e) {
 				cur = &vs[i]
 			} else {
 				others = append(others, vs[i])

@@ -66,7 +66,13 @@ func (s *Syncer) planTeamSync(ctx context.Context, files []string, skipped []Pro
 		}
 	}
 	slices.SortFunc(p.Refused, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
-	p.Team = s.planTeam(ctx, tree, tm, prefix)
+	known := map[string]string{} // blob -> content hash, of the listed files
+	for f, sha := range hashes {
+		if b := s.blobs[f]; b != "" {
+			known[b] = sha
+		}
+	}
+	p.Team = s.planTeam(ctx, tree, tm, prefix, s.contentHash(ctx, known))
 	return p, nil
 }
 
@@ -84,3 +90,24 @@ func (s *Syncer) refTree(ctx context.Context, commit, prefix string) (map[string
 	}
 	return tree, nil
 }
+
+// contentHash returns the SHA-256 of a blob of the ref's: known for the listed files the
+// work tree has as the ref does, read from git for the others ("" when it cannot be read:
+// the version is then taken as not verified).
+func (s *Syncer) contentHash(ctx context.Context, known map[string]string) func(TreeEntry) string {
+	return func(e TreeEntry) string {
+		if sha, ok := known[e.Blob]; ok {
+			return sha
+		}
+		data, err := ReadBlob(ctx, s.Opts.Root, e.Blob, e.Size, maxBlobBytes)
+		if err != nil {
+			return ""
+		}
+		sha := SHA256(data)
+		known[e.Blob] = sha
+		return sha
+	}
+}
+
+// maxBlobBytes bounds a blob read to check a team document's content (R2R's largest file).
+const maxBlobBytes = 200 << 20
