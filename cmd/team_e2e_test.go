@@ -1,7 +1,10 @@
 package cmd_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"net/http"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -28,15 +31,75 @@ var teamRepo = map[string]string{
 // teammate is one developer: their R2R account, their clone and their r2r-mcp environment.
 type teammate struct {
 	email, id string
+	password  string
 	clone     string
 	env       []string
 }
 
 type teamWorld struct {
 	t      *testing.T
-	srv    *r2rtest.Server
+	url    string
 	origin string
 	mates  map[string]*teammate
+}
+
+// teamBackend is the R2R a team flow runs on: its URL and a way to make a user (their id).
+type teamBackend struct {
+	url     string
+	newUser func(email, password string) (id, actual string)
+}
+
+// emulatorBackend is an emulated R2R with authentication on.
+func emulatorBackend(t *testing.T) teamBackend {
+	srv := r2rtest.NewServer(t, r2rtest.Options{RequireAuth: true})
+	return teamBackend{url: srv.URL, newUser: func(email, password string) (string, string) { return srv.CreateUser(email, password, false), email }}
+}
+
+// realBackend is the real R2R at R2R_CONFORMANCE_URL (make test-real), whose superuser
+// registers this run's users and deletes them with their documents when the test ends.
+func realBackend(t *testing.T) teamBackend {
+	url := os.Getenv("R2R_CONFORMANCE_URL")
+	if url == "" {
+		t.Skip("R2R_CONFORMANCE_URL is not set: make test-real runs this against the real R2R")
+	}
+	ctx := context.Background()
+	anon, err := r2r.New(r2r.Options{BaseURL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := anon.Login(ctx, os.Getenv("R2R_CONFORMANCE_EMAIL"), os.Getenv("R2R_CONFORMANCE_PASSWORD"))
+	if err != nil {
+		t.Fatalf("superuser login: %v", err)
+	}
+	bearer := "Bearer " + tp.AccessToken.Token
+	send := func(method, path string, body any) map[string]any {
+		t.Helper()
+		b, _ := json.Marshal(body)
+		req, _ := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(url, "/")+path, bytes.NewReader(b))
+		req.Header.Set("Authorization", bearer)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s %s: %d %v", method, path, resp.StatusCode, out)
+		}
+		return out
+	}
+	sfx := fmt.Sprintf("%x", time.Now().UnixNano())[8:]
+	return teamBackend{url: url, newUser: func(email, password string) (string, string) {
+		email = strings.Replace(email, "@", "-"+sfx+"@", 1)
+		res := send(http.MethodPost, "/v3/users", map[string]any{"email": email, "password": password, "is_verified": true})
+		id := res["results"].(map[string]any)["id"].(string)
+		t.Cleanup(func() {
+			send(http.MethodDelete, "/v3/users/"+id, map[string]any{"password": password, "delete_vector_data": true})
+		})
+		return id, email
+	}}
 }
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -63,12 +126,12 @@ func writeRepoFile(t *testing.T, root, rel, content string) {
 	}
 }
 
-func newTeamWorld(t *testing.T) *teamWorld {
+func newTeamWorld(t *testing.T, be teamBackend) *teamWorld {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	w := &teamWorld{t: t, srv: r2rtest.NewServer(t, r2rtest.Options{RequireAuth: true}), mates: map[string]*teammate{}}
+	w := &teamWorld{t: t, url: be.url, mates: map[string]*teammate{}}
 	base := t.TempDir()
 	seed := filepath.Join(base, "seed")
 	for rel, content := range teamRepo {
@@ -80,9 +143,9 @@ func newTeamWorld(t *testing.T) *teamWorld {
 	w.origin = filepath.Join(base, "origin.git")
 	git(t, base, "clone", "-q", "--bare", seed, w.origin)
 	for _, name := range []string{"ann", "bob", "cat"} {
-		m := &teammate{email: name + "@example.com"}
-		m.id = w.srv.CreateUser(m.email, "pw-"+name, false)
-		m.env = servertest.Env(t, w.srv.URL, "R2R_EMAIL="+m.email, "R2R_PASSWORD=pw-"+name)
+		m := &teammate{email: name + "@example.com", password: "Team-pw-" + name + "-1"}
+		m.id, m.email = be.newUser(m.email, m.password)
+		m.env = servertest.Env(t, w.url, "R2R_EMAIL="+m.email, "R2R_PASSWORD="+m.password)
 		w.mates[name] = m
 	}
 	return w
@@ -126,15 +189,15 @@ func (w *teamWorld) search(who, query string) []map[string]any {
 func (w *teamWorld) collectionDocs(who, id string) int {
 	w.t.Helper()
 	ctx := context.Background()
-	anon, err := r2r.New(r2r.Options{BaseURL: w.srv.URL})
+	anon, err := r2r.New(r2r.Options{BaseURL: w.url})
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	tp, err := anon.Login(ctx, w.mates[who].email, "pw-"+strings.TrimSuffix(w.mates[who].email, "@example.com"))
+	tp, err := anon.Login(ctx, w.mates[who].email, w.mates[who].password)
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	c, err := r2r.New(r2r.Options{BaseURL: w.srv.URL, Credentials: r2r.Bearer(tp.AccessToken.Token)})
+	c, err := r2r.New(r2r.Options{BaseURL: w.url, Credentials: r2r.Bearer(tp.AccessToken.Token)})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -171,7 +234,17 @@ func hitText(h map[string]any) string {
 // writes nothing of the team's version.
 func TestTeamFlow(t *testing.T) {
 	servertest.Build(t)
-	w := newTeamWorld(t)
+	teamFlow(t, emulatorBackend(t))
+}
+
+// TestTeamFlowReal is TestTeamFlow on the real R2R (make test-real).
+func TestTeamFlowReal(t *testing.T) {
+	servertest.Build(t)
+	teamFlow(t, realBackend(t))
+}
+
+func teamFlow(t *testing.T, be teamBackend) {
+	w := newTeamWorld(t, be)
 	w.clone("ann")
 	ann := w.mates["ann"]
 	teamID := strings.TrimSpace(w.run("ann", "team", "init").Stdout)
