@@ -16,6 +16,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/cmd/jsonc"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 	"github.com/r2r-mcp/r2r-mcp/tools/memory"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 	"github.com/r2r-mcp/r2r-mcp/tools/team"
@@ -88,7 +89,8 @@ collection until "r2r-mcp team cleanup" takes them out.`,
 		Short: "Take the documents of former members out of the team collection",
 		Long: `Take every document whose owner is no longer a member (removed from the team, or deleted
 from R2R) out of the team collection; only its owner may. R2R keeps the documents, owned by
-whoever wrote them, in no collection of the team's, so nobody's search finds them.
+whoever wrote them, in no collection of the team's, so nobody's search finds them. The
+team's version of a file stays whoever wrote it: every sync checks it against the team's ref.
 
 Memories of former members are team knowledge and stay unless --memories is given.`,
 		Args: cobra.NoArgs,
@@ -408,6 +410,9 @@ func departedDocuments(ctx context.Context, t *teamTarget, memories bool) ([]dep
 				continue
 			}
 			seen[d.ID] = true
+			if d.Metadata[kbsync.MetaLayer] == kbsync.LayerTeam {
+				continue // the team's version of a file, whoever wrote it; every sync checks it against the ref
+			}
 			_, isMemory := d.Metadata[memory.MetaKind]
 			if isMemory && !memories {
 				continue
