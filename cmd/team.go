@@ -398,33 +398,21 @@ func departedDocuments(ctx context.Context, t *teamTarget, memories bool) ([]dep
 		members[m.ID] = true
 	}
 	var out []departed
-	const pageSize = 1000
-	seen := map[string]bool{}
-	for off := 0; ; off += pageSize {
-		page, err := t.client.ListCollectionDocuments(ctx, t.team.CollectionID, r2r.ListParams{Offset: off, Limit: pageSize})
-		if err != nil {
-			return nil, fmt.Errorf("listing the team collection's documents: %w", err)
+	err := kbsync.EachDocument(ctx, t.client, t.team.CollectionID, func(d r2r.Document) {
+		if members[d.OwnerID] || d.Metadata[kbsync.MetaLayer] == kbsync.LayerTeam {
+			// A member's, or the team's version of a file whoever wrote it (every sync
+			// checks it against the team's ref).
+			return
 		}
-		for _, d := range page.Items {
-			if seen[d.ID] || members[d.OwnerID] {
-				continue
-			}
-			seen[d.ID] = true
-			if d.Metadata[kbsync.MetaLayer] == kbsync.LayerTeam {
-				continue // the team's version of a file, whoever wrote it; every sync checks it against the ref
-			}
-			_, isMemory := d.Metadata[memory.MetaKind]
-			if isMemory && !memories {
-				continue
-			}
-			title := ""
-			if d.Title != nil {
-				title = cleantext.Terminal(*d.Title)
-			}
-			out = append(out, departed{ID: d.ID, Title: title, Owner: d.OwnerID, Memory: isMemory})
+		_, isMemory := d.Metadata[memory.MetaKind]
+		if isMemory && !memories {
+			return
 		}
-		if len(page.Items) < pageSize || off+len(page.Items) >= page.Total {
-			return out, nil
+		title := ""
+		if d.Title != nil {
+			title = cleantext.Terminal(*d.Title)
 		}
-	}
+		out = append(out, departed{ID: d.ID, Title: title, Owner: d.OwnerID, Memory: isMemory})
+	})
+	return out, err
 }

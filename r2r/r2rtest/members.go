@@ -46,24 +46,33 @@ func (c *call) handleListCollectionUsers() {
 }
 
 func (c *call) handleAddCollectionUser() {
-	if !c.guard() {
-		return
-	}
-	id, ok := c.uuidParam("id")
+	id, userID, unlock, ok := c.manageMembers()
 	if !ok {
 		return
 	}
-	userID, ok := c.uuidParam("user_id")
-	if !ok {
-		return
-	}
-	e := c.e
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if c.authorizeCollectionLocked(id, actEdit) == nil {
-		return
-	}
+	defer unlock()
 	c.joinLocked(userID, id)
+}
+
+// manageMembers parses the collection and user of a member route and checks that the caller
+// may manage the collection's members, holding the emulator's lock (unlock releases it)
+// when ok; otherwise the answer is written.
+func (c *call) manageMembers() (id, userID string, unlock func(), ok bool) {
+	if !c.guard() {
+		return "", "", nil, false
+	}
+	if id, ok = c.uuidParam("id"); !ok {
+		return "", "", nil, false
+	}
+	if userID, ok = c.uuidParam("user_id"); !ok {
+		return "", "", nil, false
+	}
+	c.e.mu.Lock()
+	if c.authorizeCollectionLocked(id, actEdit) == nil {
+		c.e.mu.Unlock()
+		return "", "", nil, false
+	}
+	return id, userID, c.e.mu.Unlock, true
 }
 
 // joinLocked adds user userID to collection id, answering as R2R's service does.
@@ -83,24 +92,12 @@ func (c *call) joinLocked(userID, id string) {
 }
 
 func (c *call) handleRemoveCollectionUser() {
-	if !c.guard() {
-		return
-	}
-	id, ok := c.uuidParam("id")
+	id, userID, unlock, ok := c.manageMembers()
 	if !ok {
 		return
 	}
-	userID, ok := c.uuidParam("user_id")
-	if !ok {
-		return
-	}
-	e := c.e
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if c.authorizeCollectionLocked(id, actEdit) == nil {
-		return
-	}
-	u := e.st.users[userID]
+	defer unlock()
+	u := c.e.st.users[userID]
 	switch {
 	case u == nil:
 		c.fail(http.StatusNotFound, "User not found")

@@ -89,7 +89,7 @@ type teamManifest struct {
 // the project (whoever wrote them; the id proves path and content) and the caller's own.
 func loadTeamManifest(ctx context.Context, api API, s Scope) (*teamManifest, error) {
 	m := &teamManifest{team: map[string][]TeamVersion{}, legacy: map[string][]Version{}}
-	err := eachDocument(ctx, api, s.CollectionID, func(d r2r.Document) {
+	err := EachDocument(ctx, api, s.CollectionID, func(d r2r.Document) {
 		md := d.Metadata
 		str := func(k string) string { v, _ := md[k].(string); return v }
 		p, sha := str(MetaSourcePath), str(MetaContentSHA)
@@ -113,9 +113,9 @@ func loadTeamManifest(ctx context.Context, api API, s Scope) (*teamManifest, err
 	return m, err
 }
 
-// eachDocument calls fn for every document of a collection, failing rather than stopping
+// EachDocument calls fn for every document of a collection, failing rather than stopping
 // part way (nothing may be deleted on the strength of a partial listing).
-func eachDocument(ctx context.Context, api API, collectionID string, fn func(r2r.Document)) error {
+func EachDocument(ctx context.Context, api API, collectionID string, fn func(r2r.Document)) error {
 	seen := map[string]bool{}
 	for off := 0; ; off += manifestPage {
 		page, err := api.ListCollectionDocuments(ctx, collectionID, r2r.ListParams{Offset: off, Limit: manifestPage})
