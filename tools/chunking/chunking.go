@@ -152,33 +152,52 @@ func contextLine(file string, headings []string) string {
 }
 
 // cut splits text longer than n characters at line ends, and lines longer than n at spaces.
+// Every piece is found by walking its own characters once, so the cost is linear in the
+// text's length however long its lines are.
 func cut(text string, n int) []string {
 	var out []string
 	var cur strings.Builder
+	curN := 0
 	emit := func() {
 		if s := strings.TrimRight(cur.String(), "\n"); strings.TrimSpace(s) != "" {
 			out = append(out, s)
 		}
 		cur.Reset()
+		curN = 0
 	}
 	for _, line := range strings.SplitAfter(text, "\n") {
-		for utf8.RuneCountInString(line) > n {
+		lineN := utf8.RuneCountInString(line)
+		for lineN > n {
 			emit()
-			r := []rune(line)
-			end := n
-			if i := strings.LastIndexByte(string(r[:n]), ' '); i > 0 {
-				end = utf8.RuneCountInString(string(r[:n])[:i])
+			end := runeOffset(line, n)
+			if i := strings.LastIndexByte(line[:end], ' '); i > 0 {
+				end = i
 			}
-			out = append(out, strings.TrimSpace(string(r[:end])))
-			line = string(r[end:])
+			if piece := strings.TrimSpace(line[:end]); piece != "" {
+				out = append(out, piece)
+			}
+			lineN -= utf8.RuneCountInString(line[:end])
+			line = line[end:]
 		}
-		if utf8.RuneCountInString(cur.String())+utf8.RuneCountInString(line) > n {
+		if curN+lineN > n {
 			emit()
 		}
 		cur.WriteString(line)
+		curN += lineN
 	}
 	emit()
 	return out
+}
+
+// runeOffset is the byte offset of s's n-th character (len(s) when it has fewer).
+func runeOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
 }
 
 // The patterns are compiled on first use: every process that links this package would
