@@ -562,15 +562,15 @@ const maxChunks = maxChunkPages * scanPage
 //
 // A document r2r-mcp chunked itself (whole) is read in pages of scanPage and put in order
 // by the part numbers of its chunks: R2R 3.6.6 keeps no chunk_order for chunks it is given,
-// so its listing order (and where a page ends) is arbitrary; a chunk two pages both
-// returned is kept once.
+// so its listing order (and where a page ends) is arbitrary. A chunk two pages both returned
+// is kept once, known by its id: two chunks may share a part number.
 func (d *Deps) readChunks(ctx context.Context, id string, need int, whole bool) (text string, chunkCount int, exact, truncated bool, err error) {
 	var all []r2r.Chunk
 	limit := min(max(need/256+16, 50), scanPage)
 	if whole {
 		need, limit = math.MaxInt, scanPage
 	}
-	seen := map[int]bool{}
+	seen := map[string]bool{}
 	assemble := func() string {
 		sortChunks(all)
 		return Sanitize(reassemble(all))
@@ -582,11 +582,11 @@ func (d *Deps) readChunks(ctx context.Context, id string, need int, whole bool) 
 		}
 		read += len(p.Items)
 		for _, c := range p.Items {
-			if part := chunkOrder(c); whole && part > 0 {
-				if seen[part] {
+			if c.ID != "" {
+				if seen[c.ID] {
 					continue
 				}
-				seen[part] = true
+				seen[c.ID] = true
 			}
 			all = append(all, c)
 		}
