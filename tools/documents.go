@@ -625,7 +625,7 @@ func sortChunks(chunks []r2r.Chunk) {
 // chunkOrder is a chunk's place in its document: R2R's chunk_order, or the part number of a
 // chunk r2r-mcp made.
 func chunkOrder(c r2r.Chunk) int {
-	switch v := c.Metadata["chunk_order"].(type) {
+	switch v := c.Metadata[kbsync.MetaChunkOrder].(type) {
 	case float64:
 		return int(v)
 	case int:

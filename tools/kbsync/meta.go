@@ -3,6 +3,9 @@ package kbsync
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/google/uuid"
 )
@@ -28,6 +31,38 @@ const (
 	// chunking's version.
 	MetaChunking = "chunking"
 )
+
+// Metadata keys R2R writes itself that r2r-mcp reads.
+const (
+	// MetaChunkOrder is R2R's key for a chunk's place in its document, in the chunk's
+	// metadata, to which R2R copies the document's.
+	MetaChunkOrder = "chunk_order"
+	// MetaFailure is R2R's reason a document's ingestion failed.
+	MetaFailure = "failure"
+	// MetaCollectionIDs is where R2R at HEAD takes a document's collections from.
+	MetaCollectionIDs = "collection_ids"
+)
+
+// MemoryPrefix starts every metadata key of a team memory (tools/memory); a file's document
+// never carries one, so it is never taken for a memory.
+const MemoryPrefix = "r2r_mcp_"
+
+// reserved are the metadata keys r2r-mcp or R2R set and r2r-mcp reads back: a caller's
+// metadata setting one would change how r2r-mcp reads the document (whose file it is, how
+// its chunks are ordered and cut, whether it failed).
+var reserved = []string{MetaSourcePath, MetaContentSHA, MetaSource, MetaProject, MetaIngestedBy,
+	MetaSourceRoot, MetaChunking, MetaChunkOrder, MetaFailure, MetaCollectionIDs}
+
+// ReservedKey is why a caller may not set metadata key k, "" when it may.
+func ReservedKey(k string) string {
+	switch {
+	case slices.Contains(reserved, k):
+		return fmt.Sprintf("must not set %q: r2r-mcp and R2R set %s themselves and read them back", k, strings.Join(reserved, ", "))
+	case strings.HasPrefix(k, MemoryPrefix):
+		return fmt.Sprintf("must not set %q: keys starting with %s mark team memories (r2r_remember)", k, MemoryPrefix)
+	}
+	return ""
+}
 
 // SourceValue is the value of MetaSource (and MetaIngestedBy).
 const SourceValue = "r2r-mcp"

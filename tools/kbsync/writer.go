@@ -408,7 +408,7 @@ func failure(doc *r2r.Document) string {
 	if doc.IngestionStatus != r2r.IngestionFailed {
 		return ""
 	}
-	if f, ok := doc.Metadata["failure"]; ok && f != nil {
+	if f, ok := doc.Metadata[MetaFailure]; ok && f != nil {
 		return fmt.Sprint(f)
 	}
 	return "R2R gave no reason"
