@@ -19,7 +19,7 @@ const separators = "\u2028\u2029"
 // and U+2029 reaches the model without them, in the text and in the structured content, from
 // r2r_get_document, r2r_list_documents and r2r_search (fresh and from the cache).
 func TestNoLineSeparatorsReachTheModel(t *testing.T) {
-	e := newEnv(t)
+	e := newEnv(t, withCache(t))
 	var ing IngestOutput
 	structured(t, e.ok("r2r_ingest_document", map[string]any{"file_path": e.write("docs/seed.md", "# Seed\n\nSeed text.\n"), "run_async": false}), &ing)
 	body := "The walrus ledger\u2028settles payouts nightly.\u2029The heron queue drains the walrus backlog."
@@ -52,5 +52,10 @@ func TestNoLineSeparatorsReachTheModel(t *testing.T) {
 	check("r2r_list_documents", e.ok("r2r_list_documents", map[string]any{}))
 	search := map[string]any{"query": "walrus ledger payouts"}
 	check("r2r_search", e.ok("r2r_search", search))
-	check("r2r_search (cached)", e.ok("r2r_search", search))
+	cached := e.ok("r2r_search", search)
+	var so SearchOutput
+	if structured(t, cached, &so); !so.Cached {
+		t.Errorf("the second search was not served from the cache")
+	}
+	check("r2r_search (cached)", cached)
 }
