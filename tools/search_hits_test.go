@@ -110,3 +110,21 @@ func TestGetDocumentKeepsChunksOfOnePart(t *testing.T) {
 		}
 	}
 }
+
+// TestSectionOfFileNamedWithSeparator: a file whose name holds the heading path's
+// separator " › " gives its hits the section of its headings, not a part of its name.
+func TestSectionOfFileNamedWithSeparator(t *testing.T) {
+	filler := strings.Repeat("Background that is not about the question at all. ", 12)
+	for _, file := range []string{"docs/plain.md", "docs/notes › 2024.md", "docs/a › b › c.md", "docs/ › lead.md", "docs/tail ›.md"} {
+		t.Run(file, func(t *testing.T) {
+			e := newEnv(t)
+			e.write(file, "# Guide\n\n"+filler+"\n\n## Install\n\nRun apt install zebra-tools to set up the zebra service.\n")
+			e.ok("r2r_ingest_document", map[string]any{"file_path": file, "run_async": false})
+			var so SearchOutput
+			structured(t, e.ok("r2r_search", map[string]any{"query": "install the zebra service"}), &so)
+			if so.Count != 1 || so.Results[0].Section != "Guide › Install" {
+				t.Fatalf("search = %+v", so.Results)
+			}
+		})
+	}
+}

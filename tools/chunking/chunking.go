@@ -81,10 +81,13 @@ func Split(file, text string) []string {
 	return pack(file, blocks)
 }
 
-// Context splits a chunk made by Split into its heading path (without the file), its part
-// number (1 for the file's first chunk) and its body; a chunk without a context line has an
-// empty path and part 0.
-func Context(chunk string) (section string, part int, body string) {
+// Context splits a chunk made by Split for file into its heading path (without the file),
+// its part number (1 for the file's first chunk) and its body; a chunk without a context
+// line has an empty path and part 0. The file is what Split was given: its name may hold
+// the separator of the heading path, so the path is what follows the file's name, and
+// nothing when the context line was cut inside the name. With file "" (not known) the
+// path is what follows the first separator.
+func Context(chunk, file string) (section string, part int, body string) {
 	if !strings.HasPrefix(chunk, Marker) {
 		return "", 0, chunk
 	}
@@ -94,8 +97,15 @@ func Context(chunk string) (section string, part int, body string) {
 			line, part = line[:i], n
 		}
 	}
-	_, section, _ = strings.Cut(line[len(Marker):], sep)
-	return section, part, body
+	if file == "" {
+		_, section, _ = strings.Cut(line[len(Marker):], sep)
+		return section, part, body
+	}
+	rest, ok := strings.CutPrefix(line, contextLine(file, nil))
+	if !ok {
+		return "", part, body
+	}
+	return strings.TrimPrefix(rest, sep), part, body
 }
 
 // pack joins consecutive blocks into chunks of about Target characters. A chunk ends before

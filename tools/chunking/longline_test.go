@@ -47,7 +47,7 @@ func TestLongLineLinear(t *testing.T) {
 				if n := utf8.RuneCountInString(c); n > Target {
 					t.Fatalf("chunk of %d characters", n)
 				}
-				_, _, body := Context(c)
+				_, _, body := Context(c, tc.file)
 				bodies = append(bodies, body)
 			}
 			if got, want := nonSpace(strings.Join(bodies, " ")), nonSpace(tc.text); got != want {
