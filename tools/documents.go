@@ -72,7 +72,7 @@ func listDocumentsDef() mcp.Tool {
 			"extraction_status": strProp("knowledge-graph extraction status"),
 			"document_type":     strProp("file type R2R detected (md, pdf, …)"),
 			"created_at":        strProp("creation time, RFC 3339"),
-			"size_bytes":        intProp("size in bytes (0 when R2R does not know)"),
+			"size_bytes":        intProp("the file's size in bytes for a file r2r-mcp ingested (as r2r_ingest_document reports it), else R2R's size; 0 when unknown"),
 		}, "document_id", "title", "ingestion_status", "created_at", "size_bytes")),
 		"total":           intProp("number of documents matching status_filter in the collection"),
 		"offset":          intProp("offset of this page"),
@@ -303,9 +303,7 @@ func summarize(doc r2r.Document) DocumentSummary {
 		DocumentType:     clipJSON(doc.DocumentType, maxEnumBytes),
 		CreatedAt:        formatTime(doc.CreatedAt.Time),
 	}
-	if doc.SizeInBytes != nil {
-		s.SizeBytes = *doc.SizeInBytes
-	}
+	s.SizeBytes = max(kbsync.Size(doc), 0)
 	return s
 }
 
@@ -418,7 +416,7 @@ func getDocumentTool(d *Deps) Tool {
 		"document_type":      strProp("file type R2R detected"),
 		"ingestion_status":   strProp("R2R ingestion status"),
 		"extraction_status":  strProp("knowledge-graph extraction status"),
-		"size_bytes":         intProp("size in bytes (0 when unknown)"),
+		"size_bytes":         intProp("the file's size in bytes for a file r2r-mcp ingested (as r2r_ingest_document reports it), else R2R's size; 0 when unknown"),
 		"created_at":         strProp("creation time, RFC 3339"),
 		"updated_at":         strProp("last update, RFC 3339"),
 		"collection_ids":     arrayProp("collections the document belongs to", strProp("collection id")),
@@ -513,9 +511,7 @@ func (d *Deps) loadDocument(ctx context.Context, id string, offset, maxChars int
 	if o.Metadata == nil {
 		o.Metadata = map[string]any{}
 	}
-	if doc.SizeInBytes != nil {
-		o.SizeBytes = *doc.SizeInBytes
-	}
+	o.SizeBytes = max(kbsync.Size(*doc), 0)
 	if doc.Summary != nil {
 		o.Summary = clipJSON(Sanitize(*doc.Summary), maxSummaryBytes)
 	}

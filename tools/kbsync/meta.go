@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
 // Metadata keys every document r2r-mcp writes carries.
@@ -30,6 +32,10 @@ const (
 	// MetaChunking is set on documents r2r-mcp sent as its own chunks (chunking.For): the
 	// chunking's version.
 	MetaChunking = "chunking"
+	// MetaSize is the size of the file in bytes: R2R's size_in_bytes of the same document
+	// counts what was sent (chunks with their context lines, text in characters), so this
+	// is the one size r2r-mcp reports for a file's document (Size).
+	MetaSize = "source_size_bytes"
 )
 
 // Metadata keys R2R writes itself that r2r-mcp reads.
@@ -51,7 +57,7 @@ const MemoryPrefix = "r2r_mcp_"
 // metadata setting one would change how r2r-mcp reads the document (whose file it is, how
 // its chunks are ordered and cut, whether it failed).
 var reserved = []string{MetaSourcePath, MetaContentSHA, MetaSource, MetaProject, MetaIngestedBy,
-	MetaSourceRoot, MetaChunking, MetaChunkOrder, MetaFailure, MetaCollectionIDs}
+	MetaSourceRoot, MetaChunking, MetaSize, MetaChunkOrder, MetaFailure, MetaCollectionIDs}
 
 // ReservedKey is why a caller may not set metadata key k, "" when it may.
 func ReservedKey(k string) string {
@@ -85,6 +91,18 @@ func VersionID(collectionID, userID, idPath, sha string) string {
 // per path, no content_sha256).
 func legacyID(collectionID, userID, idPath string) string {
 	return uuid.NewSHA1(DocumentNamespace, []byte(collectionID+"/"+userID+"/"+idPath)).String()
+}
+
+// Size is the size r2r-mcp reports for a document: its file's bytes (MetaSize) for one
+// r2r-mcp wrote, else R2R's size_in_bytes; -1 when neither is known.
+func Size(doc r2r.Document) int64 {
+	if n, ok := doc.Metadata[MetaSize].(float64); ok && n >= 0 && n == float64(int64(n)) {
+		return int64(n)
+	}
+	if doc.SizeInBytes != nil {
+		return *doc.SizeInBytes
+	}
+	return -1
 }
 
 // SHA256 is the hex SHA-256 of data.

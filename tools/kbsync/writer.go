@@ -233,6 +233,7 @@ func (w *Writer) create(ctx context.Context, f File, id, sha string) (*r2r.Inges
 	}
 	md[MetaSourcePath] = f.Path
 	md[MetaContentSHA] = sha
+	md[MetaSize] = len(f.Data)
 	md[MetaSource] = SourceValue
 	md[MetaIngestedBy] = SourceValue
 	md[MetaProject] = w.Scope.Project
