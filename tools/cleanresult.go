@@ -75,13 +75,16 @@ func cleanResult(res *mcp.CallToolResult) {
 // line and paragraph separators (\u2028, \u2029). A false alarm (an escaped backslash
 // before b or f) only costs the slower, exact check.
 func dirtyJSON(b []byte) bool {
-	for _, esc := range []string{`\u000`, `\u001`, `\b`, `\f`, `\u2028`, `\u2029`} {
-		if bytes.Contains(b, []byte(esc)) {
+	for _, esc := range dirtyEscapes {
+		if bytes.Contains(b, esc) {
 			return true
 		}
 	}
 	return !utf8.Valid(b) || bytes.IndexFunc(b, cleantext.Changes) >= 0
 }
+
+// dirtyEscapes are the escapes dirtyJSON looks for.
+var dirtyEscapes = [][]byte{[]byte(`\u000`), []byte(`\u001`), []byte(`\b`), []byte(`\f`), []byte(`\u2028`), []byte(`\u2029`)}
 
 // resourceReads is the rate limiter's name for resource reads (not a tool).
 const resourceReads = "resources/read"
