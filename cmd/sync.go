@@ -38,6 +38,8 @@ type syncOptions struct {
 	StateDir string
 	// Debounce is how long --watch waits for changes to settle; 0 = 500 ms.
 	Debounce time.Duration
+	// Wait bounds the wait for R2R to ingest each file; 0 = 2 minutes.
+	Wait time.Duration
 }
 
 func newSyncCmd(deps Deps, runF func(*syncOptions) error) *cobra.Command {
@@ -166,7 +168,7 @@ func resolveSync(ctx context.Context, o *syncOptions) (*syncTarget, error) {
 		scope = ts.private
 	}
 	syncer, stateDir, key, err := upload.NewSyncer(upload.SyncConfig{API: client, Root: root, Dir: dir, Prune: o.Prune,
-		Concurrency: o.Concurrency, Mode: o.Mode, StateDir: o.StateDir, Scope: scope})
+		Concurrency: o.Concurrency, Mode: o.Mode, StateDir: o.StateDir, Wait: o.Wait, Scope: scope})
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +262,7 @@ func syncOnce(ctx context.Context, o *syncOptions, t *syncTarget) error {
 	if err := printSummary(o.Deps.IO.Out, o.JSON, t, sum); err != nil {
 		return err
 	}
-	if !sum.OK() {
+	if !sum.OK() || len(sum.Pending) > 0 {
 		return SilentError
 	}
 	return nil
@@ -311,7 +313,11 @@ func printSummary(w io.Writer, asJSON bool, t *syncTarget, s *kbsync.Summary) er
 		}
 	}
 	if len(s.Pending) > 0 {
-		fmt.Fprintf(w, "%d file(s) were still being ingested by R2R; their older versions are kept until the next sync.\n", len(s.Pending))
+		fmt.Fprintf(w, "R2R was still ingesting %d file(s) when the sync ended; their older versions are kept. Sync again to finish them"+
+			" (an ingestion R2R has not finished within %d min is reported as stuck, with the way out):\n", len(s.Pending), int(kbsync.SlowAfter.Minutes()))
+		for _, p := range s.Pending {
+			fmt.Fprintf(w, "  PENDING %s\n", cleantext.Terminal(p))
+		}
 	}
 	if s.Stale > 0 {
 		fmt.Fprintf(w, "%d document(s) of files no longer in the project are kept", s.Stale)

@@ -317,3 +317,51 @@ func TestSyncCommandIngestionMode(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncAfterR2RRestart: R2R restarted while a sync's files were being ingested (nothing
+// finishes those ingestions). A sync that ends with files R2R is still ingesting exits 1 and
+// names them; the next sync sees the ingestions began before R2R's start, sends the files
+// again at once and exits 0 with none pending.
+func TestSyncAfterR2RRestart(t *testing.T) {
+	f := newSyncFixture(t)
+	f.srv.Configure(func(o *r2rtest.Options) { o.IngestDelay = time.Hour })
+	files := []string{"docs/a.md", "docs/b.md", "docs/c.md"}
+	for i, p := range files {
+		f.write(p, fmt.Sprintf("# Note %d\n\nWalrus fact number %d.", i, i))
+	}
+	syncWith := func(wait time.Duration) cmdResult {
+		var out, errOut bytes.Buffer
+		deps := Deps{IO: IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Build: BuildInfo{Version: "test"},
+			Getenv: func(string) string { return "" }}
+		c := newSyncCmd(deps, func(o *syncOptions) error {
+			o.Env, o.StateDir, o.Wait = authEnv{ConfigDir: f.config}, f.stateDir, wait
+			return runSync(o)
+		})
+		c.SilenceUsage, c.SilenceErrors = true, true
+		c.SetArgs([]string{"--url", f.srv.URL, f.root})
+		c.SetOut(&out)
+		c.SetErr(&errOut)
+		err := c.ExecuteContext(context.Background())
+		return cmdResult{out.String(), errOut.String(), err}
+	}
+	r := syncWith(time.Millisecond)
+	if !errors.Is(r.err, SilentError) {
+		t.Fatalf("a sync ending with files pending: %v, want exit 1\n%s", r.err, r.stdout)
+	}
+	for _, p := range files {
+		if !strings.Contains(r.stdout, "PENDING "+p+"\n") {
+			t.Errorf("the pending file %s is not named:\n%s", p, r.stdout)
+		}
+	}
+
+	f.srv.Restart()
+	f.srv.Configure(func(o *r2rtest.Options) { o.IngestDelay = 0 })
+	f.srv.ResetCounts()
+	r = syncWith(50 * time.Millisecond)
+	if r.err != nil || strings.Contains(r.stdout, "PENDING") || !strings.Contains(r.stdout, "3 uploaded") {
+		t.Fatalf("the sync after the restart: %v\n%s", r.err, r.stdout)
+	}
+	if n := f.srv.Count("DELETE /v3/documents/{id}"); n != len(files) {
+		t.Fatalf("%d dead documents deleted, want %d", n, len(files))
+	}
+}

@@ -3,9 +3,9 @@ package cmd_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -70,16 +70,21 @@ func cleanResult(res *mcp.CallToolResult) {
 }
 
 // dirtyJSON reports whether JSON text from encoding/json may hold a string that Sanitize
-// changes: a character it drops, or a control character, which the encoder writes as \b,
-// \f or \u0000–\u001f (tab, newline and carriage return are kept). A false alarm (an
-// escaped backslash before b or f) only costs the slower, exact check.
+// changes: a character it drops or replaces, or one the encoder escapes — a control
+// character (\b, \f or \u0000–\u001f; tab, newline and carriage return are kept) or the
+// line and paragraph separators (\u2028, \u2029). A false alarm (an escaped backslash
+// before b or f) only costs the slower, exact check.
 func dirtyJSON(b []byte) bool {
-	if bytes.Contains(b, []byte(`\u000`)) || bytes.Contains(b, []byte(`\u001`)) ||
-		bytes.Contains(b, []byte(`\b`)) || bytes.Contains(b, []byte(`\f`)) {
-		return true
+	for _, esc := range dirtyEscapes {
+		if bytes.Contains(b, esc) {
+			return true
+		}
 	}
-	return !utf8.Valid(b) || bytes.IndexFunc(b, cleantext.Drops) >= 0
+	return !utf8.Valid(b) || bytes.IndexFunc(b, cleantext.Changes) >= 0
 }
+
+// dirtyEscapes are the escapes dirtyJSON looks for.
+var dirtyEscapes = [][]byte{[]byte(`\u000`), []byte(`\u001`), []byte(`\b`), []byte(`\f`), []byte(`\u2028`), []byte(`\u2029`)}
 
 // resourceReads is the rate limiter's name for resource reads (not a tool).
 const resourceReads = "resources/read"

@@ -72,6 +72,7 @@ func TestDirtyJSON(t *testing.T) {
 		{map[string]any{"a": "bidi\u202e"}, true},
 		{map[string]any{"a": "c1\u0085"}, true},
 		{map[string]any{"zero\u200bwidth": 1}, true},
+		{map[string]any{"a": "line\u2028paragraph\u2029"}, true},
 	}
 	for _, tt := range tests {
 		b, _ := json.Marshal(tt.v)
@@ -85,7 +86,7 @@ func TestDirtyJSON(t *testing.T) {
 // cleaning changed nothing, and as the cleaned JSON otherwise; either way a client reads
 // the bytes finish encoded, and cleanResult leaves both alone.
 func TestHitServedAsEncoded(t *testing.T) {
-	hits := []SearchHit{{Rank: 1, Relevance: 1, Title: "a <b> & c.md", DocumentID: "d1", Text: "x \u2028 y"}}
+	hits := []SearchHit{{Rank: 1, Relevance: 1, Title: "a <b> & c.md", DocumentID: "d1", Text: "x ünïcödé \"q\" y"}}
 	tests := []struct {
 		name      string
 		out       sizer

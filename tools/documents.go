@@ -72,7 +72,7 @@ func listDocumentsDef() mcp.Tool {
 			"extraction_status": strProp("knowledge-graph extraction status"),
 			"document_type":     strProp("file type R2R detected (md, pdf, …)"),
 			"created_at":        strProp("creation time, RFC 3339"),
-			"size_bytes":        intProp("size in bytes (0 when R2R does not know)"),
+			"size_bytes":        intProp("the file's size in bytes for a file r2r-mcp ingested (as r2r_ingest_document reports it), else R2R's size; 0 when unknown"),
 		}, "document_id", "title", "ingestion_status", "created_at", "size_bytes")),
 		"total":           intProp("number of documents matching status_filter in the collection"),
 		"offset":          intProp("offset of this page"),
@@ -303,9 +303,7 @@ func summarize(doc r2r.Document) DocumentSummary {
 		DocumentType:     clipJSON(doc.DocumentType, maxEnumBytes),
 		CreatedAt:        formatTime(doc.CreatedAt.Time),
 	}
-	if doc.SizeInBytes != nil {
-		s.SizeBytes = *doc.SizeInBytes
-	}
+	s.SizeBytes = max(kbsync.Size(doc), 0)
 	return s
 }
 
@@ -418,7 +416,7 @@ func getDocumentTool(d *Deps) Tool {
 		"document_type":      strProp("file type R2R detected"),
 		"ingestion_status":   strProp("R2R ingestion status"),
 		"extraction_status":  strProp("knowledge-graph extraction status"),
-		"size_bytes":         intProp("size in bytes (0 when unknown)"),
+		"size_bytes":         intProp("the file's size in bytes for a file r2r-mcp ingested (as r2r_ingest_document reports it), else R2R's size; 0 when unknown"),
 		"created_at":         strProp("creation time, RFC 3339"),
 		"updated_at":         strProp("last update, RFC 3339"),
 		"collection_ids":     arrayProp("collections the document belongs to", strProp("collection id")),
@@ -513,9 +511,7 @@ func (d *Deps) loadDocument(ctx context.Context, id string, offset, maxChars int
 	if o.Metadata == nil {
 		o.Metadata = map[string]any{}
 	}
-	if doc.SizeInBytes != nil {
-		o.SizeBytes = *doc.SizeInBytes
-	}
+	o.SizeBytes = max(kbsync.Size(*doc), 0)
 	if doc.Summary != nil {
 		o.Summary = clipJSON(Sanitize(*doc.Summary), maxSummaryBytes)
 	}
@@ -562,15 +558,15 @@ const maxChunks = maxChunkPages * scanPage
 //
 // A document r2r-mcp chunked itself (whole) is read in pages of scanPage and put in order
 // by the part numbers of its chunks: R2R 3.6.6 keeps no chunk_order for chunks it is given,
-// so its listing order (and where a page ends) is arbitrary; a chunk two pages both
-// returned is kept once.
+// so its listing order (and where a page ends) is arbitrary. A chunk two pages both returned
+// is kept once, known by its id: two chunks may share a part number.
 func (d *Deps) readChunks(ctx context.Context, id string, need int, whole bool) (text string, chunkCount int, exact, truncated bool, err error) {
 	var all []r2r.Chunk
 	limit := min(max(need/256+16, 50), scanPage)
 	if whole {
 		need, limit = math.MaxInt, scanPage
 	}
-	seen := map[int]bool{}
+	seen := map[string]bool{}
 	assemble := func() string {
 		sortChunks(all)
 		return Sanitize(reassemble(all))
@@ -582,11 +578,11 @@ func (d *Deps) readChunks(ctx context.Context, id string, need int, whole bool) 
 		}
 		read += len(p.Items)
 		for _, c := range p.Items {
-			if part := chunkOrder(c); whole && part > 0 {
-				if seen[part] {
+			if c.ID != "" {
+				if seen[c.ID] {
 					continue
 				}
-				seen[part] = true
+				seen[c.ID] = true
 			}
 			all = append(all, c)
 		}
@@ -625,7 +621,7 @@ func sortChunks(chunks []r2r.Chunk) {
 // chunkOrder is a chunk's place in its document: R2R's chunk_order, or the part number of a
 // chunk r2r-mcp made.
 func chunkOrder(c r2r.Chunk) int {
-	switch v := c.Metadata["chunk_order"].(type) {
+	switch v := c.Metadata[kbsync.MetaChunkOrder].(type) {
 	case float64:
 		return int(v)
 	case int:

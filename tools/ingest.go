@@ -108,7 +108,7 @@ func ingestDocumentDef() mcp.Tool {
 		mcp.WithString("collection_id", mcp.MaxLength(36),
 			mcp.Description("Collection ID (UUID) to add the document to; omit to use the current project's collection (created on first use)")),
 		mcp.WithObject("metadata",
-			mcp.Description("Custom metadata for the document (at most 16 KiB as JSON). r2r-mcp adds title (the relative path), source_path, content_sha256, source, project and ingested_by")),
+			mcp.Description("Custom metadata for the document (at most 16 KiB as JSON). r2r-mcp adds title (the relative path), source_path, content_sha256, source, project and ingested_by; keys r2r-mcp or R2R set and read back are refused (the error lists them)")),
 		mcp.WithString("ingestion_mode", mcp.Enum(kbsync.IngestionModes...), mcp.DefaultString("fast"),
 			mcp.Description("Ingestion mode: hi-res (full processing, LLM summary), fast (quick, no summary), custom (R2R's configured settings)")),
 		mcp.WithBoolean("run_async", mcp.DefaultBool(true),
@@ -309,7 +309,7 @@ func failureReason(doc *r2r.Document) string {
 	if doc == nil || doc.IngestionStatus != r2r.IngestionFailed {
 		return ""
 	}
-	if f, ok := doc.Metadata["failure"]; ok && f != nil {
+	if f, ok := doc.Metadata[kbsync.MetaFailure]; ok && f != nil {
 		return clipJSON(Sanitize(fmt.Sprint(f)), maxMetaValueBytes)
 	}
 	return "R2R gave no reason"

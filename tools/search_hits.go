@@ -67,11 +67,14 @@ func madeHere(md map[string]any) bool {
 
 // chunkContext splits a chunk r2r-mcp made (its metadata names the chunking) into the
 // heading path and part number of its context line and its text; other chunks are all text.
+// The chunk's metadata (R2R copies the document's into it) names the file the context line
+// starts with.
 func chunkContext(text string, md map[string]any) (section string, part int, body string) {
 	if !madeHere(md) {
 		return "", 0, text
 	}
-	return chunking.Context(text)
+	file, _ := md[kbsync.MetaSourcePath].(string)
+	return chunking.Context(text, file)
 }
 
 // fitHits turns the documents of set into hits whose JSON (with o around them) and text

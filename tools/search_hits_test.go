@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/chunking"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
 // TestIngestWithContext: a Markdown file r2r-mcp chunks itself is found with the heading
@@ -86,5 +88,43 @@ func TestGetDocumentOrdersMadeChunks(t *testing.T) {
 	}
 	if last != 119 || strings.Contains(doc.Text, "§") {
 		t.Fatalf("last paragraph %d; text %.200q", last, doc.Text)
+	}
+}
+
+// TestGetDocumentKeepsChunksOfOnePart: two chunks of a document r2r-mcp chunked may carry the
+// same part number (a document written to R2R by hand, or two syncs' chunks); each is one
+// chunk, known by its id, so r2r_get_document keeps both, as search finds both.
+func TestGetDocumentKeepsChunksOfOnePart(t *testing.T) {
+	e := newEnv(t)
+	chunks := []string{"§ docs/a.md ¶1\nThe walrus ledger opens.", "§ docs/a.md ¶1\nThe narwhal ledger closes.", "§ docs/a.md ¶2\nThe heron settles."}
+	res, err := e.client.CreateDocument(context.Background(), r2r.DocumentCreate{Chunks: chunks,
+		Metadata: map[string]any{"title": "docs/a.md", kbsync.MetaChunking: chunking.Version}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc GetDocumentOutput
+	structured(t, e.ok("r2r_get_document", map[string]any{"document_id": res.DocumentID}), &doc)
+	for _, want := range []string{"walrus", "narwhal", "heron"} {
+		if !strings.Contains(doc.Text, want) {
+			t.Errorf("%q missing from %q", want, doc.Text)
+		}
+	}
+}
+
+// TestSectionOfFileNamedWithSeparator: a file whose name holds the heading path's
+// separator " › " gives its hits the section of its headings, not a part of its name.
+func TestSectionOfFileNamedWithSeparator(t *testing.T) {
+	filler := strings.Repeat("Background that is not about the question at all. ", 12)
+	for _, file := range []string{"docs/plain.md", "docs/notes › 2024.md", "docs/a › b › c.md", "docs/ › lead.md", "docs/tail ›.md"} {
+		t.Run(file, func(t *testing.T) {
+			e := newEnv(t)
+			e.write(file, "# Guide\n\n"+filler+"\n\n## Install\n\nRun apt install zebra-tools to set up the zebra service.\n")
+			e.ok("r2r_ingest_document", map[string]any{"file_path": file, "run_async": false})
+			var so SearchOutput
+			structured(t, e.ok("r2r_search", map[string]any{"query": "install the zebra service"}), &so)
+			if so.Count != 1 || so.Results[0].Section != "Guide › Install" {
+				t.Fatalf("search = %+v", so.Results)
+			}
+		})
 	}
 }

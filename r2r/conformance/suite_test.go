@@ -86,6 +86,7 @@ type suite struct {
 func run(t *testing.T, tg *target) {
 	s := setup(t, tg)
 	t.Run("health", s.health)
+	t.Run("system_status", s.systemStatus)
 	t.Run("auth", s.auth)
 	t.Run("api_keys", s.apiKeys)
 	t.Run("collections", s.collections)
@@ -289,6 +290,33 @@ func (s *suite) health(t *testing.T) {
 		if err := json.Unmarshal(body, &env); err != nil || env.Results.Message != "ok" {
 			t.Fatalf("body %s (%v), want {\"results\":{\"message\":\"ok\"}}", body, err)
 		}
+	})
+}
+
+// systemStatus: GET /v3/system/status tells a superuser when R2R started (by the clock its
+// documents are stamped with: no later than a document created now) and refuses a regular
+// user; r2r-mcp compares an unfinished ingestion's updated_at with it to find ingestions a
+// restart ended (TestRealIngestionCrash restarts R2R).
+func (s *suite) systemStatus(t *testing.T) {
+	ctx := t.Context()
+	t.Run("superuser", func(t *testing.T) {
+		st, err := s.admin.SystemStatus(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		coll, err := s.admin.CreateCollection(ctx, "conformance-status-"+s.sfx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.admin.DeleteCollection(context.Background(), coll.ID) })
+		if st.StartTime.IsZero() || st.UptimeSeconds < 0 || st.StartTime.After(coll.CreatedAt.Time) {
+			t.Fatalf("status %+v; a collection created now: %s", st, coll.CreatedAt)
+		}
+	})
+	t.Run("regular_user_403", func(t *testing.T) {
+		_, err := s.user.SystemStatus(ctx)
+		e := wantStatus(t, err, http.StatusForbidden, r2r.ErrForbidden)
+		wantMessage(t, e, "Only an authorized user can call the `system/status` endpoint.")
 	})
 }
 

@@ -26,7 +26,8 @@
 //     with a task_id (as with hatchet) and the document moves pending → parsing → embedding →
 //     storing → success, one step per IngestDelay (or per StepIngestion call). Chunks become
 //     searchable at success. Deleting or re-ingesting a document ends its running ingestion
-//     at the next step.
+//     at the next step. Restart stands for R2R killed and started again: running ingestions
+//     end where they are, and GET /v3/system/status (superusers only) reports the new start.
 //   - Document ids: the 409 duplicate check sees only the caller's own documents, as in
 //     R2R; an id that belongs to another owner answers 500 UniqueViolationError
 //     ("documents_pkey"), the primary-key collision R2R's insert runs into, and the other

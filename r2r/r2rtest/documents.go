@@ -480,6 +480,8 @@ type ingestJob struct {
 	// sends on the received channel (buffered) whether the document moved.
 	poke chan chan<- bool
 	gone chan struct{} // closed when the goroutine has exited
+	// killed: Restart ended the ingestion where it was (guarded by the emulator's mu).
+	killed bool
 }
 
 // StepIngestion makes every document waiting for its next background ingestion step take it
@@ -556,8 +558,8 @@ func (e *Emulator) ingestAsync(j *ingestJob) {
 // the document moved and whether the ingestion is over.
 func (e *Emulator) ingestStepLocked(j *ingestJob, i int) (moved, finished bool) {
 	d := j.d
-	if e.st.docs[d.id] != d || d.gen != j.gen {
-		return false, true // deleted or re-ingested meanwhile
+	if j.killed || e.st.docs[d.id] != d || d.gen != j.gen {
+		return false, true // R2R restarted, or the document was deleted or re-ingested meanwhile
 	}
 	if i >= len(ingestSteps) {
 		_ = e.processLocked(d, j.chunking)

@@ -80,6 +80,7 @@ type Emulator struct {
 	maxBody   int64
 	rateLog   map[string][]time.Time
 	jobs      map[*ingestJob]struct{} // running background ingestions
+	started   time.Time               // what GET /v3/system/status reports (New, Restart)
 	// accessNotBefore: access tokens issued at or before this instant are expired (ExpireTokens).
 	accessNotBefore time.Time
 
@@ -145,6 +146,9 @@ func New(opts Options) *Emulator {
 	}
 	e.routes()
 	e.CreateUser(AdminEmail, AdminPassword, true)
+	e.mu.Lock()
+	e.started = e.nowLocked()
+	e.mu.Unlock()
 	return e
 }
 

@@ -12,6 +12,7 @@ import (
 // LastRequest and ForceStatus.
 var routeTable = []routeDef{
 	{"GET /v3/health", (*call).handleHealth},
+	{"GET /v3/system/status", (*call).handleSystemStatus},
 
 	{"POST /v3/users/login", (*call).handleLogin},
 	{"POST /v3/users/refresh-token", (*call).handleRefresh},

@@ -48,7 +48,7 @@ func (r ToolResult) Loose() LooseOutcome {
 }
 
 // hidden reports whether s holds a character cleantext drops (control, invisible, BiDi).
-func hidden(s string) bool { return strings.ContainsFunc(s, cleantext.Drops) }
+func hidden(s string) bool { return strings.ContainsFunc(s, cleantext.Changes) }
 
 //go:embed testdata/loose-arguments.json
 var looseTable []byte

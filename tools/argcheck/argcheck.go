@@ -405,12 +405,12 @@ func quote(s string) string {
 // escapeHidden writes each character of s that cleantext drops as a Go escape (\u202e), so
 // an echoed value shows it instead of hiding or reordering the text around it.
 func escapeHidden(s string) string {
-	if !strings.ContainsFunc(s, cleantext.Drops) {
+	if !strings.ContainsFunc(s, cleantext.Changes) {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if cleantext.Drops(r) {
+		if cleantext.Changes(r) {
 			q := strconv.QuoteRuneToASCII(r)
 			b.WriteString(q[1 : len(q)-1])
 		} else {

@@ -182,7 +182,7 @@ func TestForgiveStillReadsHarmlessNearMisses(t *testing.T) {
 // hidden reports whether s holds a character that hides or reorders text, or a control
 // character (a newline too: an echoed name is one line).
 func hidden(s string) bool {
-	return strings.ContainsFunc(s, func(r rune) bool { return cleantext.Drops(r) || r == '\n' || r == '\r' || r == '\t' })
+	return strings.ContainsFunc(s, func(r rune) bool { return cleantext.Changes(r) || r == '\n' || r == '\r' || r == '\t' })
 }
 
 // A name holding a control, invisible or BiDi character is no near miss of anything: it is

@@ -81,10 +81,13 @@ func Split(file, text string) []string {
 	return pack(file, blocks)
 }
 
-// Context splits a chunk made by Split into its heading path (without the file), its part
-// number (1 for the file's first chunk) and its body; a chunk without a context line has an
-// empty path and part 0.
-func Context(chunk string) (section string, part int, body string) {
+// Context splits a chunk made by Split for file into its heading path (without the file),
+// its part number (1 for the file's first chunk) and its body; a chunk without a context
+// line has an empty path and part 0. The file is what Split was given: its name may hold
+// the separator of the heading path, so the path is what follows the file's name, and
+// nothing when the context line was cut inside the name. With file "" (not known) the
+// path is what follows the first separator.
+func Context(chunk, file string) (section string, part int, body string) {
 	if !strings.HasPrefix(chunk, Marker) {
 		return "", 0, chunk
 	}
@@ -94,8 +97,15 @@ func Context(chunk string) (section string, part int, body string) {
 			line, part = line[:i], n
 		}
 	}
-	_, section, _ = strings.Cut(line[len(Marker):], sep)
-	return section, part, body
+	if file == "" {
+		_, section, _ = strings.Cut(line[len(Marker):], sep)
+		return section, part, body
+	}
+	rest, ok := strings.CutPrefix(line, contextLine(file, nil))
+	if !ok {
+		return "", part, body
+	}
+	return strings.TrimPrefix(rest, sep), part, body
 }
 
 // pack joins consecutive blocks into chunks of about Target characters. A chunk ends before
@@ -152,33 +162,52 @@ func contextLine(file string, headings []string) string {
 }
 
 // cut splits text longer than n characters at line ends, and lines longer than n at spaces.
+// Every piece is found by walking its own characters once, so the cost is linear in the
+// text's length however long its lines are.
 func cut(text string, n int) []string {
 	var out []string
 	var cur strings.Builder
+	curN := 0
 	emit := func() {
 		if s := strings.TrimRight(cur.String(), "\n"); strings.TrimSpace(s) != "" {
 			out = append(out, s)
 		}
 		cur.Reset()
+		curN = 0
 	}
 	for _, line := range strings.SplitAfter(text, "\n") {
-		for utf8.RuneCountInString(line) > n {
+		lineN := utf8.RuneCountInString(line)
+		for lineN > n {
 			emit()
-			r := []rune(line)
-			end := n
-			if i := strings.LastIndexByte(string(r[:n]), ' '); i > 0 {
-				end = utf8.RuneCountInString(string(r[:n])[:i])
+			end := runeOffset(line, n)
+			if i := strings.LastIndexByte(line[:end], ' '); i > 0 {
+				end = i
 			}
-			out = append(out, strings.TrimSpace(string(r[:end])))
-			line = string(r[end:])
+			if piece := strings.TrimSpace(line[:end]); piece != "" {
+				out = append(out, piece)
+			}
+			lineN -= utf8.RuneCountInString(line[:end])
+			line = line[end:]
 		}
-		if utf8.RuneCountInString(cur.String())+utf8.RuneCountInString(line) > n {
+		if curN+lineN > n {
 			emit()
 		}
 		cur.WriteString(line)
+		curN += lineN
 	}
 	emit()
 	return out
+}
+
+// runeOffset is the byte offset of s's n-th character (len(s) when it has fewer).
+func runeOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
 }
 
 // The patterns are compiled on first use: every process that links this package would

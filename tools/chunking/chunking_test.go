@@ -25,7 +25,7 @@ func TestSplitMarkdown(t *testing.T) {
 			if n := utf8.RuneCountInString(c); n > Target || !strings.HasPrefix(c, Marker+rel) {
 				t.Errorf("%s: chunk of %d chars: %.80q", rel, n, c)
 			}
-			_, part, body := Context(c)
+			_, part, body := Context(c, rel)
 			if part != i+1 {
 				t.Errorf("%s: chunk %d is part %d", rel, i+1, part)
 			}
@@ -54,7 +54,7 @@ func TestContext(t *testing.T) {
 	} {
 		found := false
 		for _, c := range Split(tc.file, tc.text) {
-			section, _, body := Context(c)
+			section, _, body := Context(c, tc.file)
 			if strings.Contains(body, tc.find) {
 				found = true
 				if section != tc.section {
@@ -69,7 +69,7 @@ func TestContext(t *testing.T) {
 	if Split("x.md", " \n\n") != nil {
 		t.Error("blank text gave chunks")
 	}
-	if s, p, b := Context("no marker"); s != "" || p != 0 || b != "no marker" {
+	if s, p, b := Context("no marker", "x.md"); s != "" || p != 0 || b != "no marker" {
 		t.Errorf("Context without marker = %q, %d, %q", s, p, b)
 	}
 }
@@ -82,11 +82,36 @@ func TestRSTHeadings(t *testing.T) {
 	text := "=====\nGuide\n=====\n\nIntro " + long + "\n\nInstall\n-------\n\n" + strings.Repeat("pelican ", 60) + "\n\nLinux\n~~~~~\n\nRun apt install zebra.\n\nUsage\n-----\n\nCall the heron.\n"
 	want := map[string]string{"zebra": "Guide", "heron": "Guide", "pelican": "Guide › Install"}
 	for _, c := range Split("g.rst", text) {
-		section, _, body := Context(c)
+		section, _, body := Context(c, "g.rst")
 		for find, w := range want {
 			if strings.Contains(body, find) && section != w {
 				t.Errorf("%s: section %q, want %q", find, section, w)
 			}
+		}
+	}
+}
+
+// TestContextOfNamesWithSeparator: the heading path is read after the file's name, whatever
+// the name holds (the separator, runs of spaces); a name that fills the context line leaves
+// no path rather than a piece of the name.
+func TestContextOfNamesWithSeparator(t *testing.T) {
+	text := "# Guide\n\n## Install\n\nRun apt install zebra.\n"
+	long := strings.Repeat("very › long ", 30) + ".md"
+	for _, tc := range []struct{ file, section string }{
+		{"docs/plain.md", "Guide"},
+		{"docs/notes › 2024.md", "Guide"},
+		{"docs/a › b › c.md", "Guide"},
+		{"docs/ › lead.md", "Guide"},
+		{"docs/two  spaces ›  x.md", "Guide"},
+		{"docs/tail › .md", "Guide"},
+		{long, ""},
+	} {
+		chunks := Split(tc.file, text)
+		if len(chunks) != 1 {
+			t.Fatalf("%s: %d chunks", tc.file, len(chunks))
+		}
+		if section, part, body := Context(chunks[0], tc.file); section != tc.section || part != 1 || !strings.Contains(body, "zebra") {
+			t.Errorf("%s: section %q part %d, want %q part 1 (chunk %q)", tc.file, section, part, tc.section, chunks[0])
 		}
 	}
 }

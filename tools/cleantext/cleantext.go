@@ -14,12 +14,14 @@ import (
 // characters (Cf: zero-width spaces and joiners U+200B–U+200F, BiDi embeddings and
 // overrides U+202A–U+202E and isolates U+2066–U+2069, U+FEFF, tag characters, …), the
 // supplementary variation selectors, and control characters (C0, DEL, C1) other than tab,
-// newline and carriage return. Invalid UTF-8 becomes U+FFFD. A clean string is returned as
-// it is, without allocating.
+// newline and carriage return. The line and paragraph separators U+2028 and U+2029, which
+// break a line where neither a model nor a client expects one (and which JSON readers of
+// JavaScript's older rules take for the end of a string), become newlines. Invalid UTF-8
+// becomes U+FFFD. A clean string is returned as it is, without allocating.
 func String(s string) string {
 	clean := true
 	for _, r := range s {
-		if drop(r) {
+		if Changes(r) {
 			clean = false
 			break
 		}
@@ -30,7 +32,10 @@ func String(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		if !drop(r) {
+		switch {
+		case separator(r):
+			b.WriteByte('\n')
+		case !drop(r):
 			b.WriteRune(r)
 		}
 	}
@@ -52,8 +57,12 @@ func Line(s string) string {
 	}, s)
 }
 
-// Drops reports whether String removes r.
-func Drops(r rune) bool { return drop(r) }
+// Changes reports whether String removes or replaces r.
+func Changes(r rune) bool { return drop(r) || separator(r) }
+
+// separator reports whether r is the line or paragraph separator, which String turns into
+// a newline.
+func separator(r rune) bool { return r == '\u2028' || r == '\u2029' }
 
 func drop(r rune) bool {
 	switch {

@@ -15,13 +15,14 @@ func TestString(t *testing.T) {
 		{"zero width", "a\u200Bb\u200Dc\uFEFFd", "abcd"},
 		{"tag characters", "hi\U000E0041\U000E0042", "hi"},
 		{"invalid UTF-8", "a\xffb", "a\uFFFDb"},
+		{"line and paragraph separators", "a\u2028b\u2029c", "a\nb\nc"},
 	}
 	for _, tt := range tests {
 		if got := String(tt.in); got != tt.want {
 			t.Errorf("%s: String(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
 		}
 	}
-	if got := Line("a\nb\tc\r"); got != "a b c " {
+	if got := Line("a\nb\tc\r\u2028d"); got != "a b c  d" {
 		t.Errorf("Line = %q", got)
 	}
 }

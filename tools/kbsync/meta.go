@@ -3,8 +3,13 @@ package kbsync
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
 // Metadata keys every document r2r-mcp writes carries.
@@ -49,6 +54,45 @@ const (
 	LayerPrivate = "private"
 )
 
+const (
+	// MetaSize is the size of the file in bytes: R2R's size_in_bytes of the same document
+	// counts what was sent (chunks with their context lines, text in characters), so this
+	// is the one size r2r-mcp reports for a file's document (Size).
+	MetaSize = "source_size_bytes"
+)
+
+// Metadata keys R2R writes itself that r2r-mcp reads.
+const (
+	// MetaChunkOrder is R2R's key for a chunk's place in its document, in the chunk's
+	// metadata, to which R2R copies the document's.
+	MetaChunkOrder = "chunk_order"
+	// MetaFailure is R2R's reason a document's ingestion failed.
+	MetaFailure = "failure"
+	// MetaCollectionIDs is where R2R at HEAD takes a document's collections from.
+	MetaCollectionIDs = "collection_ids"
+)
+
+// MemoryPrefix starts every metadata key of a team memory (tools/memory); a file's document
+// never carries one, so it is never taken for a memory.
+const MemoryPrefix = "r2r_mcp_"
+
+// reserved are the metadata keys r2r-mcp or R2R set and r2r-mcp reads back: a caller's
+// metadata setting one would change how r2r-mcp reads the document (whose file it is, how
+// its chunks are ordered and cut, whether it failed).
+var reserved = []string{MetaSourcePath, MetaContentSHA, MetaSource, MetaProject, MetaIngestedBy,
+	MetaSourceRoot, MetaChunking, MetaSize, MetaChunkOrder, MetaFailure, MetaCollectionIDs}
+
+// ReservedKey is why a caller may not set metadata key k, "" when it may.
+func ReservedKey(k string) string {
+	switch {
+	case slices.Contains(reserved, k):
+		return fmt.Sprintf("must not set %q: r2r-mcp and R2R set %s themselves and read them back", k, strings.Join(reserved, ", "))
+	case strings.HasPrefix(k, MemoryPrefix):
+		return fmt.Sprintf("must not set %q: keys starting with %s mark team memories (r2r_remember)", k, MemoryPrefix)
+	}
+	return ""
+}
+
 // SourceValue is the value of MetaSource (and MetaIngestedBy).
 const SourceValue = "r2r-mcp"
 
@@ -77,6 +121,18 @@ func TeamVersionID(collectionID, path, sha string) string {
 // per path, no content_sha256).
 func legacyID(collectionID, userID, idPath string) string {
 	return uuid.NewSHA1(DocumentNamespace, []byte(collectionID+"/"+userID+"/"+idPath)).String()
+}
+
+// Size is the size r2r-mcp reports for a document: its file's bytes (MetaSize) for one
+// r2r-mcp wrote, else R2R's size_in_bytes; -1 when neither is known.
+func Size(doc r2r.Document) int64 {
+	if n, ok := doc.Metadata[MetaSize].(float64); ok && n >= 0 && n == float64(int64(n)) {
+		return int64(n)
+	}
+	if doc.SizeInBytes != nil {
+		return *doc.SizeInBytes
+	}
+	return -1
 }
 
 // SHA256 is the hex SHA-256 of data.

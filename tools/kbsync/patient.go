@@ -66,3 +66,13 @@ func (p *patientAPI) AddDocumentToCollection(ctx context.Context, collectionID, 
 func (p *patientAPI) RemoveDocumentFromCollection(ctx context.Context, collectionID, documentID string) error {
 	return p.retry(ctx, func() error { return p.api.RemoveDocumentFromCollection(ctx, collectionID, documentID) })
 }
+
+// SystemStatus asks the API's R2R when it started, when the API can (see StartReporter).
+func (p *patientAPI) SystemStatus(ctx context.Context) (out *r2r.SystemStatus, err error) {
+	sr, ok := p.api.(StartReporter)
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	err = p.retry(ctx, func() error { out, err = sr.SystemStatus(ctx); return err })
+	return out, err
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -100,6 +101,11 @@ type Writer struct {
 	// still on it: later ones get one look, so a sync meeting many ingestions an R2R crash
 	// left behind waits Wait once, not once per file.
 	outwaited atomic.Bool
+
+	// When R2R started (r2rStart), asked once.
+	startMu    sync.Mutex
+	startAsked bool
+	start      time.Time
 }
 
 // Put makes the scope hold exactly one successful document for f: the one of f's current
@@ -138,34 +144,16 @@ func (w *Writer) Put(ctx context.Context, f File, old []Version) (Outcome, error
 	case cur != nil && cur.Status != r2r.IngestionFailed:
 		// Already sent (by an earlier run whose wait ended): wait for it below.
 	default:
-		res, err := w.create(ctx, f, o.DocumentID, sha)
-		switch {
-		case errors.Is(err, r2r.ErrConflict):
-			// Sent meanwhile by another process: follow that upload.
-		case err != nil:
-			// R2R may have stored the document anyway: a synchronous ingestion that failed
-			// answers 500 with the document marked failed; a proxy may fail after R2R took it.
-			doc, gerr := w.API.GetDocument(ctx, o.DocumentID)
-			if gerr != nil || !Terminal(doc.IngestionStatus) {
-				o.Action = Failed
-				return o, err
-			}
-			o.Sent = true
-		default:
-			o.Sent = true
-			if res.Ingested() {
-				// R2R ingested it within the request and filed it in the form's collection:
-				// nothing to wait for (one request per file).
-				o.Status = r2r.IngestionSuccess
-			}
+		if err := w.send(ctx, f, &o, sha); err != nil {
+			o.Action = Failed
+			return o, err
 		}
-		w.wrote()
 	}
 	if o.Status != r2r.IngestionSuccess {
 		// Only an ingestion this call did not start is judged by its age: one it started is
 		// young whatever the clocks of R2R's host and this one say.
 		doc, err := w.wait(ctx, o.DocumentID, !o.Sent)
-		if err == nil && doc != nil && !o.Sent && w.dead(doc) {
+		if err == nil && doc != nil && !o.Sent && w.dead(ctx, doc) {
 			doc, err = w.resend(ctx, f, &o, sha)
 		}
 		if doc != nil {
@@ -211,6 +199,38 @@ func (w *Writer) versionID(idPath, sha string) string {
 	return VersionID(w.Scope.CollectionID, w.Scope.UserID, idPath, sha)
 }
 
+// send uploads f as o's document, noting in o whether it was sent and whether R2R has
+// ingested it already; an error means nothing may be waited for.
+func (w *Writer) send(ctx context.Context, f File, o *Outcome, sha string) error {
+	res, err := w.create(ctx, f, o.DocumentID, sha)
+	switch {
+	case errors.Is(err, r2r.ErrConflict):
+		// Sent meanwhile by another process: follow that upload.
+	case err != nil:
+		// R2R may have stored the document anyway: a synchronous ingestion that failed
+		// answers 500 with the document marked failed; a proxy may fail after R2R took it.
+		// An upload R2R refuses because an ingestion a restart ended holds the id (R2R
+		// 3.6.6 wraps that 409 in a 500 for chunks) is judged by Put, like a 409.
+		doc, gerr := w.API.GetDocument(ctx, o.DocumentID)
+		switch {
+		case gerr == nil && !Terminal(doc.IngestionStatus) && w.orphaned(ctx, doc):
+		case gerr != nil || !Terminal(doc.IngestionStatus):
+			return err
+		default:
+			o.Sent = true
+		}
+	default:
+		o.Sent = true
+		if res.Ingested() {
+			// R2R ingested it within the request and filed it in the form's collection:
+			// nothing to wait for (one request per file).
+			o.Status = r2r.IngestionSuccess
+		}
+	}
+	w.wrote()
+	return nil
+}
+
 // Delete deletes one document; one already gone counts as deleted.
 func (w *Writer) Delete(ctx context.Context, id string) error {
 	return DeleteDocument(ctx, w.API, id, w.OnWrite)
@@ -246,6 +266,7 @@ func (w *Writer) create(ctx context.Context, f File, id, sha string) (*r2r.Inges
 	}
 	md[MetaSourcePath] = f.Path
 	md[MetaContentSHA] = sha
+	md[MetaSize] = len(f.Data)
 	md[MetaSource] = SourceValue
 	md[MetaIngestedBy] = SourceValue
 	md[MetaProject] = w.Scope.Project
@@ -302,9 +323,10 @@ func (w *Writer) age(doc *r2r.Document) time.Duration {
 	return w.now().Sub(doc.UpdatedAt.Time)
 }
 
-// dead reports an ingestion R2R will never finish: not finished after DeadAfter.
-func (w *Writer) dead(doc *r2r.Document) bool {
-	return !Terminal(doc.IngestionStatus) && w.age(doc) >= w.deadAfter()
+// dead reports an ingestion R2R will never finish: not finished after DeadAfter, or begun
+// before R2R restarted (orphaned).
+func (w *Writer) dead(ctx context.Context, doc *r2r.Document) bool {
+	return !Terminal(doc.IngestionStatus) && (w.age(doc) >= w.deadAfter() || w.orphaned(ctx, doc))
 }
 
 func (w *Writer) now() time.Time {
@@ -327,8 +349,8 @@ func cmpOr(d, def time.Duration) time.Duration {
 // wait polls document id until R2R reports success or failure, Wait passes or ctx ends;
 // it returns the last state seen (nil when none) and the error that ended the wait early.
 // An ingestion running for longer than SlowAfter is not waited for: R2R records no
-// progress beyond its status, and one that old is most likely stuck (judged only when
-// judge is set).
+// progress beyond its status, and one that old is most likely stuck; nor is one begun before
+// R2R restarted, which is dead (both judged only when judge is set).
 func (w *Writer) wait(ctx context.Context, id string, judge bool) (*r2r.Document, error) {
 	limit := w.Wait
 	if limit <= 0 {
@@ -339,7 +361,7 @@ func (w *Writer) wait(ctx context.Context, id string, judge bool) (*r2r.Document
 		if w.OnStatus != nil {
 			w.OnStatus(id, doc.IngestionStatus)
 		}
-		stopped = Terminal(doc.IngestionStatus) || judge && (w.age(doc) >= w.slowAfter() || w.outwaited.Load())
+		stopped = Terminal(doc.IngestionStatus) || judge && (w.age(doc) >= w.slowAfter() || w.outwaited.Load() || w.orphaned(ctx, doc))
 		return stopped
 	})
 	if err == nil && !stopped && judge && last != nil {
@@ -424,7 +446,7 @@ func failure(doc *r2r.Document) string {
 	if doc.IngestionStatus != r2r.IngestionFailed {
 		return ""
 	}
-	if f, ok := doc.Metadata["failure"]; ok && f != nil {
+	if f, ok := doc.Metadata[MetaFailure]; ok && f != nil {
 		return fmt.Sprint(f)
 	}
 	return "R2R gave no reason"

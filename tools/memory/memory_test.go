@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
 func TestNormalise(t *testing.T) {
@@ -193,7 +194,7 @@ func TestQueryFilterAndMatch(t *testing.T) {
 	}
 	for _, p := range parts {
 		for k := range p.(map[string]any) {
-			if !strings.HasPrefix(k, "r2r_mcp_") {
+			if !strings.HasPrefix(k, kbsync.MemoryPrefix) {
 				t.Errorf("filter key %q is not namespaced", k)
 			}
 		}

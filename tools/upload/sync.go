@@ -44,6 +44,8 @@ type SyncConfig struct {
 	Mode        string // R2R ingestion mode; "" = fast
 	// Poll is the first delay between ingestion status checks; 0 = 250 ms.
 	Poll time.Duration
+	// Wait bounds the wait for R2R to ingest each file (kbsync.Writer's Wait); 0 = 2 minutes.
+	Wait time.Duration
 	// StateDir keeps the lock and hash cache; "" = kbsync.StateDir().
 	StateDir string
 	// OnWrite is called after every change to the collection (may be nil).
@@ -124,7 +126,7 @@ func syncPut(api kbsync.API, c SyncConfig) func(ctx context.Context, it kbsync.I
 		r, err := Upload(ctx, filepath.FromSlash(it.Path), Options{API: api, Roots: []string{c.Root}, Exact: true,
 			Scope: func(context.Context) (kbsync.Scope, error) { return c.Scope, nil },
 			Old:   func(context.Context) ([]kbsync.Version, error) { return it.Old, nil },
-			Mode:  c.Mode, Poll: c.Poll, Pending: pending, OnWrite: c.OnWrite})
+			Mode:  c.Mode, Poll: c.Poll, Wait: c.Wait, Pending: pending, OnWrite: c.OnWrite})
 		if err != nil {
 			if we, ok := errors.AsType[*WriteError](err); ok {
 				err = we.Err

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -23,15 +22,6 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 	"github.com/r2r-mcp/r2r-mcp/tools/secretscan"
 )
-
-// ReservedMetadata are metadata keys r2r-mcp sets itself. collection_ids is among them
-// because R2R at HEAD takes a document's collections from metadata.collection_ids.
-var ReservedMetadata = []string{kbsync.MetaSourcePath, kbsync.MetaContentSHA, kbsync.MetaSource, kbsync.MetaProject,
-	kbsync.MetaIngestedBy, kbsync.MetaSourceRoot, "collection_ids"}
-
-// ReservedPrefix starts the metadata keys of team memories (tools/memory); a file's
-// document never carries one, so it is never taken for a memory.
-const ReservedPrefix = "r2r_mcp_"
 
 // Options describe one upload.
 type Options struct {
@@ -46,7 +36,7 @@ type Options struct {
 	// Exact refuses a file reached through a symbolic link: it is written under its own
 	// path (sync), never under the link's.
 	Exact bool
-	// Metadata is the caller's own metadata; keys in ReservedMetadata are refused.
+	// Metadata is the caller's own metadata; reserved keys (kbsync.ReservedKey) are refused.
 	Metadata map[string]any
 	// Scope resolves the collection and owner the file is written for. It is called once
 	// the file has been read and passed every check, so a refused file creates nothing.
@@ -198,18 +188,15 @@ func read(p string, opts Options) (*located, error) {
 	return l, nil
 }
 
-// metadata checks the caller's metadata: keys r2r-mcp sets itself are refused
+// metadata checks the caller's metadata: keys r2r-mcp or R2R set are refused
 // (kbsync.Writer adds them and the title, the relative path, when the caller sets none).
 // R2R derives a file's type from the title's extension, so a file's title must keep the
 // file's extension; text is typed by R2R as text whatever its title.
 func metadata(user map[string]any, ext string, asText bool) (map[string]any, error) {
 	md := make(map[string]any, len(user))
 	for k, v := range user {
-		if slices.Contains(ReservedMetadata, k) {
-			return nil, &MetadataError{Msg: fmt.Sprintf("must not set %q: r2r-mcp sets %s itself", k, strings.Join(ReservedMetadata, ", "))}
-		}
-		if strings.HasPrefix(k, ReservedPrefix) {
-			return nil, &MetadataError{Msg: fmt.Sprintf("must not set %q: keys starting with %s mark team memories (r2r_remember)", k, ReservedPrefix)}
+		if why := kbsync.ReservedKey(k); why != "" {
+			return nil, &MetadataError{Msg: why}
 		}
 		md[k] = v
 	}
