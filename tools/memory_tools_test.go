@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -200,6 +202,13 @@ func TestMemoryRefusals(t *testing.T) {
 		{"title", map[string]any{"kind": "note", "title": "token " + key, "body": "b"}},
 		{"error", map[string]any{"kind": "fix", "title": "t", "body": "b", "error": "401 for token " + key}},
 		{"tag", map[string]any{"kind": "note", "title": "t", "body": "b", "tags": []any{key}}},
+		{"path", map[string]any{"kind": "note", "title": "t", "body": "b", "paths": []any{"keys/" + key}}},
+		{"base64_body", map[string]any{"kind": "note", "title": "t", "body": base64.StdEncoding.EncodeToString([]byte(key))}},
+		{"hex_body", map[string]any{"kind": "note", "title": "t", "body": hex.EncodeToString([]byte(key))}},
+		{"escaped_body", map[string]any{"kind": "note", "title": "t", "body": strings.ReplaceAll(key, "_", `\u005f`)}},
+		{"zero_width_body", map[string]any{"kind": "note", "title": "t", "body": key[:6] + "\u200b" + key[6:]}},
+		{"reversed_body", map[string]any{"kind": "note", "title": "t", "body": reverse(key)}},
+		{"two_tags", map[string]any{"kind": "note", "title": "t", "body": "b", "tags": []any{key[:10], key[10:]}}},
 	} {
 		t.Run("secret_in_"+tc.name, func(t *testing.T) {
 			e.r2r.ResetCounts()
@@ -233,6 +242,12 @@ func TestMemoryRefusals(t *testing.T) {
 	if _, err := e.client.GetDocument(context.Background(), file.DocumentID); err != nil {
 		t.Errorf("the ingested file is gone: %v", err)
 	}
+}
+
+func reverse(s string) string {
+	r := []rune(s)
+	slices.Reverse(r)
+	return string(r)
 }
 
 // TestRecallIndexIsSmall: ten memories with the longest titles and bodies (multi-byte text,

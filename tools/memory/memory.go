@@ -322,10 +322,16 @@ func anyList(ss []string) []any {
 	return out
 }
 
-// Secret reports the scanner's rule when the text or the metadata of a memory holds what
-// looks like a secret, as R2R would store it (the metadata decoded from its JSON too).
-func Secret(txt string, md map[string]any) (rule string, found bool) {
-	if f, ok := secretscan.Find([]byte(txt)); ok {
+// Secret reports the scanner's rule when a memory holds what looks like a secret: in its
+// text, also where the text disguises one (encoded, escaped, reversed, split by an
+// invisible character), in its short fields joined (a token split across two tags), and
+// in its metadata as R2R would store it (decoded from its JSON too).
+func Secret(d Draft, md map[string]any) (rule string, found bool) {
+	if f, ok := secretscan.FindEncoded([]byte(Text(d))); ok {
+		return f.Rule, true
+	}
+	pieces := append([]string{d.Title, d.Error}, d.Paths...)
+	if f, ok := secretscan.FindJoined(append(pieces, d.Tags...)); ok {
 		return f.Rule, true
 	}
 	var enc bytes.Buffer

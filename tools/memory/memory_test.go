@@ -1,7 +1,10 @@
 package memory
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -178,6 +181,72 @@ func TestCheckFindsSecretsInEveryField(t *testing.T) {
 		})
 	}
 	n, _ := Normalise(base)
+	if err := Check(n); err != nil {
+		t.Errorf("a clean memory: %v", err)
+	}
+}
+
+// TestCheckFindsDisguisedSecrets: a secret a memory disguises (base64, hex, \u escapes,
+// a zero-width space inside it, split across two tags, reversed) is refused in every field
+// as a plain one is; text that merely looks encoded is not.
+func TestCheckFindsDisguisedSecrets(t *testing.T) {
+	key := "AKIA" + "Z7QRSTUVWXYZ2345"
+	gh := "ghp_" + "abcdefghij" + "KLMNOPQRSTUVWXYZ0123456789"
+	rev := func(s string) string {
+		r := []rune(s)
+		slices.Reverse(r)
+		return string(r)
+	}
+	escaped := func(s string) string {
+		var b strings.Builder
+		for _, r := range s {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+		return b.String()
+	}
+	b64 := base64.StdEncoding.EncodeToString([]byte("aws " + key))
+	base := Draft{Kind: "fix", Title: "t", Body: "b", Error: "e"}
+	for _, tc := range []struct {
+		name string
+		set  func(*Draft)
+	}{
+		{"body_base64", func(d *Draft) { d.Body = "the key: " + b64 }},
+		{"body_base64_url_unpadded", func(d *Draft) {
+			d.Body = "key " + base64.RawURLEncoding.EncodeToString([]byte(gh))
+		}},
+		{"body_hex", func(d *Draft) { d.Body = "hex " + hex.EncodeToString([]byte(key)) }},
+		{"body_unicode_escapes", func(d *Draft) { d.Body = "escaped " + escaped(key) }},
+		{"body_zero_width_space", func(d *Draft) { d.Body = "AKIA\u200bZ7QRSTUVWXYZ2345" }},
+		{"body_reversed", func(d *Draft) { d.Body = "backwards: " + rev(key) }},
+		{"tags_split", func(d *Draft) { d.Tags = []string{gh[:14], gh[14:]} }},
+		{"tag_and_path_split", func(d *Draft) { d.Tags = []string{gh[14:]}; d.Paths = []string{gh[:14]} }},
+		{"title_base64", func(d *Draft) { d.Title = "key " + b64 }},
+		{"error_hex", func(d *Draft) { d.Error = "denied " + hex.EncodeToString([]byte(key)) }},
+		{"path_reversed", func(d *Draft) { d.Paths = []string{"keys/" + rev(key)} }},
+		{"tag_zero_width", func(d *Draft) { d.Tags = []string{"AKIA\u2060Z7QRSTUVWXYZ2345"} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := base
+			tc.set(&d)
+			n, err := Normalise(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = Check(n)
+			var me *Error
+			if !errors.As(err, &me) || !me.Secret {
+				t.Fatalf("Check = %v, want a secret refusal", err)
+			}
+			if strings.Contains(err.Error(), key) || strings.Contains(err.Error(), gh) {
+				t.Errorf("refusal %q echoes the secret", err)
+			}
+		})
+	}
+	clean := base
+	clean.Body = "Commit 0123456789abcdef0123456789abcdef01234567 fixed it; see " +
+		base64.StdEncoding.EncodeToString([]byte("nothing secret here at all")) + " and internationalization."
+	clean.Tags = []string{"api", "db"}
+	n, _ := Normalise(clean)
 	if err := Check(n); err != nil {
 		t.Errorf("a clean memory: %v", err)
 	}

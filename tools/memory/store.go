@@ -59,7 +59,7 @@ type Saved struct {
 // Check refuses a normalised draft whose text or metadata holds what looks like a secret,
 // before anything is sent anywhere.
 func Check(d Draft) error {
-	if rule, found := Secret(Text(d), Metadata(d, ContentSHA(d), Stamp{})); found {
+	if rule, found := Secret(d, Metadata(d, ContentSHA(d), Stamp{})); found {
 		return &Error{Field: "body", Secret: true,
 			Msg: fmt.Sprintf("holds what looks like a secret (%s); memories are shared with everyone who can read the collection, so nothing was saved. Describe the secret's role instead, without its value", rule)}
 	}
@@ -76,7 +76,7 @@ func (s *Store) Remember(ctx context.Context, d Draft, st Stamp) (Saved, error) 
 	sha := ContentSHA(d)
 	out := Saved{ID: ID(s.CollectionID, sha)}
 	txt, md := Text(d), Metadata(d, sha, st)
-	if rule, found := Secret(txt, md); found { // the stamp is checked too
+	if rule, found := Secret(d, md); found { // the stamp is checked too
 		return Saved{}, &Error{Field: "body", Secret: true, Msg: fmt.Sprintf("holds what looks like a secret (%s); nothing was saved", rule)}
 	}
 	if d.Supersedes != "" && d.Supersedes != out.ID {
