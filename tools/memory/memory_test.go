@@ -67,8 +67,8 @@ func TestNormalise(t *testing.T) {
 }
 
 // TestIDIsTheNormalisedContent: the same content however it is spaced is one id per
-// collection; another body, kind, error or collection is another id; paths and tags are
-// not content.
+// collection and owner; another body, kind, error, collection or owner is another id;
+// paths and tags are not content.
 func TestIDIsTheNormalisedContent(t *testing.T) {
 	id := func(coll string, d Draft) string {
 		t.Helper()
@@ -76,7 +76,7 @@ func TestIDIsTheNormalisedContent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return ID(coll, ContentSHA(n))
+		return ID(coll, "u1", ContentSHA(n))
 	}
 	base := Draft{Kind: "fix", Title: "Pool exhausted", Body: "Raise max_conns.", Error: "too many clients"}
 	want := id("c1", base)
@@ -99,6 +99,9 @@ func TestIDIsTheNormalisedContent(t *testing.T) {
 			t.Errorf("%+v has the id of another memory", d)
 		}
 	}
+	if n, _ := Normalise(base); ID("c1", "u2", ContentSHA(n)) == want {
+		t.Error("the same memory of another owner has the same id")
+	}
 	if id("c2", base) == want {
 		t.Error("the same memory in another collection has the same id")
 	}
@@ -111,7 +114,7 @@ func TestTextAndMetadataRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
-	st := Stamp{Author: Author{ID: "u1", Email: "ann@example.com"}, Time: at, Commit: strings.Repeat("a", 40)}
+	st := Stamp{UserID: "u1", Time: at, Commit: strings.Repeat("a", 40)}
 	md := Metadata(d, ContentSHA(d), st)
 	for _, k := range []string{"type", "status", "id", "text", "created_at", "source_path", "source"} {
 		if _, ok := md[k]; ok {
@@ -121,11 +124,11 @@ func TestTextAndMetadataRoundTrip(t *testing.T) {
 	if md["title"] != "memory (fix): Port in use" {
 		t.Errorf("title %v", md["title"])
 	}
-	m, ok := FromMetadata("id1", roundTripJSON(t, md))
+	m, ok := FromMetadata("id1", "u1", roundTripJSON(t, md))
 	if !ok {
 		t.Fatal("not read back as a memory")
 	}
-	if m.Kind != "fix" || m.Title != d.Title || m.Error != d.Error || m.Author != "ann@example.com" || !m.Created.Equal(at) ||
+	if m.Kind != "fix" || m.Title != d.Title || m.Error != d.Error || m.OwnerID != "u1" || !m.Created.Equal(at) ||
 		!slices.Equal(m.Paths, d.Paths) || !slices.Equal(m.Tags, d.Tags) || m.Commit != st.Commit || m.Supersedes != d.Supersedes ||
 		m.Excerpt != "Stop the old server. Then start again." {
 		t.Errorf("read back %+v", m)
@@ -137,7 +140,7 @@ func TestTextAndMetadataRoundTrip(t *testing.T) {
 	if got := Body(m, txt); got != d.Body {
 		t.Errorf("Body = %q, want %q", got, d.Body)
 	}
-	if _, ok := FromMetadata("x", map[string]any{MetaKind: "todo"}); ok {
+	if _, ok := FromMetadata("x", "u1", map[string]any{MetaKind: "todo"}); ok {
 		t.Error("an unknown kind is read as a memory")
 	}
 	if _, ok := FromDocument(r2r.Document{ID: "x", Metadata: map[string]any{"title": "a file"}}); ok {
@@ -254,7 +257,7 @@ func TestCheckFindsDisguisedSecrets(t *testing.T) {
 
 func TestQueryFilterAndMatch(t *testing.T) {
 	since := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	q := Query{Kinds: []string{"fix"}, Path: "a.go", Tag: "db", Author: "ann@example.com", Since: since}
+	q := Query{Kinds: []string{"fix"}, Path: "a.go", Tag: "db", Author: "ann@example.com", OwnerIDs: []string{"u1"}, Since: since}
 	f := q.Filter()
 	parts := f["$and"].([]any)
 	if len(parts) != 5 {
@@ -262,12 +265,12 @@ func TestQueryFilterAndMatch(t *testing.T) {
 	}
 	for _, p := range parts {
 		for k := range p.(map[string]any) {
-			if !strings.HasPrefix(k, "r2r_mcp_") {
-				t.Errorf("filter key %q is not namespaced", k)
+			if !strings.HasPrefix(k, "r2r_mcp_") && k != "owner_id" {
+				t.Errorf("filter key %q is neither namespaced nor R2R's owner_id", k)
 			}
 		}
 	}
-	m := Memory{Kind: "fix", Paths: []string{"a.go"}, Tags: []string{"db"}, Author: "ann@example.com", Created: since.Add(time.Hour)}
+	m := Memory{Kind: "fix", Paths: []string{"a.go"}, Tags: []string{"db"}, OwnerID: "u1", Created: since.Add(time.Hour)}
 	if !q.Match(m) {
 		t.Error("matching memory rejected")
 	}
@@ -275,7 +278,7 @@ func TestQueryFilterAndMatch(t *testing.T) {
 		func(m *Memory) { m.Kind = "note" },
 		func(m *Memory) { m.Paths = []string{"b.go"} },
 		func(m *Memory) { m.Tags = nil },
-		func(m *Memory) { m.Author = "bob@example.com" },
+		func(m *Memory) { m.OwnerID = "u2"; m.Author = "ann@example.com" },
 		func(m *Memory) { m.Created = since.Add(-time.Second) },
 	} {
 		x := m
