@@ -274,8 +274,9 @@ func forgetTool(d *Deps) Tool {
 	}, "id", "kind", "title", "deleted", "message")
 	def := newTool("r2r_forget",
 		mcp.WithToolTitle(title),
-		mcp.WithDescription("Delete one memory of the project's collection by id, for the whole team. Only memories: ingested files are refused "+
-			"(r2r_delete_document deletes those). To correct a memory rather than drop it, use r2r_remember with supersedes."),
+		mcp.WithDescription("Delete one of your memories of the project's collection by id, for the whole team. Only memories: ingested files are refused "+
+			"(r2r_delete_document deletes those), and so is a teammate's memory, which R2R lets only its author delete (the refusal names them). "+
+			"To correct a memory rather than drop it, use r2r_remember with supersedes."),
 		searchHint("forget delete a team memory"),
 		annotations(title, false, true, true, false),
 		withOutputSchema(out),
