@@ -160,5 +160,10 @@ func TestMemoryAcrossUsers(t *testing.T) {
 		if len(o.Memories) != 1 || o.Memories[0].Author != "bob" {
 			t.Fatalf("bob's convention listed as %+v, want author bob", o.Memories)
 		}
+		for _, who := range []string{"bob", "BOB@example.com"} {
+			if o, _ := te.recall(map[string]any{"author": who}); !slices.Contains(recalledIDs(o), shortID(res.DocumentID)) {
+				t.Errorf("recall by author %q lists %v, without bob's convention", who, recalledIDs(o))
+			}
+		}
 	})
 }
