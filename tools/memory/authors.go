@@ -14,17 +14,19 @@ const (
 	maxMembers  = 2 * membersPage
 )
 
-// members returns the collection's members by user id, read once per Store.
+// members returns the collection's members by user id, read once per Store (a failure
+// too: the authors of a listing cost one request at most).
 func (s *Store) members(ctx context.Context) (map[string]r2r.User, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.users != nil {
-		return s.users, nil
+	if s.users != nil || s.usersErr != nil {
+		return s.users, s.usersErr
 	}
 	users := map[string]r2r.User{}
 	for off := 0; off < maxMembers; off += membersPage {
 		p, err := s.API.ListCollectionUsers(ctx, s.CollectionID, r2r.ListParams{Offset: off, Limit: membersPage})
 		if err != nil {
+			s.usersErr = err
 			return nil, err
 		}
 		for _, u := range p.Items {

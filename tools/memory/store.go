@@ -36,8 +36,9 @@ type Store struct {
 	// OnWrite, when set, is called after every change to the collection.
 	OnWrite func()
 
-	mu    sync.Mutex
-	users map[string]r2r.User // the collection's members, once read
+	mu       sync.Mutex
+	users    map[string]r2r.User // the collection's members, once read
+	usersErr error               // why they could not be
 }
 
 // Scan bounds: a listing reads pages of R2R's largest size, up to maxScanDocs documents.

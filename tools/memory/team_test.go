@@ -3,6 +3,8 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -189,5 +191,29 @@ func TestAuthorIsTheOwner(t *testing.T) {
 		if want := map[string]string{forged: "bob@example.com", own.ID: "ann@example.com"}[m.ID]; m.Author != want {
 			t.Errorf("memory %s by %q, want %q", m.ID, m.Author, want)
 		}
+	}
+}
+
+// TestAuthorsUnknown: when R2R does not list the collection's members, a listing still
+// answers, its authors named by their user id, at the cost of one members request.
+func TestAuthorsUnknown(t *testing.T) {
+	f := newTeamFixture(t)
+	for i := range 3 {
+		f.save(f.aSt, f.aID, Draft{Kind: "note", Title: fmt.Sprintf("Note %d", i), Body: "body"})
+	}
+	st := &Store{API: f.a, CollectionID: f.collection}
+	f.srv.ResetCounts()
+	f.srv.ForceStatus("GET /v3/collections/{id}/users", http.StatusForbidden, 10)
+	l, err := st.List(context.Background(), Query{}, -1)
+	if err != nil || len(l.Memories) != 3 {
+		t.Fatalf("listing %+v %v", l, err)
+	}
+	for _, m := range l.Memories {
+		if m.Author != "user "+f.aID[:8] {
+			t.Errorf("author %q, want user %s", m.Author, f.aID[:8])
+		}
+	}
+	if n := f.srv.Count("GET /v3/collections/{id}/users"); n != 1 {
+		t.Errorf("%d members requests, want 1", n)
 	}
 }
