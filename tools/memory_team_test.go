@@ -102,6 +102,18 @@ func TestMemoryAcrossUsers(t *testing.T) {
 			}
 		}
 	})
+	t.Run("superseded_left_out_of_rag", func(t *testing.T) {
+		var o RAGOutput
+		structured(t, te.ok("r2r_rag_query", map[string]any{"question": "How many quasar drain workers per queue?"}), &o)
+		for _, src := range o.Sources {
+			if src.DocumentID == old.ID {
+				t.Errorf("RAG retrieved the superseded memory %s: %+v", old.ID, o.Sources)
+			}
+		}
+		if !slices.ContainsFunc(o.Sources, func(src RAGSource) bool { return src.DocumentID == newer.ID }) {
+			t.Errorf("RAG sources %+v lack the superseding memory %s", o.Sources, newer.ID)
+		}
+	})
 	t.Run("forget_others_memory_refused", func(t *testing.T) {
 		_, info := te.fail("r2r_forget", map[string]any{"memory_id": newer.ID})
 		if info.Type != refuseNotOwner || !strings.Contains(info.Message, "bob@example.com") || !strings.Contains(info.Message, "supersedes") {

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"testing"
@@ -19,7 +20,8 @@ import (
 // but R2R's delete of another user's document answers 404 and keeps it, and only the
 // collection's owner takes a document out of it. A create at an id another user owns takes
 // that document over. The store, on these, never claims a deletion R2R did not make, hides
-// a superseded memory from everyone's listing and search, and does not take a document at
+// a superseded memory from everyone's listing and search (and from RAG's retrieval, by a
+// document_id $nin filter), and does not take a document at
 // the id of ann's next memory for hers.
 func (s *suite) memoryTeam(t *testing.T) {
 	ctx := t.Context()
@@ -96,6 +98,17 @@ func (s *suite) memoryTeam(t *testing.T) {
 		}
 		if gone, err := memory.Superseded(ctx, ann, coll.ID, []string{old.ID, newer.ID}); err != nil || !gone[old.ID] || gone[newer.ID] {
 			t.Errorf("Superseded = %v %v, want only %s", gone, err, old.ID)
+		}
+		// What r2r_rag_query sends: the superseded memory left out by a document_id $nin.
+		ex, err := memory.ExcludeSuperseded(ctx, ann, coll.ID)
+		if err != nil || fmt.Sprint(ex) != fmt.Sprint(map[string]any{"document_id": map[string]any{"$nin": []any{old.ID}}}) {
+			t.Errorf("ExcludeSuperseded = %v %v, want document_id $nin [%s]", ex, err, old.ID)
+		}
+		if ex != nil {
+			got := uniqueDocs(s.searchDocs(t, ann, scoped(coll.ID, ex), 10))
+			if slices.Contains(got, old.ID) || !slices.Contains(got, newer.ID) {
+				t.Errorf("search with %v finds %v, want %s and not %s", ex, got, newer.ID, old.ID)
+			}
 		}
 		for name, st := range map[string]*memory.Store{"ann": annSt, "bob": bobSt} {
 			l, err := st.List(ctx, memory.Query{}, -1)

@@ -143,6 +143,30 @@ func Superseded(ctx context.Context, api Searcher, collectionID string, ids []st
 	return gone, nil
 }
 
+// ExcludeSuperseded returns the filter that leaves out of a search the memories of
+// collection collectionID another memory supersedes, nil when there are none: for a
+// search R2R answers itself (RAG), whose hits cannot be filtered afterwards. The ids come
+// from one search (see fullText) for the memories that name one, up to supersededLimit
+// chunks.
+func ExcludeSuperseded(ctx context.Context, api Searcher, collectionID string) (map[string]any, error) {
+	res, err := fullText(ctx, api, collectionID, supersededLimit,
+		map[string]any{MetaSupersedes: map[string]any{"$like": "%"}})
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, c := range res.ChunkSearchResults {
+		if m, ok := FromMetadata(c.DocumentID, c.OwnerID, c.Metadata); ok && m.Supersedes != "" && !slices.Contains(ids, m.Supersedes) {
+			ids = append(ids, m.Supersedes)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	slices.Sort(ids)
+	return map[string]any{"document_id": map[string]any{"$nin": anyList(ids)}}, nil
+}
+
 // fullText searches the memories of collection collectionID that filter selects, up to
 // limit chunks: a full-text search for the word every memory's label starts with, which
 // applies the filter exactly (a vector index applies it after choosing its candidates).
