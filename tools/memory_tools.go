@@ -49,7 +49,7 @@ func rememberDef() mcp.Tool {
 		"status":           enumProp("saved: stored now; already_remembered: the same memory existed, nothing was sent", "saved", "already_remembered"),
 		"ingestion_status": strProp("R2R's ingestion status of the memory, when known"),
 		"superseded_id":    strProp("the memory this one supersedes"),
-		"superseded": enumProp("what became of it: deleted (by R2R); hidden (another user's, which R2R keeps: recall and search hide it for everyone); "+
+		"superseded": enumProp("what became of it: deleted (by R2R); hidden (another user's, which R2R keeps: recall, search and RAG leave it out for everyone); "+
 			"gone (no longer in the collection); pending (kept until this one is searchable); still_shown (R2R kept it and it is still found: see message)",
 			memory.OutcomeDeleted, memory.OutcomeHidden, memory.OutcomeGone, memory.OutcomePending, memory.OutcomeShown),
 		"superseded_author": strProp("who saved the superseded memory, when R2R kept it"),
@@ -80,7 +80,7 @@ func rememberDef() mcp.Tool {
 			mcp.Description("Free tags to filter recall by")),
 		mcp.WithString("supersedes", mcp.MinLength(minShortID), mcp.MaxLength(36),
 			mcp.Description("Id of a memory this one replaces (a UUID, or the short id r2r_recall showed). Once this one is searchable your own is deleted; "+
-				"another user's, which R2R lets only them delete, stays in R2R and is hidden from everyone's recall and search")),
+				"another user's, which R2R lets only them delete, stays in R2R and is left out of everyone's recall, search and RAG")),
 		mcp.WithString("collection_id", mcp.MaxLength(36),
 			mcp.Description("Collection ID (UUID) to save in; omit to use the current project's collection (created on first use)")),
 	)
@@ -184,12 +184,12 @@ func rememberMessage(o RememberOutput, s *scope) string {
 	case memory.OutcomeDeleted:
 		fmt.Fprintf(&b, " It replaced memory %s, which R2R deleted.", o.Superseded)
 	case memory.OutcomeHidden:
-		fmt.Fprintf(&b, " Memory %s, which it supersedes, is hidden from the team's recall and search; R2R keeps it, as only its author %s (or an admin) can delete it.",
+		fmt.Fprintf(&b, " Memory %s, which it supersedes, is hidden from the team's recall, search and RAG; R2R keeps it, as only its author %s (or an admin) can delete it.",
 			o.Superseded, o.OldAuthor)
 	case memory.OutcomeGone:
 		fmt.Fprintf(&b, " Memory %s, which it supersedes, was no longer in the collection.", o.Superseded)
 	case memory.OutcomePending:
-		fmt.Fprintf(&b, " Memory %s, which it supersedes, was kept for now, since this one is not searchable yet; recall and search hide it once this one is.", o.Superseded)
+		fmt.Fprintf(&b, " Memory %s, which it supersedes, was kept for now, since this one is not searchable yet; recall, search and RAG leave it out once this one is.", o.Superseded)
 	case memory.OutcomeShown:
 		fmt.Fprintf(&b, " Memory %s, which it supersedes, is still found: R2R keeps it, as only its author %s (or an admin) can delete it, "+
 			"and this memory existed already without naming it. Ask %s to forget it.", o.Superseded, o.OldAuthor, o.OldAuthor)
