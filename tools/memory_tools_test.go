@@ -319,13 +319,17 @@ func TestRecallThousandMemories(t *testing.T) {
 	e := newEnv(t)
 	first := e.remember(map[string]any{"kind": "note", "title": "first", "body": "the first memory"})
 	st := &memory.Store{API: e.client, CollectionID: first.CollectionID}
+	me, err := e.deps.Projects.UserID(context.Background(), e.client)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range 999 {
 		d, err := memory.Normalise(memory.Draft{Kind: memory.Kinds[i%len(memory.Kinds)], Title: fmt.Sprintf("Memory %d about service %d", i, i%37),
 			Body: fmt.Sprintf("Service %d keeps its state in table t%d; restart it after a schema change.", i%37, i)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Remember(context.Background(), d, memory.Stamp{Time: time.Now()}); err != nil {
+		if _, err := st.Remember(context.Background(), d, memory.Stamp{UserID: me, Time: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
 	}

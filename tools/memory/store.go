@@ -143,20 +143,22 @@ func (s *Store) Remember(ctx context.Context, d Draft, st Stamp) (Saved, error) 
 func (s *Store) save(ctx context.Context, out *Saved, userID, sha, supersedes, txt string, md map[string]any) error {
 	doc, err := s.API.GetDocument(ctx, out.ID)
 	switch {
-	case errors.Is(err, r2r.ErrNotFound):
-	case err != nil:
-		return err
-	case !ownMemory(doc, userID, sha):
-		// The caller's earlier save of it, if any, is found by its content.
-		out.IDTaken = true
-		if out.ID, err = s.findOwn(ctx, userID, sha); err != nil {
-			return err
+	case errors.Is(err, r2r.ErrNotFound), err == nil && !ownMemory(doc, userID, sha):
+		// The caller's earlier save of it under another id (a new one, below, or the id
+		// r2r-mcp derived before the owner was part of it) is found by its content.
+		own, ferr := s.findOwn(ctx, userID, sha)
+		if ferr != nil {
+			return ferr
 		}
-		if out.ID != "" {
-			out.Already = true
+		if own != "" {
+			out.ID, out.Already, out.IDTaken = own, true, err == nil && own != out.ID
 			return nil
 		}
-		out.ID = uuid.NewString()
+		if err == nil {
+			out.ID, out.IDTaken = uuid.NewString(), true
+		}
+	case err != nil:
+		return err
 	case doc.IngestionStatus != r2r.IngestionFailed:
 		out.Already, out.Status = true, doc.IngestionStatus
 		out.names = supersedes != "" && doc.Metadata[MetaSupersedes] == supersedes

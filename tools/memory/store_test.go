@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 )
@@ -230,5 +232,23 @@ func TestStaleNamesChangedPaths(t *testing.T) {
 	got := Stale(context.Background(), root, ms)
 	if len(got) != 1 || !slices.Equal(got["changed"], []string{"a.go"}) {
 		t.Fatalf("stale %v, want only changed: [a.go]", got)
+	}
+}
+
+// TestRememberFindsOwnMemoryUnderAnotherID: the caller's memory of the same content saved
+// under another id (as r2r-mcp derived ids before the owner was part of them) is already
+// remembered, not saved twice.
+func TestRememberFindsOwnMemoryUnderAnotherID(t *testing.T) {
+	f := newStoreFixture(t, r2rtest.Options{})
+	d, _ := Normalise(Draft{Kind: "gotcha", Title: "Walrus tusks", Body: "walrus tusk counts are per pair"})
+	sha := ContentSHA(d)
+	earlier := uuid.NewSHA1(Namespace, []byte(f.store.CollectionID+"/memory#sha256:"+sha)).String()
+	if _, err := f.client.CreateDocument(context.Background(), r2r.DocumentCreate{ID: earlier, RawText: Text(d),
+		Metadata: Metadata(d, sha, Stamp{Time: time.Now()}), CollectionIDs: []string{f.store.CollectionID}}); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.ResetCounts()
+	if s := f.save(d); !s.Already || s.ID != earlier || f.srv.Count("POST /v3/documents") != 0 {
+		t.Fatalf("saved %+v (%d creates), want already %s", s, f.srv.Count("POST /v3/documents"), earlier)
 	}
 }
