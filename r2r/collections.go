@@ -95,3 +95,29 @@ func (c *Client) DeleteCollection(ctx context.Context, id string) error {
 	}
 	return c.results(ctx, &Call{Op: op, Method: http.MethodDelete, Path: pathf("/collections/%s", id)}, nil)
 }
+
+// AddUserToCollection makes userID a member of a collection (POST
+// /v3/collections/{id}/users/{user_id}); only the collection's owner or a superuser may.
+// Members may view the collection and add documents to it when they create them.
+func (c *Client) AddUserToCollection(ctx context.Context, collectionID, userID string) error {
+	const op = "add user to collection"
+	if err := requireID(op, "collection id", collectionID); err != nil {
+		return err
+	}
+	if err := requireID(op, "user id", userID); err != nil {
+		return err
+	}
+	return c.results(ctx, &Call{Op: op, Method: http.MethodPost,
+		Path: pathf("/collections/%s/users/%s", collectionID, userID)}, nil)
+}
+
+// ListCollectionUsers lists the members of a collection, its owner among them (GET
+// /v3/collections/{id}/users); any member may. p.IDs is ignored.
+func (c *Client) ListCollectionUsers(ctx context.Context, collectionID string, p ListParams) (*Page[User], error) {
+	const op = "list collection users"
+	if err := requireID(op, "collection id", collectionID); err != nil {
+		return nil, err
+	}
+	return page[User](ctx, c, &Call{Op: op, Method: http.MethodGet,
+		Path: pathf("/collections/%s/users", collectionID), Query: listQuery(p, false), Idempotent: true})
+}

@@ -330,15 +330,10 @@ func (c *call) handleCreateDocument() {
 			return
 		}
 	}
-	if old := e.st.docs[d.id]; old != nil && old.ownerID != d.ownerID {
-		// R2R's duplicate check only looks at the caller's own documents; the insert then
-		// hits the documents table's primary key. The other owner's document is untouched.
-		// (With hatchet this would fail inside the background task; the emulator answers
-		// at once either way.)
-		e.mu.Unlock()
-		c.internal("create_document", "UniqueViolationError", `duplicate key value violates unique constraint "documents_pkey"`)
-		return
-	}
+	// An id another user owns passes R2R's duplicate check, which looks only at the
+	// caller's documents, and the upsert that follows takes the document over: owner,
+	// metadata, collections, file and chunks become the caller's (conformance test
+	// memories/team/create_at_other_users_id_takes_it_over).
 	now := e.nowLocked()
 	d.createdAt, d.updatedAt = now, now
 	if old := e.st.docs[d.id]; old != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -206,37 +207,58 @@ func TestDuplicateDocuments(t *testing.T) {
 	}
 }
 
-// TestDocumentIDOfAnotherOwner: R2R's duplicate check only sees the caller's documents, so an
-// id that belongs to someone else reaches the documents table's primary key (a 500), and the
-// other owner's document must stay as it was.
+// TestDocumentIDOfAnotherOwner: R2R's duplicate check only sees the caller's documents, so
+// an id that belongs to someone else is taken over: owner, content and collections become
+// the caller's (conformance test memories/team/create_at_other_users_id_takes_it_over); the
+// new owner's next create of it is a 409, and a superuser takes it over the same way.
 func TestDocumentIDOfAnotherOwner(t *testing.T) {
 	s := NewServer(t, Options{RequireAuth: true})
 	a, aID := userClient(t, s, "a@example.com")
-	b, _ := userClient(t, s, "b@example.com")
+	b, bID := userClient(t, s, "b@example.com")
 	id := newUUID()
 	wantStatus(t, a.upload("guide.md", []byte("# A's guide"), map[string]string{"id": id}), http.StatusAccepted)
 
-	newCol := newUUID()
-	r := b.upload("guide.md", []byte("# B's guide"), map[string]string{"id": id, "collection_ids": `["` + newCol + `"]`})
-	wantInternal(t, r, "UniqueViolationError", `duplicate key value violates unique constraint "documents_pkey"`)
-	if m := r.body["detail"].(map[string]any)["message"]; m != `An error 'duplicate key value violates unique constraint "documents_pkey"' occurred during create_document` {
-		t.Fatalf("message %q", m)
+	wantStatus(t, b.upload("guide.md", []byte("# B's guide"), map[string]string{"id": id}), http.StatusAccepted)
+	d := b.get("/v3/documents/" + id).results()
+	if d["owner_id"] != bID || d["ingestion_status"] != "success" {
+		t.Fatalf("after B's create: %v, want B's", d)
 	}
-	// The same as raw text, and for a superuser.
-	wantInternal(t, b.form("/v3/documents", url.Values{"raw_text": {"x"}, "id": {id}}), "UniqueViolationError", "documents_pkey")
+	if dl := b.get("/v3/documents/" + id + "/download"); string(dl.raw) != "# B's guide" {
+		t.Fatalf("content %q, want B's", dl.raw)
+	}
+	wantStatus(t, a.get("/v3/documents/"+id), 404) // A no longer owns it
+	wantStatus(t, b.form("/v3/documents", url.Values{"raw_text": {"x"}, "id": {id}}), http.StatusConflict)
+
 	admin := newTC(t, s)
 	admin.token, _ = admin.login(AdminEmail, AdminPassword)
-	wantInternal(t, admin.form("/v3/documents", url.Values{"raw_text": {"x"}, "id": {id}}), "UniqueViolationError", "documents_pkey")
+	wantStatus(t, admin.form("/v3/documents", url.Values{"raw_text": {"x"}, "id": {id}}), http.StatusAccepted)
+	if d := admin.get("/v3/documents/" + id).results(); d["owner_id"] == bID || d["owner_id"] == aID {
+		t.Fatalf("after the superuser's create: %v", d)
+	}
+}
 
-	d := a.get("/v3/documents/" + id).results()
-	if d["owner_id"] != aID || d["ingestion_status"] != "success" || d["title"] != "guide.md" {
-		t.Fatalf("A's document changed: %v", d)
+// TestCollectionMembers: the owner adds a member, who may then list the members (owner
+// included) but not add others; an unknown user is 404 and a second add 400.
+func TestCollectionMembers(t *testing.T) {
+	s := NewServer(t, Options{RequireAuth: true})
+	a, _ := userClient(t, s, "a@example.com")
+	b, bID := userClient(t, s, "b@example.com")
+	_, cID := userClient(t, s, "c@example.com")
+	col := a.postJSON("/v3/collections", map[string]any{"name": "team"}).results()["id"].(string)
+	wantStatus(t, b.get("/v3/collections/"+col+"/users"), http.StatusForbidden)
+	wantStatus(t, a.do("POST", "/v3/collections/"+col+"/users/"+bID, "", nil), http.StatusOK)
+	wantMessage(t, a.do("POST", "/v3/collections/"+col+"/users/"+bID, "", nil), http.StatusBadRequest, "User already in collection")
+	wantMessage(t, a.do("POST", "/v3/collections/"+col+"/users/"+newUUID(), "", nil), http.StatusNotFound, "User not found")
+	wantMessage(t, b.do("POST", "/v3/collections/"+col+"/users/"+cID, "", nil), http.StatusForbidden, "Insufficient permissions for this action.")
+	r := b.get("/v3/collections/" + col + "/users")
+	wantStatus(t, r, http.StatusOK)
+	var emails []string
+	for _, u := range r.body["results"].([]any) {
+		emails = append(emails, u.(map[string]any)["email"].(string))
 	}
-	if dl := a.get("/v3/documents/" + id + "/download"); string(dl.raw) != "# A's guide" {
-		t.Fatalf("A's content changed: %q", dl.raw)
+	if !slices.Equal(emails, []string{"a@example.com", "b@example.com"}) || r.body["total_entries"] != float64(2) {
+		t.Fatalf("members %v (%s)", emails, r.raw)
 	}
-	wantStatus(t, b.get("/v3/documents/"+id), 404)
-	wantStatus(t, b.get("/v3/collections/"+newCol), 404) // nothing was created for B's attempt
 }
 
 func TestIngestionStateMachine(t *testing.T) {

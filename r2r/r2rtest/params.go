@@ -39,11 +39,12 @@ var routeTable = []routeDef{
 	{"GET /v3/collections/{id}", (*call).handleGetCollection},
 	{"POST /v3/collections/{id}", (*call).handleUpdateCollection},
 	{"DELETE /v3/collections/{id}", (*call).handleDeleteCollection},
-	// "/collections/{id}/documents" and "/collections/name/{name}" overlap, which ServeMux
+	// "/collections/{id}/documents", "/collections/{id}/users" and "/collections/name/{name}" overlap, which ServeMux
 	// rejects; one pattern serves both (see logicalRoute).
 	{"GET /v3/collections/{id}/{sub}", (*call).handleCollectionSub},
 	{"POST /v3/collections/{id}/documents/{document_id}", (*call).handleAddDocumentToCollection},
 	{"DELETE /v3/collections/{id}/documents/{document_id}", (*call).handleRemoveDocumentFromCollection},
+	{"POST /v3/collections/{id}/users/{user_id}", (*call).handleAddUserToCollection},
 
 	{"POST /v3/retrieval/search", (*call).handleSearch},
 	{"POST /v3/retrieval/rag", (*call).handleRAG},
@@ -62,6 +63,9 @@ func logicalRoute(pattern string, r *http.Request) string {
 	if len(parts) == 4 && parts[3] == "documents" {
 		return "GET /v3/collections/{id}/documents" // FastAPI tries this route first
 	}
+	if len(parts) == 4 && parts[3] == "users" {
+		return "GET /v3/collections/{id}/users"
+	}
 	if len(parts) == 4 && parts[2] == "name" {
 		return "GET /v3/collections/name/{name}"
 	}
@@ -72,6 +76,8 @@ func (c *call) handleCollectionSub() {
 	switch c.route {
 	case "GET /v3/collections/{id}/documents":
 		c.handleListCollectionDocuments()
+	case "GET /v3/collections/{id}/users":
+		c.handleListCollectionUsers()
 	case "GET /v3/collections/name/{name}":
 		c.handleGetCollectionByName()
 	}
