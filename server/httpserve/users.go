@@ -47,6 +47,22 @@ func isAccessToken(cred string) bool {
 	return strings.HasPrefix(cred, "eyJ") && strings.Count(cred, ".") == 2
 }
 
+// checkTokenType refuses a JWT that is not an access token. R2R answers users/me with a
+// refresh token too, but a refresh token lives for days and renews sessions: it must not
+// act for tools, nor be remembered beside access tokens.
+func checkTokenType(cred string) error {
+	if !isAccessToken(cred) {
+		return nil
+	}
+	switch auth.TokenType(cred) {
+	case "access":
+		return nil
+	case "refresh":
+		return fmt.Errorf("%w: it is a refresh token; send the access token of the session instead (`r2r-mcp auth header` prints one)", errMalformed)
+	}
+	return fmt.Errorf("%w: it is a JWT but not an access token (its token_type claim is not \"access\"); send an access token (`r2r-mcp auth header` prints one)", errMalformed)
+}
+
 // credentialOf is how a caller's credential is sent to R2R.
 func credentialOf(cred string) r2r.Credentials {
 	if isAccessToken(cred) {
@@ -140,6 +156,9 @@ func (u *users) get(ctx context.Context, key, addr string) (*user, error) {
 	now := u.now()
 	if err := auth.CheckValue(key); err != nil {
 		return nil, fmt.Errorf("%w: the credential %w", errMalformed, err)
+	}
+	if err := checkTokenType(key); err != nil {
+		return nil, err
 	}
 	u.mu.Lock()
 	e := u.m[h]
