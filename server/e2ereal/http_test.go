@@ -2,12 +2,15 @@ package e2ereal_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/server"
@@ -65,5 +68,58 @@ func TestRealHTTPRefusesRefreshToken(t *testing.T) {
 	}
 	if status, out := invokeHTTP(t, h, pair.AccessToken.Token, "r2r_list_collections", nil); status != http.StatusOK {
 		t.Errorf("the access token over HTTP: %d %s", status, out)
+	}
+}
+
+// TestRealHTTPDeleteInTheCallersCollection: over serve --http against the real R2R,
+// r2r_delete_document deletes a document of the request's collection (X-R2R-Collection)
+// and R2R no longer has it; without any collection the call is a 400 naming the header.
+func TestRealHTTPDeleteInTheCallersCollection(t *testing.T) {
+	r := liveR2R(t)
+	ctx := t.Context()
+	c, err := r2r.New(r2r.Options{BaseURL: r.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := c.Login(ctx, r.Email, r.Password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := c.WithCredentials(r2r.Bearer(pair.AccessToken.Token))
+	coll, err := admin.CreateCollection(ctx, "http-delete-"+unique(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = admin.DeleteCollection(context.WithoutCancel(ctx), coll.ID) })
+	res, err := admin.CreateDocument(ctx, r2r.DocumentCreate{RawText: "The payout queue is drained by the heron worker " + unique(t) + ".",
+		CollectionIDs: []string{coll.ID}, Metadata: map[string]any{"title": "heron.txt"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		d, err := admin.GetDocument(ctx, res.DocumentID)
+		if err == nil && (d.IngestionStatus == r2r.IngestionSuccess || d.IngestionStatus == r2r.IngestionFailed) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not ingested: %v", err)
+		}
+	}
+	h := realHTTP(t, r)
+	if status, out := invokeHTTP(t, h, pair.AccessToken.Token, "r2r_delete_document", map[string]any{"document_id": res.DocumentID}); status != http.StatusBadRequest ||
+		!strings.Contains(out, httpserve.CollectionHeader) {
+		t.Errorf("delete without a collection: %d %s", status, out)
+	}
+	body, _ := json.Marshal(map[string]any{"tool": "r2r_delete_document", "arguments": map[string]any{"document_id": res.DocumentID}})
+	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp/invoke", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+pair.AccessToken.Token)
+	req.Header.Set(httpserve.CollectionHeader, coll.ID)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "Deleted document") {
+		t.Fatalf("delete in the request's collection: %d %s", rec.Code, rec.Body)
+	}
+	if _, err := admin.GetDocument(ctx, res.DocumentID); !errors.Is(err, r2r.ErrNotFound) {
+		t.Errorf("R2R still has the deleted document: %v", err)
 	}
 }
