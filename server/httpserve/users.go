@@ -65,9 +65,10 @@ func (e *throttledError) Error() string {
 	return fmt.Sprintf("too many refused credentials from this address; try again in %s", e.wait.Round(time.Second))
 }
 
-// users remembers the credentials R2R accepted by their SHA-256 (never the credential
-// itself) for ttl, at most max of them, and builds one user per R2R user on the first of
-// its credentials; a user is dropped with the last of its credentials.
+// users remembers the credentials R2R accepted by their SHA-256 for ttl, at most max of
+// them, and builds one user per R2R user on the first of its credentials; a user is dropped
+// with the last of its credentials. The table holds no credential: only each user's
+// userKey keeps the latest one it was sent.
 type users struct {
 	ttl   time.Duration
 	max   int
