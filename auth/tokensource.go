@@ -2,8 +2,6 @@ package auth
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -368,19 +366,7 @@ func TokenExpiry(tok string) time.Time { return tokenExpiry(tok) }
 // tokenClaim reads the time claim name ("exp", "iat") of a JWT without verifying it; zero
 // when the token is not a JWT or lacks the claim.
 func tokenClaim(tok, name string) time.Time {
-	parts := strings.Split(tok, ".")
-	if len(parts) != 3 {
-		return time.Time{}
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
-	if err != nil {
-		return time.Time{}
-	}
-	var claims map[string]any
-	if json.Unmarshal(payload, &claims) != nil {
-		return time.Time{}
-	}
-	v, ok := claims[name].(float64)
+	v, ok := jwtClaims(tok)[name].(float64)
 	if !ok || v <= 0 {
 		return time.Time{}
 	}

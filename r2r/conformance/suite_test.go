@@ -377,6 +377,18 @@ func (s *suite) auth(t *testing.T) {
 		_, err := s.client(t, r2r.Bearer("not-a-token")).Me(ctx)
 		wantStatus(t, err, http.StatusUnauthorized, r2r.ErrUnauthorized)
 	})
+	// R2R does not look at token_type on users/me: a refresh token passes there as a
+	// credential, so serve --http refuses a JWT that is not an access token itself.
+	t.Run("me_with_refresh_token_accepted", func(t *testing.T) {
+		pair, err := s.anon.Login(ctx, s.tg.email, s.tg.password)
+		if err != nil {
+			t.Fatal(err)
+		}
+		me, err := s.client(t, r2r.Bearer(pair.RefreshToken.Token)).Me(ctx)
+		if err != nil || me.ID != s.adminID {
+			t.Fatalf("users/me with a refresh token: %+v, %v; want the superuser", me, err)
+		}
+	})
 	t.Run("refresh_rotates", func(t *testing.T) {
 		pair, err := s.anon.Login(ctx, s.tg.email, s.tg.password)
 		if err != nil {
