@@ -93,6 +93,10 @@ const (
 	// WarnPlainTextFile: the credential comes from the plain-text file, by choice or
 	// because the keyring could not be read (then Resolved.KeyringErr is set too).
 	WarnPlainTextFile
+	// WarnNoSessionLock: the session lock cannot be made, so renewals go without it.
+	WarnNoSessionLock
+	// WarnSessionNotSaved: a renewed session could not be written back to its store.
+	WarnSessionNotSaved
 )
 
 // Warning is one thing the user should know about the resolved credential.

@@ -193,7 +193,7 @@ func TestSessionRenewAt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := sessionRenewAt(tt.access, tokenExpiry(tt.access), tt.refresh); !got.Equal(tt.want) {
+			if got := sessionRenewAt(tt.access, tt.refresh, time.Time{}); !got.Equal(tt.want) {
 				t.Errorf("sessionRenewAt = %v, want %v", got, tt.want)
 			}
 		})
