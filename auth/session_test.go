@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -266,3 +267,57 @@ func TestCredentialsFileProblemsAreNamed(t *testing.T) {
 		})
 	}
 }
+
+// R2R's clock 2 h behind this machine's (or ahead of it): a token's life counts from when
+// it was received, so ten calls make no refresh at all, and a session stored before the
+// receipt time was kept makes one, after which it has one.
+func TestClockSkewDoesNotRenewEveryCall(t *testing.T) {
+	tests := []struct {
+		name      string
+		skew      time.Duration // this machine's clock minus R2R's
+		received  bool
+		refreshes int
+	}{
+		{"R2R 2 h behind", 2 * time.Hour, true, 0},
+		{"R2R 2 h behind, stored without receipt time", 2 * time.Hour, false, 1},
+		{"R2R 2 h ahead", -2 * time.Hour, true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, c := newEmulator(t)
+			srv.CreateUser("dev@example.com", "pw", false)
+			clock := &testClock{}
+			clock.set(time.Now().Add(tt.skew))
+			pair := loginPair(t, c, "dev@example.com", "pw")
+			sec := Secret{Kind: KindRefreshToken, Secret: pair.RefreshToken.Token, AccessToken: pair.AccessToken.Token, Email: "dev@example.com"}
+			if tt.received {
+				sec.ReceivedAt = clock.now()
+			}
+			store := newMemStore()
+			_ = store.Save(context.Background(), testURL, sec)
+			srv.ResetCounts()
+			ts := NewStoredSource(TokenSourceOptions{Client: c, Now: clock.now}, testURL, sec, store)
+			client := c.WithCredentials(ts)
+			for i := range 10 {
+				if _, err := client.Me(context.Background()); err != nil {
+					t.Fatalf("call %d: %v", i, err)
+				}
+				clock.set(clock.now().Add(time.Minute))
+			}
+			if n := srv.Count(routeRefresh); n != tt.refreshes {
+				t.Errorf("%d refresh-token calls for 10 calls, want %d", n, tt.refreshes)
+			}
+			// The token expires an hour after it was received, whatever its exp claim says.
+			clock.set(clock.now().Add(time.Hour))
+			if err := ts.Apply(context.Background(), http.Header{}); err != nil || srv.Count(routeRefresh) != tt.refreshes+1 {
+				t.Errorf("an hour on: %v, %d refreshes", err, srv.Count(routeRefresh))
+			}
+		})
+	}
+}
+
+// testClock is a clock tests move while renewals may read it.
+type testClock struct{ t atomic.Int64 }
+
+func (c *testClock) set(t time.Time) { c.t.Store(t.UnixNano()) }
+func (c *testClock) now() time.Time  { return time.Unix(0, c.t.Load()) }

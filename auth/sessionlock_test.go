@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -192,9 +191,3 @@ func TestSessionLockHeldByAnotherProcess(t *testing.T) {
 		})
 	}
 }
-
-// testClock is a clock tests move while renewals may read it.
-type testClock struct{ t atomic.Int64 }
-
-func (c *testClock) set(t time.Time) { c.t.Store(t.UnixNano()) }
-func (c *testClock) now() time.Time  { return time.Unix(0, c.t.Load()) }
