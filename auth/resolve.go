@@ -189,10 +189,12 @@ func resolveEnv(opts Options) (Resolved, *resolver, error) {
 	r := &resolver{opts: opts, dir: dir, url: u, client: client}
 
 	if key := strings.TrimSpace(getenv("R2R_API_KEY")); key != "" {
+		c := r2r.APIKey(key)
 		if err := CheckValue(key); err != nil {
-			return Resolved{}, nil, fmt.Errorf("R2R_API_KEY %w, or unset it and run `r2r-mcp login`", err)
+			// Not an error here: serve must still start and answer every call with this.
+			c = unusable{identity: c.Identity(), err: fmt.Errorf("R2R_API_KEY %w", err)}
 		}
-		res.Credentials, res.Kind = withOrigin(r2r.APIKey(key), Origin{Source: SourceEnvAPIKey}), KindAPIKey
+		res.Credentials, res.Kind = withOrigin(c, Origin{Source: SourceEnvAPIKey}), KindAPIKey
 		return res, nil, nil
 	}
 	email, password := strings.TrimSpace(getenv("R2R_EMAIL")), getenv("R2R_PASSWORD")
@@ -211,6 +213,19 @@ func resolveEnv(opts Options) (Resolved, *resolver, error) {
 	res.Credentials = withOrigin(r2r.Anonymous(), o)
 	return res, r, nil
 }
+
+// unusable is a credential that cannot be sent (a value with a line break): every Apply
+// fails with why, so each call (and status, doctor) says it, and the source's Fix says
+// what to do.
+type unusable struct {
+	identity string
+	err      error // never quotes the value
+}
+
+func (u unusable) Apply(context.Context, http.Header) error { return u.err }
+func (u unusable) Identity() string                         { return u.identity }
+func (u unusable) String() string                           { return "auth.unusable(" + u.identity + ")" }
+func (u unusable) GoString() string                         { return u.String() }
 
 // credentialsFor turns a stored Secret from store into Credentials from o: an API key as
 // is, a session as a TokenSource that writes renewed pairs back to store under the user's

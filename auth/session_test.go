@@ -201,20 +201,29 @@ func TestSessionRenewAt(t *testing.T) {
 	}
 }
 
-// R2R_API_KEY is checked where it is read: a value that cannot be sent as a header is a
-// configuration error naming the variable, never an outage reported later.
-func TestResolveRefusesAnUnsendableAPIKey(t *testing.T) {
+// R2R_API_KEY that cannot be sent as a header does not stop Resolve (serve must start and
+// answer): every use of the credential fails with the variable, what is wrong and never
+// the value, and its source says what to do.
+func TestUnsendableAPIKeyIsReportedOnUse(t *testing.T) {
 	tests := []struct{ name, key, want string }{
 		{"inner line break", "key_abc\ndef.ghi", "R2R_API_KEY contains a line break"},
+		{"trailing second line", "key_abc.def\nkey_xyz.uvw", "R2R_API_KEY contains a line break"},
 		{"60 KiB", "key_" + strings.Repeat("x", 60<<10), "R2R_API_KEY is 61444 bytes long"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Resolve(context.Background(), Options{URLFlag: testURL, ConfigDir: t.TempDir(),
+			res, err := Resolve(context.Background(), Options{URLFlag: testURL, ConfigDir: t.TempDir(),
 				Getenv: envFunc(map[string]string{"R2R_API_KEY": tt.key}), Keyring: newMapKeyring()})
-			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "def.ghi") ||
-				strings.Contains(err.Error(), "xxxx") {
+			if err != nil {
 				t.Fatalf("Resolve = %v", err)
+			}
+			if res.Origin().Source != SourceEnvAPIKey || res.Kind != KindAPIKey {
+				t.Fatalf("source %q kind %q", res.Origin().Source, res.Kind)
+			}
+			err = res.Credentials.Apply(context.Background(), http.Header{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "def.ghi") ||
+				strings.Contains(err.Error(), "xyz") || strings.Contains(err.Error(), "xxxx") {
+				t.Fatalf("Apply = %v", err)
 			}
 		})
 	}
