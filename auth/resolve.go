@@ -115,6 +115,9 @@ func warningText(ws []Warning) string {
 }
 
 func unusableWarning(url string, err error) Warning {
+	if errors.Is(err, ErrInsecureFile) {
+		return Warning{WarnUnusableEntry, err.Error()} // it leads with the fix
+	}
 	return Warning{WarnUnusableEntry, fmt.Sprintf("stored credential for %s unusable: %v", url, err)}
 }
 

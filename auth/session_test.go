@@ -247,7 +247,12 @@ func TestCredentialsFileProblemsAreNamed(t *testing.T) {
 			if err := os.Chmod(path, 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, ErrInsecureFile, "run chmod 600 "},
+		}, ErrInsecureFile, "run `chmod 600 "},
+		{"30 MB", func(t *testing.T, path string) {
+			if err := WritePrivateFile(path, append([]byte(`{"credentials": {}}`), make([]byte, 30<<20)...)); err != nil {
+				t.Fatal(err)
+			}
+		}, ErrCorruptFile, "is 30 MiB, far larger than r2r-mcp writes"},
 		{"owned by another user", func(t *testing.T, path string) {
 			if runtime.GOOS == "windows" || os.Getuid() != 0 {
 				t.Skip("needs root to give the file away")
@@ -266,12 +271,24 @@ func TestCredentialsFileProblemsAreNamed(t *testing.T) {
 			}
 			tt.setup(t, store.Path)
 			_, err := store.Load(context.Background(), testURL)
-			if !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "SECRET") {
+			if !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "SECRET") ||
+				!strings.Contains(err.Error(), store.Path) {
 				t.Fatalf("Load = %v", err)
 			}
 			res, err := Resolve(context.Background(), Options{URLFlag: testURL, ConfigDir: dir, InsecureStorage: true, Getenv: envFunc(nil)})
 			if err != nil || res.Origin().Source != SourceNone || !strings.Contains(res.Origin().Warning(), tt.want) {
 				t.Errorf("Resolve: source %q warning %q (%v)", res.Origin().Source, res.Origin().Warning(), err)
+			}
+			// serve on a machine without a keyring: the file's problem (with its fix) comes
+			// first, the keyring's absence after it.
+			lazy, err := ResolveLazy(context.Background(), Options{URLFlag: testURL, ConfigDir: dir, Getenv: envFunc(nil), Keyring: failingKeyring{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = lazy.Credentials.(*LazyCredentials).Load(context.Background())
+			ws := lazy.Credentials.(*LazyCredentials).Origin().Warnings
+			if len(ws) != 2 || !strings.Contains(ws[0].Text, tt.want) || ws[1].Kind != WarnKeyringUnavailable {
+				t.Errorf("serve's warnings: %+v", ws)
 			}
 		})
 	}

@@ -191,3 +191,22 @@ func TestSessionLockHeldByAnotherProcess(t *testing.T) {
 		})
 	}
 }
+
+// A FIFO at the credentials file's path is named, never opened in a way that waits for a
+// writer.
+func TestCredentialsFileThatIsAFIFO(t *testing.T) {
+	store := &FileStore{Path: filepath.Join(t.TempDir(), CredentialsFileName)}
+	if err := unix.Mkfifo(store.Path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := store.Load(context.Background(), testURL); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrCorruptFile) || !strings.Contains(err.Error(), store.Path+" is a named pipe (FIFO), not a regular file") {
+			t.Fatalf("Load = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Load blocked on the FIFO")
+	}
+}
