@@ -255,6 +255,13 @@ func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 	rep.checkHealth(ctx, client, timeout)
 	if rep.R2R.Health != healthUnreachable {
 		rep.checkUser(ctx, client, timeout, origin.Source)
+		// What the check itself ran into (a renewal without the session lock, a renewed
+		// session that could not be saved) is said too; warnings are only ever added.
+		if now := res.Origin().Warnings; len(now) > len(origin.Warnings) {
+			for _, w := range now[len(origin.Warnings):] {
+				rep.Warnings = append(rep.Warnings, w.Text)
+			}
+		}
 	}
 	if perr == nil && rep.Credential.Accepted {
 		rep.checkCollection(ctx, projects, client, timeout)

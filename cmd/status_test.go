@@ -504,3 +504,30 @@ func TestStatusSaysThePlainTextFileOnceADay(t *testing.T) {
 		}
 	}
 }
+
+// A renewal status's own check makes, and what it runs into (no session lock can be
+// made), is reported, and the check still succeeds.
+func TestStatusNamesWhyTheSessionLockCannotBeMade(t *testing.T) {
+	f := newAuthFixture(t)
+	if r := f.loginWithPassword("--insecure-storage"); r.err != nil {
+		t.Fatal(r.err)
+	}
+	// A session stored without its access token is renewed on first use.
+	store := &auth.FileStore{Path: f.credentialsFile()}
+	sec, err := store.Load(t.Context(), f.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec.AccessToken = ""
+	if err := store.Save(t.Context(), f.srv.URL, sec); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(auth.SessionLockPath(f.dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r := f.status("--project-dir", t.TempDir())
+	if r.err != nil || !strings.Contains(r.stdout, "! cannot use the session lock "+auth.SessionLockPath(f.dir)+": it is a directory") ||
+		strings.Contains(r.stdout, "another r2r-mcp process is renewing") || f.srv.Count("POST /v3/users/refresh-token") != 1 {
+		t.Fatalf("%v\n%s", r.err, r.stdout)
+	}
+}
