@@ -33,9 +33,9 @@ type SessionBusyError struct {
 }
 
 func (e *SessionBusyError) Error() string {
-	return fmt.Sprintf("waited %s for another process to finish renewing the R2R session (it holds the lock %s), so "+
+	return fmt.Sprintf("waited %.1f s for another process to finish renewing the R2R session (it holds the lock %s), so "+
 		"nothing was sent to R2R; call again in a moment. If this persists, a process is stuck holding that lock: "+
-		"`fuser %s` names it", e.Waited.Round(100*time.Millisecond), e.Path, e.Path)
+		"`fuser %s` names it", e.Waited.Seconds(), e.Path, e.Path)
 }
 
 // Is makes the error match ErrSessionBusy.
