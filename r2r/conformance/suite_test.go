@@ -436,6 +436,15 @@ func (s *suite) auth(t *testing.T) {
 		}
 		_, err = c.Me(ctx)
 		wantStatus(t, err, http.StatusUnauthorized, r2r.ErrUnauthorized)
+		// Logout blacklists the access token only: the session's refresh token still renews
+		// it (what auth header relies on to replace a token R2R refuses before its exp).
+		next, err := s.anon.RefreshToken(ctx, pair.RefreshToken.Token)
+		if err != nil {
+			t.Fatalf("the refresh token no longer renews after a logout with the access token: %v", err)
+		}
+		if _, err := s.client(t, r2r.Bearer(next.AccessToken.Token)).Me(ctx); err != nil {
+			t.Fatalf("the renewed access token is refused: %v", err)
+		}
 	})
 }
 
