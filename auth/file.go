@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
+	"syscall"
+
+	"github.com/dustin/go-humanize"
 )
 
 // CredentialsFileName is the name of the plain-text fallback store in the config dir.
@@ -95,8 +99,24 @@ var ErrInsecureFile = errors.New("credentials file is readable by other users")
 // is not this user's to use, and that user could replace it at will.
 var ErrForeignFile = errors.New("credentials file belongs to another user")
 
-// ErrCorruptFile is returned when the credentials file is not valid JSON.
+// ErrCorruptFile is returned when the credentials file is not one r2r-mcp wrote: not valid
+// JSON, far too large, or not a regular file. Login sets such a file aside (SetAside).
 var ErrCorruptFile = errors.New("credentials file is not valid JSON")
+
+// maxCredentialsFileBytes bounds a read of the credentials file. r2r-mcp writes a few
+// hundred bytes per R2R; a file this large is not its own, and reading it whole would cost
+// every command and serve the memory and time.
+const maxCredentialsFileBytes = 1 << 20
+
+// fileProblem is an error about the credentials file that leads with what to do and
+// matches its sentinel (ErrCorruptFile, ErrInsecureFile).
+type fileProblem struct {
+	is   error
+	text string
+}
+
+func (e *fileProblem) Error() string        { return e.text }
+func (e *fileProblem) Is(target error) bool { return target == e.is }
 
 // SetAside renames a corrupt credentials file to <path>.corrupt so that a login can write a
 // new one, and returns the new name.
@@ -115,12 +135,12 @@ func (s *FileStore) SetAside() (string, error) {
 // it with mode 0600).
 func (s *FileStore) read() (credentialsFile, error) {
 	f := credentialsFile{Credentials: map[string]Secret{}}
-	b, err := os.ReadFile(s.Path)
+	b, err := s.readBounded()
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
 	}
 	if err != nil {
-		return f, fmt.Errorf("read %s: %w", s.Path, err)
+		return f, err
 	}
 	if runtime.GOOS != "windows" {
 		fi, err := os.Stat(s.Path)
@@ -140,10 +160,47 @@ func (s *FileStore) read() (credentialsFile, error) {
 	}
 	if runtime.GOOS != "windows" {
 		if fi, err := os.Stat(s.Path); err == nil && fi.Mode().Perm()&0o077 != 0 {
-			return f, fmt.Errorf("%w: %s has mode %04o; run chmod 600 %s", ErrInsecureFile, s.Path, fi.Mode().Perm(), s.Path)
+			return f, &fileProblem{ErrInsecureFile, fmt.Sprintf("run `chmod 600 %s`: the credentials file has mode %04o, "+
+				"readable by other users, so r2r-mcp does not use it", s.Path, fi.Mode().Perm())}
 		}
 	}
 	return f, nil
+}
+
+// readBounded reads the credentials file, refusing (and naming) one that is not a regular
+// file or is larger than maxCredentialsFileBytes. The open does not block on a FIFO.
+func (s *FileStore) readBounded() ([]byte, error) {
+	fh, err := os.OpenFile(s.Path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("read %s: %w", s.Path, err)
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", s.Path, err)
+	}
+	setAside := "run r2r-mcp login (it sets the file aside and writes a new one)"
+	if what := notRegular(fi.Mode()); what != "" {
+		return nil, &fileProblem{ErrCorruptFile, fmt.Sprintf("the credentials file %s is %s, not a regular file: %s", s.Path, what, setAside)}
+	}
+	tooLarge := func(n int64) error {
+		return &fileProblem{ErrCorruptFile, fmt.Sprintf("the credentials file %s is %s, far larger than r2r-mcp writes "+
+			"(a few hundred bytes per R2R), so it is not r2r-mcp's or was damaged: %s", s.Path, humanize.IBytes(uint64(n)), setAside)}
+	}
+	if fi.Size() > maxCredentialsFileBytes {
+		return nil, tooLarge(fi.Size())
+	}
+	b, err := io.ReadAll(io.LimitReader(fh, maxCredentialsFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", s.Path, err)
+	}
+	if len(b) > maxCredentialsFileBytes {
+		return nil, tooLarge(int64(len(b)))
+	}
+	return b, nil
 }
 
 func (s *FileStore) write(f credentialsFile) error {

@@ -376,7 +376,8 @@ func (l *LazyCredentials) readStored(ctx context.Context) (Resolved, error) {
 	case errors.Is(ferr, ErrNoCredential):
 		return none(nil), nil
 	case kerr != nil:
-		return none(kerr, keyringWarning(kerr), unusableWarning(u, ferr)), nil
+		// The file's problem first: it is what there is to fix (chmod 600, not a keyring).
+		return none(kerr, unusableWarning(u, ferr), keyringWarning(kerr)), nil
 	default:
 		return none(nil, unusableWarning(u, ferr)), nil
 	}

@@ -33,6 +33,7 @@ func (e *LoginError) Unwrap() error { return e.Err }
 func PasswordLogin(ctx context.Context, c *r2r.Client, email, password string) (LoginResult, error) {
 	anon := c.WithCredentials(r2r.Anonymous())
 	pair, err := anon.Login(ctx, email, password)
+	got := time.Now()
 	if err != nil {
 		return LoginResult{}, &LoginError{Step: "log in", Err: err}
 	}
@@ -45,7 +46,7 @@ func PasswordLogin(ctx context.Context, c *r2r.Client, email, password string) (
 	}
 	return LoginResult{
 		Secret: Secret{Kind: KindRefreshToken, Secret: pair.RefreshToken.Token, AccessToken: pair.AccessToken.Token,
-			UserID: user.ID, Email: user.Email, CreatedAt: time.Now().UTC().Truncate(time.Second)},
+			ReceivedAt: got.UTC(), UserID: user.ID, Email: user.Email, CreatedAt: time.Now().UTC().Truncate(time.Second)},
 		User: user,
 	}, nil
 }

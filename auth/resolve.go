@@ -93,6 +93,10 @@ const (
 	// WarnPlainTextFile: the credential comes from the plain-text file, by choice or
 	// because the keyring could not be read (then Resolved.KeyringErr is set too).
 	WarnPlainTextFile
+	// WarnNoSessionLock: the session lock cannot be made, so renewals go without it.
+	WarnNoSessionLock
+	// WarnSessionNotSaved: a renewed session could not be written back to its store.
+	WarnSessionNotSaved
 )
 
 // Warning is one thing the user should know about the resolved credential.
@@ -111,6 +115,9 @@ func warningText(ws []Warning) string {
 }
 
 func unusableWarning(url string, err error) Warning {
+	if errors.Is(err, ErrInsecureFile) {
+		return Warning{WarnUnusableEntry, err.Error()} // it leads with the fix
+	}
 	return Warning{WarnUnusableEntry, fmt.Sprintf("stored credential for %s unusable: %v", url, err)}
 }
 
@@ -185,10 +192,12 @@ func resolveEnv(opts Options) (Resolved, *resolver, error) {
 	r := &resolver{opts: opts, dir: dir, url: u, client: client}
 
 	if key := strings.TrimSpace(getenv("R2R_API_KEY")); key != "" {
+		c := r2r.APIKey(key)
 		if err := CheckValue(key); err != nil {
-			return Resolved{}, nil, fmt.Errorf("R2R_API_KEY %w, or unset it and run `r2r-mcp login`", err)
+			// Not an error here: serve must still start and answer every call with this.
+			c = unusable{identity: c.Identity(), err: fmt.Errorf("R2R_API_KEY %w", err)}
 		}
-		res.Credentials, res.Kind = withOrigin(r2r.APIKey(key), Origin{Source: SourceEnvAPIKey}), KindAPIKey
+		res.Credentials, res.Kind = withOrigin(c, Origin{Source: SourceEnvAPIKey}), KindAPIKey
 		return res, nil, nil
 	}
 	email, password := strings.TrimSpace(getenv("R2R_EMAIL")), getenv("R2R_PASSWORD")
@@ -207,6 +216,19 @@ func resolveEnv(opts Options) (Resolved, *resolver, error) {
 	res.Credentials = withOrigin(r2r.Anonymous(), o)
 	return res, r, nil
 }
+
+// unusable is a credential that cannot be sent (a value with a line break): every Apply
+// fails with why, so each call (and status, doctor) says it, and the source's Fix says
+// what to do.
+type unusable struct {
+	identity string
+	err      error // never quotes the value
+}
+
+func (u unusable) Apply(context.Context, http.Header) error { return u.err }
+func (u unusable) Identity() string                         { return u.identity }
+func (u unusable) String() string                           { return "auth.unusable(" + u.identity + ")" }
+func (u unusable) GoString() string                         { return u.String() }
 
 // credentialsFor turns a stored Secret from store into Credentials from o: an API key as
 // is, a session as a TokenSource that writes renewed pairs back to store under the user's

@@ -33,8 +33,12 @@ type Secret struct {
 	KeyID string `json:"key_id,omitempty"`
 	// AccessToken is the session's current access token (a JWT), so a new process starts
 	// without a refresh; "" for API keys and for sessions stored before it was kept.
-	AccessToken string    `json:"access_token,omitempty"`
-	CreatedAt   time.Time `json:"created_at"`
+	AccessToken string `json:"access_token,omitempty"`
+	// ReceivedAt is when AccessToken (and Secret with it) came from R2R, on this machine's
+	// clock: their lifetimes count from it, not from R2R's clock (see expiryOf). Zero for
+	// sessions stored before it was kept.
+	ReceivedAt time.Time `json:"received_at,omitzero"`
+	CreatedAt  time.Time `json:"created_at"`
 }
 
 // Validate reports whether s can be used.

@@ -1,14 +1,8 @@
 package auth
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
-	"time"
-
-	"github.com/gofrs/flock"
 )
 
 // SessionLockName is the lock file in the config dir that every r2r-mcp process of the
@@ -17,27 +11,6 @@ const SessionLockName = "session.lock"
 
 // SessionLockPath is the session lock file of configDir.
 func SessionLockPath(configDir string) string { return filepath.Join(configDir, SessionLockName) }
-
-// lockRetry is how often a renewal waiting for another process's renewal tries the lock.
-const lockRetry = 20 * time.Millisecond
-
-// lockSession takes the session lock at path (creating its directory), waiting until ctx
-// ends; "" takes nothing. A renewal holds it for one refresh-token request and one store
-// write.
-func lockSession(ctx context.Context, path string) (unlock func(), err error) {
-	if path == "" {
-		return func() {}, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("session lock: %w", err)
-	}
-	l := flock.New(path, flock.SetPermissions(0o600))
-	ok, err := l.TryLockContext(ctx, lockRetry)
-	if err != nil || !ok {
-		return nil, fmt.Errorf("take the session lock %s (another r2r-mcp process is renewing the R2R session): %w", path, errors.Join(err, ctx.Err()))
-	}
-	return func() { _ = l.Unlock() }, nil
-}
 
 // ErrSessionExpired is matched by the error of a stored session that can no longer be
 // renewed: its refresh token expired or was revoked, or the session was logged out or

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -193,27 +194,36 @@ func TestSessionRenewAt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := sessionRenewAt(tt.access, tokenExpiry(tt.access), tt.refresh); !got.Equal(tt.want) {
+			if got := sessionRenewAt(tt.access, tt.refresh, time.Time{}); !got.Equal(tt.want) {
 				t.Errorf("sessionRenewAt = %v, want %v", got, tt.want)
 			}
 		})
 	}
 }
 
-// R2R_API_KEY is checked where it is read: a value that cannot be sent as a header is a
-// configuration error naming the variable, never an outage reported later.
-func TestResolveRefusesAnUnsendableAPIKey(t *testing.T) {
+// R2R_API_KEY that cannot be sent as a header does not stop Resolve (serve must start and
+// answer): every use of the credential fails with the variable, what is wrong and never
+// the value, and its source says what to do.
+func TestUnsendableAPIKeyIsReportedOnUse(t *testing.T) {
 	tests := []struct{ name, key, want string }{
 		{"inner line break", "key_abc\ndef.ghi", "R2R_API_KEY contains a line break"},
+		{"trailing second line", "key_abc.def\nkey_xyz.uvw", "R2R_API_KEY contains a line break"},
 		{"60 KiB", "key_" + strings.Repeat("x", 60<<10), "R2R_API_KEY is 61444 bytes long"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Resolve(context.Background(), Options{URLFlag: testURL, ConfigDir: t.TempDir(),
+			res, err := Resolve(context.Background(), Options{URLFlag: testURL, ConfigDir: t.TempDir(),
 				Getenv: envFunc(map[string]string{"R2R_API_KEY": tt.key}), Keyring: newMapKeyring()})
-			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "def.ghi") ||
-				strings.Contains(err.Error(), "xxxx") {
+			if err != nil {
 				t.Fatalf("Resolve = %v", err)
+			}
+			if res.Origin().Source != SourceEnvAPIKey || res.Kind != KindAPIKey {
+				t.Fatalf("source %q kind %q", res.Origin().Source, res.Kind)
+			}
+			err = res.Credentials.Apply(context.Background(), http.Header{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "def.ghi") ||
+				strings.Contains(err.Error(), "xyz") || strings.Contains(err.Error(), "xxxx") {
+				t.Fatalf("Apply = %v", err)
 			}
 		})
 	}
@@ -237,7 +247,12 @@ func TestCredentialsFileProblemsAreNamed(t *testing.T) {
 			if err := os.Chmod(path, 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, ErrInsecureFile, "run chmod 600 "},
+		}, ErrInsecureFile, "run `chmod 600 "},
+		{"30 MB", func(t *testing.T, path string) {
+			if err := WritePrivateFile(path, append([]byte(`{"credentials": {}}`), make([]byte, 30<<20)...)); err != nil {
+				t.Fatal(err)
+			}
+		}, ErrCorruptFile, "is 30 MiB, far larger than r2r-mcp writes"},
 		{"owned by another user", func(t *testing.T, path string) {
 			if runtime.GOOS == "windows" || os.Getuid() != 0 {
 				t.Skip("needs root to give the file away")
@@ -256,13 +271,79 @@ func TestCredentialsFileProblemsAreNamed(t *testing.T) {
 			}
 			tt.setup(t, store.Path)
 			_, err := store.Load(context.Background(), testURL)
-			if !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "SECRET") {
+			if !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "SECRET") ||
+				!strings.Contains(err.Error(), store.Path) {
 				t.Fatalf("Load = %v", err)
 			}
 			res, err := Resolve(context.Background(), Options{URLFlag: testURL, ConfigDir: dir, InsecureStorage: true, Getenv: envFunc(nil)})
 			if err != nil || res.Origin().Source != SourceNone || !strings.Contains(res.Origin().Warning(), tt.want) {
 				t.Errorf("Resolve: source %q warning %q (%v)", res.Origin().Source, res.Origin().Warning(), err)
 			}
+			// serve on a machine without a keyring: the file's problem (with its fix) comes
+			// first, the keyring's absence after it.
+			lazy, err := ResolveLazy(context.Background(), Options{URLFlag: testURL, ConfigDir: dir, Getenv: envFunc(nil), Keyring: failingKeyring{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = lazy.Credentials.(*LazyCredentials).Load(context.Background())
+			ws := lazy.Credentials.(*LazyCredentials).Origin().Warnings
+			if len(ws) != 2 || !strings.Contains(ws[0].Text, tt.want) || ws[1].Kind != WarnKeyringUnavailable {
+				t.Errorf("serve's warnings: %+v", ws)
+			}
 		})
 	}
 }
+
+// R2R's clock 2 h behind this machine's (or ahead of it): a token's life counts from when
+// it was received, so ten calls make no refresh at all, and a session stored before the
+// receipt time was kept makes one, after which it has one.
+func TestClockSkewDoesNotRenewEveryCall(t *testing.T) {
+	tests := []struct {
+		name      string
+		skew      time.Duration // this machine's clock minus R2R's
+		received  bool
+		refreshes int
+	}{
+		{"R2R 2 h behind", 2 * time.Hour, true, 0},
+		{"R2R 2 h behind, stored without receipt time", 2 * time.Hour, false, 1},
+		{"R2R 2 h ahead", -2 * time.Hour, true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, c := newEmulator(t)
+			srv.CreateUser("dev@example.com", "pw", false)
+			clock := &testClock{}
+			clock.set(time.Now().Add(tt.skew))
+			pair := loginPair(t, c, "dev@example.com", "pw")
+			sec := Secret{Kind: KindRefreshToken, Secret: pair.RefreshToken.Token, AccessToken: pair.AccessToken.Token, Email: "dev@example.com"}
+			if tt.received {
+				sec.ReceivedAt = clock.now()
+			}
+			store := newMemStore()
+			_ = store.Save(context.Background(), testURL, sec)
+			srv.ResetCounts()
+			ts := NewStoredSource(TokenSourceOptions{Client: c, Now: clock.now}, testURL, sec, store)
+			client := c.WithCredentials(ts)
+			for i := range 10 {
+				if _, err := client.Me(context.Background()); err != nil {
+					t.Fatalf("call %d: %v", i, err)
+				}
+				clock.set(clock.now().Add(time.Minute))
+			}
+			if n := srv.Count(routeRefresh); n != tt.refreshes {
+				t.Errorf("%d refresh-token calls for 10 calls, want %d", n, tt.refreshes)
+			}
+			// The token expires an hour after it was received, whatever its exp claim says.
+			clock.set(clock.now().Add(time.Hour))
+			if err := ts.Apply(context.Background(), http.Header{}); err != nil || srv.Count(routeRefresh) != tt.refreshes+1 {
+				t.Errorf("an hour on: %v, %d refreshes", err, srv.Count(routeRefresh))
+			}
+		})
+	}
+}
+
+// testClock is a clock tests move while renewals may read it.
+type testClock struct{ t atomic.Int64 }
+
+func (c *testClock) set(t time.Time) { c.t.Store(t.UnixNano()) }
+func (c *testClock) now() time.Time  { return time.Unix(0, c.t.Load()) }

@@ -2,8 +2,6 @@ package auth
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -51,22 +49,26 @@ type Store interface {
 type TokenSource struct {
 	client   *r2r.Client // anonymous: login and refresh-token are public endpoints
 	email    string
-	password string // password mode only; held in memory, never stored
-	store    Store  // stored mode only
-	url      string // the store's account
-	meta     Secret // stored mode: the entry as loaded, updated on rotation
-	lockPath string // stored mode: the lock file renewals take; "" = no cross-process lock
+	password string        // password mode only; held in memory, never stored
+	store    Store         // stored mode only
+	url      string        // the store's account
+	meta     Secret        // stored mode: the entry as loaded, updated on rotation
+	lockPath string        // stored mode: the lock file renewals take; "" = no cross-process lock
+	lockWait time.Duration // how long a renewal waits for another process's (lockWait)
 	identity string
-	origin   Origin
 	log      *slog.Logger
 	now      func() time.Time
 
-	mu      sync.Mutex
-	access  string
-	exp     time.Time // access token expiry from its exp claim; zero = unknown
-	renewAt time.Time // when Apply renews ahead of expiry (see renewTime); zero = only after a 401
-	refresh string
-	gen     uint64 // bumped whenever access changes; 0 = no token yet
+	mu       sync.Mutex
+	origin   Origin // gains a warning when renewals go without the lock or cannot save
+	warned   map[WarningKind]bool
+	access   string
+	exp      time.Time // access token expiry, judged from when it was received (expiryOf); zero = unknown
+	renewAt  time.Time // when Apply renews ahead of expiry (see renewTime); zero = only after a 401
+	refresh  string
+	gen      uint64        // bumped whenever access changes; 0 = no token yet
+	lockHeld chan struct{} // closed while a renewal waits for another process's renewal
+	heldAt   time.Time     // when that wait began
 
 	renewMu sync.Mutex // serialises renewals across flights
 	flights singleflight.Group
@@ -107,11 +109,8 @@ func NewStoredSource(opts TokenSourceOptions, url string, sec Secret, store Stor
 	ts.meta = sec
 	ts.refresh = sec.Secret
 	ts.lockPath = opts.LockPath
-	if ts.fresh(sec.AccessToken, "") {
-		ts.access = sec.AccessToken
-		ts.exp = tokenExpiry(ts.access)
-		ts.renewAt = sessionRenewAt(ts.access, ts.exp, ts.refresh)
-		ts.gen = 1
+	if ts.fresh(sec.AccessToken, "", sec.ReceivedAt) {
+		ts.setTokens(sec.AccessToken, sec.Secret, sec.ReceivedAt)
 	}
 	who := strings.ToLower(sec.Email)
 	if who == "" {
@@ -122,7 +121,8 @@ func NewStoredSource(opts TokenSourceOptions, url string, sec Secret, store Stor
 }
 
 func newTokenSource(opts TokenSourceOptions) *TokenSource {
-	ts := &TokenSource{log: opts.Logger, now: opts.Now, origin: opts.Origin}
+	ts := &TokenSource{log: opts.Logger, now: opts.Now, origin: opts.Origin, lockWait: lockWait,
+		lockHeld: make(chan struct{}), warned: map[WarningKind]bool{}}
 	if ts.now == nil {
 		ts.now = time.Now
 	}
@@ -140,7 +140,27 @@ func newTokenSource(opts TokenSourceOptions) *TokenSource {
 func (ts *TokenSource) Identity() string { return ts.identity }
 
 // Origin says where the credential came from (Described): TokenSourceOptions.Origin.
-func (ts *TokenSource) Origin() Origin { return ts.origin }
+// It gains a warning the first time a renewal cannot take the session lock or save the
+// renewed session.
+func (ts *TokenSource) Origin() Origin {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.origin
+}
+
+// warnOnce logs text and adds it to the Origin's warnings, the first time kind happens.
+func (ts *TokenSource) warnOnce(ctx context.Context, kind WarningKind, text string) {
+	ts.mu.Lock()
+	first := !ts.warned[kind]
+	if first {
+		ts.warned[kind] = true
+		ts.origin = ts.origin.warn(Warning{kind, text})
+	}
+	ts.mu.Unlock()
+	if first {
+		ts.log.LogAttrs(ctx, slog.LevelWarn, "credentials", slog.String("warning", text))
+	}
+}
 
 // String keeps tokens out of %v.
 func (ts *TokenSource) String() string { return "auth.TokenSource(" + ts.identity + ")" }
@@ -155,7 +175,10 @@ func (ts *TokenSource) Apply(ctx context.Context, h http.Header) error {
 	tok, exp, renewAt, gen := ts.access, ts.exp, ts.renewAt, ts.gen
 	ts.mu.Unlock()
 	if tok == "" || (!renewAt.IsZero() && !ts.now().Before(renewAt)) {
-		err := ts.RefreshFrom(ctx, gen)
+		// A token that is still valid is sent rather than waiting for another process's
+		// renewal; this one's goes on in the background.
+		usable := tok != "" && ts.now().Before(exp)
+		err := ts.await(ctx, gen, usable)
 		ts.mu.Lock()
 		tok = ts.access
 		ts.mu.Unlock()
@@ -186,6 +209,24 @@ func (ts *TokenSource) Refresh(ctx context.Context) error {
 // else already replaced the token the caller was rejected with). Concurrent calls for the
 // same generation share one renewal.
 func (ts *TokenSource) RefreshFrom(ctx context.Context, gen uint64) error {
+	return ts.await(ctx, gen, false)
+}
+
+// errLockHeld is await's answer to a caller that would rather not wait for another
+// process's renewal.
+var errLockHeld = errors.New("another process holds the session lock")
+
+// await joins (or starts) the renewal of generation gen and waits for it until ctx ends;
+// with leaveIfHeld, only until the renewal finds another process renewing (errLockHeld).
+// When ctx ends while the renewal waits for another process, the error says so
+// (SessionBusyError): nothing was sent to R2R.
+func (ts *TokenSource) await(ctx context.Context, gen uint64, leaveIfHeld bool) error {
+	var held <-chan struct{} // nil: never ready
+	if leaveIfHeld {
+		ts.mu.Lock()
+		held = ts.lockHeld
+		ts.mu.Unlock()
+	}
 	ch := ts.flights.DoChan(strconv.FormatUint(gen, 10), func() (any, error) {
 		// Detached from the first caller: cancelling it must not fail the others.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refreshTimeout)
@@ -195,7 +236,15 @@ func (ts *TokenSource) RefreshFrom(ctx context.Context, gen uint64) error {
 	select {
 	case r := <-ch:
 		return r.Err
+	case <-held:
+		return errLockHeld
 	case <-ctx.Done():
+		ts.mu.Lock()
+		since := ts.heldAt
+		ts.mu.Unlock()
+		if !since.IsZero() {
+			return &SessionBusyError{Path: ts.lockPath, Waited: time.Since(since)}
+		}
 		return ctx.Err()
 	}
 }
@@ -216,24 +265,31 @@ func (ts *TokenSource) renew(ctx context.Context, gen uint64) error {
 	}
 	var (
 		pair *r2r.TokenPair
+		got  time.Time
 		err  error
 	)
 	if ts.store != nil {
-		pair, err = ts.renewStored(ctx, refresh, current)
+		pair, got, err = ts.renewStored(ctx, refresh, current)
 	} else {
 		pair, err = ts.renewPassword(ctx, refresh)
+		got = ts.now()
 	}
 	if err != nil {
 		return err
 	}
 	ts.mu.Lock()
-	ts.access = pair.AccessToken.Token
-	ts.exp = tokenExpiry(ts.access)
-	ts.refresh = pair.RefreshToken.Token
-	ts.renewAt = sessionRenewAt(ts.access, ts.exp, ts.refresh)
-	ts.gen++
+	ts.setTokens(pair.AccessToken.Token, pair.RefreshToken.Token, got)
 	ts.mu.Unlock()
 	return nil
+}
+
+// setTokens makes access and refresh, received at got, the current pair; ts.mu is held
+// (or ts not yet shared).
+func (ts *TokenSource) setTokens(access, refresh string, got time.Time) {
+	ts.access, ts.refresh = access, refresh
+	ts.exp = expiryOf(access, got)
+	ts.renewAt = sessionRenewAt(access, refresh, got)
+	ts.gen++
 }
 
 func (ts *TokenSource) renewPassword(ctx context.Context, refresh string) (*r2r.TokenPair, error) {
@@ -257,92 +313,146 @@ func (ts *TokenSource) renewPassword(ctx context.Context, refresh string) (*r2r.
 	return pair, nil
 }
 
-// renewStored trades the refresh token for a new pair and saves it. R2R invalidates a
-// refresh token once used, so two processes renewing the same session at once would log
-// each other out: the renewal runs under the user's session lock and first reads the store
-// again. If another process already renewed (the stored refresh token differs from ours),
-// its pair is used as it is while its access token is fresh and differs from current (the
-// one being replaced), else its refresh token is traded. A stored entry that is gone or no
-// longer a session (logout, or a login with an API key) ends this session.
-func (ts *TokenSource) renewStored(ctx context.Context, refresh, current string) (*r2r.TokenPair, error) {
-	unlock, err := lockSession(ctx, ts.lockPath)
+// renewStored trades the refresh token for a new pair, saves it and says when it was
+// received. R2R invalidates a refresh token once used, so two processes renewing the same
+// session at once would log each other out: the renewal runs under the user's session lock
+// and first reads the store again. If another process already renewed (the stored refresh
+// token differs from ours), its pair is used as it is while its access token is fresh and
+// differs from current (the one being replaced), else its refresh token is traded. A stored
+// entry that is gone or no longer a session (logout, or a login with an API key) ends this
+// session.
+func (ts *TokenSource) renewStored(ctx context.Context, refresh, current string) (*r2r.TokenPair, time.Time, error) {
+	unlock, err := ts.lockSession(ctx)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	defer unlock()
 	stored, lerr := ts.store.Load(ctx, ts.url)
 	switch {
 	case errors.Is(lerr, ErrNoCredential) && !errors.Is(lerr, ErrKeyringUnavailable),
 		lerr == nil && stored.Kind != KindRefreshToken:
-		return nil, &SessionExpiredError{URL: ts.url, Err: errors.New("the stored session was removed or replaced")}
+		return nil, time.Time{}, &SessionExpiredError{URL: ts.url, Err: errors.New("the stored session was removed or replaced")}
 	case lerr == nil && stored.Secret != refresh:
 		ts.meta = stored
-		if ts.fresh(stored.AccessToken, current) {
-			return &r2r.TokenPair{AccessToken: r2r.Token{Token: stored.AccessToken}, RefreshToken: r2r.Token{Token: stored.Secret}}, nil
+		if ts.fresh(stored.AccessToken, current, stored.ReceivedAt) {
+			return &r2r.TokenPair{AccessToken: r2r.Token{Token: stored.AccessToken}, RefreshToken: r2r.Token{Token: stored.Secret}},
+				stored.ReceivedAt, nil
 		}
 		refresh = stored.Secret
 	}
 	pair, err := ts.client.RefreshToken(ctx, refresh)
+	got := ts.now()
 	if err != nil {
 		if errors.Is(err, r2r.ErrUnauthorized) {
-			return nil, &SessionExpiredError{URL: ts.url, Err: err}
+			return nil, time.Time{}, &SessionExpiredError{URL: ts.url, Err: err}
 		}
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	if pair.AccessToken.Token == "" || pair.RefreshToken.Token == "" {
-		return nil, errors.New("R2R refresh-token returned an incomplete token pair")
+		return nil, time.Time{}, errors.New("R2R refresh-token returned an incomplete token pair")
 	}
 	next := ts.meta
-	next.Secret, next.AccessToken = pair.RefreshToken.Token, pair.AccessToken.Token
+	next.Secret, next.AccessToken, next.ReceivedAt = pair.RefreshToken.Token, pair.AccessToken.Token, got
 	if serr := ts.store.Save(ctx, ts.url, next); serr != nil {
 		// The old token is already invalidated; the new one lives in memory until exit.
-		ts.log.LogAttrs(ctx, slog.LevelWarn, "could not save the renewed R2R session; run `r2r-mcp login` after restarting",
-			slog.String("store", string(ts.store.Source())), slog.String("error", serr.Error()))
+		ts.warnOnce(ctx, WarnSessionNotSaved, fmt.Sprintf("could not save the renewed R2R session in %s (%v); "+
+			"this process goes on with it, but once it exits run `r2r-mcp login`", ts.store.Source().Place(), serr))
 	} else {
 		ts.meta = next
 	}
-	return pair, nil
+	return pair, got, nil
 }
 
-// fresh reports whether tok is an access token worth starting from: present, not current
-// (the token being replaced), and not yet due for renewal.
-func (ts *TokenSource) fresh(tok, current string) bool {
+// lockSession takes the user's session lock for one renewal (see lockSession). When no
+// lock can be made at its path (a read-only directory, someone else's file, a FIFO), the
+// renewal goes ahead without it and says so once: failing every call instead would end a
+// session that still works.
+func (ts *TokenSource) lockSession(ctx context.Context) (unlock func(), err error) {
+	unlock, err = lockSession(ctx, ts.lockPath, ts.lockWait, func() {
+		ts.mu.Lock()
+		ts.heldAt = time.Now()
+		close(ts.lockHeld)
+		ts.mu.Unlock()
+	})
+	ts.mu.Lock()
+	if !ts.heldAt.IsZero() {
+		ts.heldAt, ts.lockHeld = time.Time{}, make(chan struct{})
+	}
+	ts.mu.Unlock()
+	if lu, ok := errors.AsType[*LockUnusableError](err); ok {
+		ts.warnOnce(ctx, WarnNoSessionLock, lu.Error()+". Renewing the R2R session without it: another r2r-mcp process "+
+			"renewing at the same moment could end this session, and renewed tokens may not be saved")
+		return func() {}, nil
+	}
+	return unlock, err
+}
+
+// fresh reports whether tok, received at got (zero = unknown), is an access token worth
+// starting from: present, not current (the token being replaced), and not yet due for
+// renewal.
+func (ts *TokenSource) fresh(tok, current string, got time.Time) bool {
 	if tok == "" || tok == current {
 		return false
 	}
-	exp := tokenExpiry(tok)
-	return exp.IsZero() || ts.now().Before(renewAt(tok, exp))
+	at := renewAt(tok, got)
+	return at.IsZero() || ts.now().Before(at)
 }
 
-// sessionRenewAt is when a session is renewed: before its access token expires (renewAt),
-// or once its refresh token has lived half its life, whichever comes first. R2R's access
-// token outlives its refresh token by default (60,000 minutes against 7 days), so renewing
-// only for the access token would find the refresh token long dead; renewing it halfway
-// keeps a session that is used every few days alive indefinitely.
-func sessionRenewAt(access string, exp time.Time, refresh string) time.Time {
-	at := renewAt(access, exp)
-	rexp, riat := tokenExpiry(refresh), tokenClaim(refresh, "iat")
-	if rexp.IsZero() || riat.IsZero() || !riat.Before(rexp) {
+// sessionRenewAt is when a session whose tokens were received at got is renewed: before its
+// access token expires (renewAt), or once its refresh token has lived half its life,
+// whichever comes first. R2R's access token outlives its refresh token by default (60,000
+// minutes against 7 days), so renewing only for the access token would find the refresh
+// token long dead; renewing it halfway keeps a session that is used every few days alive
+// indefinitely.
+func sessionRenewAt(access, refresh string, got time.Time) time.Time {
+	at := renewAt(access, got)
+	start, rexp := issuedAt(refresh, got), expiryOf(refresh, got)
+	if rexp.IsZero() || start.IsZero() || !start.Before(rexp) {
 		return at
 	}
-	half := riat.Add(rexp.Sub(riat) / 2)
+	half := start.Add(rexp.Sub(start) / 2)
 	if at.IsZero() || half.Before(at) {
 		return half
 	}
 	return at
 }
 
-// renewAt is when tok, expiring at exp, is renewed ahead of time: renewTime from its iat
-// claim (when R2R issued it, in this process or another); without one, expirySkew before
-// exp. Zero when exp is.
-func renewAt(tok string, exp time.Time) time.Time {
+// renewAt is when tok, received at got, is renewed ahead of time: renewTime from when it
+// was received (or, not known, from its iat claim); without either, expirySkew before it
+// expires. Zero when it has no exp.
+func renewAt(tok string, got time.Time) time.Time {
+	exp := expiryOf(tok, got)
 	if exp.IsZero() {
 		return time.Time{}
 	}
-	if iat := tokenClaim(tok, "iat"); !iat.IsZero() && iat.Before(exp) {
-		return renewTime(iat, exp)
+	if start := issuedAt(tok, got); !start.IsZero() && start.Before(exp) {
+		return renewTime(start, exp)
 	}
 	return exp.Add(-expirySkew)
+}
+
+// expiryOf is when tok, received at got, expires on this machine's clock: got plus the
+// lifetime R2R gave it (exp − iat), so that R2R's clock running ahead or behind this one
+// does not make a new token look expired or an old one valid. Without got or an iat claim,
+// the exp claim as it stands. Zero when tok has no exp.
+func expiryOf(tok string, got time.Time) time.Time {
+	exp := tokenExpiry(tok)
+	if exp.IsZero() || got.IsZero() {
+		return exp
+	}
+	if iat := tokenClaim(tok, "iat"); !iat.IsZero() && iat.Before(exp) {
+		return got.Add(exp.Sub(iat))
+	}
+	return exp
+}
+
+// issuedAt is when tok's life began on this machine's clock: got, or without it its iat
+// claim (zero when it has none).
+func issuedAt(tok string, got time.Time) time.Time {
+	if !got.IsZero() {
+		return got
+	}
+	return tokenClaim(tok, "iat")
 }
 
 // renewTime is when a token received at now and expiring at exp is renewed ahead of time:
@@ -368,19 +478,7 @@ func TokenExpiry(tok string) time.Time { return tokenExpiry(tok) }
 // tokenClaim reads the time claim name ("exp", "iat") of a JWT without verifying it; zero
 // when the token is not a JWT or lacks the claim.
 func tokenClaim(tok, name string) time.Time {
-	parts := strings.Split(tok, ".")
-	if len(parts) != 3 {
-		return time.Time{}
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
-	if err != nil {
-		return time.Time{}
-	}
-	var claims map[string]any
-	if json.Unmarshal(payload, &claims) != nil {
-		return time.Time{}
-	}
-	v, ok := claims[name].(float64)
+	v, ok := jwtClaims(tok)[name].(float64)
 	if !ok || v <= 0 {
 		return time.Time{}
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/r2r-mcp/r2r-mcp/auth"
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/diagnose"
 )
 
 type authHeaderOptions struct {
@@ -36,7 +38,9 @@ func newAuthCmd(deps Deps, runF func(*authHeaderOptions) error) *cobra.Command {
 		Use:   "header",
 		Short: "Print a fresh Authorization header from this machine's R2R session",
 		Long: `Print an Authorization header carrying a fresh access token of the R2R session
-r2r-mcp login keeps (renewed first when it is due), for a client of a team's serve --http.
+r2r-mcp login keeps, for a client of a team's serve --http. The token is checked with R2R
+first and renewed when it is due or R2R refuses it (a logout elsewhere ends an access token
+before it expires); a credential R2R refuses is never printed.
 The token goes to stdout only; nothing is logged. By default the header is printed as a JSON
 object, the form Claude Code's headersHelper reads (it runs the command again after a 401):
 
@@ -80,6 +84,17 @@ func runAuthHeader(o *authHeaderOptions) error {
 	}
 	actx, cancel := context.WithTimeout(ctx, networkTimeout)
 	defer cancel()
+	// R2R is asked first: a token can be refused before its exp (a logout elsewhere
+	// blacklists it), and the client renews a refused session once and asks again.
+	client, err := r2r.New(r2r.Options{BaseURL: res.URL, Credentials: res.Credentials, HTTPClient: o.Env.HTTPClient,
+		UserAgent: "r2r-mcp/" + o.Deps.Build.Version})
+	if err != nil {
+		return err
+	}
+	if a := diagnose.CheckAccount(actx, client, networkTimeout); a.Verdict != diagnose.Accepted {
+		described := credentialText(res.Kind, "", res.Email) + " (from " + string(origin.Source) + ")"
+		return errors.New("no token printed: " + diagnose.Sentence(a.Problem(described, origin.Source, res.Email)))
+	}
 	h := http.Header{}
 	if err := res.Credentials.Apply(actx, h); err != nil {
 		return fmt.Errorf("no fresh token for %s: %w", res.URL, err)

@@ -30,6 +30,16 @@ type authEnv struct {
 	KeyringTimeout time.Duration
 	// HTTPClient talks to R2R; nil = the r2r package's shared client.
 	HTTPClient *http.Client
+	// NoticeDir keeps the markers of standing warnings already said today;
+	// "" = auth.NoticeDir(deps.Getenv).
+	NoticeDir string
+}
+
+func (e authEnv) noticeDir(getenv func(string) string) string {
+	if e.NoticeDir != "" {
+		return e.NoticeDir
+	}
+	return auth.NoticeDir(getenv)
 }
 
 func (e authEnv) configDir(getenv func(string) string) (string, error) {

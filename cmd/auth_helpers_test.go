@@ -53,7 +53,7 @@ func (f *authFixture) deps(stdin io.Reader, stdout, stderr io.Writer) Deps {
 }
 
 func (f *authFixture) authEnv() authEnv {
-	e := authEnv{ConfigDir: f.dir}
+	e := authEnv{ConfigDir: f.dir, NoticeDir: filepath.Join(f.dir, "notices")}
 	if f.tweak != nil {
 		f.tweak(&e)
 	}

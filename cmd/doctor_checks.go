@@ -44,6 +44,7 @@ type doctor struct {
 	credsOK    bool
 	anonymous  bool // R2R accepted a request without credentials
 	needLogin  bool // R2R requires credentials and none were found
+	warned     int  // how many warnings the credential had when resolved
 }
 
 // run performs every check and builds the report.
@@ -146,6 +147,7 @@ func (d *doctor) checkConfig(ctx context.Context) doctorCheck {
 	d.res = res
 	d.cfg.R2RURL, d.cfg.URLSource = res.URL, res.URLSource
 	origin := res.Origin()
+	d.warned = len(origin.Warnings)
 	d.cfg.CredentialSource, d.cfg.CredentialKind = string(origin.Source), res.Kind
 	if res.Kind == auth.KindAPIKey {
 		d.key = maskedKey(ctx, res.Credentials)
@@ -323,8 +325,19 @@ func (d *doctor) checkCredentials(ctx context.Context) doctorCheck {
 			return okCheck(fmt.Sprintf("anonymous (R2R has auth off); requests act as %s (%s)", a.User.Email, role))
 		}
 		detail := fmt.Sprintf("%s (%s), credentials from %s; GET /v3/users/me took %d ms", a.User.Email, role, src, a.Latency.Milliseconds())
+		var notes []string
 		if cost := apiKeyCost(d.res.Kind, a.Latency); cost != "" {
-			return warnCheck(detail, diagnose.Sentence(cost, ""))
+			notes = append(notes, diagnose.Sentence(cost, ""))
+		}
+		// What the check itself ran into: a renewal without the session lock, a renewed
+		// session that could not be saved.
+		if now := d.res.Origin().Warnings; len(now) > d.warned {
+			for _, w := range now[d.warned:] {
+				notes = append(notes, diagnose.Sentence(w.Text, ""))
+			}
+		}
+		if len(notes) > 0 {
+			return warnCheck(detail, strings.Join(notes, " "))
 		}
 		return okCheck(detail)
 	case ctx.Err() != nil:

@@ -789,3 +789,41 @@ func TestDoctorStatusCallErrors(t *testing.T) {
 		})
 	}
 }
+
+// doctor's credentials check says what the check itself ran into: a renewal that went
+// without the session lock, with why.
+func TestDoctorNamesWhyTheSessionLockCannotBeMade(t *testing.T) {
+	srv := r2rtest.NewServer(t, r2rtest.Options{RequireAuth: true})
+	srv.CreateUser(testEmail, testPassword, false)
+	env := doctorEnv(t, "R2R_API_URL", srv.URL)
+	dir := env[auth.ConfigDirEnv]
+	anon, err := r2r.New(r2r.Options{BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := anon.Login(context.Background(), testEmail, testPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A session stored without its access token is renewed on first use.
+	sec := auth.Secret{Kind: auth.KindRefreshToken, Secret: pair.RefreshToken.Token, Email: testEmail}
+	if err := (&auth.FileStore{Path: filepath.Join(dir, auth.CredentialsFileName)}).Save(context.Background(), srv.URL, sec); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(auth.SessionLockPath(dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	d := &doctor{opts: &doctorOptions{ProjectDir: t.TempDir(), r2rCmd: r2rCmd{
+		Deps: Deps{Build: BuildInfo{Version: "test"}, Getenv: func(k string) string { return env[k] }},
+		Env:  authEnv{ConfigDir: dir, Keyring: testKeyring{err: errors.New("no keyring")}}}}}
+	ctx := context.Background()
+	for _, step := range []func(context.Context) doctorCheck{d.checkConfig, d.checkR2R} {
+		if c := step(ctx); c.Status == statusFail {
+			t.Fatalf("an earlier check failed: %+v", c)
+		}
+	}
+	c := d.checkCredentials(ctx)
+	if c.Status != statusWarn || !strings.Contains(c.Fix, "Cannot use the session lock "+auth.SessionLockPath(dir)+": it is a directory") {
+		t.Fatalf("%+v", c)
+	}
+}

@@ -21,11 +21,15 @@ func newLogoutCmd(deps Deps, runF func(*logoutOptions) error) *cobra.Command {
 	opts := &logoutOptions{r2rCmd: r2rCmd{Deps: deps}}
 	c := &cobra.Command{
 		Use:   "logout",
-		Short: "Revoke this machine's R2R API key and delete the stored secret",
-		Long: `Revoke the API key r2r-mcp login created (when R2R is reachable) and delete the stored
-secret from the OS keyring and the fallback file. An API key you supplied with
---api-key-stdin is deleted locally but stays valid on the server. Running logout when not
-logged in is not an error.`,
+		Short: "End this machine's R2R session and delete the stored credential",
+		Long: `End the R2R session r2r-mcp login stored: on R2R (when it is reachable) its refresh
+token is used up and its access tokens are logged out; then the session is deleted from the
+OS keyring and the fallback file, and the R2R URL login saved for it is forgotten.
+
+A stored API key (login --api-key-stdin) is deleted locally and stays valid on the server,
+since you supplied it; one an older r2r-mcp login created is revoked on R2R as well.
+R2R_API_KEY or R2R_EMAIL/R2R_PASSWORD set in the environment are not touched and keep being
+used. Running logout when not logged in is not an error.`,
 		Args: cobra.NoArgs,
 		RunE: runE(opts, nil, runF, runLogout),
 	}

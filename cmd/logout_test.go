@@ -146,3 +146,12 @@ func TestLogoutWithoutKeyring(t *testing.T) {
 		t.Errorf("credentials file left: %v", err)
 	}
 }
+
+// logout's help describes what it does now: it ends a session; API keys are the exception.
+func TestLogoutHelpSpeaksOfTheSession(t *testing.T) {
+	c := newLogoutCmd(Deps{}, nil)
+	if !strings.HasPrefix(c.Short, "End this machine's R2R session") || !strings.HasPrefix(c.Long, "End the R2R session") ||
+		strings.Contains(c.Short, "API key") {
+		t.Errorf("Short %q\nLong %q", c.Short, c.Long)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/tools/memory"
 )
 
@@ -48,8 +49,12 @@ func (f *syncFixture) remember(d memory.Draft) string {
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	me, err := c.Me(ctx)
+	if err != nil {
+		f.t.Fatal(err)
+	}
 	st := &memory.Store{API: c, CollectionID: coll.ID}
-	saved, err := st.Remember(ctx, n, memory.Stamp{Author: memory.Author{ID: "u", Email: "ann@example.com"}, Time: time.Now()})
+	saved, err := st.Remember(ctx, n, memory.Stamp{UserID: me.ID, Time: time.Now()})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -93,7 +98,7 @@ func TestSyncPruneLeavesMemories(t *testing.T) {
 	exp := f.memory("export", "--format", "jsonl")
 	var rec memoryRecord
 	if exp.err != nil || json.Unmarshal([]byte(strings.TrimSpace(exp.stdout)), &rec) != nil || rec.ID != id ||
-		rec.Body != "All docs are Markdown; no wiki." || rec.Author != "ann@example.com" || rec.Paths[0] != "a.md" {
+		rec.Body != "All docs are Markdown; no wiki." || rec.Author != r2rtest.AdminEmail || rec.Paths[0] != "a.md" {
 		t.Fatalf("export jsonl: %v %+v\n%s", exp.err, rec, exp.stdout)
 	}
 	if md := f.memory("export"); md.err != nil || !strings.HasPrefix(md.stdout, "## decision: Keep docs in Markdown\n") {

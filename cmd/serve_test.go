@@ -477,3 +477,54 @@ func TestServeOnlyTree(t *testing.T) {
 		}
 	}
 }
+
+// An R2R_API_KEY that cannot be sent (a second line pasted with it) does not stop serve:
+// it answers initialize, and each tool call with the cause and the fix, never the key.
+func TestServeAnswersWithAnUnsendableAPIKey(t *testing.T) {
+	srv := r2rtest.NewServer(t, r2rtest.Options{RequireAuth: true})
+	env := map[string]string{"R2R_API_URL": srv.URL, "R2R_API_KEY": "key_abc.secretone\nkey_def.secrettwo", auth.ConfigDirEnv: t.TempDir()}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var errOut bytes.Buffer
+	deps := Deps{IO: IOStreams{In: inR, Out: outW, ErrOut: &errOut}, Build: BuildInfo{Version: "1.0.0"}, Getenv: func(k string) string { return env[k] }}
+	root := NewRootCmd(deps)
+	root.SetArgs([]string{"serve", "--project-dir", t.TempDir()})
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(context.Background()); _ = outW.Close() }()
+	go func() {
+		for _, line := range []string{
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`,
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":{}}}`,
+		} {
+			if _, err := io.WriteString(inW, line+"\n"); err != nil {
+				return
+			}
+		}
+	}()
+	answers := map[float64]map[string]any{}
+	sc := bufio.NewScanner(outR)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for len(answers) < 2 && sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("stdout line %q: %v", sc.Text(), err)
+		}
+		if id, ok := m["id"].(float64); ok {
+			answers[id] = m
+		}
+	}
+	_ = inW.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v\n%s", err, errOut.String())
+	}
+	if answers[1]["result"] == nil {
+		t.Fatalf("initialize not answered: %v\n%s", answers[1], errOut.String())
+	}
+	res, _ := answers[2]["result"].(map[string]any)
+	text := fmt.Sprint(res["content"])
+	if res["isError"] != true || !strings.Contains(text, "R2R_API_KEY contains a line break") ||
+		!strings.Contains(text, "Fix R2R_API_KEY where it is set") || strings.Contains(text, "secret") || strings.Contains(errOut.String(), "secret") {
+		t.Fatalf("tools/call: %v", answers[2])
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -70,6 +71,12 @@ type StatusReport struct {
 	Problems []string `json:"problems"`
 	// Warnings are things to know that do not make r2r-mcp unusable.
 	Warnings []string `json:"warnings"`
+
+	// cred are the credential's warnings, joined in Warnings[credAt] (credAt -1: none).
+	// The text report says the standing ones (auth.Warning.Standing) once a day, the JSON
+	// report always.
+	cred   []auth.Warning
+	credAt int
 }
 
 // StatusSetting is one effective setting and its source (flag, env, keyring, file,
@@ -151,13 +158,35 @@ func runStatus(o *statusOptions) error {
 		if err := enc.Encode(rep); err != nil {
 			return err
 		}
-	} else if err := writeStatus(out, rep); err != nil {
+	} else if err := writeStatus(out, rep.quieter(o.Env.noticeDir(o.Deps.getenv()), time.Now())); err != nil {
 		return err
 	}
 	if !rep.Usable {
 		return SilentError
 	}
 	return nil
+}
+
+// quieter is rep for people: without the credential's standing warnings that were already
+// said today (auth.NoticeDue records them in dir).
+func (rep *StatusReport) quieter(dir string, now time.Time) *StatusReport {
+	if rep.credAt < 0 || !slices.ContainsFunc(rep.cred, auth.Warning.Standing) {
+		return rep
+	}
+	o := auth.Origin{}
+	for _, w := range rep.cred {
+		if !w.Standing() || auth.NoticeDue(dir, w, now) {
+			o.Warnings = append(o.Warnings, w)
+		}
+	}
+	q := *rep
+	q.Warnings = slices.Clone(rep.Warnings)
+	if len(o.Warnings) == 0 {
+		q.Warnings = slices.Delete(q.Warnings, rep.credAt, rep.credAt+1)
+	} else {
+		q.Warnings[rep.credAt] = o.Warning()
+	}
+	return &q
 }
 
 // buildStatus resolves the configuration as serve does and runs the live checks. It fails
@@ -185,7 +214,9 @@ func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 		return nil, err
 	}
 	origin := res.Origin()
+	rep.credAt = -1
 	if w := origin.Warning(); w != "" {
+		rep.cred, rep.credAt = origin.Warnings, len(rep.Warnings)
 		rep.Warnings = append(rep.Warnings, w)
 	}
 	rep.R2R = StatusR2R{URL: res.URL, URLSource: res.URLSource}
@@ -224,6 +255,13 @@ func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 	rep.checkHealth(ctx, client, timeout)
 	if rep.R2R.Health != healthUnreachable {
 		rep.checkUser(ctx, client, timeout, origin.Source)
+		// What the check itself ran into (a renewal without the session lock, a renewed
+		// session that could not be saved) is said too; warnings are only ever added.
+		if now := res.Origin().Warnings; len(now) > len(origin.Warnings) {
+			for _, w := range now[len(origin.Warnings):] {
+				rep.Warnings = append(rep.Warnings, w.Text)
+			}
+		}
 	}
 	if perr == nil && rep.Credential.Accepted {
 		rep.checkCollection(ctx, projects, client, timeout)

@@ -460,3 +460,74 @@ func TestStatusFlags(t *testing.T) {
 		t.Errorf("status not registered: %v", err)
 	}
 }
+
+// The plain-text file in use is a standing fact: status says it once a day (the Credential
+// line names the file every time), status --json every time.
+func TestStatusSaysThePlainTextFileOnceADay(t *testing.T) {
+	f := newAuthFixture(t)
+	if r := f.loginWithPassword("--insecure-storage"); r.err != nil {
+		t.Fatal(r.err)
+	}
+	const said = "the plain-text file"
+	runs := []struct {
+		name   string
+		before func()
+		args   []string
+		want   bool
+	}{
+		{"first run", nil, nil, true},
+		{"again the same day", nil, nil, false},
+		{"--json", nil, []string{"--json"}, true},
+		{"a day later", func() {
+			old := time.Now().Add(-25 * time.Hour)
+			markers, _ := filepath.Glob(filepath.Join(f.dir, "notices", "*"))
+			for _, m := range markers {
+				if err := os.Chtimes(m, old, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(markers) == 0 {
+				t.Fatal("no marker was written")
+			}
+		}, nil, true},
+	}
+	for _, r := range runs {
+		if r.before != nil {
+			r.before()
+		}
+		res := f.status(append([]string{"--project-dir", t.TempDir()}, r.args...)...)
+		if got := strings.Contains(res.stdout, said); got != r.want {
+			t.Errorf("%s: says the plain-text file: %v, want %v\n%s", r.name, got, r.want, res.stdout)
+		}
+		if !strings.Contains(res.stdout, f.credentialsFile()) {
+			t.Errorf("%s: the credential's source is not named:\n%s", r.name, res.stdout)
+		}
+	}
+}
+
+// A renewal status's own check makes, and what it runs into (no session lock can be
+// made), is reported, and the check still succeeds.
+func TestStatusNamesWhyTheSessionLockCannotBeMade(t *testing.T) {
+	f := newAuthFixture(t)
+	if r := f.loginWithPassword("--insecure-storage"); r.err != nil {
+		t.Fatal(r.err)
+	}
+	// A session stored without its access token is renewed on first use.
+	store := &auth.FileStore{Path: f.credentialsFile()}
+	sec, err := store.Load(t.Context(), f.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec.AccessToken = ""
+	if err := store.Save(t.Context(), f.srv.URL, sec); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(auth.SessionLockPath(f.dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r := f.status("--project-dir", t.TempDir())
+	if r.err != nil || !strings.Contains(r.stdout, "! cannot use the session lock "+auth.SessionLockPath(f.dir)+": it is a directory") ||
+		strings.Contains(r.stdout, "another r2r-mcp process is renewing") || f.srv.Count("POST /v3/users/refresh-token") != 1 {
+		t.Fatalf("%v\n%s", r.err, r.stdout)
+	}
+}

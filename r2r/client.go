@@ -329,9 +329,10 @@ func (c *Client) send(ctx context.Context, call *Call) (*Response, error) {
 	}
 	if !call.NoAuth && call.creds != nil {
 		if err := call.creds.Apply(ctx, req.Header); err != nil {
-			if cerr := ctx.Err(); cerr != nil {
+			if cerr := ctx.Err(); cerr != nil && (errors.Is(cerr, context.Canceled) || errors.Is(err, cerr)) {
 				// The caller gave up while e.g. a login was under way: a cancellation or
-				// deadline, not a credential problem.
+				// deadline, not a credential problem. At a deadline, an error of Apply's own
+				// (what the credential was waiting for) is kept instead: R2R was not asked.
 				return nil, &Error{Op: call.Op, Method: call.Method, Path: call.Path, Err: cerr}
 			}
 			return nil, &credentialFailure{&CredentialError{Identity: call.creds.Identity(), Err: err}}

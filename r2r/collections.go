@@ -96,8 +96,8 @@ func (c *Client) DeleteCollection(ctx context.Context, id string) error {
 	return c.results(ctx, &Call{Op: op, Method: http.MethodDelete, Path: pathf("/collections/%s", id)}, nil)
 }
 
-// ListCollectionUsers lists the members of a collection (its owner among them); members
-// and the owner may list them, anyone else gets 403.
+// ListCollectionUsers lists the members of a collection, its owner among them (GET
+// /v3/collections/{id}/users); any member may, anyone else gets 403. p.IDs is ignored.
 func (c *Client) ListCollectionUsers(ctx context.Context, collectionID string, p ListParams) (*Page[User], error) {
 	const op = "list collection users"
 	if err := requireID(op, "collection id", collectionID); err != nil {

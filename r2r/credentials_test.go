@@ -116,6 +116,36 @@ func TestCancelledWhileApplyingCredentials(t *testing.T) {
 	}
 }
 
+// deadlineCreds wait in Apply until the call's deadline and then say what they waited for.
+type deadlineCreds struct{}
+
+func (deadlineCreds) Apply(ctx context.Context, _ http.Header) error {
+	<-ctx.Done()
+	return errors.New("waited for another process's renewal")
+}
+func (deadlineCreds) Identity() string { return "waiting" }
+
+// TestDeadlineWhileApplyingCredentials: a deadline that passes while the credential waits
+// (for another process's renewal, say) is reported in the credential's words, as a call
+// that was never sent, not as R2R failing to answer in time.
+func TestDeadlineWhileApplyingCredentials(t *testing.T) {
+	srv := r2rtest.NewServer(t, r2rtest.Options{})
+	c, err := r2r.New(r2r.Options{BaseURL: srv.URL, Credentials: deadlineCreds{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	_, err = c.Me(ctx)
+	if !errors.Is(err, r2r.ErrCredentials) || errors.Is(err, context.DeadlineExceeded) ||
+		!strings.Contains(err.Error(), "waited for another process's renewal") {
+		t.Fatalf("err = %v; want the credential's own words", err)
+	}
+	if n := len(srv.Counts()); n != 0 {
+		t.Errorf("the call reached R2R: %v", srv.Counts())
+	}
+}
+
 // TestUnsendableSecretIsACredentialError: a key or token with a line break never reaches
 // Go's HTTP client (which would refuse it as if R2R were unreachable): it is a credential
 // problem, not retried, and the breaker does not count it.

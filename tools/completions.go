@@ -41,8 +41,9 @@ func (c promptCompleter) CompletePromptArgument(ctx context.Context, prompt stri
 		return nil, fmt.Errorf("cannot list the values of %s: %s", arg.Name, cleantext.Runes(Sanitize(err.Error()), 200))
 	}
 	values := []string{}
+	typed := strings.ToLower(arg.Value)
 	for _, v := range all {
-		if strings.HasPrefix(strings.ToLower(v), strings.ToLower(arg.Value)) {
+		if strings.HasPrefix(strings.ToLower(v), typed) {
 			values = append(values, v)
 		}
 	}

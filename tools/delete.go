@@ -24,6 +24,20 @@ type DeleteOutput struct {
 	Message        string `json:"message"`
 }
 
+// deleteParams are the arguments of r2r_delete_document.
+type deleteParams struct {
+	documentParams
+	CollectionID string `json:"collection_id"`
+}
+
+func (p *deleteParams) check(d *Deps) (err error) {
+	if err = p.documentParams.check(d); err != nil {
+		return err
+	}
+	p.CollectionID, err = optUUID("collection_id", p.CollectionID, collectionIDHint)
+	return err
+}
+
 // deleteDocumentName is the delete tool's name, which other tools' advice names too.
 const deleteDocumentName = "r2r_delete_document"
 
@@ -40,16 +54,18 @@ func deleteDocumentTool(d *Deps) Tool {
 	}, "document_id", "title", "collection_id", "deleted", "message")
 	def := newTool(deleteDocumentName,
 		mcp.WithToolTitle(title),
-		mcp.WithDescription("Delete one document (and its chunks) from the project's collection, e.g. an outdated or wrongly uploaded file. "+
+		mcp.WithDescription("Delete one document (and its chunks) from the project's collection (or the collection_id given), e.g. an outdated or wrongly uploaded file. "+
 			"Documents outside that collection are refused. r2r_list_documents or r2r_search give the id."),
 		searchHint("remove delete outdated document from knowledge base"),
 		annotations(title, false, true, true, false),
 		withOutputSchema(out),
 		documentIDParam("to delete, e.g. from r2r_list_documents or r2r_search"),
+		mcp.WithString("collection_id", mcp.MaxLength(36),
+			mcp.Description("Collection ID (UUID) the document is deleted from; omit to use the current project's collection")),
 	)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p documentParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p deleteParams) (*mcp.CallToolResult, error) {
 		id := p.DocumentID
-		s, errRes := d.resolveScope(ctx, c, "", false)
+		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -65,6 +81,10 @@ func deleteDocumentTool(d *Deps) Tool {
 		o.SourcePath, _ = doc.Metadata[kbsync.MetaSourcePath].(string)
 		o.SourcePath = clipJSON(Sanitize(o.SourcePath), maxTitleBytes)
 		if !slices.Contains(doc.CollectionIDs, s.ID) {
+			if s.Explicit {
+				return refusal(refuseOutsideScope, fmt.Sprintf("Not deleted: document %s %q is not in %s. "+
+					"Name the collection it is in as collection_id (r2r_get_document lists its collections).", id, o.Title, s.label())), nil
+			}
 			return refusal(refuseOutsideScope, fmt.Sprintf("Not deleted: document %s %q is not in the project's collection %s. "+
 				"r2r_delete_document deletes only documents of the current project's collection; delete others in R2R itself.", id, o.Title, s.label())), nil
 		}

@@ -87,13 +87,14 @@ func r2rErrorResult(ctx context.Context, err error, baseURL string, h errHints) 
 	isR2R := errors.As(err, &e)
 
 	switch {
+	case errors.Is(err, r2r.ErrCredentials):
+		// Before the deadline's case: the call was never sent, so R2R did not fail to answer.
+		return credentialResult(ctx, err, baseURL)
 	case errors.Is(err, context.DeadlineExceeded) || (ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)):
 		return timeoutResult(ctx, err, baseURL, h)
 	case errors.Is(err, context.Canceled):
 		return toolerr.Result(toolerr.Info{Type: "cancelled", Code: toolerr.CodeInternal,
 			Message: "The request was cancelled before R2R answered."})
-	case errors.Is(err, r2r.ErrCredentials):
-		return credentialResult(ctx, err, baseURL)
 	case errors.Is(err, r2r.ErrInvalidRequest) && !isR2R:
 		return toolerr.Result(toolerr.Info{Type: "invalid_params", Code: toolerr.CodeInvalidParams,
 			Message: "Invalid request: " + err.Error()})
@@ -288,6 +289,11 @@ func credentialResult(ctx context.Context, err error, baseURL string) *mcp.CallT
 		// The verdict names the one thing to do; nothing else is added to it.
 		info.Message = "r2r-mcp is no longer logged in: " + strings.TrimRight(cause.Error(), ".") +
 			", then call again (no restart needed)." + warningText(a)
+		return toolerr.Result(info)
+	}
+	if errors.Is(cause, auth.ErrSessionBusy) {
+		info.Type, info.Code, info.Retryable = "busy", toolerr.CodeRateLimited, true
+		info.Message = "r2r-mcp " + strings.TrimRight(cause.Error(), ".") + "."
 		return toolerr.Result(info)
 	}
 	src := a.Source

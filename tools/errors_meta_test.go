@@ -73,9 +73,11 @@ func TestUnauthorizedAdvice(t *testing.T) {
 		{name: "none", creds: nil, source: auth.SourceNone,
 			want: []string{"R2R requires authentication (401)", "Run `r2r-mcp login` in a terminal", "Then call again"}},
 		{name: "none, the credentials file unusable: the file's problem leads", creds: nil, source: auth.SourceNone,
-			warning: "stored credential for http://r2r:7272 unusable: credentials file is readable by other users: /c/credentials.json has mode 0644; run chmod 600 /c/credentials.json",
-			want:    []string{"R2R requires authentication (401), and r2r-mcp has no usable credential: stored credential", "run chmod 600 /c/credentials.json. Fix that"},
-			not:     []string{"sciphi", "Credentials warning"}},
+			warning: "run `chmod 600 /c/credentials.json`: the credentials file has mode 0644, readable by other users, so r2r-mcp does not use it; " +
+				"system keyring read failed: dial unix /run/user/1000/bus: connect: no such file or directory",
+			want: []string{"R2R requires authentication (401), and r2r-mcp has no usable credential: run `chmod 600 /c/credentials.json`:",
+				"no such file or directory. Fix that"},
+			not: []string{"sciphi", "Credentials warning"}},
 		{name: "keyring read lazily, with a warning", creds: r2r.APIKey("not-a-valid-key"), source: auth.SourceKeyring,
 			warning: "system keyring did not answer in time", dynamic: true,
 			want: []string{"(from keyring) (401)", "Credentials warning: system keyring did not answer in time."}},
@@ -131,6 +133,17 @@ type failingCredentials struct{ err error }
 
 func (f failingCredentials) Apply(context.Context, http.Header) error { return f.err }
 func (f failingCredentials) Identity() string                         { return "test:failing" }
+
+// busyCredentials wait, as a stored session does while another process renews it, until
+// the call's deadline, and then say so.
+type busyCredentials struct{ lock string }
+
+func (b busyCredentials) Apply(ctx context.Context, _ http.Header) error {
+	start := time.Now()
+	<-ctx.Done()
+	return &auth.SessionBusyError{Path: b.lock, Waited: time.Since(start)}
+}
+func (busyCredentials) Identity() string { return "test:busy" }
 
 // TestCredentialErrors: when the credentials cannot be applied (a login fails), nothing is
 // sent, and the result is -32002 with the cause and source-specific advice, never the
@@ -205,6 +218,24 @@ func TestCredentialErrors(t *testing.T) {
 		if info.Code != toolerr.CodeAuth || info.Retryable || !strings.Contains(info.Message, auth.SessionExpiredText(srv.URL)) ||
 			strings.Count(info.Message, "r2r-mcp login") != 1 {
 			t.Fatalf("%+v", info)
+		}
+	})
+
+	t.Run("another process renews the session past the call's deadline", func(t *testing.T) {
+		lock := filepath.Join(t.TempDir(), auth.SessionLockName)
+		e := newEnv(t, withCreds(from(busyCredentials{lock: lock}, auth.SourceKeyring, "")))
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		res := e.callCtx(ctx, "r2r_list_collections", nil)
+		info, ok := toolerr.Of(res)
+		t.Log(info.Message)
+		if !ok || !res.IsError || info.Code != toolerr.CodeRateLimited || !info.Retryable ||
+			!strings.Contains(info.Message, "another process to finish renewing the R2R session (it holds the lock "+lock+")") ||
+			!strings.Contains(info.Message, "nothing was sent to R2R") || strings.Contains(info.Message, "did not answer") {
+			t.Fatalf("%+v", info)
+		}
+		if n := len(e.r2r.Counts()); n != 0 {
+			t.Errorf("the call reached R2R: %v", e.r2r.Counts())
 		}
 	})
 

@@ -22,6 +22,7 @@ const GroupMemory = "memory"
 const (
 	refuseSecretInMemory = "secret_in_memory"
 	refuseNotAMemory     = "not_a_memory"
+	refuseNotOwner       = "not_the_owner"
 )
 
 // RememberOutput is the structured result of r2r_remember.
@@ -32,7 +33,9 @@ type RememberOutput struct {
 	Status          string `json:"status"` // saved, already_remembered
 	IngestionStatus string `json:"ingestion_status,omitempty"`
 	Superseded      string `json:"superseded_id,omitempty"`
-	OldKept         bool   `json:"old_kept,omitempty"`
+	Outcome         string `json:"superseded,omitempty"` // memory.Outcome*
+	OldAuthor       string `json:"superseded_author,omitempty"`
+	IDTaken         bool   `json:"id_taken,omitempty"`
 	CollectionID    string `json:"collection_id"`
 	Message         string `json:"message"`
 }
@@ -45,10 +48,14 @@ func rememberDef() mcp.Tool {
 		"title":            strProp("its title"),
 		"status":           enumProp("saved: stored now; already_remembered: the same memory existed, nothing was sent", "saved", "already_remembered"),
 		"ingestion_status": strProp("R2R's ingestion status of the memory, when known"),
-		"superseded_id":    strProp("the memory this one replaced (deleted once this one was searchable)"),
-		"old_kept":         boolProp("true when the memory to supersede was kept because this one was not searchable yet; recall hides it"),
-		"collection_id":    strProp("the collection the memory is in"),
-		"message":          strProp("what happened"),
+		"superseded_id":    strProp("the memory this one supersedes"),
+		"superseded": enumProp("what became of it: deleted (by R2R); hidden (another user's, which R2R keeps: recall, search and RAG leave it out for everyone); "+
+			"gone (no longer in the collection); pending (kept until this one is searchable); still_shown (R2R kept it and it is still found: see message)",
+			memory.OutcomeDeleted, memory.OutcomeHidden, memory.OutcomeGone, memory.OutcomePending, memory.OutcomeShown),
+		"superseded_author": strProp("who saved the superseded memory, when R2R kept it"),
+		"id_taken":          boolProp("true when the memory's usual id held another user's document, so it was saved under a new id"),
+		"collection_id":     strProp("the collection the memory is in"),
+		"message":           strProp("what happened"),
 	}, "id", "kind", "title", "status", "collection_id", "message")
 	return newTool("r2r_remember",
 		mcp.WithToolTitle(title),
@@ -72,7 +79,8 @@ func rememberDef() mcp.Tool {
 		mcp.WithArray("tags", mcp.MaxItems(memory.MaxTags), mcp.WithStringItems(mcp.MinLength(1), mcp.MaxLength(memory.MaxTagChars)),
 			mcp.Description("Free tags to filter recall by")),
 		mcp.WithString("supersedes", mcp.MinLength(minShortID), mcp.MaxLength(36),
-			mcp.Description("Id of a memory this one replaces (a UUID, or the short id r2r_recall showed); it is deleted once this one is searchable")),
+			mcp.Description("Id of a memory this one replaces (a UUID, or the short id r2r_recall showed). Once this one is searchable your own is deleted; "+
+				"another user's, which R2R lets only them delete, stays in R2R and is left out of everyone's recall, search and RAG")),
 		mcp.WithString("collection_id", mcp.MaxLength(36),
 			mcp.Description("Collection ID (UUID) to save in; omit to use the current project's collection (created on first use)")),
 	)
@@ -136,7 +144,7 @@ func (d *Deps) remember(ctx context.Context, p rememberParams) *mcp.CallToolResu
 	if err != nil {
 		return d.projectErrorResult(ctx, err)
 	}
-	st := memory.Stamp{Author: memory.Author{ID: user.ID, Email: user.Email}, Time: d.now()}
+	st := memory.Stamp{UserID: user.ID, Time: d.now()}
 	if root := localRoot(d, pr); root != "" {
 		st.Commit = kbsync.Head(ctx, root)
 	}
@@ -149,7 +157,8 @@ func (d *Deps) remember(ctx context.Context, p rememberParams) *mcp.CallToolResu
 	}
 	d.shown.remember(saved.ID)
 	o := RememberOutput{ID: saved.ID, Kind: draft.Kind, Title: clipJSON(draft.Title, maxTitleBytes), Status: "saved",
-		IngestionStatus: clipJSON(saved.Status, maxEnumBytes), Superseded: saved.Superseded, OldKept: saved.OldKept, CollectionID: s.ID}
+		IngestionStatus: clipJSON(saved.Status, maxEnumBytes), Superseded: saved.Supersedes, Outcome: saved.Outcome,
+		OldAuthor: clipJSON(Sanitize(saved.OldAuthor), maxTitleBytes), IDTaken: saved.IDTaken, CollectionID: s.ID}
 	if saved.Already {
 		o.Status = "already_remembered"
 	}
@@ -168,11 +177,22 @@ func rememberMessage(o RememberOutput, s *scope) string {
 		}
 		b.WriteString(".")
 	}
-	switch {
-	case o.Superseded != "":
-		fmt.Fprintf(&b, " It replaced memory %s, which was deleted.", o.Superseded)
-	case o.OldKept:
-		b.WriteString(" The memory it supersedes was kept for now, since this one is not searchable yet; recall hides it, and r2r_forget removes it.")
+	if o.IDTaken {
+		b.WriteString(" Its usual id held another user's document, which was left alone, so it has a new id.")
+	}
+	switch o.Outcome {
+	case memory.OutcomeDeleted:
+		fmt.Fprintf(&b, " It replaced memory %s, which R2R deleted.", o.Superseded)
+	case memory.OutcomeHidden:
+		fmt.Fprintf(&b, " Memory %s, which it supersedes, is hidden from the team's recall, search and RAG; R2R keeps it, as only its author %s (or an admin) can delete it.",
+			o.Superseded, o.OldAuthor)
+	case memory.OutcomeGone:
+		fmt.Fprintf(&b, " Memory %s, which it supersedes, was no longer in the collection.", o.Superseded)
+	case memory.OutcomePending:
+		fmt.Fprintf(&b, " Memory %s, which it supersedes, was kept for now, since this one is not searchable yet; recall, search and RAG leave it out once this one is.", o.Superseded)
+	case memory.OutcomeShown:
+		fmt.Fprintf(&b, " Memory %s, which it supersedes, is still found: R2R keeps it, as only its author %s (or an admin) can delete it, "+
+			"and this memory existed already without naming it. Ask %s to forget it.", o.Superseded, o.OldAuthor, o.OldAuthor)
 	}
 	return b.String()
 }
@@ -184,6 +204,10 @@ func memoryErrorResult(err error) *mcp.CallToolResult {
 			return refusal(refuseSecretInMemory, "Not remembered: "+me.Error()+".")
 		}
 		return invalidArgs(argErr(me.Field, "%s", me.Msg))
+	}
+	if no, ok := errors.AsType[*memory.NotOwnerError](err); ok {
+		return refusal(refuseNotOwner, fmt.Sprintf("Not deleted: %s. To hide it from the team, save the corrected memory with supersedes %s.",
+			Sanitize(no.Error()), no.ID))
 	}
 	if errors.Is(err, memory.ErrNotMemory) {
 		return refusal(refuseNotAMemory, "Refused: "+err.Error()+". r2r_forget and supersedes act only on memories of the project's collection "+
@@ -250,8 +274,9 @@ func forgetTool(d *Deps) Tool {
 	}, "id", "kind", "title", "deleted", "message")
 	def := newTool("r2r_forget",
 		mcp.WithToolTitle(title),
-		mcp.WithDescription("Delete one memory of the project's collection by id, for the whole team. Only memories: ingested files are refused "+
-			"(r2r_delete_document deletes those). To correct a memory rather than drop it, use r2r_remember with supersedes."),
+		mcp.WithDescription("Delete one of your memories of the project's collection by id, for the whole team. Only memories: ingested files are refused "+
+			"(r2r_delete_document deletes those), and so is a teammate's memory, which R2R lets only its author delete (the refusal names them). "+
+			"To correct a memory rather than drop it, use r2r_remember with supersedes."),
 		searchHint("forget delete a team memory"),
 		annotations(title, false, true, true, false),
 		withOutputSchema(out),

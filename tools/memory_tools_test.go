@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -132,7 +134,7 @@ func TestMemoryLifecycle(t *testing.T) {
 		o, _ := e.recall(map[string]any{"tag": "db"})
 		newer = e.remember(map[string]any{"kind": "decision", "title": "Use pgx v5 for Postgres",
 			"body": "pgx v5 with pgxpool; lib/pq is not used.", "supersedes": o.Memories[0].ID})
-		if newer.Superseded != decision.ID || newer.OldKept {
+		if newer.Superseded != decision.ID || newer.Outcome != memory.OutcomeDeleted || !strings.Contains(newer.Message, "R2R deleted") {
 			t.Fatalf("supersede: %+v", newer)
 		}
 		if _, err := e.client.GetDocument(context.Background(), decision.ID); err == nil {
@@ -200,6 +202,13 @@ func TestMemoryRefusals(t *testing.T) {
 		{"title", map[string]any{"kind": "note", "title": "token " + key, "body": "b"}},
 		{"error", map[string]any{"kind": "fix", "title": "t", "body": "b", "error": "401 for token " + key}},
 		{"tag", map[string]any{"kind": "note", "title": "t", "body": "b", "tags": []any{key}}},
+		{"path", map[string]any{"kind": "note", "title": "t", "body": "b", "paths": []any{"keys/" + key}}},
+		{"base64_body", map[string]any{"kind": "note", "title": "t", "body": base64.StdEncoding.EncodeToString([]byte(key))}},
+		{"hex_body", map[string]any{"kind": "note", "title": "t", "body": hex.EncodeToString([]byte(key))}},
+		{"escaped_body", map[string]any{"kind": "note", "title": "t", "body": strings.ReplaceAll(key, "_", `\u005f`)}},
+		{"zero_width_body", map[string]any{"kind": "note", "title": "t", "body": key[:6] + "\u200b" + key[6:]}},
+		{"reversed_body", map[string]any{"kind": "note", "title": "t", "body": reverse(key)}},
+		{"two_tags", map[string]any{"kind": "note", "title": "t", "body": "b", "tags": []any{key[:10], key[10:]}}},
 	} {
 		t.Run("secret_in_"+tc.name, func(t *testing.T) {
 			e.r2r.ResetCounts()
@@ -233,6 +242,12 @@ func TestMemoryRefusals(t *testing.T) {
 	if _, err := e.client.GetDocument(context.Background(), file.DocumentID); err != nil {
 		t.Errorf("the ingested file is gone: %v", err)
 	}
+}
+
+func reverse(s string) string {
+	r := []rune(s)
+	slices.Reverse(r)
+	return string(r)
 }
 
 // TestRecallIndexIsSmall: ten memories with the longest titles and bodies (multi-byte text,
@@ -304,13 +319,17 @@ func TestRecallThousandMemories(t *testing.T) {
 	e := newEnv(t)
 	first := e.remember(map[string]any{"kind": "note", "title": "first", "body": "the first memory"})
 	st := &memory.Store{API: e.client, CollectionID: first.CollectionID}
+	me, err := e.deps.Projects.UserID(context.Background(), e.client)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range 999 {
 		d, err := memory.Normalise(memory.Draft{Kind: memory.Kinds[i%len(memory.Kinds)], Title: fmt.Sprintf("Memory %d about service %d", i, i%37),
 			Body: fmt.Sprintf("Service %d keeps its state in table t%d; restart it after a schema change.", i%37, i)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Remember(context.Background(), d, memory.Stamp{Author: memory.Author{Email: "ann@example.com"}, Time: time.Now()}); err != nil {
+		if _, err := st.Remember(context.Background(), d, memory.Stamp{UserID: me, Time: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
 	}

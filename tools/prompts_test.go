@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -227,5 +229,40 @@ func TestDocumentIDCompletions(t *testing.T) {
 	structured(t, e.ok("r2r_list_documents", map[string]any{"limit": maxCompletions}), &list)
 	if !list.Cached || list.CollectionName == "" {
 		t.Errorf("r2r_list_documents after a completion: %+v, want the cached page with its collection's name", list)
+	}
+}
+
+// What was typed is lowered once per completion, not once per known value: a 1 MiB value
+// against 40 collection names allocates about its own size a few times, not 40 times.
+func TestCompletionOfALongValueAllocatesLittle(t *testing.T) {
+	e := newEnv(t)
+	for i := range 40 {
+		if _, err := e.client.CreateCollection(context.Background(), fmt.Sprintf("team-%02d", i), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	complete := PromptCompletions(e.deps, false)
+	for _, tc := range []struct {
+		name, value string
+	}{
+		{"upper case", strings.Repeat("A", 1<<20)},
+		{"mixed case", strings.Repeat("Team-", 1<<18)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			arg := mcp.CompleteArgument{Name: "collection", Value: tc.value}
+			if _, err := complete.CompletePromptArgument(context.Background(), "sync", arg, mcp.CompleteContext{}); err != nil { // caches the names
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			res, err := complete.CompletePromptArgument(context.Background(), "sync", arg, mcp.CompleteContext{})
+			runtime.ReadMemStats(&after)
+			if err != nil || len(res.Values) != 0 {
+				t.Fatalf("%v %v", res, err)
+			}
+			if got := after.TotalAlloc - before.TotalAlloc; got > 4*uint64(len(tc.value)) {
+				t.Errorf("one completion of a %d KiB value allocated %d KiB", len(tc.value)>>10, got>>10)
+			}
+		})
 	}
 }

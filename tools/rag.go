@@ -13,6 +13,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/memory"
 )
 
 // RAGSource is one chunk behind an answer, mapped to its document.
@@ -177,10 +178,16 @@ func (q *ragRequest) check(*Deps) (err error) {
 // (may be cached) unless a title lookup failed.
 func (d *Deps) runRAG(ctx context.Context, base RAGOutput, s *scope, q ragRequest) (answer[RAGOutput], bool, error) {
 	t := true
+	// R2R retrieves and answers in one request: superseded memories are left out by the
+	// filter, as r2r_search leaves them out of its hits.
+	filters, err := memory.ExcludeSuperseded(ctx, d.Client, s.ID)
+	if err != nil {
+		return answer[RAGOutput]{}, false, err
+	}
 	res, err := d.Client.RAG(ctx, r2r.RAGRequest{
 		Query:          q.Question,
 		SearchMode:     r2r.SearchModeCustom,
-		SearchSettings: r2r.ModeSettings(ragSearchMode, r2r.ViewFilters(s.view(), nil), ragSearchLimit),
+		SearchSettings: r2r.ModeSettings(ragSearchMode, r2r.ViewFilters(s.view(), filters), ragSearchLimit),
 		RAGGenerationConfig: &r2r.GenerationConfig{
 			Model:             q.Model,
 			Temperature:       &q.Temperature,

@@ -17,7 +17,7 @@ func TestIngestRefusesReservedMetadata(t *testing.T) {
 	e := newEnv(t)
 	e.write("docs/guide.md", "# Guide\n\nThe walrus ledger settles nightly.\n\n## Payouts\n\nThe heron queue drains.\n")
 	for _, key := range []string{"chunk_order", "chunking", "source_path", "content_sha256", "source", "project",
-		"ingested_by", "source_root", "source_size_bytes", "collection_ids", "failure", memory.MetaKind, memory.MetaAuthor} {
+		"ingested_by", "source_root", "source_size_bytes", "collection_ids", "failure", memory.MetaKind, memory.MetaTitle} {
 		e.r2r.ResetCounts()
 		res := e.call("r2r_ingest_document", map[string]any{"file_path": "docs/guide.md", "run_async": false,
 			"metadata": map[string]any{key: 1, "team": "payments"}})

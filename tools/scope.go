@@ -101,11 +101,18 @@ func (d *Deps) remoteScope(ctx context.Context, c *call, create bool) (*scope, *
 	return nil, d.projectErrorResult(ctx, project.ErrRemote)
 }
 
+// refuseNoCollection is the refusal kind of a call that needs a collection and names none
+// where there is no project to take it from (serve --http).
+const refuseNoCollection = "collection_required"
+
 // projectErrorResult maps a failure to resolve the project or its collection.
 func (d *Deps) projectErrorResult(ctx context.Context, err error) *mcp.CallToolResult {
 	var pe *project.Error
 	var re *r2r.Error
 	switch {
+	case errors.Is(err, project.ErrRemote):
+		// A server without a local project: the call must name its collection.
+		return refusal(refuseNoCollection, err.Error())
 	case errors.As(err, &pe):
 		// Not the call's arguments: the project's configuration (or R2R's account data).
 		return configError(pe.Error())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/argcheck"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/memory"
 	"github.com/r2r-mcp/r2r-mcp/tools/passage"
 )
 
@@ -192,7 +194,10 @@ func (d *Deps) runSearch(ctx context.Context, base SearchOutput, s *scope, filte
 	if err != nil {
 		return answer[SearchOutput]{}, false, err
 	}
-	chunks := res.ChunkSearchResults
+	chunks, err := d.withoutSuperseded(ctx, s.ID, res.ChunkSearchResults)
+	if err != nil {
+		return answer[SearchOutput]{}, false, err
+	}
 	set := passage.New(base.Query, passageChunks(chunks), base.Limit)
 	titles := make([]string, len(set.Docs))
 	for i, doc := range set.Docs {
@@ -220,6 +225,23 @@ func (d *Deps) runSearch(ctx context.Context, base SearchOutput, s *scope, filte
 	hit.Cached = true
 	a, err := finish(o, hit, searchText(o, s))
 	return a, terr == nil, err
+}
+
+// withoutSuperseded leaves out the hits of memories another memory supersedes: R2R keeps
+// a memory only its author may delete, and search hides it as recall does, for everyone.
+// It costs one more request, and only when a memory is among the hits.
+func (d *Deps) withoutSuperseded(ctx context.Context, collectionID string, chunks []r2r.ChunkSearchResult) ([]r2r.ChunkSearchResult, error) {
+	var ids []string
+	for _, c := range chunks {
+		if _, ok := memory.FromMetadata(c.DocumentID, c.OwnerID, c.Metadata); ok && !slices.Contains(ids, c.DocumentID) {
+			ids = append(ids, c.DocumentID)
+		}
+	}
+	gone, err := memory.Superseded(ctx, d.Client, collectionID, ids)
+	if err != nil || len(gone) == 0 {
+		return chunks, err
+	}
+	return slices.DeleteFunc(slices.Clone(chunks), func(c r2r.ChunkSearchResult) bool { return gone[c.DocumentID] }), nil
 }
 
 // served is a finished answer as returned from a fresh call or from the cache.

@@ -14,7 +14,8 @@ import (
 // memories checks what team memories (tools/memory) rely on, through the store itself, so
 // the requests are exactly r2r-mcp's: a memory is a raw-text document whose r2r_mcp_*
 // metadata keys R2R reads as metadata paths in filters ($in on the kind, $contains on the
-// paths and tags lists, $eq on the author, a numeric $gte on the creation time), copies
+// paths and tags lists, a numeric $gte on the creation time; its author is R2R's owner_id
+// column, which a filter reads with $in), copies
 // into every chunk hit, and lists back with the collection's documents. Bare keys such as
 // type and status are R2R's own columns, which its chunks table lacks: a filter on them
 // fails, which is why the keys are namespaced.
@@ -26,7 +27,6 @@ func (s *suite) memories(t *testing.T) {
 	}
 	s.cleanupCollection(coll.ID)
 	st := &memory.Store{API: s.admin, CollectionID: coll.ID, Wait: s.tg.ingestWait, Poll: 100 * time.Millisecond}
-	author := memory.Author{ID: s.adminID, Email: s.tg.email}
 	now := time.Now().UTC().Truncate(time.Second)
 	save := func(t *testing.T, d memory.Draft, at time.Time) memory.Saved {
 		t.Helper()
@@ -34,7 +34,7 @@ func (s *suite) memories(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		saved, err := st.Remember(ctx, d, memory.Stamp{Author: author, Time: at, Commit: "0123456789abcdef0123456789abcdef01234567"})
+		saved, err := st.Remember(ctx, d, memory.Stamp{UserID: s.adminID, Time: at, Commit: "0123456789abcdef0123456789abcdef01234567"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func (s *suite) memories(t *testing.T) {
 	decision := save(t, memory.Draft{Kind: memory.KindDecision, Title: "Pelican counts in UTC " + s.sfx,
 		Body:  "Pelican migration counts are stored in UTC so that colonies in two time zones compare.",
 		Paths: []string{"counts/store.go"}, Tags: []string{"api"}}, now)
-	plainID := memory.ID(coll.ID, "plain-"+s.sfx) // a document of the collection that is no memory
+	plainID := memory.ID(coll.ID, s.adminID, "plain-"+s.sfx) // a document of the collection that is no memory
 	s.cleanupDocument(plainID)
 	if _, err := s.admin.CreateDocument(ctx, r2r.DocumentCreate{ID: plainID, RawText: "Pelican migration plain notes " + s.sfx,
 		Metadata: map[string]any{"title": "plain-" + s.sfx}, CollectionIDs: []string{coll.ID}, IngestionMode: "fast"}); err != nil {
@@ -66,8 +66,8 @@ func (s *suite) memories(t *testing.T) {
 		{"filter_kind_in", memory.Query{Kinds: []string{memory.KindFix}}, []string{fix.ID}},
 		{"filter_paths_contains", memory.Query{Path: "counts/store.go"}, []string{decision.ID}},
 		{"filter_tags_contains", memory.Query{Tag: "importer"}, []string{fix.ID}},
-		{"filter_author_eq", memory.Query{Author: s.tg.email}, []string{fix.ID, decision.ID}},
-		{"filter_author_other", memory.Query{Author: "nobody-" + s.sfx + "@example.com"}, nil},
+		{"filter_owner_in", memory.Query{Author: s.tg.email, OwnerIDs: []string{s.adminID}}, []string{fix.ID, decision.ID}},
+		{"filter_owner_other", memory.Query{Author: "nobody", OwnerIDs: []string{s.userID}}, nil},
 		{"filter_created_unix_gte", memory.Query{Since: now.Add(-24 * time.Hour)}, []string{decision.ID}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,6 +131,7 @@ func (s *suite) memories(t *testing.T) {
 		})
 	}
 	s.memoryWrites(t, st, fix, decision, plainID, save)
+	t.Run("team", s.memoryTeam)
 }
 
 // memoryWrites checks saving the same content again, superseding and forgetting.
@@ -140,7 +141,7 @@ func (s *suite) memoryWrites(t *testing.T, st *memory.Store, fix, decision memor
 	t.Run("same_content_is_one_document", func(t *testing.T) {
 		d, _ := memory.Normalise(memory.Draft{Kind: memory.KindDecision, Title: "  Pelican counts in UTC " + s.sfx + " ",
 			Body: "Pelican migration counts are stored in UTC so that colonies in two time zones compare.\r\n\r\n\r\n"})
-		saved, err := st.Remember(ctx, d, memory.Stamp{Author: memory.Author{ID: s.adminID, Email: s.tg.email}, Time: time.Now()})
+		saved, err := st.Remember(ctx, d, memory.Stamp{UserID: s.adminID, Time: time.Now()})
 		if err != nil || !saved.Already || saved.ID != decision.ID {
 			t.Fatalf("saved %+v %v, want already %s", saved, err, decision.ID)
 		}
@@ -150,7 +151,7 @@ func (s *suite) memoryWrites(t *testing.T, st *memory.Store, fix, decision memor
 		newFix = save(t, memory.Draft{Kind: memory.KindFix, Title: "Pelican importer crash, fixed for good " + s.sfx,
 			Error: "panic: pelican migration index out of range [3] with length 3",
 			Body:  "Iterate with range over rows; the importer never indexes by hand any more.", Supersedes: fix.ID}, time.Now())
-		if newFix.Superseded != fix.ID || newFix.OldKept {
+		if newFix.Supersedes != fix.ID || newFix.Outcome != memory.OutcomeDeleted {
 			t.Fatalf("saved %+v, want %s superseded", newFix, fix.ID)
 		}
 		if _, err := s.admin.GetDocument(ctx, fix.ID); !errors.Is(err, r2r.ErrNotFound) {

@@ -378,6 +378,18 @@ func (s *suite) auth(t *testing.T) {
 		_, err := s.client(t, r2r.Bearer("not-a-token")).Me(ctx)
 		wantStatus(t, err, http.StatusUnauthorized, r2r.ErrUnauthorized)
 	})
+	// R2R does not look at token_type on users/me: a refresh token passes there as a
+	// credential, so serve --http refuses a JWT that is not an access token itself.
+	t.Run("me_with_refresh_token_accepted", func(t *testing.T) {
+		pair, err := s.anon.Login(ctx, s.tg.email, s.tg.password)
+		if err != nil {
+			t.Fatal(err)
+		}
+		me, err := s.client(t, r2r.Bearer(pair.RefreshToken.Token)).Me(ctx)
+		if err != nil || me.ID != s.adminID {
+			t.Fatalf("users/me with a refresh token: %+v, %v; want the superuser", me, err)
+		}
+	})
 	t.Run("refresh_rotates", func(t *testing.T) {
 		pair, err := s.anon.Login(ctx, s.tg.email, s.tg.password)
 		if err != nil {
@@ -425,6 +437,15 @@ func (s *suite) auth(t *testing.T) {
 		}
 		_, err = c.Me(ctx)
 		wantStatus(t, err, http.StatusUnauthorized, r2r.ErrUnauthorized)
+		// Logout blacklists the access token only: the session's refresh token still renews
+		// it (what auth header relies on to replace a token R2R refuses before its exp).
+		next, err := s.anon.RefreshToken(ctx, pair.RefreshToken.Token)
+		if err != nil {
+			t.Fatalf("the refresh token no longer renews after a logout with the access token: %v", err)
+		}
+		if _, err := s.client(t, r2r.Bearer(next.AccessToken.Token)).Me(ctx); err != nil {
+			t.Fatalf("the renewed access token is refused: %v", err)
+		}
 	})
 }
 

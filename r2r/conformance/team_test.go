@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"encoding/json"
 	"net/http"
 	"slices"
 	"testing"
@@ -11,36 +10,6 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
-// newUser registers a non-superuser of this run and returns a client acting as them, and
-// their id; the user is deleted with their documents when the run ends.
-func (s *suite) newUser(t *testing.T, name string) (*r2r.Client, string) {
-	t.Helper()
-	email, password := name+"-"+s.sfx+"@example.com", "Conf-"+s.sfx+"-pw1"
-	st, _, body := s.raw(t, http.MethodPost, "/v3/users", s.admin.Credentials(), "application/json",
-		mustJSON(t, map[string]any{"email": email, "password": password, "is_verified": true}))
-	if st != http.StatusOK {
-		t.Fatalf("register %s: %d %s", email, st, body)
-	}
-	var reg struct {
-		Results struct {
-			ID string `json:"id"`
-		} `json:"results"`
-	}
-	if err := json.Unmarshal(body, &reg); err != nil || reg.Results.ID == "" {
-		t.Fatalf("register %s: %v %s", email, err, body)
-	}
-	id := reg.Results.ID
-	s.top.Cleanup(func() {
-		_, _, _, _ = s.send(http.MethodDelete, "/v3/users/"+id, s.admin.Credentials(), "application/json",
-			mustJSON(t, map[string]any{"password": password, "delete_vector_data": true}))
-	})
-	pair, err := s.anon.Login(t.Context(), email, password)
-	if err != nil {
-		t.Fatalf("login %s: %v", email, err)
-	}
-	return s.client(t, r2r.Bearer(pair.AccessToken.Token)), id
-}
-
 // team proves what r2r-mcp's team commands rely on: who may list, add and remove a
 // collection's members, who may take a document out of it or delete it, and two things
 // R2R 3.6.6 allows that a team must know (anyone who knows a collection's id can join it,
@@ -48,8 +17,8 @@ func (s *suite) newUser(t *testing.T, name string) (*r2r.Client, string) {
 func (s *suite) team(t *testing.T) {
 	ctx := t.Context()
 	owner, ownerID := s.user, s.userID
-	member, memberID := s.newUser(t, "member")
-	outsider, outsiderID := s.newUser(t, "outsider")
+	member, memberID, _ := s.newUser(t, "member")
+	outsider, outsiderID, _ := s.newUser(t, "outsider")
 	col, err := owner.CreateCollection(ctx, "team-"+s.sfx, "")
 	if err != nil {
 		t.Fatal(err)

@@ -29,10 +29,10 @@
 //     at the next step. Restart stands for R2R killed and started again: running ingestions
 //     end where they are, and GET /v3/system/status (superusers only) reports the new start.
 //   - Document ids: the 409 duplicate check sees only the caller's own documents, as in
-//     R2R; an id that belongs to another owner answers 500 UniqueViolationError
-//     ("documents_pkey"), the primary-key collision R2R's insert runs into, and the other
-//     owner's document stays untouched. A refused duplicate (409) still replaces the stored
-//     file that download returns, as R2R stores the upload before its duplicate check.
+//     R2R; an id that belongs to another owner is taken over, as R2R's upsert does: owner,
+//     metadata, collections, file and chunks become the caller's. A refused duplicate (409)
+//     still replaces the stored file that download returns, as R2R stores the upload
+//     before its duplicate check.
 //   - Timestamps: microseconds with a Z suffix by default, as R2R 3.6.6 sends them;
 //     Options.TimeFormat switches to +00:00 or to no offset at all.
 //   - Parsing: text types must be valid UTF-8, otherwise ingestion fails the way R2R's text

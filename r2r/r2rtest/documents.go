@@ -330,14 +330,10 @@ func (c *call) handleCreateDocument() {
 			return
 		}
 	}
-	if old := e.st.docs[d.id]; old != nil && old.ownerID != d.ownerID {
-		// R2R's duplicate check only looks at the caller's own documents, and the row is
-		// upserted: the caller takes the document over (owner, metadata, text; chunks sent
-		// as chunks are added to the old ones). Conformance test team/documents_of_members.
-		if d.rawChunks != nil {
-			d.inherited = old.chunks
-		}
-	}
+	// An id another user owns passes R2R's duplicate check, which looks only at the
+	// caller's documents, and the upsert that follows takes the document over: owner,
+	// metadata, collections, file and chunks become the caller's (conformance test
+	// memories/team/create_at_other_users_id_takes_it_over).
 	now := e.nowLocked()
 	d.createdAt, d.updatedAt = now, now
 	if old := e.st.docs[d.id]; old != nil {
@@ -585,7 +581,7 @@ func (e *Emulator) processLocked(d *document, ch chunking) error {
 		e.failLocked(d, err)
 		return err
 	}
-	d.chunks = make([]*chunk, len(texts), len(d.inherited)+len(texts))
+	d.chunks = make([]*chunk, len(texts))
 	for i, t := range texts {
 		meta := cloneMap(d.metadata)
 		meta["document_type"] = d.docType
@@ -596,7 +592,6 @@ func (e *Emulator) processLocked(d *document, ch chunking) error {
 		id := uuid5(uuid5(fmt.Sprintf("%s-%d-0", d.id, i)) + "_v0")
 		d.chunks[i] = newChunk(id, t, i, meta)
 	}
-	d.chunks, d.inherited = append(d.inherited, d.chunks...), nil
 	d.status = "success"
 	e.assignCollectionsLocked(d)
 	return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -206,26 +207,58 @@ func TestDuplicateDocuments(t *testing.T) {
 	}
 }
 
-// TestDocumentIDOfAnotherOwner: R2R 3.6.6's duplicate check only sees the caller's own
-// documents and the row is upserted, so anyone who writes an existing id takes the document
-// over, whether they could read it or not (conformance test team/documents_of_members).
+// TestDocumentIDOfAnotherOwner: R2R's duplicate check only sees the caller's documents, so
+// an id that belongs to someone else is taken over: owner, content and collections become
+// the caller's (conformance test memories/team/create_at_other_users_id_takes_it_over); the
+// new owner's next create of it is a 409, and a superuser takes it over the same way.
 func TestDocumentIDOfAnotherOwner(t *testing.T) {
 	s := NewServer(t, Options{RequireAuth: true})
-	a, _ := userClient(t, s, "a@example.com")
+	a, aID := userClient(t, s, "a@example.com")
 	b, bID := userClient(t, s, "b@example.com")
 	id := newUUID()
 	wantStatus(t, a.upload("guide.md", []byte("# A's guide"), map[string]string{"id": id}), http.StatusAccepted)
-	wantStatus(t, b.get("/v3/documents/"+id), 404)
 
 	wantStatus(t, b.upload("guide.md", []byte("# B's guide"), map[string]string{"id": id}), http.StatusAccepted)
 	d := b.get("/v3/documents/" + id).results()
 	if d["owner_id"] != bID || d["ingestion_status"] != "success" {
-		t.Fatalf("after B wrote A's document id: %v", d)
+		t.Fatalf("after B's create: %v, want B's", d)
 	}
 	if dl := b.get("/v3/documents/" + id + "/download"); string(dl.raw) != "# B's guide" {
-		t.Fatalf("content after the takeover: %q", dl.raw)
+		t.Fatalf("content %q, want B's", dl.raw)
 	}
-	wantStatus(t, a.get("/v3/documents/"+id), 404) // no longer A's, in no collection of A's
+	wantStatus(t, a.get("/v3/documents/"+id), 404) // A no longer owns it
+	wantStatus(t, b.form("/v3/documents", url.Values{"raw_text": {"x"}, "id": {id}}), http.StatusConflict)
+
+	admin := newTC(t, s)
+	admin.token, _ = admin.login(AdminEmail, AdminPassword)
+	wantStatus(t, admin.form("/v3/documents", url.Values{"raw_text": {"x"}, "id": {id}}), http.StatusAccepted)
+	if d := admin.get("/v3/documents/" + id).results(); d["owner_id"] == bID || d["owner_id"] == aID {
+		t.Fatalf("after the superuser's create: %v", d)
+	}
+}
+
+// TestCollectionMembers: the owner adds a member, who may then list the members (owner
+// included) but not add others; an unknown user is 404 and a second add 400.
+func TestCollectionMembers(t *testing.T) {
+	s := NewServer(t, Options{RequireAuth: true})
+	a, _ := userClient(t, s, "a@example.com")
+	b, bID := userClient(t, s, "b@example.com")
+	_, cID := userClient(t, s, "c@example.com")
+	col := a.postJSON("/v3/collections", map[string]any{"name": "team"}).results()["id"].(string)
+	wantStatus(t, b.get("/v3/collections/"+col+"/users"), http.StatusForbidden)
+	wantStatus(t, a.do("POST", "/v3/collections/"+col+"/users/"+bID, "", nil), http.StatusOK)
+	wantMessage(t, a.do("POST", "/v3/collections/"+col+"/users/"+bID, "", nil), http.StatusBadRequest, "User already in collection")
+	wantMessage(t, a.do("POST", "/v3/collections/"+col+"/users/"+newUUID(), "", nil), http.StatusNotFound, "User not found")
+	wantMessage(t, b.do("POST", "/v3/collections/"+col+"/users/"+cID, "", nil), http.StatusForbidden, "Insufficient permissions for this action.")
+	r := b.get("/v3/collections/" + col + "/users")
+	wantStatus(t, r, http.StatusOK)
+	var emails []string
+	for _, u := range r.body["results"].([]any) {
+		emails = append(emails, u.(map[string]any)["email"].(string))
+	}
+	if !slices.Equal(emails, []string{"a@example.com", "b@example.com"}) || r.body["total_entries"] != float64(2) {
+		t.Fatalf("members %v (%s)", emails, r.raw)
+	}
 }
 
 func TestIngestionStateMachine(t *testing.T) {

@@ -30,19 +30,29 @@ func (c *call) handleListCollectionUsers() {
 	if c.authorizeCollectionLocked(id, actView) == nil {
 		return
 	}
-	var users []*user
+	var us []*user
 	for _, u := range e.st.users {
 		if u.memberOf(id) {
-			users = append(users, u)
+			us = append(us, u)
 		}
 	}
-	sort.Slice(users, func(i, j int) bool { return users[i].createdAt.Before(users[j].createdAt) })
-	lo, hi := window(len(users), p.offset, p.limit)
+	// R2R's order: by name, users without one last, then by email.
+	sort.Slice(us, func(i, j int) bool {
+		a, b := us[i].name, us[j].name
+		if (a == nil) != (b == nil) {
+			return b == nil
+		}
+		if a != nil && *a != *b {
+			return *a < *b
+		}
+		return us[i].email < us[j].email
+	})
+	lo, hi := window(len(us), p.offset, p.limit)
 	out := make([]map[string]any, 0, hi-lo)
-	for _, u := range users[lo:hi] {
+	for _, u := range us[lo:hi] {
 		out = append(out, e.userJSONLocked(u))
 	}
-	c.page(out, len(users))
+	c.page(out, len(us))
 }
 
 func (c *call) handleAddCollectionUser() {

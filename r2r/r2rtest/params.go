@@ -41,7 +41,7 @@ var routeTable = []routeDef{
 	{"GET /v3/collections/{id}", (*call).handleGetCollection},
 	{"POST /v3/collections/{id}", (*call).handleUpdateCollection},
 	{"DELETE /v3/collections/{id}", (*call).handleDeleteCollection},
-	// "/collections/{id}/documents" and "/collections/name/{name}" overlap, which ServeMux
+	// "/collections/{id}/documents", "/collections/{id}/users" and "/collections/name/{name}" overlap, which ServeMux
 	// rejects; one pattern serves both (see logicalRoute).
 	{"GET /v3/collections/{id}/{sub}", (*call).handleCollectionSub},
 	{"POST /v3/collections/{id}/documents/{document_id}", (*call).handleAddDocumentToCollection},
@@ -79,10 +79,10 @@ func (c *call) handleCollectionSub() {
 	switch c.route {
 	case "GET /v3/collections/{id}/documents":
 		c.handleListCollectionDocuments()
-	case "GET /v3/collections/name/{name}":
-		c.handleGetCollectionByName()
 	case "GET /v3/collections/{id}/users":
 		c.handleListCollectionUsers()
+	case "GET /v3/collections/name/{name}":
+		c.handleGetCollectionByName()
 	}
 }
 

@@ -81,7 +81,6 @@ type document struct {
 	skipAssign bool
 	chunks     []*chunk // stored when ingestion reaches "storing"
 	rawChunks  []string // for the chunks ingestion path
-	inherited  []*chunk // chunks of another owner's document this one took over (chunks path)
 	gen        int      // bumped on every (re)ingestion so stale background steps stop
 }
 

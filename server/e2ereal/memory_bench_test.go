@@ -32,6 +32,10 @@ func BenchmarkRealRecall1000(b *testing.B) {
 	}
 	b.Cleanup(func() { _ = c.DeleteCollection(context.Background(), coll.ID) })
 	st := &memory.Store{API: c, CollectionID: coll.ID}
+	me, err := c.Me(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
 	kinds := memory.Kinds
 	var g errgroup.Group
 	g.SetLimit(8)
@@ -43,7 +47,7 @@ func BenchmarkRealRecall1000(b *testing.B) {
 			if err != nil {
 				return err
 			}
-			_, err = st.Remember(ctx, d, memory.Stamp{Author: memory.Author{ID: "u", Email: r.Email}, Time: start.Add(time.Duration(i) * time.Millisecond)})
+			_, err = st.Remember(ctx, d, memory.Stamp{UserID: me.ID, Time: start.Add(time.Duration(i) * time.Millisecond)})
 			return err
 		})
 	}

@@ -81,13 +81,17 @@ func TestRealMemoryPastedErrorFindsFix(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = c.DeleteCollection(context.Background(), coll.ID) })
 	st := &memory.Store{API: c, CollectionID: coll.ID, Wait: 2 * time.Minute}
+	me, err := c.Me(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	save := func(d memory.Draft) string {
 		t.Helper()
 		n, err := memory.Normalise(d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		saved, err := st.Remember(ctx, n, memory.Stamp{Author: memory.Author{ID: "u", Email: r.Email}, Time: time.Now()})
+		saved, err := st.Remember(ctx, n, memory.Stamp{UserID: me.ID, Time: time.Now()})
 		if err != nil {
 			t.Fatal(err)
 		}

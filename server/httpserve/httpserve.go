@@ -2,12 +2,13 @@
 // HTTP at /mcp (stateless, both protocol eras), the REST gateway at /mcp/tools and
 // /mcp/invoke, /healthz, /readyz and /metrics.
 //
-// Every request to /mcp and the gateway carries its user's own R2R API key
-// (Authorization: Bearer or X-R2R-API-Key). The key is checked against R2R (users/me) once
-// and remembered by its SHA-256 for a short time; each key gets its own copy of the tools
-// (server.ForCredentials) whose R2R requests carry that key and whose cache and rate-limit
-// keys name the R2R user. In the explicitly chosen shared-key mode every request acts with
-// the server's own credential instead.
+// Every request to /mcp and the gateway carries its user's own R2R credential, an API key
+// or an access token (Authorization: Bearer or X-R2R-API-Key). It is checked against R2R
+// (users/me) once and remembered by its SHA-256 for a short time; each R2R user gets one
+// copy of the tools (server.ForCredentials), shared by all of the user's credentials, whose
+// R2R requests carry the credential of the request they serve and whose cache and
+// rate-limit keys name the R2R user. In the explicitly chosen shared-key mode every request
+// acts with the server's own credential instead.
 package httpserve
 
 import (
@@ -116,15 +117,22 @@ func New(base *server.Server, o Options) (*Handler, error) {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	check := base.Deps.HealthClient
-	h.users = &users{ttl: o.KeyTTL, max: o.MaxKeys, now: o.Now, m: map[[32]byte]*user{}, rejected: map[[32]byte]time.Time{},
+	h.users = &users{ttl: o.KeyTTL, max: o.MaxKeys, now: o.Now, m: map[[32]byte]*accepted{}, byID: map[string]*user{},
+		rejected: map[[32]byte]time.Time{},
 		throttle: newCheckThrottle(o.Now),
 		check: func(ctx context.Context, key string) (*r2r.User, error) {
 			me, err := check.WithCredentials(credentialOf(key)).Me(ctx)
 			h.countAuth(err)
 			return me, err
 		},
-		build: func(key, id string) (*user, error) {
-			return h.newUser(userKey{key: key, id: id}, id)
+		build: func(id string) (*user, error) {
+			k := &userKey{id: id}
+			u, err := h.newUser(k, id)
+			if err != nil {
+				return nil, err
+			}
+			u.key = k
+			return u, nil
 		},
 	}
 	if o.AuthMode == AuthShared {
@@ -146,7 +154,8 @@ func New(base *server.Server, o Options) (*Handler, error) {
 	return h, nil
 }
 
-// newUser builds the tools of one credential and their two front doors.
+// newUser builds the tools of one R2R user (id; "" in shared-key mode) acting with creds,
+// and their two front doors.
 func (h *Handler) newUser(creds r2r.Credentials, id string) (*user, error) {
 	srv, err := h.base.ForCredentials(creds, server.UserOptions{Cache: h.opts.Cache, SharedLimits: h.opts.SharedLimits, History: h.opts.History, SyncJobs: h.opts.SyncJobs,
 		Scope: collectionDefault})
@@ -182,7 +191,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // once it has a slot.
 func (h *Handler) serveUser(f func(*user, http.ResponseWriter, *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		u, ok := h.authenticate(w, r)
+		u, r, ok := h.authenticate(w, r)
 		if !ok {
 			return
 		}
@@ -210,23 +219,24 @@ func (h *Handler) serveUser(f func(*user, http.ResponseWriter, *http.Request)) h
 	}
 }
 
-// authenticate finds the user of a request's credential, or answers and returns false.
-func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*user, bool) {
+// authenticate finds the user of a request's credential and returns the request carrying
+// that credential for its call's R2R requests, or answers and returns false.
+func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*user, *http.Request, bool) {
 	if h.shared != nil {
-		return h.shared, true
+		return h.shared, r, true
 	}
 	key, ok := apiKey(r)
 	if !ok {
 		unauthorized(w, "", "This endpoint needs your R2R credential: send Authorization: Bearer <token> with the access token "+
 			"`r2r-mcp auth header` prints, or an R2R API key (Bearer or X-R2R-API-Key).")
-		return nil, false
+		return nil, nil, false
 	}
 	addr := clientAddr(r)
 	u, err := h.users.get(r.Context(), key, addr)
 	var throttled *throttledError
 	switch {
 	case err == nil:
-		return u, true
+		return u, r.WithContext(withCredential(r.Context(), u.id, key)), true
 	case errors.As(err, &throttled):
 		if throttled.first {
 			h.log.Warn("too many refused credentials: refusing to check more from this address for now",
@@ -247,7 +257,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*user, b
 		writeError(w, http.StatusServiceUnavailable, "r2r_unreachable",
 			"R2R could not check the credential right now ("+r2rProblem(err)+"); try again shortly.")
 	}
-	return nil, false
+	return nil, nil, false
 }
 
 // collectionOf is the collection of a request's calls without collection_id.

@@ -5,14 +5,13 @@ import (
 	"time"
 )
 
-// Failed credential checks allowed: per client address, a burst of failAddrBurst and then
-// one per failAddrEvery; from all addresses together failAllBurst, then one per
-// failAllEvery. Checks that succeed or that R2R could not answer cost nothing.
+// Failed credential checks allowed per client address: a burst of failAddrBurst, then one
+// per failAddrEvery. Checks that succeed or that R2R could not answer cost nothing. There
+// is no bound over all addresses together: it would let a few guessing addresses turn away
+// everybody else's new credentials.
 const (
 	failAddrBurst = 10
 	failAddrEvery = 6 * time.Second
-	failAllBurst  = 100
-	failAllEvery  = 600 * time.Millisecond
 	// failAddrsMax bounds the addresses remembered.
 	failAddrsMax = 10000
 )
@@ -39,23 +38,25 @@ func (b *bucket) wait(every time.Duration) time.Duration {
 }
 
 // checkThrottle bounds failed credential checks (a key R2R rejected, a token that does not
-// verify), so that guessing credentials costs the guesser time and R2R nothing. A check
-// takes a token before it is made and gives it back unless the credential was refused.
+// verify) per client address, so that guessing credentials costs the guesser time and R2R
+// nothing. A check takes a token before it is made (so checks made at once cannot exceed
+// the burst) and gives it back unless the credential was refused. Only addresses with a
+// token missing are remembered: a full bucket is the same as none.
 type checkThrottle struct {
 	now func() time.Time
+	max int // addresses remembered at most
 
 	mu   sync.Mutex
 	addr map[string]*bucket
-	all  bucket
 }
 
 func newCheckThrottle(now func() time.Time) *checkThrottle {
-	return &checkThrottle{now: now, addr: map[string]*bucket{}}
+	return &checkThrottle{now: now, max: failAddrsMax, addr: map[string]*bucket{}}
 }
 
-// begin takes a token for one check of a credential from addr. When the address (or every
-// address together) has failed too often, ok is false, wait says when to try again and
-// first is true the first time in a row addr is refused (to log it once).
+// begin takes a token for one check of a credential from addr. When the address has
+// failed too often, ok is false, wait says when to try again and first is true the first
+// time in a row addr is refused (to log it once).
 func (t *checkThrottle) begin(addr string) (wait time.Duration, first, ok bool) {
 	now := t.now()
 	t.mu.Lock()
@@ -67,48 +68,55 @@ func (t *checkThrottle) begin(addr string) (wait time.Duration, first, ok bool) 
 		t.addr[addr] = b
 	}
 	b.fill(now, failAddrBurst, failAddrEvery)
-	t.all.fill(now, failAllBurst, failAllEvery)
-	switch {
-	case b.tokens < 1:
-		wait = b.wait(failAddrEvery)
-	case t.all.tokens < 1:
-		wait = t.all.wait(failAllEvery)
-	default:
+	if b.tokens >= 1 {
 		b.tokens--
-		t.all.tokens--
 		b.warned = false
 		return 0, false, true
 	}
 	first = !b.warned
 	b.warned = true
-	return wait, first, false
+	return b.wait(failAddrEvery), first, false
 }
 
 // refund gives back the token of a check whose credential was not refused.
 func (t *checkThrottle) refund(addr string) {
+	now := t.now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if b := t.addr[addr]; b != nil {
-		b.tokens = min(failAddrBurst, b.tokens+1)
-	}
-	t.all.tokens = min(failAllBurst, t.all.tokens+1)
-}
-
-// makeRoomLocked keeps at most failAddrsMax addresses: first those whose buckets are full
-// again (the same as unknown) go, then any.
-func (t *checkThrottle) makeRoomLocked(now time.Time) {
-	if len(t.addr) < failAddrsMax {
+	b := t.addr[addr]
+	if b == nil {
 		return
 	}
+	b.fill(now, failAddrBurst, failAddrEvery)
+	if b.tokens = min(failAddrBurst, b.tokens+1); b.tokens >= failAddrBurst {
+		delete(t.addr, addr)
+	}
+}
+
+// remembered is how many addresses are remembered.
+func (t *checkThrottle) remembered() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.addr)
+}
+
+// makeRoomLocked keeps fewer than max addresses so that one more fits: those whose buckets
+// are full again (the same as unknown) go first, then the one holding the most tokens,
+// which forgetting favours least.
+func (t *checkThrottle) makeRoomLocked(now time.Time) {
+	if len(t.addr) < t.max {
+		return
+	}
+	var most string
+	mostTokens := -1.0
 	for k, b := range t.addr {
 		if b.fill(now, failAddrBurst, failAddrEvery); b.tokens >= failAddrBurst {
 			delete(t.addr, k)
+		} else if b.tokens > mostTokens {
+			most, mostTokens = k, b.tokens
 		}
 	}
-	for k := range t.addr {
-		if len(t.addr) < failAddrsMax {
-			break
-		}
-		delete(t.addr, k)
+	if len(t.addr) >= t.max {
+		delete(t.addr, most)
 	}
 }

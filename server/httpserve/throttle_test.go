@@ -57,10 +57,9 @@ func randomKey() string {
 	return "pk_" + hex.EncodeToString(b)
 }
 
-// Guessing keys over HTTP is throttled per client address and for all together, and
-// logged without the keys: after 10 refused keys an address gets 429 with Retry-After and
-// R2R is not asked again until the address has waited; a known key, and another address's
-// key, are not affected; one guess per address from many addresses meets the global bound.
+// Guessing keys over HTTP is throttled per client address and logged without the keys:
+// after 10 refused keys an address gets 429 with Retry-After and R2R is not asked again
+// until the address has waited; a known key, and another address's key, are not affected.
 func TestKeyGuessingIsThrottled(t *testing.T) {
 	tm := newTeam(t)
 	clock := &fakeClock{t: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}
@@ -107,14 +106,16 @@ func TestKeyGuessingIsThrottled(t *testing.T) {
 		t.Errorf("the next guess at once: %d, want 429", rec.Code)
 	}
 
-	// One guess from each of many addresses: at most 100 reach R2R at once.
+	// One guess from each of many addresses: each is checked, none locked out by the others.
 	clock.Add(time.Hour)
 	before = tm.Emu.Count("GET /v3/users/me")
 	for i := range 150 {
-		listFrom(h, fmt.Sprintf("10.1.%d.%d", i/100, i%100), randomKey())
+		if rec := listFrom(h, fmt.Sprintf("10.1.%d.%d", i/100, i%100), randomKey()); rec.Code != http.StatusUnauthorized {
+			t.Fatalf("the first guess of address %d: %d, want 401", i, rec.Code)
+		}
 	}
-	if n := tm.Emu.Count("GET /v3/users/me") - before; n != 100 {
-		t.Errorf("150 guesses from 150 addresses cost R2R %d key checks, want 100", n)
+	if n := tm.Emu.Count("GET /v3/users/me") - before; n != 150 {
+		t.Errorf("150 guesses from 150 addresses cost R2R %d key checks, want 150", n)
 	}
 
 	out := logs.String()
@@ -129,5 +130,45 @@ func TestKeyGuessingIsThrottled(t *testing.T) {
 		if strings.Contains(out, k) || strings.Contains(out, k[3:]) {
 			t.Fatalf("a key reached the log")
 		}
+	}
+}
+
+// Failed checks are limited per client address only: addresses that used up their own
+// allowance (14 loopback addresses × 11 bad keys) lock out no other address, whose new
+// valid credential is checked and accepted and whose bad key is refused as such (401, not
+// 429); a known key works from anywhere.
+func TestOneAddressDoesNotLockOutAnother(t *testing.T) {
+	tm := newTeam(t)
+	for _, tc := range []struct {
+		name string
+		from string // the client after the guessing
+		cred func(tm *team) string
+		want int
+	}{
+		{"a new access token from a clean address", "127.0.0.99", func(tm *team) string { return accessToken(t, tm, tm.Bob) }, http.StatusOK},
+		{"a new API key from a clean address", "127.0.0.99", func(tm *team) string { return tm.Bob.Key }, http.StatusOK},
+		{"a bad key from a clean address", "::1", func(*team) string { return randomKey() }, http.StatusUnauthorized},
+		{"a known key from a guessing address", "127.0.0.2", func(tm *team) string { return tm.Alice.Key }, http.StatusOK},
+		{"a new key from a guessing address", "127.0.0.3", func(tm *team) string { return tm.Bob.Key }, http.StatusTooManyRequests},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := &fakeClock{t: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}
+			rep := newReplica(t, tm, func(_ *server.Config, o *httpserve.Options) { o.Now = clock.Now })
+			if rec := listFrom(rep.Handler, "127.0.0.2", tm.Alice.Key); rec.Code != http.StatusOK {
+				t.Fatalf("alice: %d %s", rec.Code, rec.Body)
+			}
+			refused := map[int]int{}
+			for i := range 14 {
+				for range 11 {
+					refused[listFrom(rep.Handler, fmt.Sprintf("127.0.0.%d", 2+i), randomKey()).Code]++
+				}
+			}
+			if refused[http.StatusUnauthorized] != 140 || refused[http.StatusTooManyRequests] != 14 {
+				t.Errorf("14 addresses × 11 bad keys: %v, want 140×401 and 14×429", refused)
+			}
+			if rec := listFrom(rep.Handler, tc.from, tc.cred(tm)); rec.Code != tc.want {
+				t.Errorf("got %d, want %d: %s", rec.Code, tc.want, rec.Body)
+			}
+		})
 	}
 }

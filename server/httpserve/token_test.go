@@ -2,7 +2,10 @@ package httpserve_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -116,4 +119,85 @@ func TestAccessTokenCheckEndsAtItsExpiry(t *testing.T) {
 	if status, _, _ := invoke(t, rep.URL, tm.Bob.Key, "r2r_list_collections", nil); status != http.StatusOK || tm.Emu.Count("GET /v3/users/me") != 0 {
 		t.Errorf("the API key was checked again within --key-ttl (status %d)", status)
 	}
+}
+
+// A refresh token is not a credential for tools, though R2R answers users/me with it: a
+// JWT whose token_type claim is not "access" is refused with 401 before R2R is asked, and
+// the token reaches neither the response nor the log.
+func TestRefreshTokenIsRefused(t *testing.T) {
+	tm := newTeam(t)
+	logs := &syncBuffer{}
+	rep := newReplica(t, tm, func(_ *server.Config, o *httpserve.Options) {
+		o.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	})
+	c, err := r2r.New(r2r.Options{BaseURL: tm.Emu.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := c.Login(context.Background(), tm.Alice.Email, "pw-"+tm.Alice.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refresh := pair.RefreshToken.Token
+	typeless := unsignedJWT(t, map[string]any{"sub": tm.Alice.Email, "exp": time.Now().Add(time.Hour).Unix()})
+	odd := unsignedJWT(t, map[string]any{"sub": tm.Alice.Email, "token_type": "Access\u202e", "exp": time.Now().Add(time.Hour).Unix()})
+	tm.Emu.ResetCounts()
+	for _, tc := range []struct {
+		name, header, cred, want string
+	}{
+		{"refresh token as Bearer", "Authorization", "Bearer " + refresh, "a refresh token"},
+		{"refresh token as X-R2R-API-Key", "X-R2R-API-Key", refresh, "a refresh token"},
+		{"JWT without token_type", "Authorization", "Bearer " + typeless, "not an access token"},
+		{"JWT of another token_type", "Authorization", "Bearer " + odd, "not an access token"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, path := range []string{"/mcp", "/mcp/invoke"} {
+				body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":{}}}`
+				if path == "/mcp/invoke" {
+					body = `{"tool":"r2r_list_collections","arguments":{}}`
+				}
+				req, _ := http.NewRequest(http.MethodPost, rep.URL+path, strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set(tc.header, tc.cred)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				out := string(b)
+				if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `error="invalid_token"`) ||
+					!strings.Contains(out, tc.want) || !strings.Contains(out, "r2r-mcp auth header") {
+					t.Errorf("%s: %d %q %s", path, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), out)
+				}
+				if strings.Contains(out, refresh) || strings.Contains(out, "\u202e") {
+					t.Errorf("%s: the response echoes the token or its claim: %s", path, out)
+				}
+			}
+		})
+	}
+	if n := tm.Emu.Count("GET /v3/users/me"); n != 0 {
+		t.Errorf("R2R was asked about tokens that are not access tokens %d times", n)
+	}
+	if n := tm.Emu.Count("GET /v3/collections"); n != 0 {
+		t.Errorf("a tool ran %d times with a token that is not an access token", n)
+	}
+	if status, out, _ := invoke(t, rep.URL, pair.AccessToken.Token, "r2r_list_collections", nil); status != http.StatusOK {
+		t.Errorf("the access token of the same session: %d %+v", status, out)
+	}
+	if strings.Contains(logs.String(), refresh) || strings.Contains(logs.String(), strings.Split(refresh, ".")[1]) {
+		t.Error("the refresh token reached the log")
+	}
+}
+
+// unsignedJWT is a JWT-shaped credential with claims and a bogus signature.
+func unsignedJWT(t *testing.T, claims map[string]any) string {
+	t.Helper()
+	b, err := json.Marshal(claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := base64.RawURLEncoding
+	return enc.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`)) + "." + enc.EncodeToString(b) + "." + enc.EncodeToString([]byte("not-a-signature"))
 }

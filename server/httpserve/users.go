@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,72 +17,28 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/server"
 )
 
-// userKey is one caller's R2R credential: an API key, sent as X-API-Key, or an access token
-// (JWT) from the user's R2R session, sent as Authorization: Bearer. Its identity is the R2R
-// user id, so every cache and limiter key of the user's calls names the user, whichever of
-// the user's credentials was sent.
-type userKey struct {
-	key string
-	id  string
-}
-
-func (k userKey) Apply(_ context.Context, h http.Header) error {
-	if k.key == "" {
-		return errors.New("httpserve: empty credential")
-	}
-	if isAccessToken(k.key) {
-		h.Del("X-API-Key") // R2R rejects requests that carry both
-		h.Set("Authorization", "Bearer "+k.key)
-		return nil
-	}
-	h.Set("X-API-Key", k.key)
-	return nil
-}
-
-// isAccessToken tells an R2R access token (a JWT: three dot-separated base64url parts, the
-// first a JSON header) from an API key ("key_…"). R2R checks a JWT in milliseconds; an API
-// key costs it a bcrypt check (about half a second) on every request.
-func isAccessToken(cred string) bool {
-	return strings.HasPrefix(cred, "eyJ") && strings.Count(cred, ".") == 2
-}
-
-// credentialOf is how a caller's credential is sent to R2R.
-func credentialOf(cred string) r2r.Credentials {
-	if isAccessToken(cred) {
-		return r2r.Bearer(cred)
-	}
-	return r2r.APIKey(cred)
-}
-
-func (k userKey) Identity() string { return "r2r-user:" + k.id }
-
-// Origin names the caller's credential as its source, for r2r_status and the advice of
-// tool errors (auth.Described).
-func (k userKey) Origin() auth.Origin {
-	what := "API key"
-	if isAccessToken(k.key) {
-		what = "access token"
-	}
-	return auth.Origin{Source: auth.Source("the caller's R2R " + what + " (user " + k.id + ")")}
-}
-
-// String and GoString keep the key out of %v, %+v and %#v.
-func (k userKey) String() string   { return "httpserve.userKey(" + k.Identity() + ")" }
-func (k userKey) GoString() string { return k.String() }
-
-// user is everything one API key's calls go through.
+// user is everything one R2R user's calls go through, whichever of the user's credentials
+// they carry: one copy of the tools (with its rate limiters, search history and sync jobs)
+// and its two front doors.
 type user struct {
-	id      string // R2R user id ("" in shared-key mode)
+	id      string   // R2R user id ("" in shared-key mode)
+	key     *userKey // the user's credentials; nil in shared-key mode
 	srv     *server.Server
 	mcp     *mcpserver.StreamableHTTPServer
 	gateway http.Handler
-	checked time.Time // when R2R last accepted the key
+	creds   int // credentials of the user remembered (users.m); guarded by users.mu
+}
+
+// accepted is one credential R2R accepted, remembered by its SHA-256 (never the credential).
+type accepted struct {
+	user    *user
+	checked time.Time // when R2R last accepted it
 	expires time.Time // when an access token's exp claim says it dies; zero = an API key
 	used    time.Time // last request, for eviction
 }
 
 // fresh reports whether the check of e still holds at now.
-func (e *user) fresh(now time.Time, ttl time.Duration) bool {
+func (e *accepted) fresh(now time.Time, ttl time.Duration) bool {
 	return now.Sub(e.checked) < ttl && (e.expires.IsZero() || now.Before(e.expires))
 }
 
@@ -110,19 +65,22 @@ func (e *throttledError) Error() string {
 	return fmt.Sprintf("too many refused credentials from this address; try again in %s", e.wait.Round(time.Second))
 }
 
-// users remembers checked keys by their SHA-256 (never the key itself) for ttl, and
-// builds one user per key on first use.
+// users remembers the credentials R2R accepted by their SHA-256 for ttl, at most max of
+// them, and builds one user per R2R user on the first of its credentials; a user is dropped
+// with the last of its credentials. The table holds no credential: only each user's
+// userKey keeps the latest one it was sent.
 type users struct {
 	ttl   time.Duration
 	max   int
 	check func(ctx context.Context, key string) (*r2r.User, error)
-	build func(key, id string) (*user, error)
+	build func(id string) (*user, error)
 	now   func() time.Time
 	// throttle bounds the failed checks per client address; nil = unbounded.
 	throttle *checkThrottle
 
 	mu       sync.Mutex
-	m        map[[sha256.Size]byte]*user
+	m        map[[sha256.Size]byte]*accepted
+	byID     map[string]*user                // users with a credential in m
 	rejected map[[sha256.Size]byte]time.Time // keys R2R refused, until when to refuse them unasked
 	sf       singleflight.Group
 }
@@ -131,7 +89,7 @@ type users struct {
 // client retrying with a bad key does not turn each retry into an R2R request.
 const rejectTTL = 10 * time.Second
 
-// get returns the user of key, checking it against R2R when it is new or its check is
+// get returns the user of key, checking key against R2R when it is new or its check is
 // older than ttl. errRejected means the key is not valid, a *throttledError that addr (the
 // client's address) failed too many checks to have another made; other errors mean R2R
 // could not say (the caller answers 503 and nothing is remembered).
@@ -141,12 +99,16 @@ func (u *users) get(ctx context.Context, key, addr string) (*user, error) {
 	if err := auth.CheckValue(key); err != nil {
 		return nil, fmt.Errorf("%w: the credential %w", errMalformed, err)
 	}
+	if err := checkTokenType(key); err != nil {
+		return nil, err
+	}
 	u.mu.Lock()
-	e := u.m[h]
-	if e != nil && e.fresh(now, u.ttl) {
+	if e := u.m[h]; e != nil && e.fresh(now, u.ttl) {
 		e.used = now
+		usr := e.user
 		u.mu.Unlock()
-		return e, nil
+		usr.key.use(key)
+		return usr, nil
 	}
 	if until, ok := u.rejected[h]; ok && now.Before(until) {
 		u.mu.Unlock()
@@ -170,24 +132,11 @@ func (u *users) get(ctx context.Context, key, addr string) (*user, error) {
 			}
 			return nil, err
 		}
-		exp := auth.TokenExpiry(key)
-		if !isAccessToken(key) {
-			exp = time.Time{}
+		var exp time.Time
+		if isJWT(key) {
+			exp = auth.TokenExpiry(key)
 		}
-		u.mu.Lock()
-		defer u.mu.Unlock()
-		if e := u.m[h]; e != nil && e.id == me.ID {
-			e.checked, e.used, e.expires = u.now(), u.now(), exp
-			return e, nil
-		}
-		nu, err := u.build(key, me.ID)
-		if err != nil {
-			return nil, err
-		}
-		nu.checked, nu.used, nu.expires = u.now(), u.now(), exp
-		u.evictLocked()
-		u.m[h] = nu
-		return nu, nil
+		return u.accept(h, me.ID, exp)
 	})
 	if u.throttle != nil && !errors.Is(err, errRejected) {
 		u.throttle.refund(addr)
@@ -195,7 +144,48 @@ func (u *users) get(ctx context.Context, key, addr string) (*user, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v.(*user), nil
+	usr := v.(*user)
+	usr.key.use(key)
+	return usr, nil
+}
+
+// accept remembers that R2R accepted the credential h as user id, until exp (zero = an API
+// key), and returns the user, built on its first credential.
+func (u *users) accept(h [sha256.Size]byte, id string, exp time.Time) (*user, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	now := u.now()
+	if e := u.m[h]; e != nil {
+		if e.user.id == id {
+			e.checked, e.used, e.expires = now, now, exp
+			return e.user, nil
+		}
+		u.dropLocked(h)
+	}
+	u.evictLocked()
+	usr := u.byID[id]
+	if usr == nil {
+		var err error
+		if usr, err = u.build(id); err != nil {
+			return nil, err
+		}
+		u.byID[id] = usr
+	}
+	usr.creds++
+	u.m[h] = &accepted{user: usr, checked: now, used: now, expires: exp}
+	return usr, nil
+}
+
+// dropLocked forgets the credential h, and its user with the user's last credential.
+func (u *users) dropLocked(h [sha256.Size]byte) {
+	e := u.m[h]
+	if e == nil {
+		return
+	}
+	delete(u.m, h)
+	if e.user.creds--; e.user.creds <= 0 {
+		delete(u.byID, e.user.id)
+	}
 }
 
 // refused reports answers of R2R that turn the credential down: 401 and 403, and 400, 413
@@ -218,7 +208,7 @@ func refused(err error) bool {
 func (u *users) forget(h [sha256.Size]byte) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	delete(u.m, h)
+	u.dropLocked(h)
 	now := u.now()
 	if len(u.rejected) >= u.max {
 		for k, until := range u.rejected {
@@ -230,7 +220,7 @@ func (u *users) forget(h [sha256.Size]byte) {
 	u.rejected[h] = now.Add(min(rejectTTL, u.ttl))
 }
 
-// evictLocked makes room for one more user: expired checks go first, then the least
+// evictLocked makes room for one more credential: expired checks go first, then the least
 // recently used.
 func (u *users) evictLocked() {
 	if len(u.m) < u.max {
@@ -240,8 +230,8 @@ func (u *users) evictLocked() {
 	var oldest [sha256.Size]byte
 	var oldestUsed time.Time
 	for h, e := range u.m {
-		if now.Sub(e.checked) >= u.ttl {
-			delete(u.m, h)
+		if !e.fresh(now, u.ttl) {
+			u.dropLocked(h)
 			continue
 		}
 		if oldestUsed.IsZero() || e.used.Before(oldestUsed) {
@@ -249,28 +239,6 @@ func (u *users) evictLocked() {
 		}
 	}
 	if len(u.m) >= u.max {
-		delete(u.m, oldest)
+		u.dropLocked(oldest)
 	}
-}
-
-// count is how many keys are remembered.
-func (u *users) count() int {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return len(u.m)
-}
-
-// apiKey returns the R2R credential a request carries, an API key or an access token:
-// "Authorization: Bearer CRED" or "X-R2R-API-Key: CRED". ok is false when there is none.
-func apiKey(r *http.Request) (string, bool) {
-	if k := strings.TrimSpace(r.Header.Get("X-R2R-API-Key")); k != "" {
-		return k, true
-	}
-	a := r.Header.Get("Authorization")
-	if scheme, rest, found := strings.Cut(a, " "); found && strings.EqualFold(scheme, "Bearer") {
-		if k := strings.TrimSpace(rest); k != "" {
-			return k, true
-		}
-	}
-	return "", false
 }

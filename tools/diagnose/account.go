@@ -62,6 +62,9 @@ func CheckAccount(ctx context.Context, c *r2r.Client, timeout time.Duration) Acc
 	var cause error = err
 	if ce, ok := errors.AsType[*r2r.CredentialError](err); ok {
 		a.Credential, cause = true, ce
+		if ce.Err != nil {
+			a.Message = ce.Err.Error() // what could not be applied, without the call and identity around it
+		}
 	}
 	re, _ := errors.AsType[*r2r.Error](cause)
 	if re != nil {

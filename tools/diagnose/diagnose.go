@@ -33,6 +33,7 @@ func CannotReach(url, cause string) string { return "cannot reach R2R at " + url
 // Sentence joins a verdict's what and fix into one report line: "Cannot reach R2R at …:
 // … . Start R2R, …".
 func Sentence(what, fix string) string {
+	what = strings.TrimRight(what, ".") // R2R's own message may end with one ("No credentials provided.")
 	s := what + "."
 	if what != "" {
 		s = strings.ToUpper(what[:1]) + what[1:] + "."

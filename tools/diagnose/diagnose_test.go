@@ -106,3 +106,17 @@ func TestSentence(t *testing.T) {
 		}
 	}
 }
+
+// A verdict is one sentence with one full stop, also when R2R's own words end with one.
+func TestSentenceEndsOnce(t *testing.T) {
+	tests := []struct{ what, fix, want string }{
+		{"R2R requires authentication and no credential was found: 401 No credentials provided.", "Run `r2r-mcp login`.",
+			"R2R requires authentication and no credential was found: 401 No credentials provided. Run `r2r-mcp login`."},
+		{"cannot reach R2R", "", "Cannot reach R2R."},
+	}
+	for _, tt := range tests {
+		if got := Sentence(tt.what, tt.fix); got != tt.want {
+			t.Errorf("Sentence(%q, %q) = %q, want %q", tt.what, tt.fix, got, tt.want)
+		}
+	}
+}

@@ -80,7 +80,8 @@ const MemoryPrefix = "r2r_mcp_"
 // metadata setting one would change how r2r-mcp reads the document (whose file it is, how
 // its chunks are ordered and cut, whether it failed).
 var reserved = []string{MetaSourcePath, MetaContentSHA, MetaSource, MetaProject, MetaIngestedBy,
-	MetaSourceRoot, MetaChunking, MetaSize, MetaChunkOrder, MetaFailure, MetaCollectionIDs}
+	MetaSourceRoot, MetaChunking, MetaSize, MetaChunkOrder, MetaFailure, MetaCollectionIDs,
+	MetaLayer, MetaCommit, MetaCommitTime, MetaRef, MetaBlob}
 
 // ReservedKey is why a caller may not set metadata key k, "" when it may.
 func ReservedKey(k string) string {

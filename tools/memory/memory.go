@@ -46,8 +46,6 @@ const (
 	// MetaKind holds the kind; its presence marks the document as a memory.
 	MetaKind       = "r2r_mcp_memory"
 	MetaTitle      = "r2r_mcp_title"
-	MetaAuthor     = "r2r_mcp_author"    // the R2R user's email
-	MetaAuthorID   = "r2r_mcp_author_id" // the R2R user's id
 	MetaCreated    = "r2r_mcp_created_at"
 	MetaCreatedSec = "r2r_mcp_created_unix" // a number, for age filters
 	MetaPaths      = "r2r_mcp_paths"
@@ -84,13 +82,18 @@ type Draft struct {
 	Supersedes        string // id of the memory it replaces
 }
 
-// Memory is one stored memory, as read back from R2R's metadata.
+// Memory is one stored memory, as read back from R2R's metadata. Its author is the owner
+// of its document, which R2R sets to the account that created it; the metadata, which
+// anyone creating a document can write, never names it.
 type Memory struct {
-	ID         string
-	Kind       string
-	Title      string
-	Error      string
-	Excerpt    string
+	ID      string
+	Kind    string
+	Title   string
+	Error   string
+	Excerpt string
+	OwnerID string // R2R's owner_id of the document
+	// Author is the owner's email as R2R gives it, "user <id prefix>" when R2R does not
+	// say (the owner is no member of the collection); set by the Store.
 	Author     string
 	Created    time.Time
 	Paths      []string
@@ -234,10 +237,12 @@ func ContentSHA(d Draft) string {
 	return kbsync.SHA256([]byte(d.Kind + "\x00" + d.Title + "\x00" + d.Error + "\x00" + d.Body))
 }
 
-// ID is the id of the memory with content hash sha in collection collectionID: the same
-// content saved by anyone of the team is one document.
-func ID(collectionID, sha string) string {
-	return uuid.NewSHA1(Namespace, []byte(collectionID+"/memory#sha256:"+sha)).String()
+// ID is the id of the memory with content hash sha that user ownerID saves in collection
+// collectionID: the same content saved again by the same user is one document. The owner
+// is part of it so that teammates never contend for one id; since anyone can compute it,
+// Remember checks whose document holds it (see Remember).
+func ID(collectionID, ownerID, sha string) string {
+	return uuid.NewSHA1(Namespace, []byte(collectionID+"/"+ownerID+"/memory#sha256:"+sha)).String()
 }
 
 // Label is the document title a memory carries: search and RAG list it labelled as a
@@ -274,15 +279,10 @@ func Body(m Memory, txt string) string {
 	return strings.TrimSpace(txt)
 }
 
-// Author is who saves a memory: the R2R user the credentials act as.
-type Author struct {
-	ID    string
-	Email string
-}
-
 // Stamp is what a memory records about its saving besides its content.
 type Stamp struct {
-	Author Author
+	// UserID is the R2R user the credentials act as, who will own the document.
+	UserID string
 	Time   time.Time
 	Commit string // the project's git HEAD; "" outside a repository
 }
@@ -293,8 +293,6 @@ func Metadata(d Draft, sha string, st Stamp) map[string]any {
 		"title":        Label(d.Kind, d.Title),
 		MetaKind:       d.Kind,
 		MetaTitle:      d.Title,
-		MetaAuthor:     st.Author.Email,
-		MetaAuthorID:   st.Author.ID,
 		MetaCreated:    st.Time.UTC().Format(time.RFC3339Nano),
 		MetaCreatedSec: st.Time.Unix(),
 		MetaPaths:      anyList(d.Paths),
@@ -322,10 +320,16 @@ func anyList(ss []string) []any {
 	return out
 }
 
-// Secret reports the scanner's rule when the text or the metadata of a memory holds what
-// looks like a secret, as R2R would store it (the metadata decoded from its JSON too).
-func Secret(txt string, md map[string]any) (rule string, found bool) {
-	if f, ok := secretscan.Find([]byte(txt)); ok {
+// Secret reports the scanner's rule when a memory holds what looks like a secret: in its
+// text, also where the text disguises one (encoded, escaped, reversed, split by an
+// invisible character), in its short fields joined (a token split across two tags), and
+// in its metadata as R2R would store it (decoded from its JSON too).
+func Secret(d Draft, md map[string]any) (rule string, found bool) {
+	if f, ok := secretscan.FindEncoded([]byte(Text(d))); ok {
+		return f.Rule, true
+	}
+	pieces := append([]string{d.Title, d.Error}, d.Paths...)
+	if f, ok := secretscan.FindJoined(append(pieces, d.Tags...)); ok {
 		return f.Rule, true
 	}
 	var enc bytes.Buffer
@@ -340,16 +344,16 @@ func Secret(txt string, md map[string]any) (rule string, found bool) {
 	return "", false
 }
 
-// FromMetadata reads a memory from a document's (or chunk's) metadata; ok is false when
-// it is no memory.
-func FromMetadata(id string, md map[string]any) (Memory, bool) {
+// FromMetadata reads a memory from the metadata of a document (or chunk) of owner
+// ownerID; ok is false when it is no memory.
+func FromMetadata(id, ownerID string, md map[string]any) (Memory, bool) {
 	str := func(k string) string { s, _ := md[k].(string); return s }
 	kind := str(MetaKind)
 	if !slices.Contains(Kinds, kind) {
 		return Memory{}, false
 	}
 	m := Memory{ID: id, Kind: kind, Title: str(MetaTitle), Error: str(MetaError), Excerpt: str(MetaExcerpt),
-		Author: str(MetaAuthor), Commit: str(MetaCommit),
+		OwnerID: ownerID, Commit: str(MetaCommit),
 		Supersedes: str(MetaSupersedes), SHA: str(MetaSHA), Paths: strList(md[MetaPaths]), Tags: strList(md[MetaTags])}
 	if t, err := time.Parse(time.RFC3339, str(MetaCreated)); err == nil {
 		m.Created = t
@@ -359,7 +363,7 @@ func FromMetadata(id string, md map[string]any) (Memory, bool) {
 
 // FromDocument reads a memory from an R2R document; ok is false when it is no memory.
 func FromDocument(doc r2r.Document) (Memory, bool) {
-	m, ok := FromMetadata(doc.ID, doc.Metadata)
+	m, ok := FromMetadata(doc.ID, doc.OwnerID, doc.Metadata)
 	if !ok {
 		return Memory{}, false
 	}

@@ -1,7 +1,10 @@
 package memory
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -65,8 +68,8 @@ func TestNormalise(t *testing.T) {
 }
 
 // TestIDIsTheNormalisedContent: the same content however it is spaced is one id per
-// collection; another body, kind, error or collection is another id; paths and tags are
-// not content.
+// collection and owner; another body, kind, error, collection or owner is another id;
+// paths and tags are not content.
 func TestIDIsTheNormalisedContent(t *testing.T) {
 	id := func(coll string, d Draft) string {
 		t.Helper()
@@ -74,7 +77,7 @@ func TestIDIsTheNormalisedContent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return ID(coll, ContentSHA(n))
+		return ID(coll, "u1", ContentSHA(n))
 	}
 	base := Draft{Kind: "fix", Title: "Pool exhausted", Body: "Raise max_conns.", Error: "too many clients"}
 	want := id("c1", base)
@@ -97,6 +100,9 @@ func TestIDIsTheNormalisedContent(t *testing.T) {
 			t.Errorf("%+v has the id of another memory", d)
 		}
 	}
+	if n, _ := Normalise(base); ID("c1", "u2", ContentSHA(n)) == want {
+		t.Error("the same memory of another owner has the same id")
+	}
 	if id("c2", base) == want {
 		t.Error("the same memory in another collection has the same id")
 	}
@@ -109,7 +115,7 @@ func TestTextAndMetadataRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
-	st := Stamp{Author: Author{ID: "u1", Email: "ann@example.com"}, Time: at, Commit: strings.Repeat("a", 40)}
+	st := Stamp{UserID: "u1", Time: at, Commit: strings.Repeat("a", 40)}
 	md := Metadata(d, ContentSHA(d), st)
 	for _, k := range []string{"type", "status", "id", "text", "created_at", "source_path", "source"} {
 		if _, ok := md[k]; ok {
@@ -119,11 +125,11 @@ func TestTextAndMetadataRoundTrip(t *testing.T) {
 	if md["title"] != "memory (fix): Port in use" {
 		t.Errorf("title %v", md["title"])
 	}
-	m, ok := FromMetadata("id1", roundTripJSON(t, md))
+	m, ok := FromMetadata("id1", "u1", roundTripJSON(t, md))
 	if !ok {
 		t.Fatal("not read back as a memory")
 	}
-	if m.Kind != "fix" || m.Title != d.Title || m.Error != d.Error || m.Author != "ann@example.com" || !m.Created.Equal(at) ||
+	if m.Kind != "fix" || m.Title != d.Title || m.Error != d.Error || m.OwnerID != "u1" || !m.Created.Equal(at) ||
 		!slices.Equal(m.Paths, d.Paths) || !slices.Equal(m.Tags, d.Tags) || m.Commit != st.Commit || m.Supersedes != d.Supersedes ||
 		m.Excerpt != "Stop the old server. Then start again." {
 		t.Errorf("read back %+v", m)
@@ -135,7 +141,7 @@ func TestTextAndMetadataRoundTrip(t *testing.T) {
 	if got := Body(m, txt); got != d.Body {
 		t.Errorf("Body = %q, want %q", got, d.Body)
 	}
-	if _, ok := FromMetadata("x", map[string]any{MetaKind: "todo"}); ok {
+	if _, ok := FromMetadata("x", "u1", map[string]any{MetaKind: "todo"}); ok {
 		t.Error("an unknown kind is read as a memory")
 	}
 	if _, ok := FromDocument(r2r.Document{ID: "x", Metadata: map[string]any{"title": "a file"}}); ok {
@@ -184,9 +190,75 @@ func TestCheckFindsSecretsInEveryField(t *testing.T) {
 	}
 }
 
+// TestCheckFindsDisguisedSecrets: a secret a memory disguises (base64, hex, \u escapes,
+// a zero-width space inside it, split across two tags, reversed) is refused in every field
+// as a plain one is; text that merely looks encoded is not.
+func TestCheckFindsDisguisedSecrets(t *testing.T) {
+	key := "AKIA" + "Z7QRSTUVWXYZ2345"
+	gh := "ghp_" + "abcdefghij" + "KLMNOPQRSTUVWXYZ0123456789"
+	rev := func(s string) string {
+		r := []rune(s)
+		slices.Reverse(r)
+		return string(r)
+	}
+	escaped := func(s string) string {
+		var b strings.Builder
+		for _, r := range s {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+		return b.String()
+	}
+	b64 := base64.StdEncoding.EncodeToString([]byte("aws " + key))
+	base := Draft{Kind: "fix", Title: "t", Body: "b", Error: "e"}
+	for _, tc := range []struct {
+		name string
+		set  func(*Draft)
+	}{
+		{"body_base64", func(d *Draft) { d.Body = "the key: " + b64 }},
+		{"body_base64_url_unpadded", func(d *Draft) {
+			d.Body = "key " + base64.RawURLEncoding.EncodeToString([]byte(gh))
+		}},
+		{"body_hex", func(d *Draft) { d.Body = "hex " + hex.EncodeToString([]byte(key)) }},
+		{"body_unicode_escapes", func(d *Draft) { d.Body = "escaped " + escaped(key) }},
+		{"body_zero_width_space", func(d *Draft) { d.Body = "AKIA\u200bZ7QRSTUVWXYZ2345" }},
+		{"body_reversed", func(d *Draft) { d.Body = "backwards: " + rev(key) }},
+		{"tags_split", func(d *Draft) { d.Tags = []string{gh[:14], gh[14:]} }},
+		{"tag_and_path_split", func(d *Draft) { d.Tags = []string{gh[14:]}; d.Paths = []string{gh[:14]} }},
+		{"title_base64", func(d *Draft) { d.Title = "key " + b64 }},
+		{"error_hex", func(d *Draft) { d.Error = "denied " + hex.EncodeToString([]byte(key)) }},
+		{"path_reversed", func(d *Draft) { d.Paths = []string{"keys/" + rev(key)} }},
+		{"tag_zero_width", func(d *Draft) { d.Tags = []string{"AKIA\u2060Z7QRSTUVWXYZ2345"} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := base
+			tc.set(&d)
+			n, err := Normalise(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = Check(n)
+			var me *Error
+			if !errors.As(err, &me) || !me.Secret {
+				t.Fatalf("Check = %v, want a secret refusal", err)
+			}
+			if strings.Contains(err.Error(), key) || strings.Contains(err.Error(), gh) {
+				t.Errorf("refusal %q echoes the secret", err)
+			}
+		})
+	}
+	clean := base
+	clean.Body = "Commit 0123456789abcdef0123456789abcdef01234567 fixed it; see " +
+		base64.StdEncoding.EncodeToString([]byte("nothing secret here at all")) + " and internationalization."
+	clean.Tags = []string{"api", "db"}
+	n, _ := Normalise(clean)
+	if err := Check(n); err != nil {
+		t.Errorf("a clean memory: %v", err)
+	}
+}
+
 func TestQueryFilterAndMatch(t *testing.T) {
 	since := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	q := Query{Kinds: []string{"fix"}, Path: "a.go", Tag: "db", Author: "ann@example.com", Since: since}
+	q := Query{Kinds: []string{"fix"}, Path: "a.go", Tag: "db", Author: "ann@example.com", OwnerIDs: []string{"u1"}, Since: since}
 	f := q.Filter()
 	parts := f["$and"].([]any)
 	if len(parts) != 5 {
@@ -194,12 +266,12 @@ func TestQueryFilterAndMatch(t *testing.T) {
 	}
 	for _, p := range parts {
 		for k := range p.(map[string]any) {
-			if !strings.HasPrefix(k, kbsync.MemoryPrefix) {
-				t.Errorf("filter key %q is not namespaced", k)
+			if !strings.HasPrefix(k, kbsync.MemoryPrefix) && k != "owner_id" {
+				t.Errorf("filter key %q is neither namespaced nor R2R's owner_id", k)
 			}
 		}
 	}
-	m := Memory{Kind: "fix", Paths: []string{"a.go"}, Tags: []string{"db"}, Author: "ann@example.com", Created: since.Add(time.Hour)}
+	m := Memory{Kind: "fix", Paths: []string{"a.go"}, Tags: []string{"db"}, OwnerID: "u1", Created: since.Add(time.Hour)}
 	if !q.Match(m) {
 		t.Error("matching memory rejected")
 	}
@@ -207,7 +279,7 @@ func TestQueryFilterAndMatch(t *testing.T) {
 		func(m *Memory) { m.Kind = "note" },
 		func(m *Memory) { m.Paths = []string{"b.go"} },
 		func(m *Memory) { m.Tags = nil },
-		func(m *Memory) { m.Author = "bob@example.com" },
+		func(m *Memory) { m.OwnerID = "u2"; m.Author = "ann@example.com" },
 		func(m *Memory) { m.Created = since.Add(-time.Second) },
 	} {
 		x := m

@@ -8,13 +8,16 @@ import (
 
 // Query selects memories: by search text (hybrid search), or newest first without one.
 type Query struct {
-	Text   string    // "" = newest first
-	Kinds  []string  // nil = every kind
-	Path   string    // a project file the memory names
-	Tag    string    // one of its tags
-	Author string    // the email of who saved it
-	Since  time.Time // zero = any age
-	Limit  int       // results wanted; 0 = 10
+	Text   string   // "" = newest first
+	Kinds  []string // nil = every kind
+	Path   string   // a project file the memory names
+	Tag    string   // one of its tags
+	Author string   // who saved it: an email, or a name, as R2R knows the user
+	// OwnerIDs are the R2R users Author names (Store resolves them); with Author set and
+	// none of them, nothing matches.
+	OwnerIDs []string
+	Since    time.Time // zero = any age
+	Limit    int       // results wanted; 0 = 10
 }
 
 func (q Query) limit() int {
@@ -25,7 +28,8 @@ func (q Query) limit() int {
 }
 
 // Filter is the R2R filter that selects q's memories (collection aside: see
-// r2r.ScopedFilters). Every key is one of the namespaced metadata keys.
+// r2r.ScopedFilters). Every key is one of the namespaced metadata keys but the author's,
+// which is R2R's owner_id column.
 func (q Query) Filter() map[string]any {
 	kinds := q.Kinds
 	if len(kinds) == 0 {
@@ -39,7 +43,7 @@ func (q Query) Filter() map[string]any {
 		parts = append(parts, map[string]any{MetaTags: map[string]any{"$contains": []any{q.Tag}}})
 	}
 	if q.Author != "" {
-		parts = append(parts, map[string]any{MetaAuthor: map[string]any{"$eq": q.Author}})
+		parts = append(parts, map[string]any{"owner_id": map[string]any{"$in": anyList(q.OwnerIDs)}})
 	}
 	if !q.Since.IsZero() {
 		parts = append(parts, map[string]any{MetaCreatedSec: map[string]any{"$gte": q.Since.Unix()}})
@@ -57,27 +61,12 @@ func (q Query) Match(m Memory) bool {
 		return false
 	case q.Tag != "" && !slices.Contains(m.Tags, q.Tag):
 		return false
-	case q.Author != "" && m.Author != q.Author:
+	case q.Author != "" && !slices.Contains(q.OwnerIDs, m.OwnerID):
 		return false
 	case !q.Since.IsZero() && m.Created.Before(q.Since.Truncate(time.Second)):
 		return false
 	}
 	return true
-}
-
-// dropSuperseded leaves out the memories another one of ms supersedes (kept for a moment
-// while the new one was still being ingested).
-func dropSuperseded(ms []Memory) []Memory {
-	gone := map[string]bool{}
-	for _, m := range ms {
-		if m.Supersedes != "" {
-			gone[m.Supersedes] = true
-		}
-	}
-	if len(gone) == 0 {
-		return ms
-	}
-	return slices.DeleteFunc(ms, func(m Memory) bool { return gone[m.ID] })
 }
 
 // newestFirst orders memories by creation time, newest first (ties by id).

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
@@ -16,6 +19,7 @@ type API interface {
 	kbsync.API
 	DownloadDocument(ctx context.Context, id string) (*r2r.Download, error)
 	Search(ctx context.Context, req r2r.SearchRequest) (*r2r.SearchResult, error)
+	ListCollectionUsers(ctx context.Context, collectionID string, p r2r.ListParams) (*r2r.Page[r2r.User], error)
 }
 
 var _ API = (*r2r.Client)(nil)
@@ -31,6 +35,10 @@ type Store struct {
 	Poll time.Duration
 	// OnWrite, when set, is called after every change to the collection.
 	OnWrite func()
+
+	mu       sync.Mutex
+	users    map[string]r2r.User // the collection's members, once read
+	usersErr error               // why they could not be
 }
 
 // Scan bounds: a listing reads pages of R2R's largest size, up to maxScanDocs documents.
@@ -43,81 +51,144 @@ const (
 // memory of the store's collection.
 var ErrNotMemory = errors.New("not a memory of this collection")
 
+// NotOwnerError is Forget's refusal of a memory R2R would not delete for the caller: it
+// is Author's (R2R's 404 on a delete also means "not yours"), and R2R kept it.
+type NotOwnerError struct {
+	ID     string
+	Author string
+}
+
+func (e *NotOwnerError) Error() string {
+	return fmt.Sprintf("memory %s was saved by %s, and R2R lets only its owner (or an admin) delete it; nothing was deleted", e.ID, e.Author)
+}
+
+// What became of the memory a new one supersedes (Saved.Outcome).
+const (
+	// OutcomeDeleted: R2R deleted it.
+	OutcomeDeleted = "deleted"
+	// OutcomeHidden: R2R kept it (it is another user's, whom only they or an admin can
+	// delete it for); the new memory names it, so recall and search hide it for everyone.
+	OutcomeHidden = "hidden"
+	// OutcomeGone: it was no longer in the collection when it was to be deleted.
+	OutcomeGone = "gone"
+	// OutcomePending: kept for now, as the new memory was not searchable within the wait;
+	// recall and search hide it once the new one is.
+	OutcomePending = "pending"
+	// OutcomeShown: R2R kept it, and the same memory existed already without naming it,
+	// so it is still found.
+	OutcomeShown = "still_shown"
+)
+
 // Saved is what Remember did.
 type Saved struct {
 	ID     string
 	Status string // R2R's ingestion status, when known
-	// Already: a memory with the same content exists; nothing was sent.
+	// Already: the caller's memory with the same content exists; nothing was sent.
 	Already bool
-	// Superseded is the id of the memory this one replaced (deleted); "" when none.
-	Superseded string
-	// OldKept: the memory to supersede was kept because the new one had not been ingested
-	// within the wait (recall hides it once the new one is found).
-	OldKept bool
+	// IDTaken: the memory's own id held a document that is not the caller's memory of this
+	// content (anyone can compute the id), so it was saved under a new random id.
+	IDTaken bool
+	// Supersedes is the id of the memory this one supersedes; Outcome says what became of
+	// it and OldAuthor whose it is when R2R kept it.
+	Supersedes string
+	Outcome    string
+	OldAuthor  string
+
+	names bool // the saved document names Supersedes in its metadata
 }
 
 // Check refuses a normalised draft whose text or metadata holds what looks like a secret,
 // before anything is sent anywhere.
 func Check(d Draft) error {
-	if rule, found := Secret(Text(d), Metadata(d, ContentSHA(d), Stamp{})); found {
+	if rule, found := Secret(d, Metadata(d, ContentSHA(d), Stamp{})); found {
 		return &Error{Field: "body", Secret: true,
 			Msg: fmt.Sprintf("holds what looks like a secret (%s); memories are shared with everyone who can read the collection, so nothing was saved. Describe the secret's role instead, without its value", rule)}
 	}
 	return nil
 }
 
-// Remember saves the normalised draft d (see Normalise) as written by st. The same content
-// saved before is Already; a draft that supersedes another memory is ingested first and
-// the other deleted only once the new one has succeeded.
+// Remember saves the normalised draft d (see Normalise) as written by st.UserID. The same
+// content the same user saved before is Already; a draft that supersedes another memory is
+// ingested first, and the other then deleted when R2R lets the caller (see Outcome).
 func (s *Store) Remember(ctx context.Context, d Draft, st Stamp) (Saved, error) {
 	if err := Check(d); err != nil {
 		return Saved{}, err
 	}
 	sha := ContentSHA(d)
-	out := Saved{ID: ID(s.CollectionID, sha)}
+	out := Saved{ID: ID(s.CollectionID, st.UserID, sha)}
 	txt, md := Text(d), Metadata(d, sha, st)
-	if rule, found := Secret(txt, md); found { // the stamp is checked too
+	if rule, found := Secret(d, md); found { // the stamp is checked too
 		return Saved{}, &Error{Field: "body", Secret: true, Msg: fmt.Sprintf("holds what looks like a secret (%s); nothing was saved", rule)}
 	}
-	if d.Supersedes != "" && d.Supersedes != out.ID {
-		if _, err := s.memory(ctx, d.Supersedes); err != nil {
+	var old Memory
+	if d.Supersedes != "" {
+		var err error
+		if old, err = s.memory(ctx, d.Supersedes); err != nil {
 			return Saved{}, fmt.Errorf("the memory to supersede: %w", err)
 		}
 	}
-	doc, err := s.API.GetDocument(ctx, out.ID)
-	switch {
-	case err == nil && doc.IngestionStatus != r2r.IngestionFailed:
-		out.Already, out.Status = true, doc.IngestionStatus
-	case err == nil: // a failed earlier attempt: send it again
-		if err := s.delete(ctx, out.ID); err != nil {
-			return Saved{}, err
-		}
-		fallthrough
-	case errors.Is(err, r2r.ErrNotFound):
-		if err := s.create(ctx, &out, txt, md); err != nil {
-			return Saved{}, err
-		}
-	default:
+	if err := s.save(ctx, &out, st.UserID, sha, d.Supersedes, txt, md); err != nil {
 		return Saved{}, err
 	}
 	if d.Supersedes == "" || d.Supersedes == out.ID {
 		return out, nil
 	}
-	return out, s.supersede(ctx, &out, d.Supersedes)
+	out.Supersedes = d.Supersedes
+	return out, s.supersede(ctx, &out, old)
 }
 
-// create sends one memory document; a conflict means it is there already.
-func (s *Store) create(ctx context.Context, out *Saved, txt string, md map[string]any) error {
+// save stores the memory at out.ID, unless the caller's memory of content sha is there
+// already. A document there that is not (someone else's, made at the id anyone can
+// compute) is left alone and the memory saved under a new random id.
+func (s *Store) save(ctx context.Context, out *Saved, userID, sha, supersedes, txt string, md map[string]any) error {
+	doc, err := s.API.GetDocument(ctx, out.ID)
+	switch {
+	case errors.Is(err, r2r.ErrNotFound), err == nil && !ownMemory(doc, userID, sha):
+		// The caller's earlier save of it under another id (a new one, below, or the id
+		// r2r-mcp derived before the owner was part of it) is found by its content.
+		own, ferr := s.findOwn(ctx, userID, sha)
+		if ferr != nil {
+			return ferr
+		}
+		if own != "" {
+			out.ID, out.Already, out.IDTaken = own, true, err == nil && own != out.ID
+			return nil
+		}
+		if err == nil {
+			out.ID, out.IDTaken = uuid.NewString(), true
+		}
+	case err != nil:
+		return err
+	case doc.IngestionStatus != r2r.IngestionFailed:
+		out.Already, out.Status = true, doc.IngestionStatus
+		out.names = supersedes != "" && doc.Metadata[MetaSupersedes] == supersedes
+		return nil
+	default: // a failed earlier attempt: send it again
+		if err := s.delete(ctx, out.ID); err != nil {
+			return err
+		}
+	}
+	out.names = supersedes != ""
+	return s.create(ctx, out, userID, sha, txt, md)
+}
+
+// ownMemory reports whether doc is user's memory of content sha.
+func ownMemory(doc *r2r.Document, userID, sha string) bool {
+	_, isMemory := FromDocument(*doc)
+	return isMemory && doc.OwnerID == userID && doc.Metadata[MetaSHA] == sha
+}
+
+// create sends one memory document; a conflict is the caller's own document of that id
+// (R2R's duplicate check sees no other), the same memory when it holds the same content.
+func (s *Store) create(ctx context.Context, out *Saved, userID, sha, txt string, md map[string]any) error {
 	res, err := s.API.CreateDocument(ctx, r2r.DocumentCreate{ID: out.ID, RawText: txt, Metadata: md,
 		CollectionIDs: []string{s.CollectionID}, IngestionMode: "fast"})
-	switch {
-	case errors.Is(err, r2r.ErrConflict):
-		out.Already = true
-		return nil
-	case err != nil:
-		// R2R may have stored it even so (a proxy failing after R2R took it).
-		if doc, gerr := s.API.GetDocument(ctx, out.ID); gerr == nil && doc.IngestionStatus != r2r.IngestionFailed {
+	if err != nil {
+		// R2R may have stored it even so (a proxy failing after R2R took it), or a
+		// concurrent save of the same memory did.
+		if doc, gerr := s.API.GetDocument(ctx, out.ID); gerr == nil && ownMemory(doc, userID, sha) && doc.IngestionStatus != r2r.IngestionFailed {
 			out.Status = doc.IngestionStatus
+			out.Already = errors.Is(err, r2r.ErrConflict)
 			s.wrote()
 			return nil
 		}
@@ -128,37 +199,6 @@ func (s *Store) create(ctx context.Context, out *Saved, txt string, md map[strin
 	if res.Ingested() {
 		out.Status = r2r.IngestionSuccess
 	}
-	return nil
-}
-
-// supersede deletes the memory old once out's document has been ingested.
-func (s *Store) supersede(ctx context.Context, out *Saved, old string) error {
-	doc, err := s.wait(ctx, out.ID)
-	if err != nil && ctx.Err() != nil {
-		out.OldKept = true
-		return nil
-	}
-	if doc == nil || doc.IngestionStatus != r2r.IngestionSuccess {
-		if doc != nil {
-			out.Status = doc.IngestionStatus
-		}
-		out.OldKept = true
-		return nil
-	}
-	out.Status = doc.IngestionStatus
-	added, err := kbsync.EnsureMember(ctx, s.API, s.CollectionID, doc)
-	if err != nil {
-		out.OldKept = true
-		return fmt.Errorf("the new memory %s is ingested but could not be added to the collection, so %s was kept: %w", out.ID, old, err)
-	}
-	if added {
-		s.wrote()
-	}
-	if err := s.delete(ctx, old); err != nil {
-		out.OldKept = true
-		return fmt.Errorf("the new memory %s is saved, but deleting the one it supersedes (%s) failed: %w", out.ID, old, err)
-	}
-	out.Superseded = old
 	return nil
 }
 
@@ -181,6 +221,7 @@ func (s *Store) memory(ctx context.Context, id string) (Memory, error) {
 	if !ok || !slices.Contains(doc.CollectionIDs, s.CollectionID) {
 		return Memory{}, fmt.Errorf("document %s: %w", id, ErrNotMemory)
 	}
+	m.Author = s.author(ctx, m.OwnerID)
 	return m, nil
 }
 
@@ -204,24 +245,28 @@ func (s *Store) Body(ctx context.Context, m Memory) (string, error) {
 	return Body(m, string(dl.Body)), nil
 }
 
-// Forget deletes memory id; any other document is refused with ErrNotMemory.
+// Forget deletes memory id; any other document is refused with ErrNotMemory, and a
+// memory R2R keeps because it is someone else's with a *NotOwnerError.
 func (s *Store) Forget(ctx context.Context, id string) (Memory, error) {
 	m, err := s.memory(ctx, id)
 	if err != nil {
 		return Memory{}, err
 	}
-	if err := s.API.DeleteDocument(ctx, id); err != nil {
-		if errors.Is(err, r2r.ErrNotFound) {
-			s.wrote()
-		}
+	switch kept, err := s.deleteOwn(ctx, id); {
+	case err != nil:
 		return m, err
+	case kept:
+		return m, &NotOwnerError{ID: id, Author: m.Author}
 	}
-	s.wrote()
 	return m, nil
 }
 
+// delete deletes the caller's own document id (a failed attempt at saving a memory).
 func (s *Store) delete(ctx context.Context, id string) error {
-	return kbsync.DeleteDocument(ctx, s.API, id, s.OnWrite)
+	if _, err := s.deleteOwn(ctx, id); err != nil && !errors.Is(err, r2r.ErrNotFound) {
+		return err
+	}
+	return nil
 }
 
 func (s *Store) wrote() {
@@ -244,33 +289,6 @@ type Listing struct {
 // documents newest first (conformance test memories/collection_lists_newest_first), so the
 // newest memories are on its first pages.
 const listPage = 100
-
-// List returns q's memories newest first, reading the collection's documents (q.Text is
-// ignored) until limit of them (and one more, for More) are found. limit < 0 returns all.
-func (s *Store) List(ctx context.Context, q Query, limit int) (Listing, error) {
-	var out Listing
-	var all []Memory
-	page := scanPage
-	if limit >= 0 {
-		page = listPage
-	}
-	err := s.scanPages(ctx, page, func(doc r2r.Document) bool {
-		if m, ok := FromDocument(doc); ok && q.Match(m) {
-			all = append(all, m)
-		}
-		return limit < 0 || len(dropSuperseded(slices.Clone(all))) <= limit
-	}, &out.Truncated)
-	if err != nil {
-		return Listing{}, err
-	}
-	all = dropSuperseded(all)
-	newestFirst(all)
-	if limit >= 0 && len(all) > limit {
-		all, out.More = all[:limit], true
-	}
-	out.Memories = all
-	return out, nil
-}
 
 // Counts returns how many memories of each kind the collection holds.
 func (s *Store) Counts(ctx context.Context) (counts map[string]int, truncated bool, err error) {
@@ -323,31 +341,4 @@ func (s *Store) scanPages(ctx context.Context, size int, fn func(r2r.Document) b
 	}
 	*truncated = true
 	return nil
-}
-
-// Search finds q's memories by q.Text: a hybrid search restricted to the collection and
-// to memories, best first, one entry per memory.
-func (s *Store) Search(ctx context.Context, q Query) ([]Memory, error) {
-	limit := q.limit()
-	res, err := s.API.Search(ctx, r2r.SearchRequest{Query: q.Text, SearchMode: r2r.SearchModeCustom,
-		SearchSettings: r2r.ModeSettings(r2r.SearchModeAdvanced, r2r.ScopedFilters(s.CollectionID, q.Filter()), min(3*limit, 100))})
-	if err != nil {
-		return nil, err
-	}
-	var ms []Memory
-	seen := map[string]bool{}
-	for _, c := range res.ChunkSearchResults {
-		if seen[c.DocumentID] {
-			continue
-		}
-		seen[c.DocumentID] = true
-		if m, ok := FromMetadata(c.DocumentID, c.Metadata); ok && q.Match(m) {
-			ms = append(ms, m)
-		}
-	}
-	ms = dropSuperseded(ms)
-	if len(ms) > limit {
-		ms = ms[:limit]
-	}
-	return ms, nil
 }

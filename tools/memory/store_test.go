@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 )
@@ -35,6 +37,7 @@ type storeFixture struct {
 	srv    *r2rtest.Server
 	client *r2r.Client
 	store  *Store
+	userID string
 }
 
 func newStoreFixture(t *testing.T, opts r2rtest.Options) *storeFixture {
@@ -48,7 +51,11 @@ func newStoreFixture(t *testing.T, opts r2rtest.Options) *storeFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &storeFixture{t: t, srv: srv, client: c, store: &Store{API: c, CollectionID: coll.ID, Poll: time.Millisecond}}
+	me, err := c.Me(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &storeFixture{t: t, srv: srv, client: c, store: &Store{API: c, CollectionID: coll.ID, Poll: time.Millisecond}, userID: me.ID}
 }
 
 func (f *storeFixture) save(d Draft) Saved {
@@ -57,7 +64,7 @@ func (f *storeFixture) save(d Draft) Saved {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	s, err := f.store.Remember(context.Background(), n, Stamp{Author: Author{ID: "u", Email: "ann@example.com"}, Time: time.Now()})
+	s, err := f.store.Remember(context.Background(), n, Stamp{UserID: f.userID, Time: time.Now()})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -106,7 +113,7 @@ func TestSupersedeIngestsBeforeDeleting(t *testing.T) {
 	f.store.Wait = 20 * time.Millisecond
 	next := Draft{Kind: "decision", Title: "New", Body: "new body", Supersedes: old.ID}
 	kept := f.save(next)
-	if !kept.OldKept || kept.Superseded != "" {
+	if kept.Outcome != OutcomePending {
 		t.Fatalf("saved %+v, want the old one kept", kept)
 	}
 	if _, err := f.client.GetDocument(context.Background(), old.ID); err != nil {
@@ -123,7 +130,7 @@ func TestSupersedeIngestsBeforeDeleting(t *testing.T) {
 	f.store.API, f.store.Wait = spy, time.Minute
 	go func() { done <- f.save(next) }()
 	again := waitStepping(f, done)
-	if !again.Already || again.Superseded != old.ID || !spy.checked.Load() {
+	if !again.Already || again.Supersedes != old.ID || again.Outcome != OutcomeDeleted || !spy.checked.Load() {
 		t.Fatalf("saved %+v (delete seen %v), want the old one superseded", again, spy.checked.Load())
 	}
 	if msg := spy.failure.Load(); msg != nil {
@@ -225,5 +232,23 @@ func TestStaleNamesChangedPaths(t *testing.T) {
 	got := Stale(context.Background(), root, ms)
 	if len(got) != 1 || !slices.Equal(got["changed"], []string{"a.go"}) {
 		t.Fatalf("stale %v, want only changed: [a.go]", got)
+	}
+}
+
+// TestRememberFindsOwnMemoryUnderAnotherID: the caller's memory of the same content saved
+// under another id (as r2r-mcp derived ids before the owner was part of them) is already
+// remembered, not saved twice.
+func TestRememberFindsOwnMemoryUnderAnotherID(t *testing.T) {
+	f := newStoreFixture(t, r2rtest.Options{})
+	d, _ := Normalise(Draft{Kind: "gotcha", Title: "Walrus tusks", Body: "walrus tusk counts are per pair"})
+	sha := ContentSHA(d)
+	earlier := uuid.NewSHA1(Namespace, []byte(f.store.CollectionID+"/memory#sha256:"+sha)).String()
+	if _, err := f.client.CreateDocument(context.Background(), r2r.DocumentCreate{ID: earlier, RawText: Text(d),
+		Metadata: Metadata(d, sha, Stamp{Time: time.Now()}), CollectionIDs: []string{f.store.CollectionID}}); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.ResetCounts()
+	if s := f.save(d); !s.Already || s.ID != earlier || f.srv.Count("POST /v3/documents") != 0 {
+		t.Fatalf("saved %+v (%d creates), want already %s", s, f.srv.Count("POST /v3/documents"), earlier)
 	}
 }
