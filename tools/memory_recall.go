@@ -122,7 +122,7 @@ func recallTool(d *Deps) Tool {
 		var stale map[string][]string
 		if s.Project != nil {
 			if root := localRoot(d, *s.Project); root != "" {
-				stale = memory.Stale(ctx, root, ms)
+				stale = memory.Stale(ctx, root, s.Project.CollectionID != "", ms)
 			}
 		}
 		for _, m := range ms {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 	"github.com/r2r-mcp/r2r-mcp/tools/memory"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
@@ -146,7 +145,7 @@ func (d *Deps) remember(ctx context.Context, p rememberParams) *mcp.CallToolResu
 	}
 	st := memory.Stamp{UserID: user.ID, Time: d.now()}
 	if root := localRoot(d, pr); root != "" {
-		st.Commit = kbsync.Head(ctx, root)
+		st.Commit = memory.Basis(ctx, root, pr.CollectionID != "")
 	}
 	saved, err := d.memoryStore(ctx, s.ID).Remember(ctx, draft, st)
 	if res := memoryErrorResult(err); res != nil {

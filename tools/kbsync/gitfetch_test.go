@@ -44,12 +44,12 @@ func TestGitNeverFetches(t *testing.T) {
 			}
 		}},
 		{"diff-tree of a missing tree", func(t *testing.T) {
-			if got, err := ChangedSince(ctx, p.Dir, p.Old, []string{"a.md"}); err == nil {
+			if got, err := ChangedSince(ctx, p.Dir, p.Old, "", []string{"a.md"}); err == nil {
 				t.Errorf("ChangedSince = %v without the old tree", got)
 			}
 		}},
 		{"diff-tree of a missing commit", func(t *testing.T) {
-			if got, err := ChangedSince(ctx, p.Dir, p.Absent, []string{"a.md"}); err == nil {
+			if got, err := ChangedSince(ctx, p.Dir, p.Absent, "", []string{"a.md"}); err == nil {
 				t.Errorf("ChangedSince = %v without the commit", got)
 			}
 		}},

@@ -35,12 +35,17 @@ func IsCommitID(s string) bool {
 }
 
 // ChangedSince returns which of paths (relative to the root of the work tree at dir)
-// differ between commit and HEAD, deleted ones included. It compares the two commits'
+// differ between commit and to (a commit id; "" = HEAD), deleted ones included. It compares the two commits'
 // trees (git diff-tree): no file of the work tree is read, so no filter, hook or other
 // program of the repository runs. Paths are literal (no pathspec magic).
-func ChangedSince(ctx context.Context, dir, commit string, paths []string) ([]string, error) {
+func ChangedSince(ctx context.Context, dir, commit, to string, paths []string) ([]string, error) {
 	if !IsCommitID(commit) {
 		return nil, fmt.Errorf("%q is not a commit id", commit)
+	}
+	if to == "" {
+		to = "HEAD"
+	} else if !IsCommitID(to) {
+		return nil, fmt.Errorf("%q is not a commit id", to)
 	}
 	if len(paths) == 0 {
 		return nil, nil
@@ -49,7 +54,7 @@ func ChangedSince(ctx context.Context, dir, commit string, paths []string) ([]st
 		return nil, errors.New("git is not installed")
 	}
 	args := append([]string{"--literal-pathspecs", "diff-tree", "-r", "-z", "--name-only", "--no-renames",
-		"--no-ext-diff", "--no-textconv", commit, "HEAD", "--"}, paths...)
+		"--no-ext-diff", "--no-textconv", commit, to, "--"}, paths...)
 	cmd := gitCommand(ctx, dir, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

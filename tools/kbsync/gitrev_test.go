@@ -56,14 +56,14 @@ func TestChangedSinceComparesCommits(t *testing.T) {
 		{[]string{":(glob)*.go"}, nil},
 	} {
 		t.Run(strings.Join(tc.paths, ","), func(t *testing.T) {
-			got, err := ChangedSince(context.Background(), f.root, first, tc.paths)
+			got, err := ChangedSince(context.Background(), f.root, first, "", tc.paths)
 			if err != nil || !slices.Equal(got, tc.want) {
 				t.Errorf("ChangedSince = %v, %v; want %v", got, err, tc.want)
 			}
 		})
 	}
 	for _, bad := range []string{"HEAD", "--output=/tmp/x", strings.Repeat("g", 40), first[:12]} {
-		if _, err := ChangedSince(context.Background(), f.root, bad, []string{"a.go"}); err == nil {
+		if _, err := ChangedSince(context.Background(), f.root, bad, "", []string{"a.go"}); err == nil {
 			t.Errorf("commit %q accepted", bad)
 		}
 	}
@@ -87,7 +87,7 @@ func TestChangedSinceRunsNoCommandOfTheRepository(t *testing.T) {
 			if got := Head(ctx, f.root); got != second {
 				t.Errorf("Head = %q, want %q", got, second)
 			}
-			got, err := ChangedSince(ctx, f.root, first, []string{"README.md", "docs/guide.md"})
+			got, err := ChangedSince(ctx, f.root, first, "", []string{"README.md", "docs/guide.md"})
 			if err != nil || !slices.Equal(got, []string{"README.md"}) {
 				t.Errorf("ChangedSince = %v, %v", got, err)
 			}

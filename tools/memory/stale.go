@@ -12,10 +12,11 @@ import (
 const maxStaleCommits = 20
 
 // Stale returns, per memory id, the paths a memory names that changed (or were deleted)
-// between the commit it was saved at and the HEAD of the git work tree at root. A memory
-// without paths or commit, or whose commit this repository does not have, is left out: it
-// is not known to be stale.
-func Stale(ctx context.Context, root string, ms []Memory) map[string][]string {
+// between the commit it was saved at and the commit it is judged against: the team's ref
+// in a team project (the same for everyone, see Basis), else the HEAD of the git work tree
+// at root. A memory without paths or commit, or whose commit this repository does not
+// have, is left out: it is not known to be stale.
+func Stale(ctx context.Context, root string, team bool, ms []Memory) map[string][]string {
 	byCommit := map[string][]string{}
 	var commits []string
 	for _, m := range ms {
@@ -37,7 +38,7 @@ func Stale(ctx context.Context, root string, ms []Memory) map[string][]string {
 	if len(commits) == 0 {
 		return nil
 	}
-	head := kbsync.Head(ctx, root)
+	head := Basis(ctx, root, team)
 	if head == "" {
 		return nil
 	}
@@ -46,7 +47,7 @@ func Stale(ctx context.Context, root string, ms []Memory) map[string][]string {
 		if c == head {
 			continue
 		}
-		ch, err := kbsync.ChangedSince(ctx, root, c, byCommit[c])
+		ch, err := kbsync.ChangedSince(ctx, root, c, head, byCommit[c])
 		if err != nil {
 			continue // a commit this clone lacks, or git failing: unknown, not stale
 		}
@@ -61,4 +62,17 @@ func Stale(ctx context.Context, root string, ms []Memory) map[string][]string {
 		}
 	}
 	return out
+}
+
+// Basis is the commit memories of the project at root are saved at and judged against: in a
+// team project (team) the commit of the ref the team follows, which every teammate has once
+// they fetch, so a memory is stale or not for everyone alike; elsewhere, or without such a
+// ref, the work tree's HEAD. "" when there is none.
+func Basis(ctx context.Context, root string, team bool) string {
+	if team {
+		if _, c, err := kbsync.ResolveTeamRef(ctx, root, ""); err == nil {
+			return c
+		}
+	}
+	return kbsync.Head(ctx, root)
 }

@@ -229,9 +229,25 @@ func TestStaleNamesChangedPaths(t *testing.T) {
 		{ID: "no-commit", Paths: []string{"a.go"}},
 		{ID: "unknown-commit", Paths: []string{"a.go"}, Commit: strings.Repeat("0", 40)},
 	}
-	got := Stale(context.Background(), root, ms)
+	got := Stale(context.Background(), root, false, ms)
 	if len(got) != 1 || !slices.Equal(got["changed"], []string{"a.go"}) {
 		t.Fatalf("stale %v, want only changed: [a.go]", got)
+	}
+
+	// In a team project the team's ref is the basis, whatever the work tree has checked out:
+	// a local edit of b.go on a branch makes no memory stale, a change on the ref does.
+	git("update-ref", "refs/remotes/origin/main", "HEAD")
+	git("checkout", "-q", "-b", "mine")
+	write("b.go", "mine")
+	git("commit", "-qam", "mine")
+	if b := Basis(context.Background(), root, true); b != git("rev-parse", "refs/remotes/origin/main") {
+		t.Fatalf("team basis %s, want the ref's commit", b)
+	}
+	if got := Stale(context.Background(), root, true, ms); len(got) != 1 || !slices.Equal(got["changed"], []string{"a.go"}) {
+		t.Fatalf("team staleness %v, want only changed: [a.go] (b.go changed on a branch only)", got)
+	}
+	if got := Stale(context.Background(), root, false, ms); !slices.Equal(got["unchanged"], []string{"b.go"}) {
+		t.Fatalf("HEAD staleness %v, want b.go stale on the branch", got)
 	}
 }
 
