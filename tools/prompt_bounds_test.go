@@ -68,4 +68,3 @@ func TestPromptsKeepToolBounds(t *testing.T) {
 		t.Fatal("no prompt names a numeric parameter: the pattern no longer matches the prompts' wording")
 	}
 }
-
