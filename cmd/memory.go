@@ -48,9 +48,9 @@ visible to everyone who can read it. These commands let people review them.`,
 				return fmt.Errorf("--kind must be one of %s", strings.Join(memory.Kinds, ", "))
 			}
 			if runF != nil {
-				return runF(verb, opts, args)
+				return opts.explain(runF(verb, opts, args))
 			}
-			return runMemory(verb, opts, args)
+			return opts.explain(runMemory(verb, opts, args))
 		}
 	}
 	common := func(f *pflag.FlagSet) {
