@@ -81,9 +81,8 @@ func ResolveLazy(ctx context.Context, opts Options) (Resolved, error) {
 // pre-load value; that is sound because a LazyCredentials loads at most one credential
 // in its lifetime, or — after a 401 — the one a later login stored for the same URL on the
 // same machine, so within one process the pre-load identity stands for "whoever is logged
-// in here". Across processes it names "whoever is logged in to this URL on this machine",
-// which is how the on-disk project mappings are keyed; they are checked against R2R
-// once per process, so a different login only costs a lookup.
+// in here". It names no account, so the project mappings (tools/project) are keyed only
+// after Load, by the loaded credential's identity, as every other command keys them.
 //
 // It implements r2r.GenerationRefresher by delegating to the loaded credential (a
 // refresh-token TokenSource renews itself; an API key cannot be renewed, and Refresh says
