@@ -98,14 +98,14 @@ func (g *guard) admit(line []byte) []byte {
 	if json.Unmarshal(line, &m) != nil {
 		return line // mcp-go answers a parse error
 	}
-	hasID := len(m.ID) > 0 && !bytes.Equal(m.ID, []byte("null"))
+	hasID := present(m.ID)
 	if hasID && !validID(m.ID) {
 		g.log.Warn("message refused: its id is neither a string nor a number", "method", m.Method)
 		g.replyError(nil, mcp.INVALID_REQUEST, "Invalid request: a JSON-RPC id is a string or a number. Nothing of the message was processed.", nil)
 		return nil
 	}
 	switch {
-	case m.Method == "" && hasID && (m.Result != nil || m.Error != nil):
+	case m.Method == "" && hasID && (present(m.Result) || present(m.Error)):
 		if g.asked.take(idKey(m.ID)) {
 			return line // the answer to a request of the server's (roots/list)
 		}
@@ -113,7 +113,7 @@ func (g *guard) admit(line []byte) []byte {
 		return nil
 	case m.Method == string(mcp.MethodNotificationCancelled) && !hasID:
 		return g.cancel(line, m.Params)
-	case m.Method == "" || !hasID || m.JSONRPC != mcp.JSONRPC_VERSION || m.Result != nil:
+	case m.Method == "" || !hasID || m.JSONRPC != mcp.JSONRPC_VERSION || present(m.Result):
 		return line // mcp-go serves a notification, and answers an invalid message
 	}
 	key := idKey(m.ID)
@@ -222,6 +222,12 @@ func (g *guard) write(msg mcp.JSONRPCMessage) {
 	if _, err := g.out.Write(append(b, '\n')); err != nil {
 		g.log.Debug("cannot write an answer", "error", err)
 	}
+}
+
+// present reports whether a member was given a value other than null (encoding/json, and
+// so mcp-go, reads a null as absent).
+func present(raw json.RawMessage) bool {
+	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
 }
 
 // validID reports whether raw, a JSON value, is a string or a number.

@@ -98,6 +98,11 @@ func TestInvalidIDsAreRefused(t *testing.T) {
 			t.Errorf("id %s: %v", id, m)
 		}
 	}
+	// A null result is no result to mcp-go: the call is served, so it counts.
+	c.send(t, `{"jsonrpc":"2.0","id":5,"result":null,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":{"offset":4}}}`)
+	if m := c.recv(t); !strings.Contains(fmt.Sprint(m), "busy") {
+		t.Errorf("a call with a null result: %v", m)
+	}
 	c.send(t, `{"jsonrpc":"2.0","id":"p","method":"ping"}`)
 	c.recv(t)
 	if n := emu.Count("GET /v3/collections"); n != 1 {
