@@ -31,7 +31,7 @@ func newIDTable() *idTable {
 
 // standIn returns the stand-in for id when mcp-go would not write id back unchanged.
 func (t *idTable) standIn(id json.RawMessage) (json.RawMessage, bool) {
-	if id[0] == '"' {
+	if id[0] == '"' || exactInt(id) {
 		return nil, false
 	}
 	var f float64

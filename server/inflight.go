@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -143,8 +144,11 @@ func idKey(id any) string {
 	case string:
 		return "s" + v
 	case float64:
-		return "n" + strconv.FormatFloat(v, 'g', -1, 64)
+		return "n" + strconv.FormatFloat(v, 'f', -1, 64)
 	case json.RawMessage:
+		if exactInt(v) {
+			return "n" + string(v) // what the float64 it decodes into formats as
+		}
 		var d any
 		if json.Unmarshal(v, &d) != nil {
 			return ""
@@ -152,6 +156,21 @@ func idKey(id any) string {
 		return idKey(d)
 	}
 	return ""
+}
+
+// exactInt reports whether raw is a JSON integer of at most 15 digits, which a float64
+// holds exactly and encoding/json writes back as it is.
+func exactInt(raw []byte) bool {
+	digits := bytes.TrimPrefix(raw, []byte("-"))
+	if len(digits) == 0 || len(digits) > 15 || digits[0] == '0' && len(digits) > 1 {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // MaxInflight is how many calls s serves at once (Options.MaxInflight, --max-inflight);
