@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -73,6 +74,9 @@ func ResolveLazy(ctx context.Context, opts Options) (Resolved, error) {
 //   - When R2R rejects the loaded credential (a 401) and it cannot renew itself, the store
 //     is read once more: a `r2r-mcp login` done while serve runs takes effect at that call,
 //     without a restart. Concurrent 401s share one re-read.
+//   - login and logout rewrite config.json; the first request after that reads the store
+//     again, so a login as someone else (or a logout) takes effect although the loaded
+//     credential still works.
 //
 // Identity is "keyring:" + a fingerprint of the URL until the read succeeds, then the
 // loaded credential's own identity. Identities key cached results (cache.Key,
@@ -81,9 +85,8 @@ func ResolveLazy(ctx context.Context, opts Options) (Resolved, error) {
 // pre-load value; that is sound because a LazyCredentials loads at most one credential
 // in its lifetime, or — after a 401 — the one a later login stored for the same URL on the
 // same machine, so within one process the pre-load identity stands for "whoever is logged
-// in here". Across processes it names "whoever is logged in to this URL on this machine",
-// which is how the on-disk project mappings are keyed; they are checked against R2R
-// once per process, so a different login only costs a lookup.
+// in here". It names no account, so the project mappings (tools/project) are keyed only
+// after Load, by the loaded credential's identity, as every other command keys them.
 //
 // It implements r2r.GenerationRefresher by delegating to the loaded credential (a
 // refresh-token TokenSource renews itself; an API key cannot be renewed, and Refresh says
@@ -102,8 +105,9 @@ type LazyCredentials struct {
 
 	mu     sync.Mutex
 	loaded bool
-	info   Resolved // what the read found: its Credentials (with their Origin), Kind, account, KeyringRead and KeyringErr
-	swaps  uint32   // how many times a re-read after a 401 replaced info.Credentials
+	info   Resolved    // what the read found: its Credentials (with their Origin), Kind, account, KeyringRead and KeyringErr
+	swaps  uint32      // how many times a re-read (after a 401, or a login) replaced info.Credentials
+	config os.FileInfo // config.json when the store was last read (nil: absent)
 }
 
 // Apply reads the stored credential if that has not happened yet, then applies it.
@@ -239,7 +243,8 @@ func (l *LazyCredentials) renewalError(err error) error {
 	return err
 }
 
-// reread reads the store once more after R2R rejected the loaded credential, and replaces
+// reread reads the store once more, after R2R rejected the loaded credential or a login or
+// logout rewrote config.json, and replaces
 // it when the store now holds a different one (a login since). swaps is the count the
 // caller saw; if another re-read replaced the credential meanwhile, that one is used.
 // Concurrent callers share one read.
@@ -259,7 +264,7 @@ func (l *LazyCredentials) reread(ctx context.Context, swaps uint32) (bool, error
 		}
 		l.info = info
 		l.swaps++
-		l.log.LogAttrs(ctx, slog.LevelInfo, "a newer stored R2R credential replaced the rejected one",
+		l.log.LogAttrs(ctx, slog.LevelInfo, "a newer stored R2R credential replaced the one in use",
 			slog.String("source", string(info.Origin().Source)), slog.String("kind", info.Kind))
 		return true, nil
 	})
@@ -290,8 +295,18 @@ func (l *LazyCredentials) GoString() string { return l.String() }
 func (l *LazyCredentials) credentials(ctx context.Context) (r2r.Credentials, error) {
 	l.mu.Lock()
 	if l.loaded {
-		c := l.info.Credentials
+		c, swaps, changed := l.info.Credentials, l.swaps, l.configChangedLocked()
 		l.mu.Unlock()
+		if !changed {
+			return c, nil
+		}
+		// login and logout rewrite config.json: the store may hold someone else now, whose
+		// credential must be used although the one held still works. A failed read keeps it.
+		if replaced, err := l.reread(ctx, swaps); err == nil && replaced {
+			l.mu.Lock()
+			c = l.info.Credentials
+			l.mu.Unlock()
+		}
 		return c, nil
 	}
 	l.mu.Unlock()
@@ -317,8 +332,27 @@ func (l *LazyCredentials) credentials(ctx context.Context) (r2r.Credentials, err
 	}
 }
 
+// configChangedLocked reports whether config.json was written (or removed) since it was
+// last looked at, and remembers how it is now. l.mu is held.
+func (l *LazyCredentials) configChangedLocked() bool {
+	fi, err := os.Stat(ConfigPath(l.r.dir))
+	if err != nil {
+		fi = nil
+	}
+	old := l.config
+	l.config = fi
+	switch {
+	case old == nil || fi == nil:
+		return (old == nil) != (fi == nil)
+	}
+	return !os.SameFile(old, fi) || !old.ModTime().Equal(fi.ModTime()) || old.Size() != fi.Size()
+}
+
 // readOnce runs one read and, when it produced a result, keeps it.
 func (l *LazyCredentials) readOnce(ctx context.Context) (r2r.Credentials, error) {
+	l.mu.Lock()
+	l.configChangedLocked() // before the read: a login after it is seen by the next request
+	l.mu.Unlock()
 	info, err := l.readStored(ctx)
 	if err != nil {
 		l.log.LogAttrs(ctx, slog.LevelWarn, "could not read the stored R2R credential; the next request tries again",

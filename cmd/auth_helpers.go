@@ -195,7 +195,8 @@ func explainLoginError(url, email string, err error) error {
 	case errors.Is(err, context.Canceled):
 		return errors.New("login cancelled." + nothing)
 	case re != nil && re.StatusCode == 0:
-		return fmt.Errorf("%s. %s%s", diagnose.CannotReach(url, fmt.Sprint(re.Err)), diagnose.StartR2R(""), nothing)
+		what, fix := diagnose.NotAnswering(url, "", re.Err)
+		return fmt.Errorf("%s. %s%s", what, fix, nothing)
 	case errors.Is(err, r2r.ErrUnavailable):
 		return fmt.Errorf("R2R at %s is unavailable right now (%d %s). Try again later.%s", url, re.StatusCode, msg, nothing)
 	case step == "log in" && re != nil && re.StatusCode == http.StatusUnauthorized && strings.Contains(strings.ToLower(msg), "not verified"):

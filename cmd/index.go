@@ -110,15 +110,16 @@ func runIndexCreate(o *indexOptions) error {
 	return err
 }
 
-// explainIndexError words a failed build for the terminal.
+// explainIndexError words a failed build for the terminal; what it does not word itself is
+// worded as every command's R2R failure is (r2rCmd.explain).
 func explainIndexError(err error) error {
 	err = searchindex.Explain(err)
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("the build did not finish within --timeout; R2R may still be building it (run this command again later to see): %w", err)
+		return worded{fmt.Errorf("the build did not finish within --timeout; R2R may still be building it (run this command again later to see): %w", err)}
 	}
 	var re *r2r.Error
 	if errors.As(err, &re) && re.StatusCode >= 500 {
-		return fmt.Errorf("R2R could not build the index (see R2R's log): %w", err)
+		return worded{fmt.Errorf("R2R could not build the index (see R2R's log): %w", err)}
 	}
 	return fmt.Errorf("creating the index: %w", err)
 }

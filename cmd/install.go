@@ -419,6 +419,13 @@ func writeBackup(path string, data []byte, mode fs.FileMode, now time.Time) (str
 // files (~/.claude.json, .mcp.json) and their format.
 func (o *installOptions) installClaudeCode(exe string) error {
 	errOut, out := o.Deps.IO.ErrOut, o.Deps.IO.Out
+	if id, file, ok := o.enabledClaudePlugin(); ok {
+		// The plugin's server is named r2r too; a second one would run two r2r servers.
+		fmt.Fprintf(errOut, "Claude Code already runs r2r-mcp serve as the MCP server r2r through the plugin %s (enabled in %s); "+
+			"install adds no second r2r server. Nothing changed.\nTo use this binary instead, disable the plugin "+
+			"(claude plugin disable %s, or /plugin in Claude Code), then run r2r-mcp install claude-code again.\n", id, file, id)
+		return nil
+	}
 	args := []string{"mcp", "add", "--scope", o.Scope, mcpServerName, "--", exe, "serve"}
 	display := shellJoin(append([]string{"claude"}, args...), o.Env.GOOS)
 	if o.DryRun {

@@ -151,6 +151,8 @@ func TestLoginErrorsStoreNothing(t *testing.T) {
 			want: []string{"no R2R account ghost@example.com", "User not found", "Nothing was stored"}},
 		{name: "unreachable server", url: closed, email: testEmail, password: testPassword,
 			want: []string{"cannot reach R2R at " + closed, "Start R2R, or point r2r-mcp at it", "Nothing was stored"}},
+		{name: "https to a plain-HTTP R2R", url: "https://", email: testEmail, password: testPassword,
+			want: []string{"answers plain HTTP, not HTTPS", "Use http://", "Nothing was stored"}},
 		{name: "server down", email: testEmail, password: testPassword,
 			setup: func(f *authFixture) { f.srv.Down(true) },
 			want:  []string{"cannot reach R2R", "Nothing was stored"}},
@@ -171,8 +173,11 @@ func TestLoginErrorsStoreNothing(t *testing.T) {
 				tt.setup(f)
 			}
 			url := tt.url
-			if url == "" {
+			switch url {
+			case "":
 				url = f.srv.URL
+			case "https://":
+				url = "https://" + strings.TrimPrefix(f.srv.URL, "http://")
 			}
 			r := f.login(strings.NewReader(tt.password), "--url", url, "--email", tt.email, "--password-stdin")
 			if r.err == nil {

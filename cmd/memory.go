@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 	"github.com/r2r-mcp/r2r-mcp/tools/memory"
 )
@@ -48,9 +48,9 @@ visible to everyone who can read it. These commands let people review them.`,
 				return fmt.Errorf("--kind must be one of %s", strings.Join(memory.Kinds, ", "))
 			}
 			if runF != nil {
-				return runF(verb, opts, args)
+				return opts.explain(runF(verb, opts, args))
 			}
-			return runMemory(verb, opts, args)
+			return opts.explain(runMemory(verb, opts, args))
 		}
 	}
 	common := func(f *pflag.FlagSet) {
@@ -114,11 +114,6 @@ func memoryTarget(ctx context.Context, o *memoryOptions) (*memory.Store, string,
 
 func runMemory(verb string, o *memoryOptions, args []string) error {
 	ctx := o.ctx()
-	if len(args) == 1 {
-		if err := uuid.Validate(args[0]); err != nil {
-			return fmt.Errorf("%q is not a memory id (a UUID, as memory list prints it)", cleantext.Terminal(args[0]))
-		}
-	}
 	if o.Format != "" && o.Format != "markdown" && o.Format != "jsonl" {
 		return fmt.Errorf("--format must be markdown or jsonl, not %q", cleantext.Terminal(o.Format))
 	}
@@ -128,20 +123,26 @@ func runMemory(verb string, o *memoryOptions, args []string) error {
 	}
 	if st == nil {
 		if verb == "show" || verb == "forget" {
-			return fmt.Errorf("the project's collection %s does not exist yet, so it holds no memory %s", cleantext.Terminal(coll), args[0])
+			return fmt.Errorf("the project's collection %s does not exist yet, so it holds no memory %s", cleantext.Terminal(coll), cleantext.Terminal(args[0]))
 		}
 		fmt.Fprintf(o.Deps.IO.ErrOut, "The project's collection %s does not exist yet: no memories.\n", cleantext.Terminal(coll))
 		return nil
+	}
+	id := ""
+	if len(args) == 1 {
+		if id, err = st.Resolve(ctx, args[0]); err != nil {
+			return memoryErr(err, cleantext.Terminal(args[0]))
+		}
 	}
 	switch verb {
 	case "list":
 		return memoryList(ctx, o, st)
 	case "show":
-		return memoryShow(ctx, o, st, args[0])
+		return memoryShow(ctx, o, st, id)
 	case "forget":
-		m, err := st.Forget(ctx, args[0])
+		m, err := st.Forget(ctx, id)
 		if err != nil {
-			return memoryErr(err, args[0])
+			return memoryErr(err, id)
 		}
 		fmt.Fprintf(o.Deps.IO.Out, "Forgot %s %q (%s).\n", m.Kind, cleantext.Terminal(m.Title), m.ID)
 		return nil
@@ -151,9 +152,18 @@ func runMemory(verb string, o *memoryOptions, args []string) error {
 	return fmt.Errorf("unknown memory command %q", verb)
 }
 
+// memoryErr words what the memory store could not do with memory id.
 func memoryErr(err error, id string) error {
-	if errors.Is(err, memory.ErrNotMemory) {
+	var ie *memory.IDError
+	switch {
+	case errors.As(err, &ie):
+		return ie
+	case errors.Is(err, memory.ErrNotMemory):
 		return fmt.Errorf("%s is not a memory of the project's collection (memory list shows them)", id)
+	case errors.Is(err, r2r.ErrNotFound):
+		// R2R's 404 also means "not yours": nothing is claimed about what R2R holds.
+		return worded{fmt.Errorf("memory %s is already gone: R2R does not have it, or not for this account (404); "+
+			"nothing was deleted, and memory list shows the project's memories: %w", id, err)}
 	}
 	return err
 }

@@ -37,6 +37,11 @@ func TestReadmeUserPartFitsBudget(t *testing.T) {
 			t.Errorf("the user's part of README.md (before the first <details>) has no %q section", h)
 		}
 	}
+	// A newcomer runs the quick start, then the tests: the test command and how long it
+	// takes are in the visible part, not only in the collapsed development section.
+	if !regexp.MustCompile("(?m)^make test +# .*\\d+ minutes").MatchString(user) {
+		t.Error("the user's part of README.md (before the first <details>) does not show `make test` with how long it runs")
+	}
 	if top, _, _ := strings.Cut(user, "\n## "); !strings.Contains(top, "](#quick-start)") {
 		t.Error("README.md does not link the quick start before its first section")
 	}

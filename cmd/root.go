@@ -98,6 +98,7 @@ Run "r2r-mcp login" once, then add "r2r-mcp serve" to your MCP client:
 		_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine(deps.Build))
 		return err
 	}
+	root.SetFlagErrorFunc(flagError)
 	root.SetIn(deps.IO.In)
 	root.SetOut(deps.IO.Out)
 	root.SetErr(deps.IO.ErrOut)

@@ -117,6 +117,9 @@ func runServe(cmd *cobra.Command, deps Deps, opts *serveOptions, knobs []knob.Ro
 		}
 		return err
 	}
+	if _, tty := terminalFd(deps.IO.In); tty && opts.HTTP.Addr == "" {
+		fmt.Fprintln(deps.IO.ErrOut, serveTerminalHint)
+	}
 	if runF != nil {
 		return runF(ctx, cfg)
 	}
@@ -138,6 +141,11 @@ func runServe(cmd *cobra.Command, deps Deps, opts *serveOptions, knobs []knob.Ro
 	}
 	return server.Run(ctx, cfg, deps.IO.In, out)
 }
+
+// serveTerminalHint is what serve says when a person starts it at a terminal: it serves
+// anyway (a client may be attached to a terminal too), but a person expects a prompt.
+const serveTerminalHint = "r2r-mcp serve speaks MCP on stdin/stdout and waits for an MCP client: add it to one with " +
+	"`r2r-mcp install claude-code` (or claude-desktop, cursor, vscode); Ctrl-C stops it."
 
 // serveConfig turns flags, environment and stored credentials into the server
 // configuration. It never prompts, does no network I/O and does not touch the keyring: a

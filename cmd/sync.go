@@ -331,7 +331,14 @@ func printSummary(w io.Writer, asJSON bool, t *syncTarget, s *kbsync.Summary) er
 		fmt.Fprintf(w, "  refused %s: %s\n", cleantext.Terminal(p.Path), cleantext.Line(p.Reason))
 	}
 	for _, p := range s.Failed {
-		fmt.Fprintf(w, "  FAILED %s: %s\n", cleantext.Terminal(p.Path), cleantext.Line(p.Reason))
+		switch {
+		case p.Path != "":
+			fmt.Fprintf(w, "  FAILED %s: %s\n", cleantext.Terminal(p.Path), cleantext.Line(p.Reason))
+		case p.Kind == kbsync.KindCancelled:
+			fmt.Fprintf(w, "  stopped: %s\n", cleantext.Line(p.Reason))
+		default: // a problem of the run, not of a file
+			fmt.Fprintf(w, "  FAILED: %s\n", cleantext.Line(p.Reason))
+		}
 	}
 	return nil
 }

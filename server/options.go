@@ -21,10 +21,10 @@ type Options struct {
 	// Tools are the deadlines and rate limits of the tools.
 	Tools tools.Config
 
-	// MaxInflight bounds the tools/call and resources/read requests served at once; one
-	// more is answered "busy" (-32004, retry_after) at once. Its bound is mcp-go's largest
+	// MaxInflight bounds the requests (every one but ping) served at once; one more is
+	// answered "busy" (-32004, retry_after) at once. Its bound is mcp-go's largest
 	// tool-call queue.
-	MaxInflight int `knob:"max-inflight" default:"64" min:"1" max:"10000" help:"tool calls and resource reads served at once; one more gets \"busy, retry in 1 s\" (code -32004, retry_after) at once; pings, cancellations and the end of input are read at any load"`
+	MaxInflight int `knob:"max-inflight" default:"64" min:"1" max:"10000" help:"requests (tool calls, resource reads, completions...) served at once; one more gets \"busy, retry in 1 s\" (code -32004, retry_after) at once; pings, cancellations and the end of input are read at any load"`
 	// MaxRequestBytes bounds one JSON-RPC message from the client; a larger one gets an
 	// error and is skipped. Tool arguments are far smaller (metadata is at most 16 KiB,
 	// filters and queries are bounded); the bound keeps a runaway or hostile client from

@@ -120,7 +120,8 @@ func concurrently(b *testing.B, c *servertest.RawConn, n int, line func(i int) s
 // BenchmarkPeakRSS reports r2r-mcp's peak resident memory (VmHWM, peak-MiB) under the
 // hostile loads of issue 11: a 200 MB request line; 40 concurrent tool calls, and 40
 // concurrent resources/read, whose R2R answers are 500 MB bodies; 40 calls answered with a
-// gzip bomb; 16 concurrent ingests of 29 MB files. Run it alone, without -race:
+// gzip bomb; 120 completion/complete requests of 3 MiB against a hung R2R; 16 concurrent
+// ingests of 29 MB files. Run it alone, without -race:
 //
 //	go test ./server -run '^$' -bench PeakRSS -benchtime 1x
 func BenchmarkPeakRSS(b *testing.B) {
@@ -165,6 +166,19 @@ func BenchmarkPeakRSS(b *testing.B) {
 			concurrently(b, c, 40, func(id int) string {
 				return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":{}}}`, id)
 			})
+		})
+	})
+	b.Run("completions-120x3MiB", func(b *testing.B) {
+		value := strings.Repeat("a", 3<<20)
+		rssRun(b, r2rtest.NewHangingServer(b), b.TempDir(), func(c *servertest.RawConn) {
+			for i := range 120 {
+				c.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"sync"},"argument":{"name":"collection","value":"%s"}}}`, 100+i, value))
+			}
+			start := time.Now()
+			c.Send(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
+			for m := c.Next(time.Minute); m["id"] != "ping"; m = c.Next(time.Minute) {
+			}
+			b.Logf("ping answered %v after the last completion was sent", time.Since(start).Round(time.Millisecond))
 		})
 	})
 	b.Run("ingests-16x29MB", func(b *testing.B) {

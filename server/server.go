@@ -142,8 +142,8 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	if w := origin.Warning(); w != "" {
 		logger.Warn("credentials", "warning", w)
 	}
-	return serveStdio(ctx, s.MCP, s.cancelled.watch(ctx, stdin), s.cancelled.filter(stdout), logger, cfg.ShutdownGrace,
-		cfg.Options.stdioLimits(), cfg.FirstAnswered)
+	return serveStdio(ctx, s.MCP, s.cancelled.watch(ctx, stdin), stdout, logger, stdioConfig{limits: cfg.Options.stdioLimits(),
+		grace: cfg.ShutdownGrace, hooks: s.hooks, filter: s.cancelled.filter, answered: cfg.FirstAnswered})
 }
 
 // memoryHeadroom is what a serve process needs beside its result cache: the runtime, the
@@ -176,7 +176,9 @@ type Server struct {
 	// cancelled remembers tool calls whose context ended before they answered, so their
 	// responses are not written (see cancel.go).
 	cancelled *cancelledCalls
-	tools     func() []tools.Tool // built on first use (lazyTools)
+	// hooks are the MCP server's; Run adds the in-flight bound's before serving.
+	hooks *mcpserver.Hooks
+	tools func() []tools.Tool // built on first use (lazyTools)
 	// scope adapts a call to the user of a copy ForCredentials built (UserOptions.Scope).
 	scope func(mcp.Tool) mcpserver.ToolHandlerMiddleware
 
@@ -235,7 +237,8 @@ func (s *Server) build(projects *project.Resolver) {
 	registry := sync.OnceValue(s.toolChain)
 	cancelled := newCancelledCalls(s.logger.With("component", "mcp"))
 	lazy := &lazyTools{registry: registry}
-	m := newMCPServer(s.cfg, projects, cancelled, lazy, s.logger)
+	hooks := &mcpserver.Hooks{}
+	m := newMCPServer(s.cfg, projects, hooks, cancelled, lazy, s.logger)
 	lazy.srv = m
 	m.AddResources(tools.Resources(s.Deps)...)
 	m.AddResourceTemplates(tools.ResourceTemplates(s.Deps)...)
@@ -244,7 +247,7 @@ func (s *Server) build(projects *project.Resolver) {
 	mcpserver.WithCompletions()(m)
 	mcpserver.WithPromptCompletionProvider(tools.PromptCompletions(s.Deps, s.cfg.ReadOnly))(m)
 	mcpserver.WithResourceCompletionProvider(tools.ResourceCompletions(s.Deps))(m)
-	s.MCP, s.tools, s.cancelled = m, registry, cancelled
+	s.MCP, s.tools, s.cancelled, s.hooks = m, registry, cancelled, hooks
 }
 
 // lazyTools builds the tools and hands them to mcp-go on the first tools/list or tools/call
@@ -340,10 +343,9 @@ func statusSettings(cfg Config) map[string]string {
 // newMCPServer is the mcp-go server with r2r-mcp's options, hooks and roots bridge: the
 // transport's part of the tool call chain (see toolChain for the rest); the caller adds
 // tools and resources.
-func newMCPServer(cfg Config, projects *project.Resolver, cancelled *cancelledCalls,
+func newMCPServer(cfg Config, projects *project.Resolver, hooks *mcpserver.Hooks, cancelled *cancelledCalls,
 	lazy *lazyTools, logger *slog.Logger) *mcpserver.MCPServer {
 	roots := &rootsBridge{projects: projects, logger: logger.With("component", "roots")}
-	hooks := &mcpserver.Hooks{}
 	hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { lazy.register() })
 	hooks.AddBeforeCallTool(func(context.Context, any, *mcp.CallToolRequest) { lazy.register() })
 	hooks.AddAfterCallTool(cancelled.afterCallTool)

@@ -183,7 +183,8 @@ func TestServeStdioGrace(t *testing.T) {
 	c, stdin, stdout := newPipeConn()
 	done := make(chan error, 1)
 	go func() {
-		done <- serveStdio(context.Background(), s, stdin, stdout, slog.New(slog.DiscardHandler), 50*time.Millisecond, DefaultOptions().stdioLimits(), nil)
+		done <- serveStdio(context.Background(), s, stdin, stdout, slog.New(slog.DiscardHandler),
+			stdioConfig{limits: DefaultOptions().stdioLimits(), grace: 50 * time.Millisecond})
 	}()
 	go func() { // drain responses
 		for c.out.Scan() {

@@ -15,25 +15,46 @@ import (
 // for in-flight calls to notice their cancelled context before returning anyway.
 const defaultShutdownGrace = 500 * time.Millisecond
 
-// stdioLimits bound what the stdio transport holds: calls in flight and one message's size.
+// maxToolWorkers is mcp-go's largest tool-call worker pool.
+const maxToolWorkers = 100
+
+// stdioLimits bound what the stdio transport holds: requests in flight and one message's size.
 type stdioLimits struct {
 	maxInflight     int
 	maxRequestBytes int
 }
 
-// protocolWriter serialises writes to the protocol stream. mcp-go writes each JSON-RPC
-// message with a single Write call, but server-initiated requests (roots/list) are written
-// outside the stdio server's own lock, so without this two messages larger than a pipe's
-// atomic write size could interleave.
+// stdioConfig is how serveStdio serves: its bounds, and what of the server it needs.
+type stdioConfig struct {
+	limits stdioLimits
+	// grace bounds the wait for in-flight calls at the end; 0 = defaultShutdownGrace.
+	grace time.Duration
+	// hooks are the MCP server's (nil: none); the in-flight bound's slots are returned there.
+	hooks *mcpserver.Hooks
+	// filter, when set, wraps what mcp-go writes (cancelledCalls.filter).
+	filter func(io.Writer) io.Writer
+	// answered, when set, runs once the first message has been written.
+	answered func()
+}
+
+// protocolWriter serialises writes to the protocol stream: mcp-go writes each message with
+// one Write, under its own lock, but the guard's answers and the server's own requests
+// (roots/list) are written outside it. answered, when set, runs after the first write.
 type protocolWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu       sync.Mutex
+	w        io.Writer
+	answered func()
+	once     sync.Once
 }
 
 func (p *protocolWriter) Write(b []byte) (int, error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.w.Write(b)
+	n, err := p.w.Write(b)
+	p.mu.Unlock()
+	if err == nil && p.answered != nil {
+		p.once.Do(p.answered)
+	}
+	return n, err
 }
 
 // eofReader closes done when the underlying reader first returns an error (EOF included),
@@ -56,38 +77,42 @@ func (e *eofReader) Read(p []byte) (int, error) {
 // are a normal end and return nil. In-flight calls see their context cancelled; serveStdio
 // waits at most grace for them and then returns regardless, so the process can exit.
 //
-// The front door reads stdin; the request runner serves requests; mcp-go's stdio server
-// reads the rest (notifications, answers to roots/list) and owns the session. answered,
-// when set, runs once the first response to a request has been written.
-func serveStdio(ctx context.Context, srv *mcpserver.MCPServer, stdin io.Reader, stdout io.Writer, logger *slog.Logger, grace time.Duration, lim stdioLimits, answered func()) error {
+// mcp-go's stdio server reads, serves and answers every message; the guard in front of its
+// input bounds a message's size and the requests in flight, and mcp-go's hooks return the
+// slots.
+func serveStdio(ctx context.Context, srv *mcpserver.MCPServer, stdin io.Reader, stdout io.Writer, logger *slog.Logger, cfg stdioConfig) error {
+	grace, lim := cfg.grace, cfg.limits
 	if grace <= 0 {
 		grace = defaultShutdownGrace
 	}
 	in := &eofReader{r: stdin, done: make(chan struct{})}
-	out := &protocolWriter{w: stdout}
-
+	out := &protocolWriter{w: stdout, answered: cfg.answered}
 	gate := newInflight(lim.maxInflight)
-	lctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	requests := newRequestRunner(srv, gate, out, logger, lctx.Done())
-	requests.answered = answered
+	if cfg.hooks != nil {
+		gate.hooks(cfg.hooks)
+	}
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	g := &guard{maxLine: lim.maxRequestBytes, gate: gate, ids: newIDTable(), asked: newAskedTable(),
+		out: out, to: pw, log: logger.With("component", "stdin")}
+	gate.resend = g.resend
+	go g.pump(in)
 
 	stdio := mcpserver.NewStdioServer(srv)
 	stdio.SetErrorLogger(slog.NewLogLogger(logger.Handler(), slog.LevelError))
-	// Requests are served by the request runner; mcp-go's tool-call workers only see a
-	// tools/call without a usable id, which the front door passes on for mcp-go to answer,
-	// so one worker and a queue of one suffice and start-up does not start a pool.
-	mcpserver.WithWorkerPoolSize(1)(stdio)
-	mcpserver.WithQueueSize(1)(stdio)
-	mcpserver.WithStdioContextFunc(requests.sessionContext)(stdio)
+	// Every admitted tool call gets a worker, and the queue holds every admitted call, so
+	// mcp-go never falls back to serving a call on its read loop.
+	mcpserver.WithWorkerPoolSize(min(lim.maxInflight, maxToolWorkers))(stdio)
+	mcpserver.WithQueueSize(lim.maxInflight + 1)(stdio)
 
-	pr, pw := io.Pipe()
-	defer pr.Close()
-	front := &frontDoor{maxLine: lim.maxRequestBytes, gate: gate, out: out, calls: requests, log: logger.With("component", "stdin")}
-	go front.pump(in, pw)
-
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	errc := make(chan error, 1)
-	go func() { errc <- stdio.Listen(lctx, pr, out) }()
+	var mcpOut io.Writer = &mcpOutput{w: out, gate: gate, ids: g.ids, asked: g.asked}
+	if cfg.filter != nil {
+		mcpOut = cfg.filter(mcpOut)
+	}
+	go func() { errc <- stdio.Listen(lctx, pr, mcpOut) }()
 
 	var reason string
 	select {
@@ -95,18 +120,16 @@ func serveStdio(ctx context.Context, srv *mcpserver.MCPServer, stdin io.Reader, 
 		return listenResult(err)
 	case <-ctx.Done():
 		reason = "signal"
+		cancel()
 	case <-in.done:
+		// mcp-go reads the messages before the end of input, then cancels what is in flight.
 		reason = "stdin closed"
 	}
 	logger.Info("shutting down", "reason", reason)
-	cancel()
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	select {
 	case err := <-errc:
-		if !requests.wait(timer.C) {
-			logger.Warn("in-flight calls did not stop in time; exiting anyway", "grace", grace)
-		}
 		return listenResult(err)
 	case <-timer.C:
 		logger.Warn("in-flight calls did not stop in time; exiting anyway", "grace", grace)

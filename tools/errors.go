@@ -132,14 +132,14 @@ func httpErrorInfo(ctx context.Context, e *r2r.Error, baseURL string, h errHints
 	switch e.StatusCode {
 	case 0:
 		info.Type, info.Code, info.Retryable = "unreachable", toolerr.CodeR2RAPI, true
-		cause := "no answer"
+		var cause error
 		if e.Err != nil {
-			cause = cleantext.Clip(cleantext.Line(e.Err.Error()), maxR2RMessageBytes)
+			cause = errors.New(cleantext.Clip(cleantext.Line(e.Err.Error()), maxR2RMessageBytes))
 		}
-		info.Message = diagnose.Sentence(diagnose.CannotReach(baseURL, cause), diagnose.StartR2R(""))
+		info.Message = diagnose.Sentence(diagnose.NotAnswering(baseURL, "", cause))
 	case http.StatusUnauthorized:
 		info.Type, info.Code = "authentication", toolerr.CodeAuth
-		info.Message = unauthorizedText(authFrom(ctx), r2rSays)
+		info.Message = unauthorizedText(authFrom(ctx), r2rSays, fromCommand(ctx))
 	case http.StatusForbidden:
 		info.Type, info.Code = "forbidden", toolerr.CodeR2RAPI
 		info.Message = fmt.Sprintf("R2R refused to %s (403).%s Use a collection or document your account owns "+
@@ -244,22 +244,31 @@ func (d *Deps) authState() auth.Origin { return auth.OriginOf(d.Client.Credentia
 // unauthorizedText is the text for a 401: what to change depends on where the rejected
 // credential came from (auth.Source.Fix). The server reads the stored credential again
 // after a 401, so a fresh login helps the next call; the environment is read only at
-// start-up.
-func unauthorizedText(a auth.Origin, r2rSays string) string {
+// start-up. A command (command true) reads the credential afresh each run.
+func unauthorizedText(a auth.Origin, r2rSays string, command bool) string {
 	src := a.Source
+	again := "call again"
+	if command {
+		again = "run the command again"
+	}
 	switch {
 	case src.None() && strings.TrimSpace(a.Warning()) != "":
 		// Lead with why nothing was sent (an unusable credentials file, a keyring that did
 		// not answer): "run login" alone would not fix a file that only needs chmod.
 		return "R2R requires authentication (401), and r2r-mcp has no usable credential: " +
-			strings.TrimRight(strings.TrimSpace(a.Warning()), ".") + ". Fix that, or run `r2r-mcp login` in a terminal, then call again."
+			strings.TrimRight(strings.TrimSpace(a.Warning()), ".") + ". Fix that, or run `r2r-mcp login` in a terminal, then " + again + "."
+	case src.None() && command:
+		return "R2R requires authentication (401)." + r2rSays + " " + src.Fix() + " Then run the command again."
 	case src.None():
 		return "R2R requires authentication (401)." + r2rSays + " " + src.Fix() + " Then call again: the server reads the " +
 			"stored credential after a 401 (R2R_API_KEY set in your MCP client's configuration takes effect when the client " +
 			"restarts the server)."
 	}
 	msg := fmt.Sprintf("R2R rejected the credential (from %s) (401).%s %s", src.Place(), r2rSays, src.Fix())
-	if !src.FromEnv() {
+	switch {
+	case command:
+		msg += " Then run the command again."
+	case !src.FromEnv():
 		msg += " Then call again: the server reads the stored credential again after a 401."
 	}
 	return msg + warningText(a)

@@ -69,8 +69,9 @@ func TestPluginManifest(t *testing.T) {
 	var market struct {
 		Name    string `json:"name"`
 		Plugins []struct {
-			Name   string `json:"name"`
-			Source string `json:"source"`
+			Name        string `json:"name"`
+			Source      string `json:"source"`
+			Description string `json:"description"`
 		} `json:"plugins"`
 	}
 	readJSON(t, filepath.Join("..", ".claude-plugin", "marketplace.json"), &market)
@@ -91,6 +92,12 @@ func TestPluginManifest(t *testing.T) {
 	s, ok := plugin.MCPServers["r2r"]
 	if plugin.Name != market.Plugins[0].Name || !ok || s.Command != "r2r-mcp" || strings.Join(s.Args, " ") != "serve" {
 		t.Errorf("plugin %+v", plugin)
+	}
+	// The marketplace entry is what a user reads before installing: it names every command.
+	for _, p := range newEnv(t).deps.promptDefs(false) {
+		if cmd := "/" + plugin.Name + ":" + p.prompt.Name; !strings.Contains(market.Plugins[0].Description, cmd) {
+			t.Errorf("the marketplace's description of the plugin does not name %s: %q", cmd, market.Plugins[0].Description)
+		}
 	}
 }
 

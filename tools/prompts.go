@@ -201,8 +201,8 @@ func (d *Deps) renderSync(ctx context.Context, a map[string]string) (string, err
 	}
 	fmt.Fprintf(&b, "1. Call r2r_sync with %s and show me the plan: how many files it would upload, replace and delete, and the files it refuses with their reasons.\n", marshalArgs(dry))
 	fmt.Fprintf(&b, "2. If the plan deletes documents, ask me before going on. Otherwise call r2r_sync with %s.\n", marshalArgs(args))
-	b.WriteString("3. Follow the job with r2r_sync_status (the job_id from step 2, wait_seconds 20) until it has finished, " +
-		"then report what was uploaded, replaced, deleted and what failed.")
+	fmt.Fprintf(&b, "3. Follow the job with r2r_sync_status (the job_id from step 2, wait_seconds %d) until it has finished, "+
+		"then report what was uploaded, replaced, deleted and what failed.", maxStatusWait)
 	return b.String(), nil
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 	"github.com/r2r-mcp/r2r-mcp/tools/memory"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
@@ -83,7 +82,7 @@ func ResourceTemplates(deps *Deps) []server.ServerResourceTemplate {
 		Handler: server.ResourceTemplateHandlerFunc(guardResource(deps, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			id, err := documentURIID(req.Params.URI)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %v", server.ErrResourceNotFound, err)
+				return nil, fmt.Errorf("%w: %s", server.ErrResourceNotFound, errText(err))
 			}
 			o, errRes := deps.readDocument(ctx, nil, id, 0, defaultMaxChars)
 			if errRes != nil {
@@ -102,22 +101,6 @@ func documentURIID(uri string) (string, error) {
 		return "", fmt.Errorf("expected %s", DocumentTemplateURI)
 	}
 	return parseUUIDArg("document_id", raw, documentIDHint)
-}
-
-// ResourceURIProblem says what is wrong with a resources/read URI that is malformed: a
-// document URI whose id is no UUID. "" for any other URI (an unknown one is not malformed:
-// the server answers it as not found). The transports answer a malformed URI as invalid
-// params before the read reaches mcp-go, which reports every error of a resource handler
-// as an internal error.
-func ResourceURIProblem(uri string) string {
-	if !strings.HasPrefix(uri, documentURIPrefix) {
-		return ""
-	}
-	if _, err := documentURIID(uri); err != nil {
-		return fmt.Sprintf("Invalid resource URI %q: the document id must be a UUID, as in %s with a full id from r2r_list_documents or r2r_search.",
-			cleantext.Clip(cleantext.Line(uri), 200), DocumentTemplateURI)
-	}
-	return ""
 }
 
 // resultError turns an error result into a Go error for resource handlers (resources have

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/memory"
 )
 
 // maxShownIDs bounds the document ids remembered for short-id lookups: the oldest go first.
@@ -57,8 +59,8 @@ func (s *shownIDs) matching(prefix string) []string {
 	return out
 }
 
-// minShortID is the shortest prefix accepted: R2R's own citation ids are 7 characters.
-const minShortID = 7
+// minShortID is the shortest prefix accepted, for documents as for memories.
+const minShortID = memory.MinShortID
 
 // documentIDParam is the document_id parameter of the tools that take one: a UUID, or the
 // short id a result of this session showed. purpose says what the id is for and where it

@@ -125,7 +125,9 @@ func TestBinaryWithRealKeyring(t *testing.T) {
 	if _, err := keyring.Get(auth.KeyringService, srv.URL); !errors.Is(err, keyring.ErrNotFound) {
 		t.Errorf("keyring entry still there after logout: %v", err)
 	}
-	r = servertest.Run(t, proj, env, "", "status", "--json")
+	// logout also forgot the URL login saved, so status is told which R2R to ask: on its own
+	// it would ask R2R's default address, where the quick start's emulator may be running.
+	r = servertest.Run(t, proj, env, "", "status", "--json", "--url", srv.URL)
 	if r.Code != 1 || !strings.Contains(r.Stdout, `"source": "none"`) {
 		t.Errorf("status after logout exited %d: %s", r.Code, r.Stdout)
 	}

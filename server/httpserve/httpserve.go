@@ -143,7 +143,7 @@ func New(base *server.Server, o Options) (*Handler, error) {
 		h.shared = u
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", h.serveUser(serveMCP))
+	mux.HandleFunc("/mcp", h.serveUser(func(u *user, w http.ResponseWriter, r *http.Request) { u.mcp.ServeHTTP(w, r) }))
 	mux.HandleFunc("/mcp/", h.serveUser(func(u *user, w http.ResponseWriter, r *http.Request) { u.gateway.ServeHTTP(w, r) }))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { writeText(w, http.StatusOK, "ok\n") })
 	mux.HandleFunc("GET /readyz", h.readyz)

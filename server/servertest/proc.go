@@ -40,12 +40,16 @@ type Proc struct {
 const exitGrace = 10 * time.Second
 
 // Start runs the binary Build made with args in dir and exactly env (nil: the test's own
-// environment). When t ends it closes the child's stdin, waits up to 10 s for it to exit
+// environment); a command that would reach R2R's default address fails the test
+// (DefaultURLUse). When t ends it closes the child's stdin, waits up to 10 s for it to exit
 // (then kills it and fails the test), fails the test unless every line of its stdout is a
 // JSON-RPC 2.0 message, and when the test failed logs the child's stderr and last stdout
 // lines.
 func Start(t testing.TB, dir string, env []string, args ...string) *Proc {
 	t.Helper()
+	if why := DefaultURLUse(args, env); why != "" {
+		t.Fatal(why)
+	}
 	cmd := exec.Command(Build(t), args...)
 	cmd.Dir = dir
 	cmd.Env = env
@@ -142,10 +146,13 @@ type Result struct {
 }
 
 // Run runs the binary Build made with args in dir with exactly env and stdin as its
-// input, waits up to a minute for it, and fails the test when it could not run or its
+// input (refusing what Start refuses), waits up to a minute for it, and fails the test when it could not run or its
 // stderr reports a data race.
 func Run(t testing.TB, dir string, env []string, stdin string, args ...string) Result {
 	t.Helper()
+	if why := DefaultURLUse(args, env); why != "" {
+		t.Fatal(why)
+	}
 	bin := Build(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

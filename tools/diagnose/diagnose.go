@@ -30,6 +30,22 @@ func StartR2R(urlSource string) string {
 // error text.
 func CannotReach(url, cause string) string { return "cannot reach R2R at " + url + ": " + cause }
 
+// NotAnswering words R2R at url giving no answer, the transport failing with cause: what
+// happened (a clause, starting lower case) and what to do (a sentence). An https:// URL
+// whose server answered in plain HTTP is not down: its URL's scheme is wrong.
+func NotAnswering(url, urlSource string, cause error) (what, fix string) {
+	text := "no answer"
+	if cause != nil {
+		text = cause.Error()
+	}
+	if plain, ok := strings.CutPrefix(url, "https://"); ok && strings.Contains(text, "server gave HTTP response to HTTPS client") {
+		plain = "http://" + plain
+		return "R2R at " + url + " answers plain HTTP, not HTTPS",
+			"Use " + plain + " instead: with --url " + plain + ", R2R_API_URL, or r2r-mcp login --url " + plain + "."
+	}
+	return CannotReach(url, text), StartR2R(urlSource)
+}
+
 // Sentence joins a verdict's what and fix into one report line: "Cannot reach R2R at …:
 // … . Start R2R, …".
 func Sentence(what, fix string) string {
@@ -104,7 +120,7 @@ func (h Health) Problem(url, urlSource string) (what, fix string) {
 	case h.Verdict == Unreachable && errors.Is(h.Err, context.DeadlineExceeded):
 		return fmt.Sprintf("R2R at %s did not answer GET /v3/health within %s", url, h.Timeout), StartR2R(urlSource)
 	case h.Verdict == Unreachable:
-		return CannotReach(url, h.Cause.Error()), StartR2R(urlSource)
+		return NotAnswering(url, urlSource, h.Cause)
 	case h.Status == http.StatusNotFound || h.Status == http.StatusMethodNotAllowed:
 		return fmt.Sprintf("%s does not look like an R2R v3 server (%d on GET /v3/health)", url, h.Status),
 			"Check the URL (from " + urlSource + "): it must be R2R's base address, e.g. http://localhost:7272."

@@ -103,6 +103,10 @@ func (p *Plan) DryRun() *Summary {
 	return s
 }
 
+// KindCancelled is the kind of a problem that a cancelled run left: a file not (fully) sent,
+// or, without a path, the run itself.
+const KindCancelled = "cancelled"
+
 // Run carries out p with bounded concurrency: new files are uploaded, changed ones
 // replaced (see Writer.Put), then, when p prunes, the documents of files that are gone
 // deleted. progress (may be nil) is called after each step, from one goroutine at a time.
@@ -147,7 +151,11 @@ func (s *Syncer) Run(ctx context.Context, p *Plan, progress func(Progress)) *Sum
 		s.runTeam(ctx, p.Team, sum, &mu, report)
 	}
 	if err := ctx.Err(); err != nil {
-		sum.Failed = append(sum.Failed, Problem{Kind: "cancelled", Reason: "the sync was stopped (" + err.Error() + ") before it finished"})
+		why := "the sync was stopped before it finished"
+		if errors.Is(err, context.DeadlineExceeded) {
+			why = "the sync ran out of time before it finished"
+		}
+		sum.Failed = append(sum.Failed, Problem{Kind: KindCancelled, Reason: why + "; sync again to finish"})
 	}
 	if err := s.Opts.Hashes.Save(); err != nil {
 		sum.Failed = append(sum.Failed, Problem{Kind: "hash_cache", Reason: "saving the hash cache failed: " + err.Error()})
@@ -222,6 +230,8 @@ func (sum *Summary) record(path string, o Outcome, err error) {
 	switch {
 	case errors.As(err, &ref):
 		sum.Refused = append(sum.Refused, Problem{Path: path, Kind: ref.Kind, Reason: ref.Reason})
+	case errors.Is(err, context.Canceled):
+		sum.Failed = append(sum.Failed, Problem{Path: path, Kind: KindCancelled, Reason: "cancelled; the next sync sends it"})
 	case err != nil:
 		sum.Failed = append(sum.Failed, Problem{Path: path, Kind: "r2r", Reason: err.Error()})
 	case o.Action == Failed:

@@ -15,10 +15,29 @@ import (
 // VerifyTTL is how long R2R's confirmation that a collection exists is trusted.
 const VerifyTTL = 60 * time.Second
 
-// cacheKey keys a project's mapping by R2R URL, credential identity and project root.
-func cacheKey(c *r2r.Client, root string) string {
-	h := sha256.Sum256([]byte(c.BaseURL() + "\x00" + c.Identity() + "\x00" + root))
+// cacheKey keys a project's mapping by R2R URL, account and project root.
+func cacheKey(ctx context.Context, c *r2r.Client, root string) string {
+	h := sha256.Sum256([]byte(c.BaseURL() + "\x00" + account(c) + "\x00" + root))
 	return hex.EncodeToString(h[:16])
+}
+
+// account is the identity of the account c's credential acts as (after loadAccount).
+func account(c *r2r.Client) string { return c.Credentials().Identity() }
+
+// loadAccount reads a credential that is read from the store on first use (serve's)
+// before its identity keys anything: until then its identity stands for whoever is logged
+// in, which a login as someone else changes, so a mapping cached under it would send the
+// new account to the old one's collection. A failed read is the error a request would get.
+func loadAccount(ctx context.Context, c *r2r.Client) error {
+	cr := c.Credentials()
+	l, ok := cr.(interface{ Load(context.Context) error })
+	if !ok {
+		return nil
+	}
+	if err := l.Load(ctx); err != nil {
+		return &r2r.Error{Op: "read the stored credential", Err: &r2r.CredentialError{Identity: cr.Identity(), Err: err}}
+	}
+	return nil
 }
 
 // Collection resolves the project's collection. With create, a missing collection is
@@ -33,7 +52,10 @@ func (p *Resolver) Collection(ctx context.Context, c *r2r.Client, create bool) (
 
 // CollectionOf is Collection for a project already resolved.
 func (p *Resolver) CollectionOf(ctx context.Context, c *r2r.Client, pr Project, create bool) (*Collection, error) {
-	key := cacheKey(c, pr.Root)
+	if err := loadAccount(ctx, c); err != nil {
+		return nil, err
+	}
+	key := cacheKey(ctx, c, pr.Root)
 	if m, ok := p.lookup(ctx, c, key, pr); ok {
 		return &Collection{Project: pr, ID: m.CollectionID, Name: m.CollectionName}, nil
 	}
@@ -70,13 +92,14 @@ func (p *Resolver) lookup(ctx context.Context, c *r2r.Client, key string, pr Pro
 	coll, _, err := cache.Flight(ctx, &p.sf, "validate/"+key, func(ctx context.Context) (*r2r.Collection, error) {
 		return c.GetCollection(ctx, m.CollectionID)
 	})
+	verified := collectionKey(ctx, c, m.CollectionID)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.validated[key] = true
 	switch {
 	case err == nil && (pr.CollectionID != "" || coll.Name == pr.CollectionName):
 		p.mem[key] = m
-		p.verified[collectionKey(c, m.CollectionID)] = p.clock()
+		p.verified[verified] = p.clock()
 		return m, true
 	case err == nil || errors.Is(err, r2r.ErrNotFound):
 		p.disk.drop(key)
@@ -120,29 +143,30 @@ func (p *Resolver) resolve(ctx context.Context, c *r2r.Client, key string, pr Pr
 			if err != nil {
 				return nil, err
 			}
-			p.remember(c, key, pr, coll)
+			p.remember(ctx, c, key, pr, coll)
 			return &Collection{Project: pr, ID: coll.ID, Name: coll.Name, Created: true}, nil
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	p.remember(c, key, pr, coll)
+	p.remember(ctx, c, key, pr, coll)
 	return &Collection{Project: pr, ID: coll.ID, Name: coll.Name}, nil
 }
 
 // remember records the mapping of pr to coll in memory and on disk.
-func (p *Resolver) remember(c *r2r.Client, key string, pr Project, coll *r2r.Collection) {
+func (p *Resolver) remember(ctx context.Context, c *r2r.Client, key string, pr Project, coll *r2r.Collection) {
 	name := coll.Name
 	if pr.CollectionID == "" {
 		name = pr.CollectionName
 	}
 	m := cachedMapping{CollectionID: coll.ID, CollectionName: name, ProjectRoot: pr.Root, R2RURL: c.BaseURL(), UpdatedAt: time.Now().UTC()}
+	verified := collectionKey(ctx, c, coll.ID)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.mem[key] = m
 	p.validated[key] = true
-	p.verified[collectionKey(c, coll.ID)] = p.clock()
+	p.verified[verified] = p.clock()
 	p.disk.put(key, m)
 }
 
@@ -153,18 +177,18 @@ func (p *Resolver) Forget(ctx context.Context, c *r2r.Client) {
 	if err != nil {
 		return
 	}
-	key := cacheKey(c, pr.Root)
+	key, acct := cacheKey(ctx, c, pr.Root), account(c)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if m, ok := p.mem[key]; ok {
-		delete(p.verified, collectionKey(c, m.CollectionID))
+		delete(p.verified, c.BaseURL()+"\x00"+acct+"\x00"+m.CollectionID) // collectionKey, without a read under p.mu
 	}
 	delete(p.mem, key)
 	p.disk.drop(key)
 }
 
-func collectionKey(c *r2r.Client, id string) string {
-	return c.BaseURL() + "\x00" + c.Identity() + "\x00" + id
+func collectionKey(ctx context.Context, c *r2r.Client, id string) string {
+	return c.BaseURL() + "\x00" + account(c) + "\x00" + id
 }
 
 // Verify checks that collection id exists in R2R for c's credentials, asking R2R at most
@@ -173,7 +197,7 @@ func collectionKey(c *r2r.Client, id string) string {
 // collection is gone, and the caller should Forget the mapping when it was the project's.
 // Concurrent checks of one collection share one request.
 func (p *Resolver) Verify(ctx context.Context, c *r2r.Client, id string) error {
-	key := collectionKey(c, id)
+	key := collectionKey(ctx, c, id)
 	p.mu.Lock()
 	at, ok := p.verified[key]
 	p.mu.Unlock()

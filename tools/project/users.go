@@ -23,10 +23,13 @@ func (p *Resolver) UserID(ctx context.Context, c *r2r.Client) (string, error) {
 
 // User returns the R2R user c's credentials act as (GET /v3/users/me; with
 // authentication off in R2R, the default admin). It is asked once per R2R URL and
-// credential identity and remembered for the life of the resolver; failures are not
+// account and remembered for the life of the resolver; failures are not
 // remembered. Concurrent first calls share one request.
 func (p *Resolver) User(ctx context.Context, c *r2r.Client) (User, error) {
-	key := c.BaseURL() + "\x00" + c.Identity()
+	if err := loadAccount(ctx, c); err != nil {
+		return User{}, err
+	}
+	key := c.BaseURL() + "\x00" + account(c)
 	p.mu.Lock()
 	u, ok := p.users[key]
 	p.mu.Unlock()

@@ -1,6 +1,6 @@
 // Package toolerr is r2r-mcp's error contract: the codes of error results, the
 // structured data sent with them in _meta, and how to build and read such a result. Every
-// layer (the tools, the server's front door, the gateway, metrics, doctor) speaks it
+// layer (the tools, the stdio guard, the gateway, metrics, doctor) speaks it
 // through this package; which failure gets which code and text is decided in one place,
 // the tools package's errors.go.
 package toolerr

@@ -74,7 +74,7 @@ type Result struct {
 	Warning error
 }
 
-// ErrBusy reports that the memory budget for uploads had no room before ctx ended.
+// ErrBusy reports that the memory budget for uploads had no room before ctx's deadline.
 var ErrBusy = errors.New("upload: the memory budget for uploads is full")
 
 // MetadataError refuses the caller's metadata; nothing was sent.
@@ -101,7 +101,8 @@ func (e *WriteError) Unwrap() error { return e.Err }
 // Upload reads the file at p under the confinement rules and writes it to R2R as the
 // current version of its document: unchanged content sends nothing, changed content
 // replaces the older versions once the new one has succeeded. Errors are *confine.Error
-// (nothing read), ErrBusy, *MetadataError, *ScopeError or *WriteError.
+// (nothing read), ErrBusy, *MetadataError, *ScopeError, *WriteError, or ctx's
+// cancellation while waiting for the budget.
 func Upload(ctx context.Context, p string, opts Options) (*Result, error) {
 	budget := opts.Budget
 	if budget == nil {
@@ -109,6 +110,9 @@ func Upload(ctx context.Context, p string, opts Options) (*Result, error) {
 	}
 	release, err := budget.Reserve(ctx, reservation(p, opts.Roots))
 	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil, fmt.Errorf("cancelled before it was sent: %w", err)
+		}
 		return nil, ErrBusy
 	}
 	defer release()

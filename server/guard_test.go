@@ -133,10 +133,10 @@ func TestHugeNameAndURINotEchoed(t *testing.T) {
 	}
 }
 
-// TestMalformedResourceURIIsInvalidParams: a document URI whose id is no UUID is the
-// caller's error (-32602), not an internal one (mcp-go reports every resource handler's
-// error as -32603); a well-formed one still reaches the handler.
-func TestMalformedResourceURIIsInvalidParams(t *testing.T) {
+// TestMalformedResourceURI: a document URI whose id is no UUID is answered with the
+// handler's own words (what a document URI looks like), as mcp-go reports a handler's error
+// on every transport (-32603 in mcp-go v1.2.1); a well-formed one still reaches the handler.
+func TestMalformedResourceURI(t *testing.T) {
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
 	c, done := runInProcess(context.Background(), overloadConfig(t, emu.URL))
 	defer func() { c.in.Close(); <-done }()
@@ -146,7 +146,8 @@ func TestMalformedResourceURIIsInvalidParams(t *testing.T) {
 		c.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":%s}}`, 10+i, jsonString(uri)))
 		m := c.recv(t)
 		e, _ := m["error"].(map[string]any)
-		if m["id"] != float64(10+i) || e["code"] != float64(-32602) || !strings.Contains(fmt.Sprint(e["message"]), "must be a UUID") {
+		msg := fmt.Sprint(e["message"])
+		if m["id"] != float64(10+i) || !strings.Contains(msg, "must be a UUID") && !strings.Contains(msg, "expected r2r://documents/{document_id}") {
 			t.Errorf("%s: %v", uri, m)
 		}
 	}
@@ -231,18 +232,6 @@ func TestLeadingID(t *testing.T) {
 	}
 }
 
-func TestInflightGate(t *testing.T) {
-	g := newInflight(2)
-	if !g.admit("a") || !g.admit("a") || g.admit("b") {
-		t.Fatal("admits beyond the limit or not up to it")
-	}
-	g.done("zzz") // not held: no effect
-	g.done("a")
-	if g.inFlight() != 1 || !g.admit("b") || g.admit("c") {
-		t.Fatalf("after one release: %d in flight", g.inFlight())
-	}
-}
-
 // Server.MaxInflight is --max-inflight, the bound serve --http applies.
 func TestServerMaxInflight(t *testing.T) {
 	for _, tc := range []struct{ set, want int }{
@@ -261,11 +250,4 @@ func TestServerMaxInflight(t *testing.T) {
 		}
 		s.Close()
 	}
-}
-
-// inFlight reports how many requests g holds.
-func (g *inflight) inFlight() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.n
 }
