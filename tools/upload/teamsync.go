@@ -38,7 +38,7 @@ func TeamSync(ctx context.Context, api team.API, teamID, ownerEmail, root string
 		if derr != nil {
 			return nil, err
 		}
-		return nil, &NotMemberError{Team: t}
+		return nil, &NotMemberError{Team: t, Err: err}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the team collection %s: %w", teamID, err)
@@ -84,7 +84,12 @@ func (ts *TeamSetup) Refresh(ctx context.Context, s *kbsync.Syncer, root string)
 }
 
 // NotMemberError is a team sync refused because the caller is not a member of the team
-// collection; its message is team.JoinAdvice.
-type NotMemberError struct{ Team *team.Team }
+// collection; its message is team.JoinAdvice, and it wraps R2R's refusal (Err).
+type NotMemberError struct {
+	Team *team.Team
+	Err  error
+}
 
 func (e *NotMemberError) Error() string { return team.JoinAdvice(e.Team) }
+
+func (e *NotMemberError) Unwrap() error { return e.Err }
