@@ -154,7 +154,8 @@ func (d *Deps) syncProject(ctx context.Context, p syncParams) *mcp.CallToolResul
 	o := SyncOutput{DryRun: dryRun, Prune: prune, CollectionID: s.ID, CollectionName: s.Name}
 	if ts != nil {
 		upload.Join(syncer, ts.Team, ts.CollectionID)
-		o.CollectionName = cmp.Or(o.CollectionName, ts.Name)
+		s.Name = cmp.Or(s.Name, ts.Name)
+		o.CollectionName = s.Name
 	}
 	if dryRun {
 		plan, err := syncer.Plan(ctx)
@@ -320,6 +321,9 @@ type SyncResult struct {
 	Failed       int    `json:"failed"`
 	PruneSkipped string `json:"prune_skipped,omitempty"`
 	DurationMS   int64  `json:"duration_ms"`
+	// Team is what a team project's sync did to the team's version; the counts above are
+	// then the caller's private collection's.
+	Team *SyncTeamResult `json:"team,omitempty"`
 }
 
 // maxStatusWait bounds wait_seconds, inside the default call deadline.
@@ -347,6 +351,7 @@ func syncStatusTool(d *Deps) Tool {
 			"failed":        intProp("files that failed"),
 			"prune_skipped": strProp("why documents of files gone were kept although prune was asked for (those a failed file could be, or all after an incomplete scan)"),
 			"duration_ms":   intProp("how long the run took"),
+			"team":          withDesc("team projects: what the sync did to the team's version (the counts above are then your private collection's)", teamResultSchema()),
 		}, "uploaded", "replaced", "unchanged", "deleted", "refused", "failed")),
 		"failed":  problemsSchema(fmt.Sprintf("files that failed, with R2R's reason (at most %d listed)", maxListedProblems)),
 		"error":   strProp("why the job failed"),
@@ -432,13 +437,17 @@ func statusOf(job *syncJob, v jobView) SyncStatusOutput {
 	fmt.Fprintf(&b, "Sync job %s: %s, %d of %d steps done.", job.ID, v.State, o.Done, o.Total)
 	if s := v.Summary; s != nil {
 		o.Result = &SyncResult{Uploaded: len(s.Uploaded), Replaced: len(s.Replaced), Unchanged: s.Unchanged, Deleted: len(s.Deleted),
-			Pending: len(s.Pending), Refused: len(s.Refused), Failed: len(s.Failed), PruneSkipped: s.PruneSkipped, DurationMS: s.DurationMS}
+			Pending: len(s.Pending), Refused: len(s.Refused), Failed: len(s.Failed), PruneSkipped: s.PruneSkipped, DurationMS: s.DurationMS,
+			Team: teamResult(s.Team)}
 		o.Failed = clipProblems(s.Failed)
 		r := o.Result
 		fmt.Fprintf(&b, " Uploaded %d, replaced %d, unchanged %d, deleted %d, pending %d, refused %d, failed %d (%.1f s).",
 			r.Uploaded, r.Replaced, r.Unchanged, r.Deleted, r.Pending, r.Refused, r.Failed, float64(r.DurationMS)/1000)
 		if r.PruneSkipped != "" {
 			b.WriteString(" Not pruned: " + Sanitize(r.PruneSkipped) + ".")
+		}
+		if r.Team != nil {
+			b.WriteString(r.Team.text())
 		}
 		for _, f := range o.Failed[:min(len(o.Failed), 5)] {
 			fmt.Fprintf(&b, "\n- failed %s: %s", f.Path, f.Reason)

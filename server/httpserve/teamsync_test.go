@@ -83,8 +83,14 @@ func TestSyncOverHTTPTeamRepository(t *testing.T) {
 		if status != http.StatusOK || st["job_id"] == nil {
 			t.Fatalf("%s's sync: %d %s", who.Email, status, out.Text)
 		}
-		if _, st, text := syncStatus(t, rep.URL, who.Key, st["job_id"].(string), 10); st["state"] != "done" {
+		_, st, text := syncStatus(t, rep.URL, who.Key, st["job_id"].(string), 10)
+		if st["state"] != "done" || st["collection_name"] != "claude-code-orbital" {
 			t.Fatalf("%s's sync job: %s", who.Email, text)
+		}
+		// The team's version is written once: by whoever syncs first.
+		if team, _ := st["result"].(map[string]any)["team"].(map[string]any); team == nil ||
+			team["uploaded"].(float64)+team["unchanged"].(float64) != 3 || !strings.Contains(text, "Team's version") {
+			t.Errorf("%s's sync job's team result: %v\n%s", who.Email, st["result"], text)
 		}
 	}
 	page, err := alice.ListCollectionDocuments(ctx, teamCol.ID, r2r.ListParams{Limit: 100})
