@@ -15,6 +15,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools/diagnose"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 	"github.com/r2r-mcp/r2r-mcp/tools/searchindex"
+	"github.com/r2r-mcp/r2r-mcp/tools/team"
 )
 
 // Time limits of the individual R2R checks.
@@ -370,6 +371,23 @@ func (d *doctor) checkProject(ctx context.Context) doctorCheck {
 	case !d.credsOK:
 		return skipCheck(fmt.Sprintf("%s → collection %s; not looked up: the credentials were not accepted%s", head, want, configured))
 	}
+	standing := ""
+	if p.CollectionID != "" {
+		tctx, cancel := context.WithTimeout(ctx, doctorProjectTimeout)
+		t, err := team.Describe(tctx, d.client, p.CollectionID, p.TeamOwner)
+		cancel()
+		switch {
+		case err != nil:
+			return warnCheck(fmt.Sprintf("%s → team collection %s: cannot be described: %v", head, p.CollectionID, err), "Check R2R's logs; run doctor again.")
+		case t.Access == team.AccessNone:
+			return failCheck(head+" → "+t.Standing(), team.JoinAdvice(t))
+		}
+		standing = "\n" + t.Standing()
+		if w := t.Warnings(); len(w) > 0 {
+			return warnCheck(head+" → "+t.Standing()+configured, strings.Join(w, "\n"))
+		}
+	}
+	configured += standing
 	pc, err := lookupCollection(ctx, pr, d.client, doctorProjectTimeout)
 	if err != nil {
 		var re *r2r.Error

@@ -18,6 +18,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/diagnose"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/team"
 )
 
 // defaultStatusTimeout bounds each live check of status (health, user, collection).
@@ -136,6 +137,9 @@ type StatusProjectInfo struct {
 	CollectionExists  bool   `json:"collection_exists"`
 	CollectionChecked bool   `json:"collection_checked"`
 	Error             string `json:"error,omitempty"`
+	// Team is the team collection .r2r-mcp.json names by id and the caller's relation to
+	// it; absent outside team projects or when it could not be read.
+	Team *team.Team `json:"team,omitempty"`
 }
 
 // Health values of StatusR2R.
@@ -263,7 +267,7 @@ func buildStatus(ctx context.Context, o *statusOptions) (*StatusReport, error) {
 			}
 		}
 	}
-	if perr == nil && rep.Credential.Accepted {
+	if perr == nil && rep.Credential.Accepted && rep.checkTeam(ctx, pr, client, timeout) {
 		rep.checkCollection(ctx, projects, client, timeout)
 	}
 	rep.Usable = rep.R2R.Health == healthOK && rep.Credential.Accepted && rep.Project.Error == ""
@@ -311,6 +315,29 @@ func (rep *StatusReport) checkUser(ctx context.Context, c *r2r.Client, timeout t
 	rep.Credential.Error = a.Err.Error()
 	described := describeCredential(cred) + " (from " + string(src) + ")"
 	rep.Problems = append(rep.Problems, diagnose.Sentence(a.Problem(described, src, cred.Email)))
+}
+
+// checkTeam describes the team collection of a team project (team.Describe); false when
+// the caller is not a member, so the collection cannot be looked up.
+func (rep *StatusReport) checkTeam(ctx context.Context, pr project.Project, c *r2r.Client, timeout time.Duration) bool {
+	if pr.CollectionID == "" {
+		return true
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	t, err := team.Describe(tctx, c, pr.CollectionID, pr.TeamOwner)
+	if err != nil {
+		rep.Warnings = append(rep.Warnings, "The team collection "+pr.CollectionID+" could not be described: "+err.Error())
+		return true
+	}
+	rep.Project.Team = t
+	if t.Access == team.AccessNone {
+		rep.Project.Error = team.JoinAdvice(t)
+		rep.Problems = append(rep.Problems, rep.Project.Error)
+		return false
+	}
+	rep.Warnings = append(rep.Warnings, t.Warnings()...)
+	return true
 }
 
 // checkCollection looks the project's collection up without creating it.
@@ -409,6 +436,13 @@ func statusChecks(rep *StatusReport) [][3]string {
 	}
 	p := rep.Project
 	coll := collectionLabel(p.CollectionName, p.CollectionID)
+	if t := p.Team; t != nil {
+		mark := markOK
+		if t.Access == team.AccessNone {
+			mark = markFail
+		}
+		rows = append(rows, [3]string{mark, "Team", t.Standing()})
+	}
 	switch {
 	case p.Error != "":
 		rows = append(rows, [3]string{markFail, "Collection", p.Error})

@@ -16,11 +16,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/cleantext"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
-	"github.com/r2r-mcp/r2r-mcp/tools/project"
-	"github.com/r2r-mcp/r2r-mcp/tools/team"
 	"github.com/r2r-mcp/r2r-mcp/tools/upload"
 )
 
@@ -96,6 +93,8 @@ type syncTarget struct {
 	stateDir  string
 	key       string
 	label     string // the collection, for messages
+	// team is the team side of a team project's sync (nil otherwise).
+	team *upload.TeamSetup
 }
 
 func runSync(o *syncOptions) error {
@@ -160,12 +159,12 @@ func resolveSync(ctx context.Context, o *syncOptions) (*syncTarget, error) {
 		label = "collection " + pc.ID
 	}
 	scope := kbsync.Scope{CollectionID: pc.ID, UserID: userID, Project: pr.Name}
-	ts, err := teamSync(ctx, client, pr, root, scope, !o.DryRun)
+	ts, err := upload.TeamSync(ctx, client, pr.CollectionID, pr.TeamOwner, root, scope, !o.DryRun)
 	if err != nil {
 		return nil, err
 	}
 	if ts != nil {
-		scope = ts.private
+		scope = ts.Private
 	}
 	syncer, stateDir, key, err := upload.NewSyncer(upload.SyncConfig{API: client, Root: root, Dir: dir, Prune: o.Prune,
 		Concurrency: o.Concurrency, Mode: o.Mode, StateDir: o.StateDir, Wait: o.Wait, Scope: scope})
@@ -173,61 +172,9 @@ func resolveSync(ctx context.Context, o *syncOptions) (*syncTarget, error) {
 		return nil, err
 	}
 	if ts != nil {
-		upload.Join(syncer, ts.team, pc.ID)
+		upload.Join(syncer, ts.Team, ts.CollectionID)
 	}
-	return &syncTarget{root: root, dir: dir, syncer: syncer, stateDir: stateDir, key: key, label: label}, nil
-}
-
-// teamSyncSetup is what a team sync adds to a sync: the team side and the caller's private
-// collection.
-type teamSyncSetup struct {
-	team    *kbsync.Team
-	private kbsync.Scope
-}
-
-// teamSync prepares a team sync when the project's .r2r-mcp.json names a team collection
-// (by id) and the repository has a ref for the team's version; nil otherwise. The caller's
-// private collection is found (or, with create, created) by its name.
-func teamSync(ctx context.Context, client *r2r.Client, pr project.Project, root string, scope kbsync.Scope, create bool) (*teamSyncSetup, error) {
-	if pr.CollectionID == "" {
-		return nil, nil
-	}
-	col, err := client.GetCollection(ctx, pr.CollectionID)
-	if errors.Is(err, r2r.ErrForbidden) {
-		t, derr := team.Describe(ctx, client, pr.CollectionID, pr.TeamOwner)
-		if derr != nil {
-			return nil, err
-		}
-		return nil, errors.New(team.JoinAdvice(t))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading the team collection %s: %w", pr.CollectionID, err)
-	}
-	owner := col.OwnerID != nil && *col.OwnerID == scope.UserID
-	t, err := upload.NewTeam(ctx, root, upload.TeamConfig{CollectionOwner: owner})
-	if errors.Is(err, kbsync.ErrNoTeamRef) {
-		return nil, nil // no git history to follow: every file is the caller's, as before
-	}
-	if err != nil {
-		return nil, err
-	}
-	name := team.PrivateCollectionName(pr.CollectionID)
-	private := scope
-	private.Layer = kbsync.LayerPrivate
-	private.CollectionID = ""
-	pc, err := client.GetCollectionByName(ctx, name)
-	switch {
-	case err == nil:
-		private.CollectionID = pc.ID
-	case !errors.Is(err, r2r.ErrNotFound):
-		return nil, fmt.Errorf("looking up your private collection %s: %w", name, err)
-	case create:
-		if pc, err = client.CreateCollection(ctx, name, "Your own versions of the files of a team project that differ from the team's, kept by r2r-mcp."); err != nil {
-			return nil, fmt.Errorf("creating your private collection %s: %w", name, err)
-		}
-		private.CollectionID = pc.ID
-	}
-	return &teamSyncSetup{team: t, private: private}, nil
+	return &syncTarget{root: root, dir: dir, syncer: syncer, stateDir: stateDir, key: key, label: label, team: ts}, nil
 }
 
 func samePathCmd(a, b string) bool {

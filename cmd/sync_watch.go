@@ -37,7 +37,11 @@ func watchSync(ctx context.Context, o *syncOptions, t *syncTarget) error {
 	}
 	errOut := o.Deps.IO.ErrOut
 	resync := func() {
-		if err := syncOnce(ctx, o, t); err != nil && !errors.Is(err, SilentError) {
+		err := refreshTeam(ctx, t)
+		if err == nil {
+			err = syncOnce(ctx, o, t)
+		}
+		if err != nil && !errors.Is(err, SilentError) {
 			fmt.Fprintln(errOut, "sync failed:", err)
 		}
 		// Files may have appeared, gone or become ignored: watch and filter anew.
@@ -80,6 +84,15 @@ func watchSync(ctx context.Context, o *syncOptions, t *syncTarget) error {
 			resync()
 		}
 	}
+}
+
+// refreshTeam resolves a team project's ref anew before a watch's run: commits and
+// fetches since the last run move the team's version and the merge base.
+func refreshTeam(ctx context.Context, t *syncTarget) error {
+	if t.team == nil {
+		return nil
+	}
+	return t.team.Refresh(ctx, t.syncer, t.root)
 }
 
 // watchDirs watches the synced directory and every directory holding a listed file

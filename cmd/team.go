@@ -196,9 +196,8 @@ func writeTeam(w io.Writer, t *team.Team) {
 		}
 		fmt.Fprintf(w, "  %s  %s%s\n", m.ID, m.Email, role)
 	}
-	for _, s := range t.SameName {
-		fmt.Fprintf(w, "! Another collection named %q (%s, owner %s) is visible to you; r2r-mcp uses %s, the one .r2r-mcp.json names.\n",
-			t.Name, s.ID, s.OwnerID, t.CollectionID)
+	for _, warning := range t.Warnings() {
+		fmt.Fprintf(w, "! %s\n", warning)
 	}
 }
 

@@ -439,7 +439,12 @@ func getDocumentTool(d *Deps) Tool {
 			"Long documents come in pages: use offset and max_chars to read on.", out),
 		searchHint("read full text of a document page"),
 		maxResultChars(resultChars(maxMaxChars)),
-		documentIDParam("to read, e.g. from r2r_search or r2r_list_documents"),
+		mcp.WithString("document_id", mcp.MinLength(minShortID), mcp.MaxLength(36),
+			mcp.Description("Document ID (UUID) to read, e.g. from r2r_search or r2r_list_documents, or the short id (a unique prefix "+
+				"of at least 7 hex digits) such a result showed. Give this or path")),
+		mcp.WithString("path", mcp.MinLength(1), mcp.MaxLength(maxPathChars),
+			mcp.Description("Or a file's path relative to the repository root (docs/runbook.md): reads the version you see, "+
+				"your own working copy in a team project when you synced one, else the team's")),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.Max(100000000), mcp.DefaultNumber(0),
 			mcp.Description("Character offset to start reading at")),
 		mcp.WithInteger("max_chars", mcp.Min(1), mcp.Max(maxMaxChars), mcp.DefaultNumber(defaultMaxChars),
@@ -447,7 +452,14 @@ func getDocumentTool(d *Deps) Tool {
 	)
 	def := newTool(getDocumentName, opts...)
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p getDocumentParams) (*mcp.CallToolResult, error) {
-		o, errRes := d.readDocument(ctx, c, p.DocumentID, p.Offset, p.MaxChars)
+		id := p.DocumentID
+		if p.Path != "" {
+			var errRes *mcp.CallToolResult
+			if id, errRes = d.documentAt(ctx, c, p.Path); errRes != nil {
+				return errRes, nil
+			}
+		}
+		o, errRes := d.readDocument(ctx, c, id, p.Offset, p.MaxChars)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -455,11 +467,27 @@ func getDocumentTool(d *Deps) Tool {
 	})}
 }
 
-// getDocumentParams are one r2r_get_document call's arguments.
+// getDocumentParams are one r2r_get_document call's arguments: exactly one of
+// document_id and path.
 type getDocumentParams struct {
-	documentParams
-	Offset   int `json:"offset"`
-	MaxChars int `json:"max_chars"`
+	DocumentID string `json:"document_id"`
+	Path       string `json:"path"`
+	Offset     int    `json:"offset"`
+	MaxChars   int    `json:"max_chars"`
+}
+
+func (p *getDocumentParams) check(d *Deps) (err error) {
+	switch {
+	case p.DocumentID != "" && p.Path != "":
+		return argErr("path", "give document_id or path, not both")
+	case p.Path != "":
+		p.Path, err = checkDocPath("path", p.Path)
+		return err
+	case p.DocumentID == "":
+		return argErr("document_id", "give document_id (from r2r_search or r2r_list_documents) or path (relative to the repository root)")
+	}
+	p.DocumentID, err = d.documentID("document_id", p.DocumentID)
+	return err
 }
 
 // readDocument fetches a document and one page of its reassembled text, through the cache
@@ -493,7 +521,7 @@ func (d *Deps) loadDocument(ctx context.Context, id string, offset, maxChars int
 		return nil, err
 	}
 	o := &GetDocumentOutput{
-		DocumentID: clipJSON(doc.ID, maxEnumBytes), Title: clipJSON(documentTitle(*doc), maxTitleBytes),
+		DocumentID: clipJSON(doc.ID, maxEnumBytes), Title: clipJSON(documentTitle(*doc)+versionLabel(doc.Metadata), maxTitleBytes),
 		DocumentType: clipJSON(doc.DocumentType, maxEnumBytes), IngestionStatus: clipJSON(doc.IngestionStatus, maxEnumBytes),
 		ExtractionStatus: clipJSON(doc.ExtractionStatus, maxEnumBytes),
 		CreatedAt:        formatTime(doc.CreatedAt.Time), UpdatedAt: formatTime(doc.UpdatedAt.Time), Offset: offset,

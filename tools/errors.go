@@ -144,6 +144,11 @@ func httpErrorInfo(ctx context.Context, e *r2r.Error, baseURL string, h errHints
 		info.Type, info.Code = "forbidden", toolerr.CodeR2RAPI
 		info.Message = fmt.Sprintf("R2R refused to %s (403).%s Use a collection or document your account owns "+
 			"(r2r_list_collections shows them), or ask the R2R admin for access.", e.Op, r2rSays)
+		if ci, ok := callFrom(ctx); ok && ci.joinAdvice != nil {
+			if advice := ci.joinAdvice(context.WithoutCancel(ctx)); advice != "" {
+				info.Message = fmt.Sprintf("R2R refused to %s (403).%s %s", e.Op, r2rSays, Sanitize(advice))
+			}
+		}
 	case http.StatusNotFound:
 		info.Type, info.Code = "not_found", toolerr.CodeR2RAPI
 		if h.NotFound != "" {

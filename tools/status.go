@@ -21,6 +21,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools/memory"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 	"github.com/r2r-mcp/r2r-mcp/tools/searchindex"
+	"github.com/r2r-mcp/r2r-mcp/tools/team"
 )
 
 // statusCheckTimeout bounds each live check of r2r_status.
@@ -49,6 +50,19 @@ type StatusProject struct {
 	Error            string `json:"error,omitempty"`
 	// Memories counts the team memories of the collection by kind, when counted.
 	Memories map[string]int `json:"memories,omitempty"`
+	// Team is the team collection .r2r-mcp.json names by id; absent elsewhere.
+	Team *StatusTeam `json:"team,omitempty"`
+}
+
+// StatusTeam is the caller's relation to a team project's collection (team.Describe).
+type StatusTeam struct {
+	CollectionID string   `json:"collection_id"`
+	Name         string   `json:"name,omitempty"`
+	OwnerID      string   `json:"owner_id,omitempty"`
+	OwnerEmail   string   `json:"owner_email,omitempty"`
+	Access       string   `json:"access"`
+	Summary      string   `json:"summary"`
+	Warnings     []string `json:"warnings,omitempty"`
 }
 
 // StatusVersions are the versions of the parts.
@@ -121,6 +135,15 @@ func statusTool(d *Deps) Tool {
 			"config_file":       strProp("the .r2r-mcp.json that configured the collection, if any"),
 			"error":             strProp("why the project or its collection could not be resolved"),
 			"memories":          freeObjectProp("team memories in the collection by kind (decision, fix, checkpoint, …); absent when not counted"),
+			"team": withDesc("team projects (.r2r-mcp.json names the collection by id): the team collection and what you are in it", objectSchema(map[string]any{
+				"collection_id": strProp("the team collection"),
+				"name":          strProp("its name, when visible to you"),
+				"owner_id":      strProp("its owner's R2R user id, when visible to you"),
+				"owner_email":   strProp("its owner's email, from its members or .r2r-mcp.json"),
+				"access":        enumProp("what you are in it", string(team.AccessOwner), string(team.AccessMember), string(team.AccessNone)),
+				"summary":       strProp("the collection, its owner and what you are in it, in a sentence"),
+				"warnings":      arrayProp("other collections of the same name visible to you; for a non-member, whom to ask and what to run", strProp("a warning")),
+			}, "collection_id", "access", "summary")),
 		}, "name", "path", "collection_exists")),
 		"breaker": strProp("circuit breaker state (closed, open, half-open), or n/a"),
 		"breaker_state": withDesc("the circuit breaker in detail", objectSchema(map[string]any{
@@ -239,6 +262,9 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 	}
 	pctx, cancel := context.WithTimeout(ctx, statusCheckTimeout)
 	defer cancel()
+	if !d.statusTeam(pctx, &o.Project, pr) {
+		return o
+	}
 	pc, err := d.Projects.Collection(pctx, d.Client, false)
 	if err != nil {
 		o.Project.Error = errText(err)
@@ -261,6 +287,29 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 		ccancel()
 	}
 	return o
+}
+
+// statusTeam fills in the team of a team project; false when the caller is not a member,
+// so its collection cannot be looked up (the project's error is then team.JoinAdvice).
+func (d *Deps) statusTeam(ctx context.Context, sp *StatusProject, pr project.Project) bool {
+	if pr.CollectionID == "" {
+		return true
+	}
+	t, err := team.Describe(ctx, d.Client, pr.CollectionID, pr.TeamOwner)
+	if err != nil {
+		sp.Error = "the team collection could not be described: " + errText(err)
+		return false
+	}
+	sp.Team = &StatusTeam{CollectionID: t.CollectionID, Name: Sanitize(t.Name), OwnerID: t.OwnerID, OwnerEmail: Sanitize(t.OwnerEmail),
+		Access: string(t.Access), Summary: Sanitize(t.Standing())}
+	for _, w := range t.Warnings() {
+		sp.Team.Warnings = append(sp.Team.Warnings, Sanitize(w))
+	}
+	if t.Access == team.AccessNone {
+		sp.Error = Sanitize(team.JoinAdvice(t))
+		return false
+	}
+	return true
 }
 
 // reportAuth fills in where the credentials come from and any warning about them, as known
@@ -351,6 +400,14 @@ func statusText(o StatusOutput) string {
 		}
 		if p.ConfigFile != "" {
 			fmt.Fprintf(&b, "  configured in %s\n", p.ConfigFile)
+		}
+		if t := p.Team; t != nil {
+			fmt.Fprintf(&b, "Team: %s\n", t.Summary)
+			for _, w := range t.Warnings {
+				if t.Access != string(team.AccessNone) {
+					fmt.Fprintf(&b, "  Warning: %s\n", w)
+				}
+			}
 		}
 		if p.Memories != nil {
 			fmt.Fprintf(&b, "Memories: %s\n", memoryCounts(p.Memories))

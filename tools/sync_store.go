@@ -140,7 +140,14 @@ func (d *Deps) remoteSyncTarget(dir string) (syncTarget, *mcp.CallToolResult) {
 		}
 		t := syncTarget{project: project.Project{Name: filepath.Base(root), Root: root}, root: root,
 			source: "extra:" + uuid.NewSHA1(kbsync.DocumentNamespace, []byte(root)).String()[:8]}
-		if real != root {
+		if pr, ok, err := d.Projects.RepositoryIn(root, real); err != nil {
+			return syncTarget{}, configError("Not synced: " + Sanitize(err.Error()))
+		} else if ok {
+			// A repository is synced as its own clone would be: the same project, paths
+			// and titles, and its .r2r-mcp.json's collection.
+			t = syncTarget{project: pr, root: pr.Root}
+		}
+		if real != t.root {
 			t.dir = real
 		}
 		return t, nil

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,7 +31,10 @@ type SyncOutput struct {
 	Plan           SyncPlanCounts   `json:"plan"`
 	Refused        []kbsync.Problem `json:"refused"`
 	PruneSkipped   string           `json:"prune_skipped,omitempty"`
-	Message        string           `json:"message"`
+	// Team is the team's version's part of a team project's sync; the fields above are
+	// then the caller's private collection's.
+	Team    *SyncTeamPlan `json:"team,omitempty"`
+	Message string        `json:"message"`
 }
 
 func planSchema() map[string]any {
@@ -65,6 +69,7 @@ func syncTool(d *Deps) Tool {
 		"plan":            withDesc("what the sync does, in counts", planSchema()),
 		"refused":         problemsSchema(fmt.Sprintf("files refused by the ingest rules (at most %d listed)", maxListedProblems)),
 		"prune_skipped":   strProp("why nothing is pruned although prune was asked for"),
+		"team":            withDesc("team projects: what the sync does to the team's version (plan and refused are then your private collection's: your own versions)", teamPlanSchema()),
 		"message":         strProp("what happens next"),
 	}, "state", "plan", "refused", "message")
 	// Each transport lists the arguments it takes: only serve --http syncs a directory
@@ -117,7 +122,11 @@ func (d *Deps) syncProject(ctx context.Context, p syncParams) *mcp.CallToolResul
 	if err != nil {
 		return d.projectErrorResult(ctx, err)
 	}
-	s, errRes := d.resolveScopeOf(ctx, nil, &pr, p.CollectionID, !dryRun) // sync never spans collections
+	explicit := p.CollectionID
+	if explicit == "" && d.Projects.Remote() {
+		explicit = pr.CollectionID // a repository's team collection, as its .r2r-mcp.json names it
+	}
+	s, errRes := d.resolveScopeOf(ctx, nil, &pr, explicit, !dryRun) // sync never spans collections
 	if errRes != nil {
 		return errRes
 	}
@@ -126,14 +135,28 @@ func (d *Deps) syncProject(ctx context.Context, p syncParams) *mcp.CallToolResul
 			return errRes
 		}
 	}
+	scope := kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name, Root: target.source}
+	var ts *upload.TeamSetup
+	if s.ID == pr.CollectionID && target.source == "" {
+		if ts, err = upload.TeamSync(ctx, d.Client, pr.CollectionID, pr.TeamOwner, root, scope, !dryRun); err != nil {
+			return d.syncErrorResult(ctx, s, err)
+		}
+	}
+	if ts != nil {
+		scope = ts.Private
+	}
 	syncer, stateDir, key, err := upload.NewSyncer(upload.SyncConfig{API: d.Client, Root: root, Dir: target.dir, Prune: prune,
-		StateDir: d.SyncStateDir, Poll: d.PollInterval,
-		Scope:   kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name, Root: target.source},
-		OnWrite: func() { d.bumpAfterWrite(s.ID) }, Pending: d.pendingUploads()})
+		StateDir: d.SyncStateDir, Poll: d.PollInterval, Scope: scope,
+		OnWrite: func() { d.bumpAfterWrite(s.ID); d.bumpAfterWrite(scope.CollectionID); d.forgetTeamViews() }, Pending: d.pendingUploads()})
 	if err != nil {
 		return configError("Not synced: " + err.Error())
 	}
 	o := SyncOutput{DryRun: dryRun, Prune: prune, CollectionID: s.ID, CollectionName: s.Name}
+	if ts != nil {
+		upload.Join(syncer, ts.Team, ts.CollectionID)
+		s.Name = cmp.Or(s.Name, ts.Name)
+		o.CollectionName = s.Name
+	}
 	if dryRun {
 		plan, err := syncer.Plan(ctx)
 		if err != nil {
@@ -194,6 +217,13 @@ func (o *SyncOutput) fill(p *kbsync.Plan) {
 	o.Plan = planCounts(p)
 	o.Refused = clipProblems(p.Refused)
 	o.PruneSkipped = p.PruneSkipped
+	if t := p.Team; t != nil {
+		o.Team = &SyncTeamPlan{Ref: Sanitize(t.Ref), Commit: t.Commit, Upload: len(t.Upload), Replace: len(t.Replace),
+			Unchanged: t.Unchanged, Retire: len(t.Delete), Behind: Sanitize(t.Behind)}
+		if len(t.Left) > 0 {
+			o.Team.Left = clipProblems(t.Left)
+		}
+	}
 }
 
 func clipProblems(ps []kbsync.Problem) []kbsync.Problem {
@@ -207,8 +237,21 @@ func clipProblems(ps []kbsync.Problem) []kbsync.Problem {
 func syncPlanText(o SyncOutput) string {
 	p := o.Plan
 	var b strings.Builder
+	into := cmp.Or(o.CollectionName, "collection "+o.CollectionID)
+	if t := o.Team; t != nil {
+		fmt.Fprintf(&b, "Team's version in %s (%s at %.12s): %d to upload, %d to replace, %d unchanged, %d to retire.",
+			into, t.Ref, t.Commit, t.Upload, t.Replace, t.Unchanged, t.Retire)
+		if t.Behind != "" {
+			b.WriteString(" Not written: " + t.Behind + ".")
+		}
+		for _, l := range t.Left[:min(len(t.Left), 5)] {
+			fmt.Fprintf(&b, "\n- left %s: %s", l.Path, l.Reason)
+		}
+		b.WriteString("\n")
+		into = "your private collection (your own versions, which only you see)"
+	}
 	fmt.Fprintf(&b, "Sync plan for %s: %d files — %d to upload, %d to replace, %d unchanged",
-		orUnknown(o.CollectionName), p.Files, p.Upload, p.Replace, p.Unchanged)
+		into, p.Files, p.Upload, p.Replace, p.Unchanged)
 	if o.Prune {
 		fmt.Fprintf(&b, ", %d documents to delete", p.Delete)
 	}
@@ -278,6 +321,9 @@ type SyncResult struct {
 	Failed       int    `json:"failed"`
 	PruneSkipped string `json:"prune_skipped,omitempty"`
 	DurationMS   int64  `json:"duration_ms"`
+	// Team is what a team project's sync did to the team's version; the counts above are
+	// then the caller's private collection's.
+	Team *SyncTeamResult `json:"team,omitempty"`
 }
 
 // maxStatusWait bounds wait_seconds, inside the default call deadline.
@@ -305,6 +351,7 @@ func syncStatusTool(d *Deps) Tool {
 			"failed":        intProp("files that failed"),
 			"prune_skipped": strProp("why documents of files gone were kept although prune was asked for (those a failed file could be, or all after an incomplete scan)"),
 			"duration_ms":   intProp("how long the run took"),
+			"team":          withDesc("team projects: what the sync did to the team's version (the counts above are then your private collection's)", teamResultSchema()),
 		}, "uploaded", "replaced", "unchanged", "deleted", "refused", "failed")),
 		"failed":  problemsSchema(fmt.Sprintf("files that failed, with R2R's reason (at most %d listed)", maxListedProblems)),
 		"error":   strProp("why the job failed"),
@@ -390,13 +437,17 @@ func statusOf(job *syncJob, v jobView) SyncStatusOutput {
 	fmt.Fprintf(&b, "Sync job %s: %s, %d of %d steps done.", job.ID, v.State, o.Done, o.Total)
 	if s := v.Summary; s != nil {
 		o.Result = &SyncResult{Uploaded: len(s.Uploaded), Replaced: len(s.Replaced), Unchanged: s.Unchanged, Deleted: len(s.Deleted),
-			Pending: len(s.Pending), Refused: len(s.Refused), Failed: len(s.Failed), PruneSkipped: s.PruneSkipped, DurationMS: s.DurationMS}
+			Pending: len(s.Pending), Refused: len(s.Refused), Failed: len(s.Failed), PruneSkipped: s.PruneSkipped, DurationMS: s.DurationMS,
+			Team: teamResult(s.Team)}
 		o.Failed = clipProblems(s.Failed)
 		r := o.Result
 		fmt.Fprintf(&b, " Uploaded %d, replaced %d, unchanged %d, deleted %d, pending %d, refused %d, failed %d (%.1f s).",
 			r.Uploaded, r.Replaced, r.Unchanged, r.Deleted, r.Pending, r.Refused, r.Failed, float64(r.DurationMS)/1000)
 		if r.PruneSkipped != "" {
 			b.WriteString(" Not pruned: " + Sanitize(r.PruneSkipped) + ".")
+		}
+		if r.Team != nil {
+			b.WriteString(r.Team.text())
 		}
 		for _, f := range o.Failed[:min(len(o.Failed), 5)] {
 			fmt.Fprintf(&b, "\n- failed %s: %s", f.Path, f.Reason)

@@ -117,3 +117,24 @@ func (s *scope) viewKey() string {
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }
+
+// teamJoinAdvice is team.JoinAdvice when the current project is a team project (its
+// .r2r-mcp.json names the collection by id) and the caller is not a member of that
+// collection; "" otherwise. Tool errors add it to R2R's 403, so a non-member learns whom to
+// ask and what to run whichever tool met the refusal.
+func (d *Deps) teamJoinAdvice(ctx context.Context) string {
+	if d.Projects.Remote() {
+		return ""
+	}
+	pr, err := d.Projects.Project(ctx)
+	if err != nil || pr.CollectionID == "" {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, statusCheckTimeout)
+	defer cancel()
+	t, err := team.Describe(ctx, d.Client, pr.CollectionID, pr.TeamOwner)
+	if err != nil || t.Access != team.AccessNone {
+		return ""
+	}
+	return team.JoinAdvice(t)
+}

@@ -295,7 +295,7 @@ func (d *Deps) guard(t *Tool) server.ToolHandlerMiddleware {
 		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 			timeout, flag := deadline(req)
 			model, _ := req.GetArguments()["model"].(string)
-			ctx = withAuth(withCall(ctx, callInfo{tool: name, timeout: timeout, flag: flag, model: strings.TrimSpace(model)}), d.authState)
+			ctx = withAuth(withCall(ctx, callInfo{tool: name, timeout: timeout, flag: flag, model: strings.TrimSpace(model), joinAdvice: d.teamJoinAdvice}), d.authState)
 			ctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
 			defer func() {
@@ -321,6 +321,9 @@ type callInfo struct {
 	timeout time.Duration
 	flag    string // serve flag that sets the timeout; "" = none
 	model   string // the call's model argument; "" = none (R2R's configured model)
+	// joinAdvice words a 403 of a team project's non-member (see Deps.teamJoinAdvice);
+	// nil outside tool calls.
+	joinAdvice func(context.Context) string
 }
 
 type callInfoKey struct{}

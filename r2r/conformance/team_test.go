@@ -95,6 +95,7 @@ func (s *suite) team(t *testing.T) {
 			t.Fatalf("after a member wrote the owner's document id: owner %s metadata %v (%v); want the member's", d.OwnerID, d.Metadata, err)
 		}
 	})
+	t.Run("member_view", func(t *testing.T) { s.memberView(t, owner, member, outsider, col.ID) })
 	t.Run("anyone_who_knows_the_id_joins", func(t *testing.T) {
 		st, _, body := s.raw(t, http.MethodPost, "/v3/users/"+outsiderID+"/collections/"+col.ID, outsider.Credentials(), "", nil)
 		if st != http.StatusOK {
@@ -108,4 +109,64 @@ func (s *suite) team(t *testing.T) {
 			t.Errorf("adding someone else through the users route: %d, want 403", st)
 		}
 	})
+}
+
+// memberView proves what a team project's tools rely on beyond sync: a non-member's read of
+// the team collection is a 403 "You do not have access to this collection" (tool errors
+// then add whom to ask); a member lists the team collection's documents, another member's
+// with its metadata (r2r_get_document's path); and RAG's search settings filters restrict
+// its sources as search's do, so a view that shadows a path with the member's own version
+// never cites the team's version of it.
+func (s *suite) memberView(t *testing.T, owner, member, outsider *r2r.Client, teamID string) {
+	ctx := t.Context()
+	_, err := outsider.GetCollection(ctx, teamID)
+	wantMessage(t, wantStatus(t, err, http.StatusForbidden, r2r.ErrForbidden), "You do not have access to this collection.")
+
+	path := "docs/runbooks/quasar-" + s.sfx + ".md"
+	put := func(c *r2r.Client, col, layer, text string) string {
+		t.Helper()
+		id := uuid.NewString()
+		s.cleanupDocument(id)
+		if _, err := c.CreateDocument(ctx, r2r.DocumentCreate{RawText: text, ID: id, CollectionIDs: []string{col}, IngestionMode: "fast",
+			Metadata: map[string]any{"title": path, "source_path": path, "layer": layer}}); err != nil {
+			t.Fatal(err)
+		}
+		s.waitIngestedAs(t, c, id)
+		return id
+	}
+	private, err := member.CreateCollection(ctx, "private-"+teamID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.cleanupCollection(private.ID)
+	teamDoc := put(owner, teamID, "team", "When the quasar backlog grows, raise the drain workers to fourteen.")
+	ownDoc := put(member, private.ID, "private", "When the quasar backlog grows, raise the drain workers to twenty-two.")
+
+	p, err := member.ListCollectionDocuments(ctx, teamID, r2r.ListParams{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, d := range p.Items {
+		found = found || (d.ID == teamDoc && d.Metadata["source_path"] == path)
+	}
+	if !found {
+		t.Errorf("a member's listing of the team collection lacks the owner's document %s with its source_path", teamDoc)
+	}
+
+	yes, limit, temp, maxTokens := true, 10, 0.1, 128
+	res, err := member.RAG(ctx, r2r.RAGRequest{Query: "How many drain workers when the quasar backlog grows?", SearchMode: r2r.SearchModeCustom,
+		SearchSettings: &r2r.SearchSettings{UseSemanticSearch: &yes, Limit: &limit,
+			Filters: r2r.ViewFilters(r2r.View{Team: teamID, Private: private.ID, Shadow: []string{path}}, nil)},
+		RAGGenerationConfig: &r2r.GenerationConfig{Model: s.tg.ragModel, Temperature: &temp, MaxTokensToSample: &maxTokens}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []string
+	for _, h := range res.SearchResults.ChunkSearchResults {
+		docs = append(docs, h.DocumentID)
+	}
+	if !slices.Contains(docs, ownDoc) || slices.Contains(docs, teamDoc) {
+		t.Errorf("RAG in the member's view drew on %v; want their own version %s and not the team's %s", docs, ownDoc, teamDoc)
+	}
 }

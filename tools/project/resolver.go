@@ -229,6 +229,24 @@ func (p *Resolver) Project(ctx context.Context) (Project, error) {
 		}
 	}
 	root, inGit := p.projectRoot(start)
+	return p.projectAt(root, inGit)
+}
+
+// RepositoryIn is the project of the git repository holding dir, when its root is inside
+// within (serve --http syncs a repository under an --allow-dir root as a local sync would:
+// its own name, its .r2r-mcp.json, paths relative to it); ok is false when dir is in no
+// repository inside within.
+func (p *Resolver) RepositoryIn(within, dir string) (pr Project, ok bool, err error) {
+	root, inGit := gitRoot(dir)
+	if !inGit || !confine.Within(within, root) || tooWide(root) {
+		return Project{}, false, nil
+	}
+	pr, err = p.projectAt(root, true)
+	return pr, err == nil, err
+}
+
+// projectAt is the project rooted at root, with its .r2r-mcp.json.
+func (p *Resolver) projectAt(root string, inGit bool) (Project, error) {
 	pr := Project{Name: projectName(root, inGit), Root: root}
 	pr.CollectionName = CollectionPrefix + pr.Name
 

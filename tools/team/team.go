@@ -249,3 +249,29 @@ func JoinAdvice(t *Team) string {
 // teamID: each member's own (R2R resolves names per owner), holding their versions of files
 // that differ from the team's.
 func PrivateCollectionName(teamID string) string { return "private-" + teamID }
+
+// Standing says in one sentence which team collection t is, who owns it and what the
+// caller is in it: the line status, doctor and r2r_status show.
+func (t *Team) Standing() string {
+	name := cmp.Or(t.Name, "(its name is not visible to you)")
+	owner := cmp.Or((Member{ID: t.OwnerID, Email: t.OwnerEmail}).Label(), "unknown to you")
+	role := map[Access]string{AccessOwner: "its owner", AccessMember: "a member"}[t.Access]
+	if role == "" {
+		role = "not a member"
+	}
+	return fmt.Sprintf("team collection %s (id %s), owner %s; you (%s) are %s", name, t.CollectionID, owner, t.Me.Label(), role)
+}
+
+// Warnings are what the caller should know of t: each visible collection of the same name
+// owned by someone else, and JoinAdvice for a non-member.
+func (t *Team) Warnings() []string {
+	var out []string
+	for _, s := range t.SameName {
+		out = append(out, fmt.Sprintf("Another collection named %q (%s, owner %s) is visible to you; r2r-mcp uses %s, the one .r2r-mcp.json names.",
+			t.Name, s.ID, s.OwnerID, t.CollectionID))
+	}
+	if t.Access == AccessNone {
+		out = append(out, JoinAdvice(t))
+	}
+	return out
+}
