@@ -223,6 +223,22 @@ func firstFor(hits []map[string]any, path string) (map[string]any, int) {
 	return first, n
 }
 
+// duplicatePaths returns the paths that more than one hit is a version of.
+func duplicatePaths(hits []map[string]any) []string {
+	seen := map[string]int{}
+	var dup []string
+	for _, h := range hits {
+		title, _ := h["title"].(string)
+		for _, label := range []string{" (team's version", " (your working copy)"} {
+			title, _, _ = strings.Cut(title, label)
+		}
+		if seen[title]++; seen[title] == 2 {
+			dup = append(dup, title)
+		}
+	}
+	return dup
+}
+
 func hitText(h map[string]any) string {
 	b, _ := json.Marshal(h)
 	return string(b)
@@ -275,6 +291,9 @@ func teamFlow(t *testing.T, be teamBackend) {
 	query := "how many drain workers for the quasar backlog"
 	for who, want := range map[string]string{"bob": "22", "ann": "14", "cat": "14"} {
 		hits := w.search(who, query)
+		if dup := duplicatePaths(hits); len(dup) > 0 {
+			t.Errorf("%s's top 10 holds two versions of %v", who, dup)
+		}
 		h, n := firstFor(hits, "docs/runbooks/quasar-queue.md")
 		if h == nil || n != 1 || !strings.Contains(hitText(h), "drain workers to "+want) {
 			t.Fatalf("%s's search: %d hits of the runbook, first %s; want one, saying %s", who, n, hitText(h), want)
@@ -298,12 +317,23 @@ func teamFlow(t *testing.T, be teamBackend) {
 	}
 	w.run("bob", "sync")
 	for _, who := range []string{"ann", "bob", "cat"} {
-		h, n := firstFor(w.search(who, query), "docs/runbooks/quasar-queue.md")
+		hits := w.search(who, query)
+		if dup := duplicatePaths(hits); len(dup) > 0 {
+			t.Errorf("after the merge %s's top 10 holds two versions of %v", who, dup)
+		}
+		h, n := firstFor(hits, "docs/runbooks/quasar-queue.md")
 		if h == nil || n != 1 || !strings.Contains(hitText(h), "drain workers to 22") {
 			t.Fatalf("after the merge, %s's search: %d hits of the runbook, first %s; want one saying 22", who, n, hitText(h))
 		}
 	}
 	if n := w.collectionDocs("ann", teamID); n != files {
 		t.Fatalf("after the merge the team collection holds %d documents for %d files", n, files)
+	}
+	// Bob's uncommitted edit is still his alone.
+	for who, want := range map[string]string{"bob": "90 minutes", "ann": "45 minutes", "cat": "45 minutes"} {
+		h, n := firstFor(w.search(who, "how long does the nebula cache keep entries"), "docs/runbooks/nebula-cache.md")
+		if h == nil || n != 1 || !strings.Contains(hitText(h), want) {
+			t.Fatalf("%s's nebula search: %d hits, first %s; want one saying %s", who, n, hitText(h), want)
+		}
 	}
 }
