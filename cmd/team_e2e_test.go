@@ -15,6 +15,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 	"github.com/r2r-mcp/r2r-mcp/server/servertest"
 )
 
@@ -185,8 +186,8 @@ func (w *teamWorld) search(who, query string) []map[string]any {
 	return hits
 }
 
-// collectionDocs counts the documents of a collection, as its owner sees them.
-func (w *teamWorld) collectionDocs(who, id string) int {
+// clientAs is an R2R client acting as who.
+func (w *teamWorld) clientAs(who string) *r2r.Client {
 	w.t.Helper()
 	ctx := context.Background()
 	anon, err := r2r.New(r2r.Options{BaseURL: w.url})
@@ -201,7 +202,13 @@ func (w *teamWorld) collectionDocs(who, id string) int {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	p, err := c.ListCollectionDocuments(ctx, id, r2r.ListParams{Limit: 1000})
+	return c
+}
+
+// collectionDocs counts the documents of a collection, as who sees them.
+func (w *teamWorld) collectionDocs(who, id string) int {
+	w.t.Helper()
+	p, err := w.clientAs(who).ListCollectionDocuments(context.Background(), id, r2r.ListParams{Limit: 1000})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -278,33 +285,26 @@ func teamFlow(t *testing.T, be teamBackend) {
 		t.Fatalf("after three teammates synced one commit the team collection holds %d documents for %d files", n, files)
 	}
 
-	// Bob edits the runbook on a branch (committed) and the cache doc (uncommitted).
+	// Bob changes five facts: three committed on a branch, two not committed.
 	bob := w.mates["bob"]
 	git(t, bob.clone, "checkout", "-q", "-b", "drain")
-	writeRepoFile(t, bob.clone, "docs/runbooks/quasar-queue.md", "# Quasar queue\n\nWhen the quasar backlog grows, raise the drain workers to 22.\n")
-	git(t, bob.clone, "commit", "-q", "-am", "more drain workers")
-	writeRepoFile(t, bob.clone, "docs/runbooks/nebula-cache.md", "# Nebula cache\n\nThe nebula cache keeps entries for 90 minutes.\n")
+	for _, f := range teamFacts {
+		writeRepoFile(t, bob.clone, f.path, strings.Replace(teamRepo[f.path], f.old, f.new, 1))
+		if f.committed {
+			git(t, bob.clone, "commit", "-q", "-am", "change "+f.path)
+		}
+	}
 	w.run("bob", "sync")
 	if n := w.collectionDocs("ann", teamID); n != files {
 		t.Fatalf("bob's branch sync changed the team collection: %d documents", n)
 	}
-	query := "how many drain workers for the quasar backlog"
-	for who, want := range map[string]string{"bob": "22", "ann": "14", "cat": "14"} {
-		hits := w.search(who, query)
-		if dup := duplicatePaths(hits); len(dup) > 0 {
-			t.Errorf("%s's top 10 holds two versions of %v", who, dup)
+	// Until the merge: bob's values first for bob, the team's for the others.
+	w.checkFacts(func(who string, f teamFact) string {
+		if who == "bob" {
+			return f.new
 		}
-		h, n := firstFor(hits, "docs/runbooks/quasar-queue.md")
-		if h == nil || n != 1 || !strings.Contains(hitText(h), "drain workers to "+want) {
-			t.Fatalf("%s's search: %d hits of the runbook, first %s; want one, saying %s", who, n, hitText(h), want)
-		}
-		if who == "bob" && !strings.Contains(h["title"].(string), "your working copy") {
-			t.Errorf("bob's hit does not say it is his working copy: %q", h["title"])
-		}
-		if who != "bob" && !strings.Contains(h["title"].(string), "team's version") {
-			t.Errorf("%s's hit does not say it is the team's version: %q", who, h["title"])
-		}
-	}
+		return f.old
+	})
 
 	// The branch is merged; ann fetches (without pulling) and syncs; cat does nothing.
 	git(t, bob.clone, "push", "-q", "origin", "drain:main")
@@ -316,24 +316,80 @@ func teamFlow(t *testing.T, be teamBackend) {
 		t.Errorf("cat's sync behind the team's ref does not say so:\n%s", cat.Stdout)
 	}
 	w.run("bob", "sync")
-	for _, who := range []string{"ann", "bob", "cat"} {
-		hits := w.search(who, query)
-		if dup := duplicatePaths(hits); len(dup) > 0 {
-			t.Errorf("after the merge %s's top 10 holds two versions of %v", who, dup)
-		}
-		h, n := firstFor(hits, "docs/runbooks/quasar-queue.md")
-		if h == nil || n != 1 || !strings.Contains(hitText(h), "drain workers to 22") {
-			t.Fatalf("after the merge, %s's search: %d hits of the runbook, first %s; want one saying 22", who, n, hitText(h))
-		}
-	}
 	if n := w.collectionDocs("ann", teamID); n != files {
 		t.Fatalf("after the merge the team collection holds %d documents for %d files", n, files)
 	}
-	// Bob's uncommitted edit is still his alone.
-	for who, want := range map[string]string{"bob": "90 minutes", "ann": "45 minutes", "cat": "45 minutes"} {
-		h, n := firstFor(w.search(who, "how long does the nebula cache keep entries"), "docs/runbooks/nebula-cache.md")
-		if h == nil || n != 1 || !strings.Contains(hitText(h), want) {
-			t.Fatalf("%s's nebula search: %d hits, first %s; want one saying %s", who, n, hitText(h), want)
+	// After the merge: the committed values first for everyone; bob's uncommitted ones his alone.
+	w.checkFacts(func(who string, f teamFact) string {
+		if f.committed || who == "bob" {
+			return f.new
 		}
+		return f.old
+	})
+
+	// Offboarding: a copy cat wrote into the team collection outside the team's version (as
+	// an older r2r-mcp did) shows beside it until ann removes cat and cleans up.
+	w.writeAs("cat", teamID, "docs/runbooks/quasar-queue.md", "When the quasar backlog grows, raise the drain workers to 14.")
+	if _, n := firstFor(w.search("ann", teamFacts[0].query), "docs/runbooks/quasar-queue.md"); n != 2 {
+		t.Fatalf("cat's stray copy is not found beside the team's version (%d hits of the runbook)", n)
+	}
+	w.run("ann", "team", "remove", w.mates["cat"].id)
+	w.run("ann", "team", "cleanup")
+	w.checkFacts(func(who string, f teamFact) string {
+		if f.committed || who == "bob" {
+			return f.new
+		}
+		return f.old
+	}, "ann", "bob")
+}
+
+// teamFact is one fact of teamRepo that bob changes, and a question that finds it.
+type teamFact struct {
+	path, old, new, query string
+	committed             bool
+}
+
+var teamFacts = []teamFact{
+	{"docs/runbooks/quasar-queue.md", "drain workers to 14", "drain workers to 22", "how many drain workers for the quasar backlog", true},
+	{"docs/onboarding.md", "for two weeks", "for three weeks", "how long do new engineers pair with the pulsar rotation", true},
+	{"src/limits.go", "MaxComets = 31", "MaxComets = 44", "MaxComets how many comets one orbit holds", true},
+	{"docs/runbooks/nebula-cache.md", "for 45 minutes", "for 90 minutes", "how long does the nebula cache keep entries", false},
+	{"src/orbit.py", "ORBIT_PERIOD_DAYS = 83", "ORBIT_PERIOD_DAYS = 91", "ORBIT_PERIOD_DAYS orbit period in days", false},
+}
+
+// checkFacts searches each fact as each teammate (or those named) and wants the value
+// want gives first among the fact's file, one version of it, and no path twice in the top 10.
+func (w *teamWorld) checkFacts(want func(who string, f teamFact) string, who ...string) {
+	w.t.Helper()
+	if len(who) == 0 {
+		who = []string{"ann", "bob", "cat"}
+	}
+	for _, name := range who {
+		for _, f := range teamFacts {
+			hits := w.search(name, f.query)
+			if dup := duplicatePaths(hits); len(dup) > 0 {
+				w.t.Errorf("%s, %q: the top 10 holds two versions of %v", name, f.query, dup)
+			}
+			h, n := firstFor(hits, f.path)
+			if h == nil || n != 1 || !strings.Contains(hitText(h), want(name, f)) {
+				w.t.Errorf("%s, %q: %d hits of %s, first %s; want one saying %q", name, f.query, n, f.path, hitText(h), want(name, f))
+			}
+		}
+	}
+}
+
+// writeAs writes a document of path into collection as who, straight through R2R, as an
+// older r2r-mcp (or another client) would.
+func (w *teamWorld) writeAs(who, collection, path, text string) {
+	w.t.Helper()
+	c, ctx := w.clientAs(who), context.Background()
+	res, err := c.CreateDocument(ctx, r2r.DocumentCreate{RawText: text, CollectionIDs: []string{collection},
+		Metadata: map[string]any{"title": path, "source_path": path, "source": "r2r-mcp"}, IngestionMode: "fast"})
+	if err != nil {
+		w.t.Fatalf("%s writes %s: %v", who, path, err)
+	}
+	// R2R files the document in the collection once it is ingested.
+	if doc, err := kbsync.WaitIngested(ctx, c, res.DocumentID, time.Minute, 0, nil); err != nil || doc == nil || doc.IngestionStatus != r2r.IngestionSuccess {
+		w.t.Fatalf("%s's document of %s was not ingested: %+v %v", who, path, doc, err)
 	}
 }
