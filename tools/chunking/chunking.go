@@ -44,9 +44,11 @@ var textExt = map[string]bool{".md": true, ".markdown": true, ".mdx": true, ".tx
 
 // For is the chunks r2r-mcp sends for a file instead of its bytes: nil unless it is UTF-8
 // text that R2R would read as text anyway (Markdown, plain text, or a type R2R has no parser
-// for, which r2r-mcp sends as text: asText).
+// for, which r2r-mcp sends as text: asText) or source code, which R2R 3.6.6's .py/.js/.ts
+// parsers reduce to an outline without function bodies.
 func For(file string, data []byte, asText bool) []string {
-	if !asText && !textExt[strings.ToLower(path.Ext(file))] || !utf8.Valid(data) {
+	ext := strings.ToLower(path.Ext(file))
+	if !asText && !textExt[ext] && !codeExt[ext] || !utf8.Valid(data) {
 		return nil
 	}
 	return Split(file, string(data))
@@ -58,6 +60,7 @@ type block struct {
 	path    []string // headings above it
 	heading bool     // the block is the heading that starts a section
 	decl    bool     // a code declaration starts here
+	own     bool     // with decl: the declaration shares its chunk with no other declaration
 }
 
 // Split cuts a file's text into chunks, each beginning with its context line; nil for
@@ -71,6 +74,10 @@ func Split(file, text string) []string {
 	switch strings.ToLower(path.Ext(file)) {
 	case ".md", ".markdown", ".mdx", ".rst":
 		blocks = markdownBlocks(text)
+	case ".go":
+		if blocks = goBlocks(text); blocks == nil {
+			blocks = codeBlocks(text)
+		}
 	default:
 		if codeExt[strings.ToLower(path.Ext(file))] {
 			blocks = codeBlocks(text)
@@ -115,7 +122,7 @@ func pack(file string, blocks []block) []string {
 	for _, b := range blocks {
 		room := Target - utf8.RuneCountInString(contextLine(file, b.path)) - maxPartChars - 1
 		size := utf8.RuneCountInString(b.text)
-		if len(cur) > 0 && ((b.heading || b.decl) && n >= minChunk || n+2+size > room) {
+		if len(cur) > 0 && ((b.heading || b.decl) && (n >= minChunk || b.own) || n+2+size > room) {
 			flush()
 		}
 		switch {
