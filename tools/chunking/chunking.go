@@ -60,7 +60,6 @@ type block struct {
 	path    []string // headings above it
 	heading bool     // the block is the heading that starts a section
 	decl    bool     // a code declaration starts here
-	own     bool     // with decl: the declaration shares its chunk with no other declaration
 }
 
 // Split cuts a file's text into chunks, each beginning with its context line; nil for
@@ -122,7 +121,7 @@ func pack(file string, blocks []block) []string {
 	for _, b := range blocks {
 		room := Target - utf8.RuneCountInString(contextLine(file, b.path)) - maxPartChars - 1
 		size := utf8.RuneCountInString(b.text)
-		if len(cur) > 0 && ((b.heading || b.decl) && (n >= minChunk || b.own) || n+2+size > room) {
+		if len(cur) > 0 && ((b.heading || b.decl) && n >= minChunk || n+2+size > room) {
 			flush()
 		}
 		switch {

@@ -13,8 +13,10 @@ const maxSignature = 120
 // goBlocks cuts Go source with go/parser: one block per top-level declaration (function,
 // method, type, const or var group) with its doc comment, whose path names the receiver type
 // and the signature, so a chunk found alone says which function it is; what lies between
-// declarations (package clause, imports, loose comments) is cut into paragraphs. nil when the
-// file does not parse (codeBlocks then cuts it at blank lines).
+// declarations (package clause, imports, loose comments) is cut into paragraphs. pack starts
+// a chunk at each declaration once the chunk holds minChunk characters, so small ones share
+// a chunk under what their paths share. nil when the file does not parse (codeBlocks then
+// cuts it at blank lines).
 func goBlocks(text string) []block {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", text, parser.ParseComments|parser.SkipObjectResolution)
@@ -35,7 +37,7 @@ func goBlocks(text string) []block {
 		}
 		blocks = append(blocks, paragraphs(text[prev:from], nil)...)
 		if body := strings.TrimSpace(text[from:to]); body != "" {
-			blocks = append(blocks, block{text: body, path: declPath(d, text, tf), decl: true, own: true})
+			blocks = append(blocks, block{text: body, path: declPath(d, text, tf), decl: true})
 		}
 		prev = to
 	}
@@ -81,7 +83,11 @@ func declPath(d ast.Decl, text string, tf *token.File) []string {
 		if len(names) == 0 {
 			return nil
 		}
-		return []string{signature(d.Tok.String() + " " + strings.Join(names, ", "))}
+		sig := signature(d.Tok.String() + " " + strings.Join(names, ", "))
+		if d.Tok == token.TYPE && len(names) == 1 {
+			return []string{names[0], sig} // its methods' chunks are under it too
+		}
+		return []string{sig}
 	}
 	return nil
 }

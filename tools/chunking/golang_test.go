@@ -37,13 +37,18 @@ func (t *throttler[T]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 `
 
-// Go files are cut by go/parser at declarations: each declaration with its doc comment, and
-// a context line naming the receiver type and the signature.
+// Go files are cut by go/parser at declarations, each with its doc comment: a declaration
+// that fills a chunk has it alone, under a context line naming the receiver type and the
+// signature; small ones share a chunk under what their paths share (a type and its methods:
+// the type).
 func TestSplitGoDeclarations(t *testing.T) {
-	chunks := Split("mw/throttle.go", goSource)
+	big := "\n// Big fills a chunk of its own.\nfunc Big(n int) (int, error) {\n" + strings.Repeat("\tn++ // count once more\n", 20) + "\treturn n, nil\n}\n"
+	chunks := Split("mw/throttle.go", goSource+big)
 	for _, tc := range []struct{ context, holds string }{
-		{"§ mw/throttle.go › func Throttle(limit int) func(http.Handler) http.Handler ¶", `panic("chi/middleware: Throttle expects limit > 0")`},
-		{"§ mw/throttle.go › throttler › func (t *throttler[T]) ServeHTTP(w http.ResponseWriter, r *http.Request) ¶", "// ServeHTTP serves one request"},
+		{"§ mw/throttle.go", `panic("chi/middleware: Throttle expects limit > 0")`},
+		{"§ mw/throttle.go › throttler ¶", "// ServeHTTP serves one request"},
+		{"§ mw/throttle.go › throttler ¶", "type throttler struct"},
+		{"§ mw/throttle.go › func Big(n int) (int, error) ¶", "// Big fills a chunk of its own."},
 	} {
 		found := false
 		for _, c := range chunks {
