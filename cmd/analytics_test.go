@@ -122,7 +122,11 @@ func TestServeNoAnalytics(t *testing.T) {
 			var got *bool
 			deps := Deps{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}},
 				Getenv: func(k string) string { return env[k] }}
-			c := newServeCmd(deps, func(_ context.Context, cfg server.Config) error { off := cfg.Options.NoAnalytics; got = &off; return nil })
+			c := newServeCmd(deps, func(_ context.Context, cfg server.Config) error {
+				off := cfg.Options.NoAnalytics
+				got = &off
+				return nil
+			})
 			c.SetArgs(append([]string{"--project-dir", t.TempDir()}, tt.args...))
 			c.SetOut(&bytes.Buffer{})
 			c.SetErr(&bytes.Buffer{})
