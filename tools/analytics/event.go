@@ -40,7 +40,7 @@ type Event struct {
 	Time  time.Time `json:"t"`
 	Kind  string    `json:"k"`           // search, rag or recall
 	Query string    `json:"q,omitempty"` // normalised, secret-scanned
-	Hits  int       `json:"n"`           // documents found (rag: sources; recall: memories)
+	Hits  int       `json:"n"`           // documents found (rag: sources; recall: memories), or HitsUnknown
 	// Weak: something was found but nothing that answers well (a RAG answer citing none
 	// of its sources, a semantic search whose best score is below WeakScore).
 	Weak   bool  `json:"w,omitempty"`
