@@ -127,11 +127,13 @@ r2r-real-down:
 ## test-real: conformance suite, end-to-end tests and R2R's JS SDK against the real R2R (started and stopped if not up).
 test-real:
 	@GO=$(GO) $(R2R_REAL_DIR)/test.sh
-## bench-quality: the retrieval-quality benchmark (testdata/quality): every question on the
-## emulator and on the real R2R; tables on stdout, per-question JSON in testdata/quality/out.
+## bench-quality: the retrieval-quality benchmarks (testdata/quality): the prose set and the repository set
+## (testdata/quality/repo), every question on the emulator and on the real R2R; tables on stdout,
+## per-question JSON in testdata/quality/out.
 bench-quality:
 	$(GO) test -count=1 ./testdata/quality/
 	@testdata/quality/run.sh full
+	@testdata/quality/run.sh repo
 ## bench-quality-ci: the click/docs/ subset (37 files, 18 questions) on both backends, failing only below a sanity floor. CI runs it.
 bench-quality-ci:
 	$(GO) test -count=1 ./testdata/quality/

@@ -116,6 +116,7 @@ Run "r2r-mcp login" once, then add "r2r-mcp serve" to your MCP client:
 		newIndexCmd(deps, nil),
 		newTeamCmd(deps, nil),
 		newMemoryCmd(deps, nil),
+		newAnalyticsCmd(deps, nil),
 		newInstallCmd(deps, nil),
 		newCompletionCmd(deps, nil),
 		newVersionCmd(deps, nil),

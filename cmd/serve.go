@@ -14,6 +14,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/server"
 	"github.com/r2r-mcp/r2r-mcp/server/knob"
+	"github.com/r2r-mcp/r2r-mcp/tools/analytics"
 )
 
 type serveOptions struct {
@@ -78,6 +79,9 @@ variable over the default, and an invalid value stops serve with an error naming
 		"directories separated by "+string(filepath.ListSeparator)+")")
 	for _, k := range knobs {
 		f.Var(k.Value(), k.Name, k.Usage())
+		if k.Value().Type() == "bool" {
+			f.Lookup(k.Name).NoOptDefVal = "true" // --no-analytics alone turns it on
+		}
 	}
 	return c
 }
@@ -194,6 +198,8 @@ func serveConfig(ctx context.Context, deps Deps, opts *serveOptions, logger *slo
 		Settings:    settings,
 		HTTPClient:  opts.Env.HTTPClient,
 		AllowDirs:   allow,
+		// No cache directory: nothing kept, as with --no-analytics.
+		AnalyticsDir: analyticsDir(),
 
 		Options: opts.Options,
 	}, nil
@@ -233,4 +239,14 @@ func allowDirs(dirs []string, from string) ([]string, error) {
 		out = append(out, abs)
 	}
 	return out, nil
+}
+
+// analyticsDir is where serve keeps the user's analytics; "" (none kept) without a user
+// cache directory.
+func analyticsDir() string {
+	d, err := analytics.DefaultDir()
+	if err != nil {
+		return ""
+	}
+	return d
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/server/httpserve"
 	"github.com/r2r-mcp/r2r-mcp/server/knob"
 	"github.com/r2r-mcp/r2r-mcp/server/metrics"
+	"github.com/r2r-mcp/r2r-mcp/tools/analytics"
 )
 
 // checkHTTP validates the --http settings against the rest of serve's configuration: a
@@ -73,6 +74,11 @@ func runHTTP(ctx context.Context, cfg server.Config, logger *slog.Logger) error 
 			hopts.Cache = store.Cache(base.Cache)
 		}
 		hopts.SharedLimits, hopts.History, hopts.SyncJobs = store, store, store
+		if !cfg.Options.NoAnalytics {
+			rec := analytics.NewRecorder(&analytics.TeamStore{List: store}, logger.With("component", "analytics"))
+			defer rec.Close(context.Background())
+			hopts.Analytics = rec
+		}
 		hopts.Ready = map[string]func(context.Context) error{"redis": store.Ping}
 	}
 	h, err := httpserve.New(base, hopts)

@@ -215,7 +215,7 @@ func exerciseAll(ctx context.Context, t *testing.T, s session, project string) {
 	if err != nil {
 		t.Fatalf("resources/list: %v", err)
 	}
-	for _, want := range []string{"r2r://current-project/context", "r2r://search/history"} {
+	for _, want := range []string{"r2r://current-project/context", "r2r://search/history", "r2r://analytics"} {
 		if !slices.Contains(resources, want) {
 			t.Errorf("resources/list = %v lacks %s", resources, want)
 		}

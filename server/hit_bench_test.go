@@ -12,8 +12,14 @@ import (
 )
 
 // BenchmarkSearchHitInProcess measures one cache-hit r2r_search as the server handles a
-// JSON-RPC line (validation, middleware, handler, encoding), without a transport.
+// JSON-RPC line (validation, middleware, handler, encoding), without a transport; with
+// analytics kept (as serve does) and off.
 func BenchmarkSearchHitInProcess(b *testing.B) {
+	b.Run("analytics", func(b *testing.B) { benchSearchHit(b, b.TempDir()) })
+	b.Run("no-analytics", func(b *testing.B) { benchSearchHit(b, "") })
+}
+
+func benchSearchHit(b *testing.B, analyticsDir string) {
 	emu := r2rtest.NewServer(b, r2rtest.Options{})
 	if err := emu.SeedInto(r2rtest.AdminEmail, filepath.Join("..", "testdata", "docs"), "claude-code-proj"); err != nil {
 		b.Fatal(err)
@@ -22,7 +28,7 @@ func BenchmarkSearchHitInProcess(b *testing.B) {
 	if err := mkdirAll(filepath.Join(dir, ".git")); err != nil {
 		b.Fatal(err)
 	}
-	s, err := New(Config{R2RURL: emu.URL, WorkDir: dir, ConfigDir: b.TempDir(), Options: DefaultOptions()}, nil)
+	s, err := New(Config{R2RURL: emu.URL, WorkDir: dir, ConfigDir: b.TempDir(), AnalyticsDir: analyticsDir, Options: DefaultOptions()}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -31,6 +31,10 @@ type Options struct {
 	// making r2r-mcp hold a message of any size in memory.
 	MaxRequestBytes int64 `knob:"max-request-bytes" unit:"bytes" default:"4MiB" min:"64KiB" max:"1GiB" help:"largest JSON-RPC message read from the client, e.g. 4MiB; a larger one gets a JSON-RPC error and the server keeps serving"`
 
+	// NoAnalytics turns off the record of searches, RAG questions and recalls that
+	// r2r-mcp analytics and the r2r://analytics resource report.
+	NoAnalytics bool `knob:"no-analytics" default:"false" help:"keep no analytics: the queries, hit counts and documents of searches, RAG questions and recalls that r2r-mcp analytics reports (see Analytics)"`
+
 	// HTTP are the settings of serve --http.
 	HTTP HTTPOptions
 }

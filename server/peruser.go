@@ -6,6 +6,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/analytics"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
@@ -23,6 +24,9 @@ type UserOptions struct {
 	History tools.HistoryStore
 	// SyncJobs keeps the state of sync jobs across replicas; nil = this process's memory.
 	SyncJobs tools.SyncJobStore
+	// Analytics records the team's analytics across replicas; nil = the server's own
+	// recorder (a file on this host, or none when analytics are off).
+	Analytics *analytics.Recorder
 }
 
 // ForCredentials returns a server whose tools act as creds. It shares s's R2R connections,
@@ -52,6 +56,10 @@ func (s *Server) ForCredentials(creds r2r.Credentials, o UserOptions) (*Server, 
 		BreakerState: base.BreakerState,
 		SharedLimits: o.SharedLimits,
 		SyncJobs:     o.SyncJobs,
+		Analytics:    base.Analytics,
+	}
+	if o.Analytics != nil && !s.cfg.Options.NoAnalytics {
+		deps.Analytics = o.Analytics
 	}
 	if o.Cache != nil {
 		deps.Cache = o.Cache

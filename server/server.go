@@ -35,6 +35,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/server/knob"
 	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/analytics"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
@@ -101,6 +102,10 @@ type Config struct {
 	// server and of each copy ForCredentials builds; chain.go places them.
 	Tracing Observer
 	Metrics Observer
+
+	// AnalyticsDir keeps the analytics of the user's projects (analytics.FileStore); "" =
+	// none kept, as with Options.NoAnalytics. serve sets analytics.DefaultDir().
+	AnalyticsDir string
 
 	// Options are the tunable settings (cache, retries, breaker, rate limits, deadlines).
 	Options Options
@@ -192,6 +197,20 @@ func (s *Server) Tools() []tools.Tool { return s.tools() }
 // Close releases the cache. The server must not be used afterwards.
 func (s *Server) Close() {
 	s.Cache.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), analyticsCloseWait)
+	defer cancel()
+	s.Deps.Analytics.Close(ctx)
+}
+
+// analyticsCloseWait bounds how long Close waits for queued analytics to be written.
+const analyticsCloseWait = time.Second
+
+// newAnalytics is the recorder cfg asks for: nil when analytics are off.
+func newAnalytics(cfg Config, logger *slog.Logger) *analytics.Recorder {
+	if cfg.Options.NoAnalytics || cfg.AnalyticsDir == "" {
+		return nil
+	}
+	return analytics.NewRecorder(&analytics.FileStore{Dir: cfg.AnalyticsDir}, logger.With("component", "analytics"))
 }
 
 // New builds the MCP server for cfg without starting it. It does no network I/O.
@@ -317,6 +336,7 @@ func newDeps(cfg Config, c clients, projects *project.Resolver, logger *slog.Log
 		Client:       c.tools,
 		Projects:     projects,
 		History:      tools.NewSearchHistory(0),
+		Analytics:    newAnalytics(cfg, logger),
 		Logger:       logger.With("component", "tools"),
 		HealthClient: c.health,
 		BreakerState: c.breaker.State,

@@ -128,6 +128,7 @@ func recallTool(d *Deps) Tool {
 		for _, m := range ms {
 			d.shown.remember(m.ID)
 		}
+		d.recordRecall(ctx, s, ms)
 		o = recallIndex(ms, stale, d.now(), p, more)
 		return result(recallText(o, p, s), o), nil
 	})}

@@ -148,6 +148,7 @@ func ragQueryTool(d *Deps) Tool {
 		for _, src := range ans.Out.Sources {
 			d.shown.remember(src.DocumentID)
 		}
+		d.recordRAG(ctx, s, ans.Out, q.IncludeSources, cached)
 		res := served(ans, cached)
 		// The answer may legitimately be long when max_tokens is large: allow for it.
 		res.Content = []mcp.Content{mcp.NewTextContent(capText(ans.text(cached), max(MaxTextBytes, ragCharsPerToken*q.MaxTokens+8<<10)))}

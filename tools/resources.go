@@ -18,6 +18,7 @@ import (
 const (
 	ProjectContextURI   = "r2r://current-project/context"
 	SearchHistoryURI    = "r2r://search/history"
+	AnalyticsURI        = "r2r://analytics"
 	DocumentTemplateURI = "r2r://documents/{document_id}"
 	documentURIPrefix   = "r2r://documents/"
 )
@@ -68,6 +69,18 @@ func Resources(deps *Deps) []server.ServerResource {
 					return nil, err
 				}
 				return jsonContents(req.Params.URI, SearchHistoryContent{Project: name, Searches: deps.History.Recent(key)})
+			}),
+		},
+		{
+			Resource: mcp.NewResource(AnalyticsURI, "What the knowledge base could not answer",
+				mcp.WithResourceDescription("This project's searches and RAG questions of the last 30 days: the ones that found nothing or only weak hits (documentation gaps) with how often each was asked, cache hit rate, the documents most often returned, memories recalled by kind."),
+				mcp.WithMIMEType("application/json")),
+			Handler: guardResource(deps, func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+				r, err := deps.analyticsReport(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return jsonContents(req.Params.URI, r)
 			}),
 		},
 	}

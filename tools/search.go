@@ -69,6 +69,7 @@ type SearchOutput struct {
 	Note           string      `json:"note,omitempty"`
 
 	filterFields []string // fields the caller's filters test, for the advice when nothing matched
+	topScore     float64  // R2R's score of the best hit (0 = not known: read from the shared cache)
 }
 
 var searchHitSchema = objectSchema(map[string]any{
@@ -179,6 +180,7 @@ func searchTool(d *Deps) Tool {
 		for _, h := range ans.Out.Results {
 			d.shown.remember(h.DocumentID)
 		}
+		d.recordSearch(ctx, s, ans.Out, cached)
 		return served(ans, cached), nil
 	})}
 }
@@ -215,6 +217,9 @@ func (d *Deps) runSearch(ctx context.Context, base SearchOutput, s *scope, filte
 		return answer[SearchOutput]{}, false, ctx.Err()
 	}
 	o := base
+	if len(set.Docs) > 0 {
+		o.topScore = set.Docs[0].Score
+	}
 	o.Results = fitHits(&o, set, titles, max(minSearchBudget, base.Limit*searchBytesPerHit), func(h []SearchHit) int {
 		t := o
 		t.Results, t.Count = h, len(h)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/analytics"
 	"github.com/r2r-mcp/r2r-mcp/tools/argcheck"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 	"github.com/r2r-mcp/r2r-mcp/tools/upload"
@@ -129,8 +130,10 @@ type Deps struct {
 	Projects *project.Resolver // project → collection
 	Cache    Cache             // nil = no caching
 	History  *SearchHistory    // last searches per project; nil = none kept
-	Logger   *slog.Logger      // nil = discard
-	Now      func() time.Time  // nil = time.Now
+	// Analytics records what searches, RAG questions and recalls found; nil = off.
+	Analytics *analytics.Recorder
+	Logger    *slog.Logger     // nil = discard
+	Now       func() time.Time // nil = time.Now
 
 	// BreakerState, when set, gives r2r_status the circuit breaker's full state (state,
 	// failures, time until half-open, last transitions).

@@ -29,6 +29,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/server/gateway"
 	"github.com/r2r-mcp/r2r-mcp/server/metrics"
 	"github.com/r2r-mcp/r2r-mcp/tools"
+	"github.com/r2r-mcp/r2r-mcp/tools/analytics"
 )
 
 // Auth modes.
@@ -66,6 +67,9 @@ type Options struct {
 	// History keeps every user's search history across replicas (Redis); nil = each
 	// replica's memory.
 	History tools.HistoryStore
+	// Analytics records the team's analytics across replicas (Redis); nil = the base
+	// server's own recorder.
+	Analytics *analytics.Recorder
 	// SyncJobs keeps every user's sync jobs (progress, result) across replicas (Redis);
 	// nil = each replica's memory.
 	SyncJobs tools.SyncJobStore
@@ -158,7 +162,7 @@ func New(base *server.Server, o Options) (*Handler, error) {
 // and their two front doors.
 func (h *Handler) newUser(creds r2r.Credentials, id string) (*user, error) {
 	srv, err := h.base.ForCredentials(creds, server.UserOptions{Cache: h.opts.Cache, SharedLimits: h.opts.SharedLimits, History: h.opts.History, SyncJobs: h.opts.SyncJobs,
-		Scope: collectionDefault})
+		Analytics: h.opts.Analytics, Scope: collectionDefault})
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,8 @@ func (v *value) Type() string {
 		return "float"
 	case reflect.Slice:
 		return "strings"
+	case reflect.Bool:
+		return "bool"
 	}
 	return "string"
 }
@@ -64,6 +66,8 @@ func (v *value) String() string {
 		return strconv.FormatFloat(v.f.Float(), 'f', -1, 64)
 	case reflect.Slice:
 		return strings.Join(v.f.Interface().([]string), ",")
+	case reflect.Bool:
+		return strconv.FormatBool(v.f.Bool())
 	}
 	return v.f.String()
 }
@@ -147,6 +151,12 @@ func (v *value) parse(s string) error {
 		v.f.SetFloat(f)
 	case reflect.String:
 		v.f.SetString(s)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return errors.New("want true or false")
+		}
+		v.f.SetBool(b)
 	case reflect.Slice:
 		return v.Set(s)
 	default:

@@ -139,6 +139,14 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
+	grep, err := newGrepIndex(c.corpus, files)
+	if err != nil {
+		return err
+	}
+	for i := range recs {
+		g := grep.rank(recs[i].Question.Question, c.limit)
+		recs[i].Grep = GrepMeasure{FileRank: fileRank(g, recs[i].File), Files: g}
+	}
 	s := summarize(c, recs, len(files), corpusBytes(c.corpus, files), syncTime, time.Since(t1))
 	s.NotIngested, s.Refused = notIngested, refused
 	if err := writeReport(c.out, recs, s); err != nil {

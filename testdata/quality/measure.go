@@ -21,12 +21,22 @@ type Record struct {
 	Search ToolMeasure `json:"search"`
 	Raw    RawMeasure  `json:"raw"`
 	RAG    RAGMeasure  `json:"rag"`
+	Grep   GrepMeasure `json:"grep"`
+}
+
+// GrepMeasure is the grep baseline for a question: the files `git grep -i` on its content
+// words ranks first (grepIndex.rank) and the rank of the answering file among them.
+type GrepMeasure struct {
+	FileRank int      `json:"file_rank"`
+	Files    []string `json:"files"`
 }
 
 // ToolMeasure is what r2r_search returned for a question.
 type ToolMeasure struct {
 	// DocRank is the 1-based position of the first result from the answering file; 0 = absent.
-	DocRank          int      `json:"doc_rank"`
+	DocRank int `json:"doc_rank"`
+	// FileRank is the answering file's rank among the distinct files of the results (fileRank).
+	FileRank         int      `json:"file_rank"`
 	AnswerText       bool     `json:"answer_in_text"`
 	AnswerStructured bool     `json:"answer_in_structured"`
 	TextBytes        int      `json:"text_bytes"`
@@ -43,6 +53,7 @@ type RawMeasure struct {
 	DocRank int `json:"doc_rank"`
 	// AnswerRank is the 1-based position of the first chunk holding the answer; 0 = none.
 	AnswerRank   int      `json:"answer_rank"`
+	FileRank     int      `json:"file_rank"`
 	TextBytes    int      `json:"text_bytes"` // the chunks' text, summed
 	Chunks       int      `json:"chunks"`
 	DistinctDocs int      `json:"distinct_docs"`
@@ -134,6 +145,7 @@ func (r *runner) search(ctx context.Context, q Question, phrase string) ToolMeas
 	}
 	m.Results = len(ids)
 	m.Files, m.DocRank, m.DistinctDocs = r.placeFiles(ids, q.File)
+	m.FileRank = fileRank(m.Files, q.File)
 	return m
 }
 
@@ -156,6 +168,7 @@ func (r *runner) raw(ctx context.Context, q Question, phrase string) RawMeasure 
 	}
 	m.Chunks = len(ids)
 	m.Files, m.DocRank, m.DistinctDocs = r.placeFiles(ids, q.File)
+	m.FileRank = fileRank(m.Files, q.File)
 	return m
 }
 

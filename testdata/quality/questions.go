@@ -21,6 +21,9 @@ type Question struct {
 	File     string `json:"file"`
 	Answer   string `json:"answer"`
 	Hard     bool   `json:"hard,omitempty"`
+	// Kind is what the question asks for: identifier (a name, constant, default or message),
+	// conceptual (how or why something works) or howto (how to do something); optional.
+	Kind string `json:"kind,omitempty"`
 }
 
 // plain is the text as the benchmark compares it: HTML entities decoded, lower case, every
@@ -51,6 +54,9 @@ func containsPlain(text, phrase string) bool {
 	return strings.Contains(" "+plain(text)+" ", " "+phrase+" ")
 }
 
+// kinds are the question kinds the report splits by.
+var kinds = []string{"identifier", "conceptual", "howto"}
+
 // loadQuestions reads the question file and checks every question against the corpus: the
 // file exists and holds the answer phrase (after plain); ids are unique. Every problem is
 // reported, not just the first.
@@ -74,6 +80,8 @@ func loadQuestions(path, corpus string) ([]Question, error) {
 			problems = append(problems, fmt.Sprintf("%s: question or file is empty", q.ID))
 		case len(strings.Fields(plain(q.Answer))) < 2:
 			problems = append(problems, fmt.Sprintf("%s: answer phrase %q is shorter than two words", q.ID, q.Answer))
+		case q.Kind != "" && !slices.Contains(kinds, q.Kind):
+			problems = append(problems, fmt.Sprintf("%s: kind %q is not one of %v", q.ID, q.Kind, kinds))
 		case containsPlain(q.Question, plain(q.Answer)):
 			// Results echo the query: the phrase would be "in view" whatever was found.
 			problems = append(problems, fmt.Sprintf("%s: the question holds its own answer phrase", q.ID))

@@ -28,6 +28,9 @@ type Summary struct {
 	Refused []string `json:"refused,omitempty"`
 	All     Figures  `json:"all"`
 	Hard    Figures  `json:"hard"`
+	// Groups are the figures of the questions answered in code and in docs (group) and of
+	// each kind of question, by name; only the groups that have questions.
+	Groups map[string]Figures `json:"groups,omitempty"`
 }
 
 // Figures are the rates (0..1) and medians of a set of questions.
@@ -36,6 +39,16 @@ type Figures struct {
 	Search ToolFigs   `json:"search"`
 	Raw    RawFigs    `json:"raw"`
 	RAG    RAGFigures `json:"rag"`
+	Grep   GrepFigs   `json:"grep"`
+}
+
+// GrepFigs summarise the grep baseline (GrepMeasure).
+type GrepFigs struct {
+	Hit1   float64 `json:"hit1"`
+	Hit3   float64 `json:"hit3"`
+	Hit10  float64 `json:"hit10"`
+	MRR    float64 `json:"mrr"`
+	NDCG10 float64 `json:"ndcg10"`
 }
 
 // ToolFigs summarise r2r_search.
@@ -49,6 +62,10 @@ type ToolFigs struct {
 	StructBytes      float64 `json:"structured_bytes_median"`
 	DistinctDocs     float64 `json:"distinct_docs_median"`
 	Millis           float64 `json:"ms_median"`
+	// AnswerEither: the answer phrase is in the text or in the structured form.
+	AnswerEither float64 `json:"answer_in_either"`
+	MRR          float64 `json:"mrr"`
+	NDCG10       float64 `json:"ndcg10"`
 }
 
 // RawFigs summarise R2R's own search at the same limit and settings.
@@ -61,6 +78,8 @@ type RawFigs struct {
 	TextBytes    float64 `json:"text_bytes_median"`
 	DistinctDocs float64 `json:"distinct_docs_median"`
 	Millis       float64 `json:"ms_median"`
+	MRR          float64 `json:"mrr"`
+	NDCG10       float64 `json:"ndcg10"`
 }
 
 // RAGFigures summarise r2r_rag_query.
@@ -87,6 +106,7 @@ func summarize(c config, recs []Record, files int, bytes int64, syncTime, askTim
 		}
 	}
 	s.All, s.Hard = figures(recs, c.rag), figures(hard, c.rag)
+	s.Groups = groupFigures(recs, c.rag)
 	return s
 }
 
@@ -127,7 +147,26 @@ func figures(recs []Record, rag bool) Figures {
 		DistinctDocs:     med(func(r Record) float64 { return float64(r.Search.DistinctDocs) }),
 		Millis:           med(func(r Record) float64 { return r.Search.Millis }),
 	}
+	mean := func(v func(Record) float64) float64 {
+		t := 0.0
+		for _, r := range recs {
+			t += v(r)
+		}
+		return t / float64(len(recs))
+	}
+	f.Search.AnswerEither = rate(func(r Record) bool { return r.Search.AnswerText || r.Search.AnswerStructured })
+	f.Search.MRR = mean(func(r Record) float64 { return reciprocal(r.Search.FileRank) })
+	f.Search.NDCG10 = mean(func(r Record) float64 { return ndcg10(r.Search.FileRank) })
+	f.Grep = GrepFigs{
+		Hit1:   rate(func(r Record) bool { return within(r.Grep.FileRank, 1) }),
+		Hit3:   rate(func(r Record) bool { return within(r.Grep.FileRank, 3) }),
+		Hit10:  rate(func(r Record) bool { return within(r.Grep.FileRank, 10) }),
+		MRR:    mean(func(r Record) float64 { return reciprocal(r.Grep.FileRank) }),
+		NDCG10: mean(func(r Record) float64 { return ndcg10(r.Grep.FileRank) }),
+	}
 	f.Raw = RawFigs{
+		MRR:          mean(func(r Record) float64 { return reciprocal(r.Raw.FileRank) }),
+		NDCG10:       mean(func(r Record) float64 { return ndcg10(r.Raw.FileRank) }),
 		Hit1:         rate(func(r Record) bool { return within(r.Raw.DocRank, 1) }),
 		Hit3:         rate(func(r Record) bool { return within(r.Raw.DocRank, 3) }),
 		Hit10:        rate(func(r Record) bool { return within(r.Raw.DocRank, 10) }),
@@ -163,6 +202,9 @@ var rows = []row{
 	{"r2r_search document hit@limit", func(_ Summary, f Figures) string { return pct(f.Search.Hit10) }},
 	{"r2r_search answer in view, text", func(_ Summary, f Figures) string { return pct(f.Search.AnswerText) }},
 	{"r2r_search answer in view, structured", func(_ Summary, f Figures) string { return pct(f.Search.AnswerStructured) }},
+	{"r2r_search MRR / nDCG@10 (distinct files)", func(_ Summary, f Figures) string {
+		return fmt.Sprintf("%.2f / %.2f", f.Search.MRR, f.Search.NDCG10)
+	}},
 	{"r2r_search bytes, text (median)", func(_ Summary, f Figures) string { return fmt.Sprintf("%.0f", f.Search.TextBytes) }},
 	{"r2r_search bytes, structured (median)", func(_ Summary, f Figures) string { return fmt.Sprintf("%.0f", f.Search.StructBytes) }},
 	{"r2r_search distinct documents (median)", func(_ Summary, f Figures) string { return fmt.Sprintf("%.0f", f.Search.DistinctDocs) }},
@@ -172,8 +214,17 @@ var rows = []row{
 	{"R2R raw chunks: document hit@limit", func(_ Summary, f Figures) string { return pct(f.Raw.Hit10) }},
 	{"R2R raw chunks: answer in top 3", func(_ Summary, f Figures) string { return pct(f.Raw.Answer3) }},
 	{"R2R raw chunks: answer in top limit", func(_ Summary, f Figures) string { return pct(f.Raw.Answer10) }},
+	{"R2R raw chunks: MRR / nDCG@10 (distinct files)", func(_ Summary, f Figures) string {
+		return fmt.Sprintf("%.2f / %.2f", f.Raw.MRR, f.Raw.NDCG10)
+	}},
 	{"R2R raw chunks: text bytes (median)", func(_ Summary, f Figures) string { return fmt.Sprintf("%.0f", f.Raw.TextBytes) }},
 	{"R2R raw chunks: distinct documents (median)", func(_ Summary, f Figures) string { return fmt.Sprintf("%.0f", f.Raw.DistinctDocs) }},
+	{"grep baseline: file hit@1 / @3 / @limit", func(_ Summary, f Figures) string {
+		return fmt.Sprintf("%s / %s / %s", pct(f.Grep.Hit1), pct(f.Grep.Hit3), pct(f.Grep.Hit10))
+	}},
+	{"grep baseline: MRR / nDCG@10", func(_ Summary, f Figures) string {
+		return fmt.Sprintf("%.2f / %.2f", f.Grep.MRR, f.Grep.NDCG10)
+	}},
 	{"r2r_rag_query cites the answering file", func(_ Summary, f Figures) string { return pct(f.RAG.Cites) }},
 	{"r2r_rag_query lists the answering file", func(_ Summary, f Figures) string { return pct(f.RAG.Sources) }},
 	{"r2r_rag_query answer holds the phrase", func(_ Summary, f Figures) string { return pct(f.RAG.Phrase) }},
@@ -214,6 +265,7 @@ func markdown(runs []Summary) string {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "\nsearch_mode %s, limit %d; in parentheses: the hard questions only.\n", runs[0].Mode, runs[0].Limit)
+	b.WriteString(groupsMarkdown(runs))
 	return b.String()
 }
 

@@ -5,6 +5,8 @@
 #
 #   testdata/quality/run.sh full   # make bench-quality: every question, both backends
 #   testdata/quality/run.sh ci     # make bench-quality-ci: the click/docs/ subset with a sanity floor
+#   testdata/quality/run.sh repo   # make bench-quality: the repository benchmark (repo/README.md),
+#                                  # its corpus fetched from the registries by repo/fetch.sh
 #
 # The real R2R embeds with all-MiniLM-L6-v2 (R2R_REAL_EMBED=minilm, testdata/r2r-real/README.md);
 # QUALITY_EMBED=hash runs it on the model double's hash embeddings instead.
@@ -22,7 +24,8 @@ OUT=${QUALITY_OUT:-$ROOT/testdata/quality/out}
 case "$SET" in
 full) FLAGS=() ;;
 ci) FLAGS=(-only click/docs/ -min-hit10 0.5) ;;
-*) echo "usage: $0 full|ci" >&2; exit 2 ;;
+repo) FLAGS=(-corpus "$(testdata/quality/repo/fetch.sh)" -questions testdata/quality/repo/questions.json) ;;
+*) echo "usage: $0 full|ci|repo" >&2; exit 2 ;;
 esac
 # shellcheck disable=SC2206
 FLAGS+=(${QUALITY_FLAGS:-})

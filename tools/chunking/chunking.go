@@ -44,9 +44,11 @@ var textExt = map[string]bool{".md": true, ".markdown": true, ".mdx": true, ".tx
 
 // For is the chunks r2r-mcp sends for a file instead of its bytes: nil unless it is UTF-8
 // text that R2R would read as text anyway (Markdown, plain text, or a type R2R has no parser
-// for, which r2r-mcp sends as text: asText).
+// for, which r2r-mcp sends as text: asText) or source code, which R2R 3.6.6's .py/.js/.ts
+// parsers reduce to an outline without function bodies.
 func For(file string, data []byte, asText bool) []string {
-	if !asText && !textExt[strings.ToLower(path.Ext(file))] || !utf8.Valid(data) {
+	ext := strings.ToLower(path.Ext(file))
+	if !asText && !textExt[ext] && !codeExt[ext] || !utf8.Valid(data) {
 		return nil
 	}
 	return Split(file, string(data))
@@ -71,6 +73,10 @@ func Split(file, text string) []string {
 	switch strings.ToLower(path.Ext(file)) {
 	case ".md", ".markdown", ".mdx", ".rst":
 		blocks = markdownBlocks(text)
+	case ".go":
+		if blocks = goBlocks(text); blocks == nil {
+			blocks = codeBlocks(text)
+		}
 	default:
 		if codeExt[strings.ToLower(path.Ext(file))] {
 			blocks = codeBlocks(text)
