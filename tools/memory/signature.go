@@ -1,0 +1,119 @@
+package memory
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Signature patterns: what differs between two occurrences of one error.
+var (
+	sigUUID    = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	sigTemp    = regexp.MustCompile(`(?i)(/tmp|/var/folders|/private/var|[a-z]:\\users\\[^\\\s]+\\appdata\\local\\temp|\$tmpdir)[^\s:'"),]*`)
+	sigNumber  = regexp.MustCompile(`\w*\d\w*`) // a number, or a word with one (addresses, hashes, ids)
+	sigSpaces  = regexp.MustCompile(`\s+`)
+	sigFrame   = regexp.MustCompile(`^(\s|at |file "|goroutine \d|traceback \(most recent|caused by:|\.\.\. \d+ more|created by |exit status|\[signal )`)
+	sigPathPos = regexp.MustCompile(`^\S+\.\w+:\d+(:\d+)?\s*$`)
+)
+
+// Signature is the normalised signature of an error text: its message line (the first
+// that is no stack frame, so a pasted trace does not change it) in lower case, with ids,
+// temp paths and every number or word holding a digit (addresses, hashes, line numbers,
+// pids, ports, timestamps) replaced, so two occurrences of one error have one signature;
+// "" for no message.
+func Signature(errText string) string {
+	line := messageLine(errText)
+	line = strings.ToLower(line)
+	line = sigTemp.ReplaceAllString(line, "<tmp>")
+	line = sigUUID.ReplaceAllString(line, "<id>")
+	line = sigNumber.ReplaceAllString(line, "<n>")
+	return strings.TrimSpace(sigSpaces.ReplaceAllString(line, " "))
+}
+
+// messageLine is the first line of s that says what went wrong rather than where.
+func messageLine(s string) string {
+	var fallback string
+	for _, l := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		if fallback == "" {
+			fallback = t
+		}
+		if sigFrame.MatchString(strings.ToLower(l)) || sigPathPos.MatchString(t) {
+			continue
+		}
+		return t
+	}
+	return fallback
+}
+
+// SameError reports whether two signatures name one error: equal, or one holding the
+// other (a message with a prefix such as a log time or a wrapping "open config:").
+func SameError(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	const minHeld = 16
+	return a == b || (len(b) >= minHeld && strings.Contains(a, b)) || (len(a) >= minHeld && strings.Contains(b, a))
+}
+
+// Fixes returns every fix of the collection that no other memory supersedes, newest first:
+// one exact full-text search (see fullText), up to supersededLimit chunks.
+func (s *Store) Fixes(ctx context.Context) ([]Memory, error) {
+	res, err := fullText(ctx, s.API, s.CollectionID, supersededLimit,
+		map[string]any{MetaKind: map[string]any{"$eq": KindFix}})
+	if err != nil {
+		return nil, err
+	}
+	var ms []Memory
+	seen := map[string]bool{}
+	for _, c := range res.ChunkSearchResults {
+		if m, ok := FromMetadata(c.DocumentID, c.OwnerID, c.Metadata); ok && m.Kind == KindFix && !seen[m.ID] {
+			seen[m.ID] = true
+			ms = append(ms, m)
+		}
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	gone, err := Superseded(ctx, s.API, s.CollectionID, ids)
+	if err != nil {
+		return nil, err
+	}
+	ms = slices.DeleteFunc(ms, func(m Memory) bool { return gone[m.ID] })
+	newestFirst(ms)
+	s.withAuthors(ctx, ms)
+	return ms, nil
+}
+
+// Pattern is one recurring error signature among the fixes.
+type Pattern struct {
+	Signature string
+	Count     int
+	Newest    Memory // the newest fix of it
+}
+
+// Patterns groups fixes (newest first, as Fixes returns them) by signature: most fixes
+// first, then newest.
+func Patterns(fixes []Memory) []Pattern {
+	var out []Pattern
+	index := map[string]int{}
+	for _, m := range fixes {
+		sig := Signature(m.Error)
+		if sig == "" {
+			sig = Signature(m.Title)
+		}
+		if i, ok := index[sig]; ok {
+			out[i].Count++
+			continue
+		}
+		index[sig] = len(out)
+		out = append(out, Pattern{Signature: sig, Count: 1, Newest: m})
+	}
+	slices.SortStableFunc(out, func(a, b Pattern) int { return b.Count - a.Count })
+	return out
+}
