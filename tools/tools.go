@@ -154,6 +154,8 @@ type Deps struct {
 	titles   titleMemory
 	shown    shownIDs // document ids shown to the model, for short-id lookups
 	syncs    *syncJobs
+	// skillsChanged, when set, is told that this session saved a team skill.
+	skillsChanged func()
 }
 
 // setup builds the run-time state shared by every tool (rate limiters from the Config,

@@ -60,18 +60,19 @@ func SameError(a, b string) bool {
 	return a == b || (len(b) >= minHeld && strings.Contains(a, b)) || (len(a) >= minHeld && strings.Contains(b, a))
 }
 
-// Fixes returns every fix of the collection that no other memory supersedes, newest first:
-// one exact full-text search (see fullText), up to supersededLimit chunks.
-func (s *Store) Fixes(ctx context.Context) ([]Memory, error) {
+// Indexed returns every searchable memory of kind that no other memory supersedes, newest
+// first: one exact full-text search (see fullText) of up to supersededLimit chunks and one
+// for what supersedes them, however large the collection (a listing reads all of it).
+func (s *Store) Indexed(ctx context.Context, kind string) ([]Memory, error) {
 	res, err := fullText(ctx, s.API, s.CollectionID, supersededLimit,
-		map[string]any{MetaKind: map[string]any{"$eq": KindFix}})
+		map[string]any{MetaKind: map[string]any{"$eq": kind}})
 	if err != nil {
 		return nil, err
 	}
 	var ms []Memory
 	seen := map[string]bool{}
 	for _, c := range res.ChunkSearchResults {
-		if m, ok := FromMetadata(c.DocumentID, c.OwnerID, c.Metadata); ok && m.Kind == KindFix && !seen[m.ID] {
+		if m, ok := FromMetadata(c.DocumentID, c.OwnerID, c.Metadata); ok && m.Kind == kind && !seen[m.ID] {
 			seen[m.ID] = true
 			ms = append(ms, m)
 		}
@@ -97,7 +98,7 @@ type Pattern struct {
 	Newest    Memory // the newest fix of it
 }
 
-// Patterns groups fixes (newest first, as Fixes returns them) by signature: most fixes
+// Patterns groups fixes (newest first, as Indexed returns them) by signature: most fixes
 // first, then newest.
 func Patterns(fixes []Memory) []Pattern {
 	var out []Pattern
