@@ -69,7 +69,8 @@ func rememberDef() mcp.Tool {
 		annotations(title, false, true, true, false),
 		withOutputSchema(out),
 		mcp.WithString("kind", mcp.Required(), mcp.Enum(memory.Kinds...),
-			mcp.Description("decision, convention, fix (an error and its fix), gotcha, checkpoint (done / next, to resume later) or note")),
+			mcp.Description("decision, convention, fix (an error and its fix), gotcha, checkpoint (done / next, to resume later), note, "+
+				"or skill (body: a SKILL.md, title: its name; a slash command for the team)")),
 		mcp.WithString("title", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(memory.MaxTitleChars),
 			mcp.Description("One line that says what the memory is, e.g. \"Use pgx, not lib/pq\"")),
 		mcp.WithString("body", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(memory.MaxBodyBytes),

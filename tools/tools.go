@@ -211,6 +211,7 @@ func Registry(deps *Deps) []Tool {
 		syncStatusTool(deps),
 		rememberTool(deps),
 		recallTool(deps),
+		troubleshootTool(deps),
 		forgetTool(deps),
 		statusTool(deps),
 	}

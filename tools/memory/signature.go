@@ -23,7 +23,7 @@ var (
 // pids, ports, timestamps) replaced, so two occurrences of one error have one signature;
 // "" for no message.
 func Signature(errText string) string {
-	line := messageLine(errText)
+	line := MessageLine(errText)
 	line = strings.ToLower(line)
 	line = sigTemp.ReplaceAllString(line, "<tmp>")
 	line = sigUUID.ReplaceAllString(line, "<id>")
@@ -31,8 +31,9 @@ func Signature(errText string) string {
 	return strings.TrimSpace(sigSpaces.ReplaceAllString(line, " "))
 }
 
-// messageLine is the first line of s that says what went wrong rather than where.
-func messageLine(s string) string {
+// MessageLine is the first line of s that says what went wrong rather than where (a stack
+// frame); the first line when every one looks like a frame.
+func MessageLine(s string) string {
 	var fallback string
 	for _, l := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
 		t := strings.TrimSpace(l)
