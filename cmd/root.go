@@ -114,6 +114,7 @@ Run "r2r-mcp login" once, then add "r2r-mcp serve" to your MCP client:
 		newSyncCmd(deps, nil),
 		newIndexCmd(deps, nil),
 		newMemoryCmd(deps, nil),
+		newSkillCmd(deps, nil),
 		newInstallCmd(deps, nil),
 		newCompletionCmd(deps, nil),
 		newVersionCmd(deps, nil),
