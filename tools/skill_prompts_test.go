@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -145,5 +146,19 @@ func TestTeamSkillPrompts(t *testing.T) {
 	}
 	if body, err := getPrompt(c, "search", map[string]string{"query": "x"}); err != nil || strings.Contains(body, "shadow") || strings.Contains(body, "not r2r-mcp") {
 		t.Fatalf("a skill took the built-in search prompt: %q, %v", body, err)
+	}
+}
+
+// BuiltinPrompts names every prompt r2r-mcp has of its own.
+func TestBuiltinPromptsListed(t *testing.T) {
+	e := newEnv(t)
+	var names []string
+	for _, p := range Prompts(e.deps, false) {
+		names = append(names, p.Prompt.Name)
+	}
+	slices.Sort(names)
+	want := slices.Sorted(slices.Values(BuiltinPrompts))
+	if !slices.Equal(names, want) {
+		t.Fatalf("prompts %v, BuiltinPrompts %v", names, want)
 	}
 }
