@@ -97,7 +97,7 @@ func TestPromptsGet(t *testing.T) {
 		{"sync into an unknown collection", "sync", map[string]string{"collection": "nowhere"},
 			[]string{`I asked for the collection "nowhere": find its collection_id with r2r_list_collections`}, ""},
 		{"remember, the model picks the kind", "remember", map[string]string{"note": "We pin pgvector 0.8.5: 0.8.6 breaks HNSW builds"},
-			[]string{"We pin pgvector 0.8.5", "Call r2r_remember with the kind that fits (decision, convention, fix, gotcha, checkpoint, note, skill)", "exact error text in error", "cut short"}, ""},
+			[]string{"We pin pgvector 0.8.5", "Call r2r_remember with the kind that fits (decision, convention, fix, gotcha, checkpoint, note)", "exact error text in error", "cut short"}, ""},
 		{"remember a fix", "remember", map[string]string{"note": "x", "kind": "Fix"}, []string{`r2r_remember with kind {"kind":"fix"}`}, ""},
 		{"remember an unknown kind", "remember", map[string]string{"note": "x", "kind": "idea"}, nil, `kind must be one of`},
 		{"resume the newest", "resume", nil, []string{`r2r_recall with {"kind":"checkpoint","limit":3}`, "r2r_get_document", "what is next", "may be stale"}, ""},

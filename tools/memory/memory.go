@@ -39,6 +39,9 @@ const (
 // Kinds lists every kind, in the order tools and listings show them.
 var Kinds = []string{KindDecision, KindConvention, KindFix, KindGotcha, KindCheckpoint, KindNote, KindSkill}
 
+// TextKinds are the kinds whose body is free text (a skill's is a SKILL.md).
+var TextKinds = []string{KindDecision, KindConvention, KindFix, KindGotcha, KindCheckpoint, KindNote}
+
 // Metadata keys of a memory document. R2R reads a bare filter key such as type, status, id
 // or text as one of its own columns; every key here carries the r2r_mcp_ prefix, which no
 // R2R column has (conformance test memory_filters).

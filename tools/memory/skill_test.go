@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -111,5 +112,11 @@ func TestSaveSkillVersions(t *testing.T) {
 	}
 	if _, err := f.aSt.RemoveSkill(ctx, "deploy-staging"); err == nil {
 		t.Fatal("removing a missing skill succeeded")
+	}
+}
+
+func TestTextKinds(t *testing.T) {
+	if len(TextKinds) != len(Kinds)-1 || slices.Contains(TextKinds, KindSkill) {
+		t.Fatalf("TextKinds = %v", TextKinds)
 	}
 }
