@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,7 +27,8 @@ func (c *pipeConn) recvID(t *testing.T, id float64) (map[string]any, []string) {
 }
 
 // TestServeTeamSkills: a skill saved through one serve of a project is a prompt of a fresh
-// serve of it, whose capabilities promise list_changed; prompts/get returns the body.
+// serve of it, whose capabilities promise list_changed; prompts/get returns the body; an
+// update saved in that session is announced with list_changed and served after it.
 func TestServeTeamSkills(t *testing.T) {
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
 	work := t.TempDir()
@@ -61,6 +63,24 @@ func TestServeTeamSkills(t *testing.T) {
 	res, _ = second.recvID(t, 4)
 	if s := string(skillJSON(t, res)); !strings.Contains(s, "Run make deploy for billing.") {
 		t.Fatalf("prompts/get: %s", s)
+	}
+
+	// An update saved in the running session is announced to it at once.
+	args, _ = json.Marshal(map[string]any{"kind": "skill", "title": "deploy-staging",
+		"body": "---\nname: deploy-staging\ndescription: Deploy to staging\n---\nRun make deploy SMOKE=1 for $ARGUMENTS."})
+	second.send(t, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"r2r_remember","arguments":`+string(args)+`}}`)
+	res, notes := second.recvID(t, 5)
+	if !strings.Contains(string(skillJSON(t, res)), "version 2") {
+		t.Fatalf("update: %v", res)
+	}
+	for !slices.Contains(notes, "notifications/prompts/list_changed") {
+		if m, ok := second.recv(t)["method"].(string); ok {
+			notes = append(notes, m)
+		}
+	}
+	second.send(t, `{"jsonrpc":"2.0","id":6,"method":"prompts/get","params":{"name":"deploy-staging","arguments":{"arguments":"billing"}}}`)
+	if res, _ = second.recvID(t, 6); !strings.Contains(string(skillJSON(t, res)), "SMOKE=1") {
+		t.Fatalf("prompts/get after list_changed: %v", res)
 	}
 }
 
