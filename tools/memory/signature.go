@@ -9,12 +9,15 @@ import (
 
 // Signature patterns: what differs between two occurrences of one error.
 var (
-	sigUUID    = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
-	sigTemp    = regexp.MustCompile(`(?i)(/tmp|/var/folders|/private/var|[a-z]:\\users\\[^\\\s]+\\appdata\\local\\temp|\$tmpdir)[^\s:'"),]*`)
-	sigNumber  = regexp.MustCompile(`\w*\d\w*`) // a number, or a word with one (addresses, hashes, ids)
-	sigSpaces  = regexp.MustCompile(`\s+`)
-	sigFrame   = regexp.MustCompile(`^(\s|at |file "|goroutine \d|traceback \(most recent|caused by:|\.\.\. \d+ more|created by |exit status|\[signal )`)
-	sigPathPos = regexp.MustCompile(`^\S+\.\w+:\d+(:\d+)?\s*$`)
+	sigUUID   = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	sigTemp   = regexp.MustCompile(`(?i)(/tmp|/var/folders|/private/var|[a-z]:\\users\\[^\\\s]+\\appdata\\local\\temp|\$tmpdir)[^\s:'"),]*`)
+	sigNumber = regexp.MustCompile(`\w*\d\w*`) // a number, or a word with one (addresses, hashes, ids)
+	sigSpaces = regexp.MustCompile(`\s+`)
+	// A line (trimmed, lower case) that says where rather than what: a frame of a Go, Java,
+	// JS or Python trace, a trace's header, a test runner's verdict.
+	sigFrame = regexp.MustCompile(`^(at |file "|goroutine \d|traceback \(most recent|caused by:|\.\.\. \d+ more|created by |exit status|\[signal |--- fail|fail\b|ok\s)`)
+	// A frame that is a position (path:line, Go's "+0x1d" after it) or a call.
+	sigPathPos = regexp.MustCompile(`^\S+\.\w+:\d+(:\d+)?( \+0x[0-9a-f]+)?$|^[\w./*()\[\]-]+\(.*\)$`)
 )
 
 // Signature is the normalised signature of an error text: its message line (the first
@@ -35,6 +38,7 @@ func Signature(errText string) string {
 // frame); the first line when every one looks like a frame.
 func MessageLine(s string) string {
 	var fallback string
+	code := false // an indented line after a Python frame is its source code
 	for _, l := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
 		t := strings.TrimSpace(l)
 		if t == "" {
@@ -43,7 +47,11 @@ func MessageLine(s string) string {
 		if fallback == "" {
 			fallback = t
 		}
-		if sigFrame.MatchString(strings.ToLower(l)) || sigPathPos.MatchString(t) {
+		lower := strings.ToLower(t)
+		wasCode := code
+		code = strings.HasPrefix(lower, `file "`)
+		indented := strings.TrimLeft(l, " \t") != l
+		if (wasCode && indented) || code || sigFrame.MatchString(lower) || sigPathPos.MatchString(lower) {
 			continue
 		}
 		return t

@@ -14,6 +14,12 @@ func TestSignature(t *testing.T) {
 			"KeyError: 'user_77ab12cd'", true},
 		{"uuid and timestamp", "2026-01-02T03:04:05Z document 0b3e0f4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b not found",
 			"2026-11-28T20:00:00Z document 9d3e0f4e-1c2d-4e5f-8a9b-0c1d2e3f4a5c not found", true},
+		{"go test output", "dial tcp 127.0.0.1:5432: connect: connection refused",
+			"--- FAIL: TestCheckout (0.02s)\n    store_test.go:41: dial tcp 127.0.0.1:5433: connect: connection refused\nFAIL\nexit status 1", true},
+		{"python source line skipped", "ValueError: bad port 99",
+			"Traceback (most recent call last):\n  File \"/app/x.py\", line 3, in <module>\n    raise ValueError(f\"bad port {p}\")\nValueError: bad port 7", true},
+		{"java", "java.lang.IllegalStateException: pool closed (id=42)",
+			"java.lang.IllegalStateException: pool closed (id=7)\n\tat com.x.Pool.get(Pool.java:88)\n\tat com.x.Main.main(Main.java:12)", true},
 		{"address", "segfault at 0x7ffd1234 in libfoo", "segfault at 0xdeadbeef in libfoo", true},
 		{"other error", base, "panic: open /tmp/build-9/cfg.yaml: permission denied", false},
 	} {
