@@ -79,7 +79,12 @@ visible to everyone who can read it. These commands let people review them.`,
 	common(export.Flags())
 	filters(export.Flags())
 	export.Flags().StringVar(&opts.Format, "format", "markdown", "markdown or jsonl")
-	parent.AddCommand(list, show, forget, export)
+	patterns := &cobra.Command{Use: "patterns", Short: "List the recurring error signatures among the team's fixes, with counts and newest fix",
+		Args: cobra.NoArgs, RunE: run("patterns")}
+	common(patterns.Flags())
+	patterns.Flags().IntVar(&opts.Limit, "limit", 50, "at most this many signatures (0 = all)")
+	patterns.Flags().BoolVar(&opts.JSON, "json", false, "print JSON lines, one signature each")
+	parent.AddCommand(list, show, forget, export, patterns)
 	return parent
 }
 
@@ -148,6 +153,8 @@ func runMemory(verb string, o *memoryOptions, args []string) error {
 		return nil
 	case "export":
 		return memoryExport(ctx, o, st)
+	case "patterns":
+		return memoryPatterns(ctx, o, st)
 	}
 	return fmt.Errorf("unknown memory command %q", verb)
 }

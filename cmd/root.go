@@ -117,6 +117,7 @@ Run "r2r-mcp login" once, then add "r2r-mcp serve" to your MCP client:
 		newTeamCmd(deps, nil),
 		newMemoryCmd(deps, nil),
 		newAnalyticsCmd(deps, nil),
+		newSkillCmd(deps, nil),
 		newInstallCmd(deps, nil),
 		newCompletionCmd(deps, nil),
 		newVersionCmd(deps, nil),

@@ -25,7 +25,7 @@ import (
 var allTools = []string{
 	"r2r_search", "r2r_rag_query", "r2r_ingest_document", "r2r_list_documents",
 	"r2r_monitor_task", "r2r_list_collections", "r2r_get_document", "r2r_delete_document",
-	"r2r_sync", "r2r_sync_status", "r2r_remember", "r2r_recall", "r2r_forget", "r2r_status",
+	"r2r_sync", "r2r_sync_status", "r2r_remember", "r2r_recall", "r2r_troubleshoot", "r2r_forget", "r2r_status",
 }
 
 const (

@@ -189,6 +189,7 @@ type Server struct {
 
 	cfg    Config
 	logger *slog.Logger
+	skills *teamSkills
 }
 
 // Tools returns the tools s offers, in registry order.
@@ -196,6 +197,7 @@ func (s *Server) Tools() []tools.Tool { return s.tools() }
 
 // Close releases the cache. The server must not be used afterwards.
 func (s *Server) Close() {
+	s.skills.close()
 	s.Cache.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), analyticsCloseWait)
 	defer cancel()
@@ -257,8 +259,11 @@ func (s *Server) build(projects *project.Resolver) {
 	cancelled := newCancelledCalls(s.logger.With("component", "mcp"))
 	lazy := &lazyTools{registry: registry}
 	hooks := &mcpserver.Hooks{}
-	m := newMCPServer(s.cfg, projects, hooks, cancelled, lazy, s.logger)
+	skills := &teamSkills{remote: s.cfg.Remote}
+	m := newMCPServer(s.cfg, projects, hooks, cancelled, lazy, skills, s.logger)
 	lazy.srv = m
+	skills.prompts = tools.NewSkillPrompts(s.Deps, m)
+	s.skills = skills
 	m.AddResources(tools.Resources(s.Deps)...)
 	m.AddResourceTemplates(tools.ResourceTemplates(s.Deps)...)
 	m.AddPrompts(tools.Prompts(s.Deps, s.cfg.ReadOnly)...)
@@ -364,11 +369,13 @@ func statusSettings(cfg Config) map[string]string {
 // transport's part of the tool call chain (see toolChain for the rest); the caller adds
 // tools and resources.
 func newMCPServer(cfg Config, projects *project.Resolver, hooks *mcpserver.Hooks, cancelled *cancelledCalls,
-	lazy *lazyTools, logger *slog.Logger) *mcpserver.MCPServer {
+	lazy *lazyTools, skills *teamSkills, logger *slog.Logger) *mcpserver.MCPServer {
 	roots := &rootsBridge{projects: projects, logger: logger.With("component", "roots")}
 	hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { lazy.register() })
 	hooks.AddBeforeCallTool(func(context.Context, any, *mcp.CallToolRequest) { lazy.register() })
 	hooks.AddAfterCallTool(cancelled.afterCallTool)
+	hooks.AddBeforeListPrompts(func(ctx context.Context, _ any, _ *mcp.ListPromptsRequest) { skills.before(ctx) })
+	hooks.AddBeforeGetPrompt(func(ctx context.Context, _ any, _ *mcp.GetPromptRequest) { skills.before(ctx) })
 	hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		logger.Info("client initialized", "client", req.Params.ClientInfo.Name,
 			"client_version", req.Params.ClientInfo.Version, "protocol", res.ProtocolVersion,
@@ -380,6 +387,7 @@ func newMCPServer(cfg Config, projects *project.Resolver, hooks *mcpserver.Hooks
 		mcpserver.WithInstructions(instructions(cfg.ReadOnly)),
 		mcpserver.WithToolCapabilities(false),
 		mcpserver.WithResourceCapabilities(false, false),
+		mcpserver.WithPromptCapabilities(true), // team skills come and go (teamSkills)
 		mcpserver.WithLogging(),
 		// mcp-go advertises this as a server capability ("roots": {}); clients ignore it.
 		// What matters is the client's roots capability, which rootsBridge checks.

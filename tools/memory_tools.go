@@ -35,6 +35,7 @@ type RememberOutput struct {
 	Outcome         string `json:"superseded,omitempty"` // memory.Outcome*
 	OldAuthor       string `json:"superseded_author,omitempty"`
 	IDTaken         bool   `json:"id_taken,omitempty"`
+	Version         int    `json:"version,omitempty"` // of a skill
 	CollectionID    string `json:"collection_id"`
 	Message         string `json:"message"`
 }
@@ -53,6 +54,7 @@ func rememberDef() mcp.Tool {
 			memory.OutcomeDeleted, memory.OutcomeHidden, memory.OutcomeGone, memory.OutcomePending, memory.OutcomeShown),
 		"superseded_author": strProp("who saved the superseded memory, when R2R kept it"),
 		"id_taken":          boolProp("true when the memory's usual id held another user's document, so it was saved under a new id"),
+		"version":           intProp("a skill's version: 1, then one more for each change"),
 		"collection_id":     strProp("the collection the memory is in"),
 		"message":           strProp("what happened"),
 	}, "id", "kind", "title", "status", "collection_id", "message")
@@ -66,7 +68,8 @@ func rememberDef() mcp.Tool {
 		annotations(title, false, true, true, false),
 		withOutputSchema(out),
 		mcp.WithString("kind", mcp.Required(), mcp.Enum(memory.Kinds...),
-			mcp.Description("decision, convention, fix (an error and its fix), gotcha, checkpoint (done / next, to resume later) or note")),
+			mcp.Description("decision, convention, fix (an error and its fix), gotcha, checkpoint (done / next, to resume later), note, "+
+				"or skill (body: a SKILL.md, title: its name; a slash command for the team)")),
 		mcp.WithString("title", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(memory.MaxTitleChars),
 			mcp.Description("One line that says what the memory is, e.g. \"Use pgx, not lib/pq\"")),
 		mcp.WithString("body", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(memory.MaxBodyBytes),
@@ -132,6 +135,9 @@ func (d *Deps) remember(ctx context.Context, p rememberParams) *mcp.CallToolResu
 	if err == nil {
 		err = memory.Check(draft)
 	}
+	if err == nil {
+		err = CheckSkillName(draft)
+	}
 	if res := memoryErrorResult(err); res != nil {
 		return res
 	}
@@ -147,7 +153,7 @@ func (d *Deps) remember(ctx context.Context, p rememberParams) *mcp.CallToolResu
 	if root := localRoot(d, pr); root != "" {
 		st.Commit = memory.Basis(ctx, root, pr.CollectionID != "")
 	}
-	saved, err := d.memoryStore(ctx, s.ID).Remember(ctx, draft, st)
+	saved, version, err := d.saveMemory(ctx, s.ID, draft, st)
 	if res := memoryErrorResult(err); res != nil {
 		return res
 	}
@@ -157,7 +163,7 @@ func (d *Deps) remember(ctx context.Context, p rememberParams) *mcp.CallToolResu
 	d.shown.remember(saved.ID)
 	o := RememberOutput{ID: saved.ID, Kind: draft.Kind, Title: clipJSON(draft.Title, maxTitleBytes), Status: "saved",
 		IngestionStatus: clipJSON(saved.Status, maxEnumBytes), Superseded: saved.Supersedes, Outcome: saved.Outcome,
-		OldAuthor: clipJSON(Sanitize(saved.OldAuthor), maxTitleBytes), IDTaken: saved.IDTaken, CollectionID: s.ID}
+		OldAuthor: clipJSON(Sanitize(saved.OldAuthor), maxTitleBytes), IDTaken: saved.IDTaken, CollectionID: s.ID, Version: version}
 	if saved.Already {
 		o.Status = "already_remembered"
 	}
@@ -171,6 +177,9 @@ func rememberMessage(o RememberOutput, s *scope) string {
 		fmt.Fprintf(&b, "Already remembered: the same %s %q is memory %s in %s; nothing was sent.", o.Kind, o.Title, o.ID, s.label())
 	} else {
 		fmt.Fprintf(&b, "Remembered %s %q as memory %s in %s", o.Kind, o.Title, o.ID, s.label())
+		if o.Version > 0 {
+			fmt.Fprintf(&b, ", version %d (a prompt of every teammate's session)", o.Version)
+		}
 		if o.IngestionStatus != "" && o.IngestionStatus != "success" {
 			fmt.Fprintf(&b, " (R2R is indexing it: %s)", o.IngestionStatus)
 		}

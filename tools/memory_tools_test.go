@@ -324,7 +324,7 @@ func TestRecallThousandMemories(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 999 {
-		d, err := memory.Normalise(memory.Draft{Kind: memory.Kinds[i%len(memory.Kinds)], Title: fmt.Sprintf("Memory %d about service %d", i, i%37),
+		d, err := memory.Normalise(memory.Draft{Kind: memory.TextKinds[i%len(memory.TextKinds)], Title: fmt.Sprintf("Memory %d about service %d", i, i%37),
 			Body: fmt.Sprintf("Service %d keeps its state in table t%d; restart it after a schema change.", i%37, i)})
 		if err != nil {
 			t.Fatal(err)

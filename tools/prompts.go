@@ -125,13 +125,13 @@ func rememberPrompt() promptDef {
 			mcp.WithPromptDescription("Save what was learned (a decision, a fix, a convention, a gotcha) as a team memory of the project"),
 			mcp.WithArgument("note", mcp.RequiredArgument(),
 				mcp.ArgumentDescription("What to remember, in your own words: the decision and why, the fix and the error it resolves, …")),
-			mcp.WithArgument("kind", mcp.ArgumentDescription("One of "+strings.Join(memory.Kinds, ", ")+"; default: the model picks")),
+			mcp.WithArgument("kind", mcp.ArgumentDescription("One of "+strings.Join(memory.TextKinds, ", ")+"; default: the model picks")),
 		),
 		render: func(_ context.Context, a map[string]string) (string, error) {
-			kind := "the kind that fits (" + strings.Join(memory.Kinds, ", ") + ")"
+			kind := "the kind that fits (" + strings.Join(memory.TextKinds, ", ") + ")"
 			if k := strings.ToLower(a["kind"]); k != "" {
-				if !slices.Contains(memory.Kinds, k) {
-					return "", fmt.Errorf("kind must be one of %s, got %q", strings.Join(memory.Kinds, ", "), a["kind"])
+				if !slices.Contains(memory.TextKinds, k) {
+					return "", fmt.Errorf("kind must be one of %s, got %q", strings.Join(memory.TextKinds, ", "), a["kind"])
 				}
 				kind = "kind " + jsonArgs("kind", k)
 			}
@@ -141,7 +141,7 @@ func rememberPrompt() promptDef {
 				"Then tell me its id, or that it was already remembered." + cutShort("note"), nil
 		},
 		complete: map[string]func(context.Context, string) ([]string, error){
-			"kind": func(context.Context, string) ([]string, error) { return memory.Kinds, nil },
+			"kind": func(context.Context, string) ([]string, error) { return memory.TextKinds, nil },
 		},
 	}
 }

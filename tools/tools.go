@@ -158,6 +158,8 @@ type Deps struct {
 	shown    shownIDs // document ids shown to the model, for short-id lookups
 	syncs    *syncJobs
 	views    teamViews // team projects' private collections, by team collection
+	// skillsChanged, when set, is told that this session saved a team skill.
+	skillsChanged func()
 }
 
 // setup builds the run-time state shared by every tool (rate limiters from the Config,
@@ -213,6 +215,7 @@ func Registry(deps *Deps) []Tool {
 		syncStatusTool(deps),
 		rememberTool(deps),
 		recallTool(deps),
+		troubleshootTool(deps),
 		forgetTool(deps),
 		statusTool(deps),
 	}

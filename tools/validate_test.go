@@ -110,6 +110,7 @@ func TestRegistrySchemasCompile(t *testing.T) {
 		"r2r_delete_document": `{"document_id":"5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}`,
 		"r2r_remember":        `{"kind":"note","title":"t","body":"b"}`,
 		"r2r_forget":          `{"memory_id":"5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}`,
+		"r2r_troubleshoot":    `{"error":"e"}`,
 	}
 	call := func(name, args string) mcp.CallToolRequest {
 		var req mcp.CallToolRequest

@@ -132,6 +132,7 @@ func (s *suite) memories(t *testing.T) {
 	}
 	s.memoryWrites(t, st, fix, decision, plainID, save)
 	t.Run("team", s.memoryTeam)
+	t.Run("skills", s.skillsTeam)
 }
 
 // memoryWrites checks saving the same content again, superseding and forgetting.

@@ -36,7 +36,7 @@ func BenchmarkRealRecall1000(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	kinds := memory.Kinds
+	kinds := memory.TextKinds
 	var g errgroup.Group
 	g.SetLimit(8)
 	start := time.Now()

@@ -174,7 +174,7 @@ type teamUser struct{ token, key string }
 
 // newTeamUser registers a verified user with the admin's token and returns the user's
 // access token and a new API key.
-func newTeamUser(b *testing.B, r realR2R, admin, email string) teamUser {
+func newTeamUser(b testing.TB, r realR2R, admin, email string) teamUser {
 	ctx := context.Background()
 	password := "Load-pw-" + fmt.Sprint(time.Now().UnixNano())
 	raw, _ := json.Marshal(map[string]any{"email": email, "password": password, "is_verified": true})

@@ -97,8 +97,9 @@ func TestGatewayMatchesMCP(t *testing.T) {
 		"r2r_sync_status":      {},
 		"r2r_remember": {"kind": "note", "title": "Deploy token", "collection_id": tm.Alice.Collection,
 			"body": "The token is ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"},
-		"r2r_recall": {"collection_id": tm.Alice.Collection},
-		"r2r_forget": {"memory_id": "00000000-0000-4000-8000-000000000000", "collection_id": tm.Alice.Collection},
+		"r2r_recall":       {"collection_id": tm.Alice.Collection},
+		"r2r_troubleshoot": {"error": "payout queue stalled (pid 7)", "collection_id": tm.Alice.Collection},
+		"r2r_forget":       {"memory_id": "00000000-0000-4000-8000-000000000000", "collection_id": tm.Alice.Collection},
 	}
 	// Over HTTP a relative file_path is refused (files come only from --allow-dir), r2r_sync
 	// needs a directory inside one, r2r_sync_status knows no job of Alice's, the document

@@ -37,7 +37,10 @@ const (
 )
 
 // Kinds lists every kind, in the order tools and listings show them.
-var Kinds = []string{KindDecision, KindConvention, KindFix, KindGotcha, KindCheckpoint, KindNote}
+var Kinds = []string{KindDecision, KindConvention, KindFix, KindGotcha, KindCheckpoint, KindNote, KindSkill}
+
+// TextKinds are the kinds whose body is free text (a skill's is a SKILL.md).
+var TextKinds = []string{KindDecision, KindConvention, KindFix, KindGotcha, KindCheckpoint, KindNote}
 
 // Metadata keys of a memory document. R2R reads a bare filter key such as type, status, id
 // or text as one of its own columns; every key here carries the r2r_mcp_ prefix, which no
@@ -80,6 +83,7 @@ type Draft struct {
 	Paths             []string // project files it is about, relative to the project root
 	Tags              []string
 	Supersedes        string // id of the memory it replaces
+	Version           int    // of a skill: 1, then one more each time it changes (SaveSkill)
 }
 
 // Memory is one stored memory, as read back from R2R's metadata. Its author is the owner
@@ -101,6 +105,9 @@ type Memory struct {
 	Commit     string
 	Supersedes string
 	SHA        string
+	// Description and Version of a skill.
+	Description string
+	Version     int
 }
 
 // Error is a draft r2r-mcp refuses: Field names the argument, Msg says why. A secret's
@@ -120,7 +127,15 @@ func (e *Error) Error() string { return e.Field + " " + e.Msg }
 // for a draft that breaks a bound.
 func Normalise(d Draft) (Draft, error) {
 	out := Draft{Kind: strings.ToLower(strings.TrimSpace(d.Kind)), Title: oneLine(d.Title),
-		Body: text(d.Body), Error: text(d.Error), Supersedes: strings.ToLower(strings.TrimSpace(d.Supersedes))}
+		Body: text(d.Body), Error: text(d.Error), Supersedes: strings.ToLower(strings.TrimSpace(d.Supersedes)), Version: d.Version}
+	maxBody := MaxBodyBytes
+	if out.Kind == KindSkill {
+		var err error
+		if out, err = normaliseSkill(out); err != nil {
+			return Draft{}, err
+		}
+		maxBody = MaxSkillBytes
+	}
 	switch {
 	case !slices.Contains(Kinds, out.Kind):
 		return Draft{}, &Error{Field: "kind", Msg: fmt.Sprintf("must be one of %s", strings.Join(Kinds, ", "))}
@@ -130,8 +145,8 @@ func Normalise(d Draft) (Draft, error) {
 		return Draft{}, &Error{Field: "title", Msg: fmt.Sprintf("is longer than %d characters; put the detail in body", MaxTitleChars)}
 	case out.Body == "":
 		return Draft{}, &Error{Field: "body", Msg: "must not be blank"}
-	case len(out.Body) > MaxBodyBytes:
-		return Draft{}, &Error{Field: "body", Msg: fmt.Sprintf("is %d bytes; a memory holds at most %d (save the essentials, or several memories)", len(out.Body), MaxBodyBytes)}
+	case len(out.Body) > maxBody:
+		return Draft{}, &Error{Field: "body", Msg: fmt.Sprintf("is %d bytes; a memory holds at most %d (save the essentials, or several memories)", len(out.Body), maxBody)}
 	case len(out.Error) > MaxErrorBytes:
 		return Draft{}, &Error{Field: "error", Msg: fmt.Sprintf("is %d bytes; keep the first %d bytes of the error (its message line matters most)", len(out.Error), MaxErrorBytes)}
 	case out.Error != "" && out.Kind != KindFix:
@@ -309,6 +324,9 @@ func Metadata(d Draft, sha string, st Stamp) map[string]any {
 	if d.Supersedes != "" {
 		md[MetaSupersedes] = d.Supersedes
 	}
+	if d.Kind == KindSkill {
+		skillMetadata(d, md)
+	}
 	return md
 }
 
@@ -355,6 +373,12 @@ func FromMetadata(id, ownerID string, md map[string]any) (Memory, bool) {
 	m := Memory{ID: id, Kind: kind, Title: str(MetaTitle), Error: str(MetaError), Excerpt: str(MetaExcerpt),
 		OwnerID: ownerID, Commit: str(MetaCommit),
 		Supersedes: str(MetaSupersedes), SHA: str(MetaSHA), Paths: strList(md[MetaPaths]), Tags: strList(md[MetaTags])}
+	m.Description = str(MetaDescription)
+	if v, ok := md[MetaVersion].(float64); ok {
+		m.Version = int(v)
+	} else if v, ok := md[MetaVersion].(int); ok {
+		m.Version = v
+	}
 	if t, err := time.Parse(time.RFC3339, str(MetaCreated)); err == nil {
 		m.Created = t
 	}
