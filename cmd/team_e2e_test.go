@@ -15,8 +15,8 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
-	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 	"github.com/r2r-mcp/r2r-mcp/server/servertest"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
 // teamRepo is the repository three teammates clone: six files, one fact each.
