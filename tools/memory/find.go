@@ -80,15 +80,10 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Memory, error) {
 			ms = append(ms, m)
 		}
 	}
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-	}
-	gone, err := Superseded(ctx, s.API, s.CollectionID, ids)
+	ms, err = s.current(ctx, ms)
 	if err != nil {
 		return nil, err
 	}
-	ms = slices.DeleteFunc(ms, func(m Memory) bool { return gone[m.ID] })
 	if len(ms) > limit {
 		ms = ms[:limit]
 	}
@@ -176,4 +171,17 @@ func fullText(ctx context.Context, api Searcher, collectionID string, limit int,
 	return api.Search(ctx, r2r.SearchRequest{Query: "memory", SearchMode: r2r.SearchModeCustom,
 		SearchSettings: &r2r.SearchSettings{UseSemanticSearch: &f, UseFulltextSearch: &t, UseHybridSearch: &f,
 			Filters: r2r.ScopedFilters(collectionID, filter), Limit: &limit}})
+}
+
+// current leaves out of ms the memories a later one superseded.
+func (s *Store) current(ctx context.Context, ms []Memory) ([]Memory, error) {
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	gone, err := Superseded(ctx, s.API, s.CollectionID, ids)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(ms, func(m Memory) bool { return gone[m.ID] }), nil
 }

@@ -86,15 +86,10 @@ func (s *Store) Indexed(ctx context.Context, kind string) ([]Memory, error) {
 			ms = append(ms, m)
 		}
 	}
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-	}
-	gone, err := Superseded(ctx, s.API, s.CollectionID, ids)
+	ms, err = s.current(ctx, ms)
 	if err != nil {
 		return nil, err
 	}
-	ms = slices.DeleteFunc(ms, func(m Memory) bool { return gone[m.ID] })
 	newestFirst(ms)
 	s.withAuthors(ctx, ms)
 	return ms, nil
