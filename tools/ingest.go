@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
+	"github.com/r2r-mcp/r2r-mcp/tools/team"
 	"github.com/r2r-mcp/r2r-mcp/tools/toolerr"
 	"github.com/r2r-mcp/r2r-mcp/tools/upload"
 )
@@ -140,9 +142,21 @@ func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestPar
 		if s, userID, scopeRes = d.writeScope(ctx, &pr, in.CollectionID); scopeRes != nil {
 			return kbsync.Scope{}, errScopeRefused
 		}
-		return kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name}, nil
+		sc := kbsync.Scope{CollectionID: s.ID, UserID: userID, Project: pr.Name}
+		if d.ingestsPrivately(ctx, s, pr, in.FilePath) {
+			// A file of a team project is the caller's working copy: their private
+			// collection, which shadows the team's version of it for them alone (as sync).
+			private, err := upload.PrivateScope(ctx, d.Client, s.ID, sc, true)
+			if err != nil {
+				return kbsync.Scope{}, err
+			}
+			s = &scope{ID: private.CollectionID, Name: team.PrivateCollectionName(s.ID), Project: s.Project}
+			d.forgetTeamViews()
+			return private, nil
+		}
+		return sc, nil
 	}
-	opts.OnWrite = func() { d.bumpAfterWrite(s.ID) }
+	opts.OnWrite = func() { d.bumpAfterWrite(s.ID); d.forgetTeamViews() }
 	r, err := upload.Upload(ctx, in.FilePath, opts)
 	if err != nil {
 		return d.uploadErrorResult(ctx, err, s, scopeRes)
@@ -360,4 +374,22 @@ func ingestMessage(o IngestOutput, s *scope, stuck string) string {
 		b.WriteString(" Warning: " + o.Warning)
 	}
 	return b.String()
+}
+
+// ingestsPrivately reports whether a file ingested into scope s goes to the caller's
+// private collection: a file inside a local team project (its .r2r-mcp.json names the team
+// collection, which s is, and git has a ref the team follows), not one of another root.
+func (d *Deps) ingestsPrivately(ctx context.Context, s *scope, pr project.Project, filePath string) bool {
+	if s.Explicit || s.Project == nil || pr.CollectionID == "" || s.ID != pr.CollectionID || d.Projects.Remote() {
+		return false
+	}
+	p := filePath
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(pr.Root, p)
+	}
+	if !confine.Within(pr.Root, p) {
+		return false
+	}
+	_, _, err := kbsync.ResolveTeamRef(ctx, pr.Root, "")
+	return err == nil
 }

@@ -51,6 +51,17 @@ func TeamSync(ctx context.Context, api team.API, teamID, ownerEmail, root string
 	if err != nil {
 		return nil, err
 	}
+	private, err := PrivateScope(ctx, api, teamID, scope, create)
+	if err != nil {
+		return nil, err
+	}
+	return &TeamSetup{Team: t, CollectionID: teamID, Name: col.Name, Private: private}, nil
+}
+
+// PrivateScope is scope moved to the caller's private collection of team collection teamID
+// (layer private), found by its name or, with create, created; its CollectionID is "" when
+// it does not exist and create is off.
+func PrivateScope(ctx context.Context, api team.API, teamID string, scope kbsync.Scope, create bool) (kbsync.Scope, error) {
 	name := team.PrivateCollectionName(teamID)
 	private := scope
 	private.Layer = kbsync.LayerPrivate
@@ -60,14 +71,14 @@ func TeamSync(ctx context.Context, api team.API, teamID, ownerEmail, root string
 	case err == nil:
 		private.CollectionID = pc.ID
 	case !errors.Is(err, r2r.ErrNotFound):
-		return nil, fmt.Errorf("looking up your private collection %s: %w", name, err)
+		return kbsync.Scope{}, fmt.Errorf("looking up your private collection %s: %w", name, err)
 	case create:
 		if pc, err = api.CreateCollection(ctx, name, "Your own versions of the files of a team project that differ from the team's, kept by r2r-mcp."); err != nil {
-			return nil, fmt.Errorf("creating your private collection %s: %w", name, err)
+			return kbsync.Scope{}, fmt.Errorf("creating your private collection %s: %w", name, err)
 		}
 		private.CollectionID = pc.ID
 	}
-	return &TeamSetup{Team: t, CollectionID: teamID, Name: col.Name, Private: private}, nil
+	return private, nil
 }
 
 // Refresh resolves the team's ref anew (its commit and the merge base move with fetches
