@@ -51,7 +51,7 @@ type View struct {
 // memories, stay). Like ScopedFilters, the condition is wrapped in $and with the caller's
 // filters. R2R 3.6.6 ands the whole of it with the user's access (owner or member), and
 // reads a metadata key a document lacks as NULL, which $nin does not match: hence the
-// explicit "no source path" alternative (conformance test team/view_filters).
+// explicit "no source path" alternative (conformance test team/member_view).
 func ViewFilters(v View, caller map[string]any) map[string]any {
 	if v.Private == "" && len(v.Shadow) == 0 {
 		return ScopedFilters(v.Team, caller)

@@ -169,4 +169,22 @@ func (s *suite) memberView(t *testing.T, owner, member, outsider *r2r.Client, te
 	if !slices.Contains(docs, ownDoc) || slices.Contains(docs, teamDoc) {
 		t.Errorf("RAG in the member's view drew on %v; want their own version %s and not the team's %s", docs, ownDoc, teamDoc)
 	}
+
+	// A document of the team collection without a source path (a memory, say) stays in the
+	// view: R2R reads the missing key as NULL, which $nin alone would not match.
+	noteID := uuid.NewString()
+	s.cleanupDocument(noteID)
+	if _, err := owner.CreateDocument(ctx, r2r.DocumentCreate{RawText: "The quasar drain workers are tuned by the pulsar team.", ID: noteID,
+		CollectionIDs: []string{teamID}, IngestionMode: "fast", Metadata: map[string]any{"title": "a note"}}); err != nil {
+		t.Fatal(err)
+	}
+	s.waitIngestedAs(t, owner, noteID)
+	hits := s.searchDocs(t, member, r2r.ViewFilters(r2r.View{Team: teamID, Private: private.ID, Shadow: []string{path}}, nil), 10)
+	var ids []string
+	for _, h := range hits {
+		ids = append(ids, h.DocumentID)
+	}
+	if !slices.Contains(ids, noteID) || !slices.Contains(ids, ownDoc) || slices.Contains(ids, teamDoc) {
+		t.Errorf("search in the member's view found %v; want the note %s and their own version %s, not the team's %s", ids, noteID, ownDoc, teamDoc)
+	}
 }
