@@ -88,6 +88,9 @@ func rssRun(b *testing.B, r2rURL, dir string, drive func(c *servertest.RawConn))
 		drive(c)
 		peak := peakRSS(b, p.Cmd.Process.Pid)
 		b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+		// Answers still on their way (a load may stop reading early) must not block the
+		// child's writes, or it never exits.
+		go c.Drain()
 		p.Stdin.Close()
 		p.Wait(10 * time.Second)
 	}
