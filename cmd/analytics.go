@@ -164,7 +164,7 @@ func (o *analyticsOptions) addR2R(ctx context.Context, r *analytics.Report) {
 		plan, perr := t.syncer.Plan(ctx)
 		unlock()
 		if perr == nil {
-			r.IndexLag = &analytics.IndexLag{New: len(plan.Upload), Changed: len(plan.Replace), Removed: len(plan.Delete) + plan.Stale}
+			r.IndexLag = &analytics.IndexLag{New: len(plan.Upload), Changed: len(plan.Replace), Removed: len(plan.Delete), Kept: plan.Stale}
 		} else {
 			r.Note = "Index lag not shown: " + perr.Error()
 		}

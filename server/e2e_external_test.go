@@ -1,14 +1,11 @@
 package server_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -113,20 +110,6 @@ func TestE2ETypeScriptClient(t *testing.T) {
 // TestE2EClaudeCode registers the binary with the Claude Code CLI the way the README tells
 // users to (claude mcp add r2r -- r2r-mcp serve) and checks `claude mcp list` reports it
 // connected. It runs only where `claude` is on PATH; it needs no Claude login.
-// claudeCLI finds the Claude Code CLI (npm @anthropic-ai/claude-code): skipped locally when
-// missing, a failure under CI=true, where .ci/run installs it.
-func claudeCLI(t *testing.T) string {
-	t.Helper()
-	claude, err := exec.LookPath("claude")
-	if err != nil {
-		if inCI() {
-			t.Fatal("claude is not on PATH under CI; .ci/run installs @anthropic-ai/claude-code")
-		}
-		t.Skip("claude (npm install -g @anthropic-ai/claude-code) is not on PATH")
-	}
-	return claude
-}
-
 // runIn runs a command in dir with environ, bounded, and fails the test when it fails.
 func runIn(t *testing.T, dir string, environ []string, name string, args ...string) string {
 	t.Helper()
@@ -162,14 +145,14 @@ func wantConnected(t *testing.T, out string) {
 // prompts as slash commands (/mcp__r2r__ask …).
 func TestE2EClaudeCode(t *testing.T) {
 	t.Parallel()
-	claude := claudeCLI(t)
+	claude := servertest.ClaudeCLI(t)
 	emu := r2rtest.NewServer(t, r2rtest.Options{})
 	proj := servertest.GitProject(t, "epsilon", nil)
-	environ := servertest.Env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	environ := servertest.ClaudeEnv(servertest.Env(t, ""))
 	bin, checkStdout := teeStdout(t)
 	runIn(t, proj, environ, claude, "mcp", "add", "r2r", "-e", "R2R_API_URL="+emu.URL, "--", bin, "serve")
 	wantConnected(t, runIn(t, proj, environ, claude, "mcp", "list"))
-	wantSlashCommands(t, proj, environ, "mcp__r2r__ask", "mcp__r2r__search", "mcp__r2r__sync", "mcp__r2r__remember", "mcp__r2r__resume")
+	servertest.WantSlashCommands(t, proj, environ, "mcp__r2r__ask", "mcp__r2r__search", "mcp__r2r__sync", "mcp__r2r__remember", "mcp__r2r__resume")
 	checkStdout()
 }
 
@@ -177,9 +160,9 @@ func TestE2EClaudeCode(t *testing.T) {
 // HOME, then `claude mcp list` shows r2r Connected; a second install changes nothing.
 func TestE2EInstallClaudeCode(t *testing.T) {
 	t.Parallel()
-	claude := claudeCLI(t)
+	claude := servertest.ClaudeCLI(t)
 	proj := servertest.GitProject(t, "zeta", nil)
-	environ := servertest.Env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	environ := servertest.ClaudeEnv(servertest.Env(t, ""))
 	bin := servertest.Build(t)
 	runIn(t, proj, environ, bin, "install", "claude-code")
 	wantConnected(t, runIn(t, proj, environ, claude, "mcp", "list"))
@@ -193,7 +176,7 @@ func TestE2EInstallClaudeCode(t *testing.T) {
 // with r2r-mcp on PATH, and checks Claude Code connects to the plugin's r2r server.
 func TestE2EClaudeCodePlugin(t *testing.T) {
 	t.Parallel()
-	claude := claudeCLI(t)
+	claude := servertest.ClaudeCLI(t)
 	repo, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -218,43 +201,7 @@ func TestE2EClaudeCodePlugin(t *testing.T) {
 	if !strings.HasPrefix(line, "plugin:r2r:r2r") || !strings.Contains(line, "Connected") {
 		t.Fatalf("claude mcp list does not report the plugin's r2r connected:\n%s", out)
 	}
-	wantSlashCommands(t, proj, environ, "r2r:ask", "r2r:search", "r2r:sync", "r2r:remember", "r2r:resume")
-}
-
-// wantSlashCommands starts a non-interactive Claude Code session in dir and checks the
-// slash commands its first (init) message lists. No login is needed: the init message
-// comes before the model is asked anything.
-func wantSlashCommands(t *testing.T, dir string, environ []string, want ...string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, claudeCLI(t), "-p", "hi", "--output-format", "stream-json", "--verbose")
-	// Claude Code 2.1 connects MCP servers in the background by default, so a busy machine
-	// can print the init message before r2r-mcp is connected; false makes -p wait for them.
-	cmd.Dir, cmd.Env = dir, append(slices.Clip(environ), "MCP_CONNECTION_NONBLOCKING=false")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Only the first line is needed; the rest would be a failure for want of a login.
-	first, err := bufio.NewReader(stdout).ReadString('\n')
-	cancel()
-	_ = cmd.Wait()
-	var init struct {
-		Subtype       string   `json:"subtype"`
-		SlashCommands []string `json:"slash_commands"`
-	}
-	if jerr := json.Unmarshal([]byte(first), &init); jerr != nil || init.Subtype != "init" {
-		t.Fatalf("no init message from claude -p (%v, %v): %s", err, jerr, first)
-	}
-	for _, w := range want {
-		if !slices.Contains(init.SlashCommands, w) {
-			t.Errorf("Claude Code does not list /%s; it lists %v", w, init.SlashCommands)
-		}
-	}
+	servertest.WantSlashCommands(t, proj, environ, "r2r:ask", "r2r:search", "r2r:sync", "r2r:remember", "r2r:resume")
 }
 
 // TestE2EInstallClaudeCodeKeepsOtherScope: with r2r already in Claude Code's local scope,
@@ -262,9 +209,9 @@ func wantSlashCommands(t *testing.T, dir string, environ []string, want ...strin
 // ends with one r2r, connected.
 func TestE2EInstallClaudeCodeKeepsOtherScope(t *testing.T) {
 	t.Parallel()
-	claude := claudeCLI(t)
+	claude := servertest.ClaudeCLI(t)
 	proj := servertest.GitProject(t, "theta", nil)
-	environ := servertest.Env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	environ := servertest.ClaudeEnv(servertest.Env(t, ""))
 	bin := servertest.Build(t)
 	runIn(t, proj, environ, claude, "mcp", "add", "--scope", "local", "r2r", "--", bin, "serve")
 	if out := runIn(t, proj, environ, bin, "install", "claude-code"); !strings.Contains(out, "local scope; install keeps that entry") {

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"time"
+
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/server/knob"
@@ -34,6 +36,12 @@ type Options struct {
 	// NoAnalytics turns off the record of searches, RAG questions and recalls that
 	// r2r-mcp analytics and the r2r://analytics resource report.
 	NoAnalytics bool `knob:"no-analytics" default:"false" help:"keep no analytics: the queries, hit counts and documents of searches, RAG questions and recalls that r2r-mcp analytics reports (see Analytics)"`
+
+	// SkillPoll is how often a session asks R2R whether the team's skills changed. R2R tells
+	// no one when a document is added, so a teammate's skill reaches a running session
+	// within this interval (one saved in the session itself at once), for two small
+	// searches per poll.
+	SkillPoll time.Duration `knob:"skill-poll" default:"1m" min:"5s" max:"24h" help:"how often a session reads the team's skills again, so a teammate's new or changed skill reaches it as a prompt (list_changed); one saved in the session is read at once"`
 
 	// HTTP are the settings of serve --http.
 	HTTP HTTPOptions

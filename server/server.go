@@ -259,7 +259,7 @@ func (s *Server) build(projects *project.Resolver) {
 	cancelled := newCancelledCalls(s.logger.With("component", "mcp"))
 	lazy := &lazyTools{registry: registry}
 	hooks := &mcpserver.Hooks{}
-	skills := &teamSkills{remote: s.cfg.Remote}
+	skills := &teamSkills{remote: s.cfg.Remote, poll: s.cfg.Options.SkillPoll}
 	m := newMCPServer(s.cfg, projects, hooks, cancelled, lazy, skills, s.logger)
 	lazy.srv = m
 	skills.prompts = tools.NewSkillPrompts(s.Deps, m)

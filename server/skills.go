@@ -3,17 +3,19 @@ package server
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/tools"
 )
 
 // teamSkills serves the project's team skills as prompts of a local server: read before the
-// first prompts/list or prompts/get, then polled (tools.SkillPollInterval) and re-read after
+// first prompts/list or prompts/get, then polled every poll (--skill-poll) and re-read after
 // a save in this session, until Close. A remote server (serve --http) has no project of its
 // own, so it offers none.
 type teamSkills struct {
 	prompts *tools.SkillPrompts
 	remote  bool
+	poll    time.Duration
 
 	once   sync.Once
 	mu     sync.Mutex
@@ -35,7 +37,7 @@ func (t *teamSkills) before(ctx context.Context) {
 		}
 		var runCtx context.Context
 		runCtx, t.cancel = context.WithCancel(context.WithoutCancel(ctx))
-		go t.prompts.Run(runCtx, tools.SkillPollInterval)
+		go t.prompts.Run(runCtx, t.poll)
 	})
 }
 

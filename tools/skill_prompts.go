@@ -17,12 +17,6 @@ import (
 // BuiltinPrompts are the names of r2r-mcp's own prompts; a team skill may not take one.
 var BuiltinPrompts = []string{"ask", "search", "resume", "sync", "remember"}
 
-// SkillPollInterval is how often a session asks R2R whether the team's skills changed. R2R
-// tells no one when a document is added, so a teammate's skill reaches a running session
-// within this interval (a skill saved in the session itself at once), for two small
-// searches a minute.
-const SkillPollInterval = time.Minute
-
 // skillArg is the optional argument of a skill's prompt: what the user typed after the
 // command, put in place of $ARGUMENTS (or after the skill) as Claude Code does.
 const skillArg = "arguments"
@@ -72,15 +66,20 @@ func (p *SkillPrompts) Load(ctx context.Context) {
 	}
 }
 
-// Run refreshes the prompts every interval and after Changed until ctx ends.
+// Run refreshes the prompts every interval (never when it is not positive) and after
+// Changed until ctx ends.
 func (p *SkillPrompts) Run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
+	var tick <-chan time.Time
+	if interval > 0 {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-tick:
 		case <-p.kick:
 		}
 		p.refreshLogged(ctx)

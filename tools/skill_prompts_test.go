@@ -111,7 +111,7 @@ func TestTeamSkillPrompts(t *testing.T) {
 	if v := te.bobSavesSkill(strings.Replace(teamSkillV1, "ENV=staging", "ENV=staging SMOKE=1", 1)); v != 2 {
 		t.Fatalf("bob's update is version %d", v)
 	}
-	if err := sp.Refresh(ctx); err != nil { // what the poll does each SkillPollInterval
+	if err := sp.Refresh(ctx); err != nil { // what the poll does each --skill-poll
 		t.Fatal(err)
 	}
 	awaitChanged(t, changed)

@@ -32,6 +32,7 @@ func NewMCPGoClient(ctx context.Context, t testing.TB, p *Proc, opts ...mcpclien
 type Session struct {
 	p      *Proc
 	client *mcpclient.Client
+	notes  *notifications
 
 	closeOnce sync.Once
 }
@@ -42,9 +43,10 @@ type Session struct {
 func Serve(ctx context.Context, t testing.TB, dir string, env []string, args ...string) *Session {
 	t.Helper()
 	p := Start(t, dir, env, append([]string{"serve"}, args...)...)
-	s := &Session{p: p}
+	s := &Session{p: p, notes: newNotifications()}
 	t.Cleanup(func() { s.Close() })
 	s.client = NewMCPGoClient(ctx, t, p)
+	s.client.OnNotification(s.notes.record)
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	req.Params.ClientInfo = mcp.Implementation{Name: "r2r-mcp-auth-e2e", Version: "1.0.0"}

@@ -37,8 +37,9 @@ log=$(mktemp)
 status=0
 echo "test-real: conformance suite and end-to-end tests against $R2R_CONFORMANCE_URL (and $R2R_CONFORMANCE_NOAUTH_URL, authentication off)" >&2
 $GO test -race -count=1 -v -skip 'TestRealIngestionCrash' ./r2r/conformance/ ./server/e2ereal/ ./tools/upload/ >"$log" 2>&1 || status=1
-# The team flow through the binary: three users, one repository, one team collection.
-$GO test -race -count=1 -v -run 'TestTeamFlowReal' ./cmd/ >>"$log" 2>&1 || status=1
+# The team flow through the binary: three users, one repository, one team collection; a
+# teammate's skill in another's serve and Claude Code; analytics' index lag.
+$GO test -race -count=1 -v -run 'TestTeamFlowReal|TestTeamSkillsReal|TestAnalyticsIndexLagReal' ./cmd/ >>"$log" 2>&1 || status=1
 # Last, alone: it kills R2R in the middle of an ingestion and starts it again.
 R2R_REAL_RUN=$RUN R2R_CONFORMANCE_RESTART=$HERE/restart-r2r.sh \
 	$GO test -race -count=1 -v -run 'TestRealIngestionCrash' ./server/e2ereal/ >>"$log" 2>&1 || status=1

@@ -55,7 +55,10 @@ type DocCount struct {
 type IndexLag struct {
 	New     int `json:"new_files"`
 	Changed int `json:"changed_files"`
-	Removed int `json:"removed_files"` // documents whose files are gone
+	Removed int `json:"removed_files"` // documents a sync deletes: their files are gone
+	// Kept are documents of files no longer in the project that a sync keeps (only
+	// sync --prune deletes them).
+	Kept int `json:"kept_documents,omitempty"`
 }
 
 // Behind reports whether a sync would change anything.
@@ -179,6 +182,9 @@ func (r Report) Text() string {
 			fmt.Fprintf(&b, "Index behind the working tree: %d new, %d changed, %d removed files (r2r-mcp sync brings it up to date).\n", l.New, l.Changed, l.Removed)
 		} else {
 			b.WriteString("Index up to date with the working tree.\n")
+		}
+		if l.Kept > 0 {
+			fmt.Fprintf(&b, "%d document(s) of files no longer in the project are kept (r2r-mcp sync --prune deletes them).\n", l.Kept)
 		}
 	}
 	if r.Withheld > 0 {
