@@ -26,7 +26,13 @@ type target struct {
 
 func newTarget(t *testing.T) *target {
 	t.Helper()
-	srv := r2rtest.NewServer(t, r2rtest.Options{})
+	return newTargetWith(t, r2rtest.Options{})
+}
+
+// newTargetWith is newTarget with an emulator configured by opts.
+func newTargetWith(t *testing.T, opts r2rtest.Options) *target {
+	t.Helper()
+	srv := r2rtest.NewServer(t, opts)
 	c, err := r2r.New(r2r.Options{BaseURL: srv.URL})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,83 @@
+package upload
+
+import (
+	"context"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+)
+
+// TestSyncWritesPendingAndBudget: a sync's writes are what r2r_ingest_document's are: each
+// file is marked in the table of pending uploads while R2R ingests it (and the cache told
+// once it is searchable), and holds its share of the process's memory budget while it is
+// sent (a full budget fails the file as an upload's does).
+func TestSyncWritesPendingAndBudget(t *testing.T) {
+	tests := []struct {
+		name        string
+		r2r         r2rtest.Options
+		wait        time.Duration
+		fullBudget  bool
+		uploaded    []string
+		pending     []string
+		failed      string // the reason the file failed; "" = none
+		busy, wrote bool
+	}{
+		{name: "ingested", uploaded: []string{"docs/a.md"}, wrote: true},
+		{name: "still ingesting", r2r: r2rtest.Options{IngestDelay: time.Hour}, wait: time.Millisecond,
+			pending: []string{"docs/a.md"}, busy: true, wrote: true},
+		{name: "budget full", fullBudget: true, failed: ErrBusy.Error()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tg := newTargetWith(t, tt.r2r)
+			tg.write(t, "docs/a.md", "# Ledger\n\nPayouts settle nightly.")
+			pending := NewPending()
+			var writes atomic.Int32
+			s, _, _, err := NewSyncer(SyncConfig{API: tg.api, Scope: tg.scope, Root: tg.root, StateDir: t.TempDir(), Poll: 1,
+				Wait: tt.wait, Pending: pending, OnWrite: func() { writes.Add(1) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := t.Context()
+			plan, err := s.Plan(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.fullBudget {
+				release, err := shared.Reserve(ctx, DefaultBudget)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer release()
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, 50*time.Millisecond)
+				defer cancel()
+			}
+			sum := s.Run(ctx, plan, nil)
+			if !slices.Equal(sum.Uploaded, nonNil(tt.uploaded)) || !slices.Equal(sum.Pending, nonNil(tt.pending)) {
+				t.Errorf("uploaded %v, pending %v; want %v, %v", sum.Uploaded, sum.Pending, tt.uploaded, tt.pending)
+			}
+			i := slices.IndexFunc(sum.Failed, func(p kbsync.Problem) bool { return p.Path == "docs/a.md" })
+			if (i >= 0) != (tt.failed != "") || i >= 0 && sum.Failed[i].Reason != tt.failed {
+				t.Errorf("failed %+v, want the file failed for %q", sum.Failed, tt.failed)
+			}
+			if busy := pending.Busy(tg.scope.CollectionID, time.Now()); busy != tt.busy {
+				t.Errorf("collection busy in the pending table: %v, want %v", busy, tt.busy)
+			}
+			if got := writes.Load() > 0; got != tt.wrote {
+				t.Errorf("OnWrite called: %v, want %v", got, tt.wrote)
+			}
+		})
+	}
+}
+
+func nonNil(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
