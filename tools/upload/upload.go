@@ -108,12 +108,9 @@ func Upload(ctx context.Context, p string, opts Options) (*Result, error) {
 	if budget == nil {
 		budget = shared
 	}
-	release, err := budget.Reserve(ctx, reservation(p, opts.Roots))
+	release, err := reserve(ctx, budget, p, opts.Roots)
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return nil, fmt.Errorf("cancelled before it was sent: %w", err)
-		}
-		return nil, ErrBusy
+		return nil, err
 	}
 	defer release()
 	f, err := read(p, opts)
