@@ -2,6 +2,7 @@ package upload
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -80,4 +81,39 @@ func nonNil(l []string) []string {
 		return []string{}
 	}
 	return l
+}
+
+// TestSyncAsksR2RStartOncePerSync: a sync meeting files whose ingestions an R2R restart
+// ended asks R2R when it started once, not once per file (every file of a sync is written
+// by the sync's one Writer), and sends each of them again.
+func TestSyncAsksR2RStartOncePerSync(t *testing.T) {
+	tg := newTargetWith(t, r2rtest.Options{IngestDelay: time.Hour})
+	files := []string{"docs/a.md", "docs/b.md", "docs/c.md"}
+	for i, p := range files {
+		tg.write(t, p, fmt.Sprintf("# Note %d\n\nFact %d.", i, i))
+	}
+	sync := func() *kbsync.Summary {
+		s, _, _, err := NewSyncer(SyncConfig{API: tg.api, Scope: tg.scope, Root: tg.root, StateDir: t.TempDir(), Poll: 1, Wait: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := s.Plan(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Run(t.Context(), plan, nil)
+	}
+	if sum := sync(); !slices.Equal(sum.Pending, files) {
+		t.Fatalf("first sync: %+v", sum)
+	}
+	tg.srv.Restart()
+	tg.srv.Configure(func(o *r2rtest.Options) { o.IngestDelay = 0 })
+	tg.srv.ResetCounts()
+	sum := sync()
+	if !slices.Equal(sum.Uploaded, files) || !sum.OK() {
+		t.Fatalf("after the restart: %+v", sum)
+	}
+	if n := tg.srv.Count("GET /v3/system/status"); n != 1 {
+		t.Errorf("R2R was asked when it started %d times, want once", n)
+	}
 }
