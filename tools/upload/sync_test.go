@@ -3,11 +3,16 @@ package upload
 import (
 	"context"
 	"fmt"
+	"os/exec"
+	"runtime"
 	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
@@ -115,5 +120,93 @@ func TestSyncAsksR2RStartOncePerSync(t *testing.T) {
 	}
 	if n := tg.srv.Count("GET /v3/system/status"); n != 1 {
 		t.Errorf("R2R was asked when it started %d times, want once", n)
+	}
+}
+
+// stackAPI is an API that records, at each upload, the r2r-mcp packages on the call stack
+// that carried the file there, innermost first (test files left out, a package's
+// consecutive frames counted once).
+type stackAPI struct {
+	kbsync.API
+	mu     sync.Mutex
+	stacks [][]string
+}
+
+func (a *stackAPI) CreateDocument(ctx context.Context, in r2r.DocumentCreate) (*r2r.IngestionResponse, error) {
+	const module = "github.com/r2r-mcp/r2r-mcp/"
+	pcs := make([]uintptr, 100)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	var pkgs []string
+	for {
+		fr, more := frames.Next()
+		if rest, ok := strings.CutPrefix(fr.Function, module); ok && !strings.HasSuffix(fr.File, "_test.go") {
+			slash := strings.LastIndex(rest, "/")
+			pkg := rest[:slash+1] + strings.SplitN(rest[slash+1:], ".", 2)[0]
+			if len(pkgs) == 0 || pkgs[len(pkgs)-1] != pkg {
+				pkgs = append(pkgs, pkg)
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	a.mu.Lock()
+	a.stacks = append(a.stacks, pkgs)
+	a.mu.Unlock()
+	return a.API.CreateDocument(ctx, in)
+}
+
+// TestSyncWritePathPassesEachPackageOnce: on its way from a sync's plan to R2R a file
+// passes through each package once, in the private layer and the team's version alike: no
+// package on the write's call stack calls into another that calls back into it.
+func TestSyncWritePathPassesEachPackageOnce(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	for _, team := range []bool{false, true} {
+		t.Run(fmt.Sprintf("team=%v", team), func(t *testing.T) {
+			tg := newTarget(t)
+			tg.write(t, "docs/a.md", "# Ledger\n\nPayouts settle nightly.")
+			api := &stackAPI{API: tg.api}
+			scope := tg.scope
+			var ts *TeamSetup
+			if team {
+				gitIn(t, tg.root, "init", "-q", "-b", "main")
+				gitIn(t, tg.root, "add", ".")
+				gitIn(t, tg.root, "commit", "-q", "-m", "one")
+				var err error
+				if ts, err = TeamSync(t.Context(), tg.api, tg.scope.CollectionID, "", tg.root, tg.scope, true); err != nil || ts == nil {
+					t.Fatalf("team sync: %+v %v", ts, err)
+				}
+				scope = ts.Private
+			}
+			s, _, _, err := NewSyncer(SyncConfig{API: api, Scope: scope, Root: tg.root, StateDir: t.TempDir(), Poll: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ts != nil {
+				Join(s, ts.Team, ts.CollectionID)
+			}
+			plan, err := s.Plan(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum := s.Run(t.Context(), plan, nil); !sum.OK() {
+				t.Fatalf("summary %+v", sum)
+			}
+			if len(api.stacks) != 1 {
+				t.Fatalf("%d uploads, want 1", len(api.stacks))
+			}
+			if st := api.stacks[0]; len(st) == 0 || st[0] != "tools/kbsync" {
+				t.Fatalf("the write's stack %v does not end in kbsync.Writer", st)
+			}
+			seen := map[string]bool{}
+			for _, pkg := range api.stacks[0] {
+				if seen[pkg] {
+					t.Errorf("the write passes through %s twice: %v (innermost first)", pkg, api.stacks[0])
+				}
+				seen[pkg] = true
+			}
+		})
 	}
 }
