@@ -24,6 +24,13 @@ type FileReader interface {
 	ReadFile(rel string) (File, error)
 }
 
+// Reserver is a FileReader that bounds the memory the files being written hold: Run
+// reserves a file's share before reading it to write it, and releases it once the file is
+// written. An error is why the file was not written.
+type Reserver interface {
+	Reserve(ctx context.Context, rel string) (release func(), err error)
+}
+
 // Refusal is a file the ingest rules do not let through; nothing of it was sent.
 type Refusal struct {
 	Kind   string // e.g. secret_file, file_too_large, unsupported_file_type
@@ -52,11 +59,11 @@ type Options struct {
 
 // Syncer syncs one directory of a project into its collection.
 type Syncer struct {
-	Opts   Options
-	Writer *Writer // API and Scope of the collection
-	// Put, when set, writes one item of the plan instead of reading it with Opts.Files and
-	// writing it with Writer.Put. A refused file gives a *Refusal.
-	Put func(ctx context.Context, it Item) (Outcome, error)
+	Opts Options
+	// Writer writes the plan's files, read again with Opts.Files, to its Scope's
+	// collection, whose manifest the plan reads (in a team sync, the caller's private
+	// layer; Team.Writer writes the team's version).
+	Writer *Writer
 
 	blobMu sync.Mutex
 	blobs  map[string]string // listed file -> git object id, in a team sync

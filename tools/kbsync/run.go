@@ -109,33 +109,14 @@ const KindCancelled = "cancelled"
 
 // Run carries out p with bounded concurrency: new files are uploaded, changed ones
 // replaced (see Writer.Put), then, when p prunes, the documents of files that are gone
-// deleted. progress (may be nil) is called after each step, from one goroutine at a time.
-// A cancelled ctx stops the run; what was done is in the summary.
+// deleted; in a team sync the team's version is then written the same way. progress (may
+// be nil) is called after each step, from one goroutine at a time. A cancelled ctx stops
+// the run; what was done is in the summary.
 func (s *Syncer) Run(ctx context.Context, p *Plan, progress func(Progress)) *Summary {
 	start := time.Now()
 	sum := &Summary{Unchanged: p.Unchanged, Refused: slices.Clone(p.Refused), PruneSkipped: p.PruneSkipped, Stale: p.Stale}
-	var mu sync.Mutex
-	done, total := 0, p.Steps()
-	report := func(path string, a Action) {
-		done++
-		if progress != nil {
-			progress(Progress{Done: done, Total: total, Path: path, Action: a})
-		}
-	}
-	items := append(slices.Clone(p.Upload), p.Replace...)
-	failed := map[string]bool{} // content hashes of the files that failed
-	bounded(ctx, items, s.Opts.concurrency(), func(it Item) {
-		o, err := s.put(ctx, it)
-		mu.Lock()
-		defer mu.Unlock()
-		n := len(sum.Failed)
-		sum.record(it.Path, o, err)
-		if len(sum.Failed) > n {
-			failed[it.SHA] = true
-			failed[o.SHA] = true // the file may have changed since the plan
-		}
-		report(it.Path, o.Action)
-	})
+	r := &run{s: s, sum: sum, total: p.Steps(), progress: progress}
+	failed := r.write(ctx, s.own(), append(slices.Clone(p.Upload), p.Replace...))
 	// Pruning comes last, and spares the documents a failed file could be: one moved
 	// elsewhere whose upload failed has its old document (same content) as its only copy.
 	if len(p.Delete) > 0 && ctx.Err() == nil {
@@ -145,10 +126,18 @@ func (s *Syncer) Run(ctx context.Context, p *Plan, progress func(Progress)) *Sum
 				"(or predate content hashes), so they may be its only copy", kept)
 			sum.Stale += kept
 		}
-		s.prune(ctx, dels, sum, report)
+		r.retire(ctx, s.Writer, "deleting", dels, &sum.Deleted)
 	}
-	if p.Team != nil {
-		s.runTeam(ctx, p.Team, sum, &mu, report)
+	if tp := p.Team; tp != nil {
+		// The team's version: the ref's new and changed files are written, then the team
+		// versions of files gone from the ref retired, then the caller's copies from before
+		// team syncs of files the team's version now holds deleted.
+		sum.Team = &TeamSummary{Ref: tp.Ref, Commit: tp.Commit, Unchanged: tp.Unchanged, Left: slices.Clone(tp.Left), Behind: tp.Behind}
+		r.write(ctx, s.team(), append(slices.Clone(tp.Upload), tp.Replace...))
+		if ctx.Err() == nil {
+			r.retire(ctx, s.Opts.Team.Writer, "retiring", tp.Delete, &sum.Team.Deleted)
+			r.retire(ctx, s.Opts.Team.Writer, "retiring", tp.Legacy, &sum.Team.Migrated)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		why := "the sync was stopped before it finished"
@@ -165,33 +154,119 @@ func (s *Syncer) Run(ctx context.Context, p *Plan, progress func(Progress)) *Sum
 	return sum
 }
 
-// put reads one file again (it may have changed since the plan) and writes it.
-func (s *Syncer) put(ctx context.Context, it Item) (Outcome, error) {
-	if s.Put != nil {
-		return s.Put(ctx, it)
+// run is the state one Run shares between its writes: the summary and the progress count,
+// guarded by mu.
+type run struct {
+	s           *Syncer
+	mu          sync.Mutex
+	sum         *Summary
+	done, total int
+	progress    func(Progress)
+}
+
+// report counts one step done; mu is held.
+func (r *run) report(path string, a Action) {
+	r.done++
+	if r.progress != nil {
+		r.progress(Progress{Done: r.done, Total: r.total, Path: path, Action: a})
 	}
-	f, err := s.Opts.Files.ReadFile(it.Path)
+}
+
+// layer is where items of a plan are written: how one is read, and the Writer that writes
+// it to its collection.
+type layer struct {
+	w    *Writer
+	read func(ctx context.Context, it Item) (f File, release func(), err error)
+	// team: the team's version (its outcomes are counted in the summary's Team).
+	team bool
+}
+
+func (s *Syncer) own() layer  { return layer{w: s.Writer, read: s.readFile} }
+func (s *Syncer) team() layer { return layer{w: s.Opts.Team.Writer, read: s.readBlob, team: true} }
+
+// write writes items to l and returns the content hashes of the files that failed.
+func (r *run) write(ctx context.Context, l layer, items []Item) map[string]bool {
+	failed := map[string]bool{}
+	bounded(ctx, items, r.s.Opts.concurrency(), func(it Item) {
+		o, err := l.put(ctx, it)
+		var one Summary
+		one.record(it.Path, o, err)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if len(one.Failed) > 0 {
+			failed[it.SHA] = true
+			failed[o.SHA] = true // the file may have changed since the plan
+		}
+		r.add(&one, l.team)
+		r.report(it.Path, o.Action)
+	})
+	return failed
+}
+
+// put reads one item again (a file may have changed since the plan) and writes it.
+func (l layer) put(ctx context.Context, it Item) (Outcome, error) {
+	f, release, err := l.read(ctx, it)
 	if err != nil {
 		return Outcome{Action: Failed}, err
 	}
-	return s.Writer.Put(ctx, f, it.Old)
+	defer release()
+	return l.w.Put(ctx, f, it.Old)
 }
 
-func (s *Syncer) prune(ctx context.Context, dels []Deletion, sum *Summary, report func(string, Action)) {
-	var mu sync.Mutex
-	bounded(ctx, dels, s.Opts.concurrency(), func(d Deletion) {
-		err := s.Writer.Delete(ctx, d.DocumentID)
-		mu.Lock()
-		defer mu.Unlock()
+// add counts one item's outcome (one) in the summary, the team's version's in its Team
+// part; mu is held.
+func (r *run) add(one *Summary, team bool) {
+	sum := r.sum
+	up, rep, pend, unch := &sum.Uploaded, &sum.Replaced, &sum.Pending, &sum.Unchanged
+	if team {
+		t := sum.Team
+		up, rep, pend, unch = &t.Uploaded, &t.Replaced, &t.Pending, &t.Unchanged
+		for i := range one.Failed {
+			one.Failed[i].Reason = "team's version: " + one.Failed[i].Reason
+		}
+	}
+	sum.Refused = append(sum.Refused, one.Refused...)
+	sum.Failed = append(sum.Failed, one.Failed...)
+	*up = append(*up, one.Uploaded...)
+	*rep = append(*rep, one.Replaced...)
+	*pend = append(*pend, one.Pending...)
+	*unch += one.Unchanged
+}
+
+// readFile reads a file of the work tree to write it, holding its share of the memory
+// budget (when Files is a Reserver) until release.
+func (s *Syncer) readFile(ctx context.Context, it Item) (File, func(), error) {
+	release := func() {}
+	if r, ok := s.Opts.Files.(Reserver); ok {
+		var err error
+		if release, err = r.Reserve(ctx, it.Path); err != nil {
+			return File{}, nil, err
+		}
+	}
+	f, err := s.Opts.Files.ReadFile(it.Path)
+	if err != nil {
+		release()
+		return File{}, nil, err
+	}
+	return f, release, nil
+}
+
+// retire takes dels out of w's collection (see Writer.retire), listing their paths in into;
+// verb names the act in a failure's reason.
+func (r *run) retire(ctx context.Context, w *Writer, verb string, dels []Deletion, into *[]string) {
+	bounded(ctx, dels, r.s.Opts.concurrency(), func(d Deletion) {
+		err := w.retire(ctx, Version{ID: d.DocumentID, OwnerID: d.OwnerID})
+		r.mu.Lock()
+		defer r.mu.Unlock()
 		if err != nil {
-			sum.Failed = append(sum.Failed, Problem{Path: d.Path, Kind: "delete", Reason: "deleting document " + d.DocumentID + ": " + err.Error()})
-			report(d.Path, Failed)
+			r.sum.Failed = append(r.sum.Failed, Problem{Path: d.Path, Kind: "delete", Reason: verb + " document " + d.DocumentID + ": " + err.Error()})
+			r.report(d.Path, Failed)
 			return
 		}
-		if !slices.Contains(sum.Deleted, d.Path) {
-			sum.Deleted = append(sum.Deleted, d.Path)
+		if !slices.Contains(*into, d.Path) {
+			*into = append(*into, d.Path)
 		}
-		report(d.Path, Deleted)
+		r.report(d.Path, Deleted)
 	})
 }
 
@@ -248,53 +323,6 @@ func (sum *Summary) record(path string, o Outcome, err error) {
 	case o.Action == Unchanged:
 		sum.Unchanged++
 	}
-}
-
-// runTeam carries out the team layer's part of a plan: the ref's new and changed files are
-// written, then the team versions of files gone from the ref retired, then the caller's
-// copies from before team syncs of files the team's version now holds deleted.
-func (s *Syncer) runTeam(ctx context.Context, tp *TeamPlan, sum *Summary, mu *sync.Mutex, report func(string, Action)) {
-	ts := &TeamSummary{Ref: tp.Ref, Commit: tp.Commit, Unchanged: tp.Unchanged, Left: slices.Clone(tp.Left), Behind: tp.Behind}
-	sum.Team = ts
-	w := s.Opts.Team.Writer
-	bounded(ctx, append(slices.Clone(tp.Upload), tp.Replace...), s.Opts.concurrency(), func(it Item) {
-		o, err := s.putTeam(ctx, it)
-		mu.Lock()
-		defer mu.Unlock()
-		var one Summary
-		one.record(it.Path, o, err)
-		sum.Refused = append(sum.Refused, one.Refused...)
-		for i := range one.Failed {
-			one.Failed[i].Reason = "team's version: " + one.Failed[i].Reason
-		}
-		sum.Failed = append(sum.Failed, one.Failed...)
-		ts.Uploaded = append(ts.Uploaded, one.Uploaded...)
-		ts.Replaced = append(ts.Replaced, one.Replaced...)
-		ts.Pending = append(ts.Pending, one.Pending...)
-		ts.Unchanged += one.Unchanged
-		report(it.Path, o.Action)
-	})
-	if ctx.Err() != nil {
-		return
-	}
-	retire := func(dels []Deletion, into *[]string) {
-		bounded(ctx, dels, s.Opts.concurrency(), func(d Deletion) {
-			err := w.retire(ctx, Version{ID: d.DocumentID, OwnerID: d.OwnerID})
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				sum.Failed = append(sum.Failed, Problem{Path: d.Path, Kind: "delete", Reason: "retiring document " + d.DocumentID + ": " + err.Error()})
-				report(d.Path, Failed)
-				return
-			}
-			if !slices.Contains(*into, d.Path) {
-				*into = append(*into, d.Path)
-			}
-			report(d.Path, Deleted)
-		})
-	}
-	retire(tp.Delete, &ts.Deleted)
-	retire(tp.Legacy, &ts.Migrated)
 }
 
 // normalise sorts the lists and makes empty ones [] in JSON.

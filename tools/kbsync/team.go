@@ -275,19 +275,19 @@ func mine(blob string, tree, base map[string]TreeEntry, p string) bool {
 	return true
 }
 
-// putTeam reads one file of the ref and writes it as the team's version.
-func (s *Syncer) putTeam(ctx context.Context, it Item) (Outcome, error) {
+// readBlob reads a file of the team's ref to write it as the team's version.
+func (s *Syncer) readBlob(ctx context.Context, it Item) (File, func(), error) {
 	t := s.Opts.Team
 	f, err := t.Blobs.ReadBlob(ctx, it.Path, TreeEntry{Blob: it.Blob, Size: it.Size})
 	if err != nil {
-		return Outcome{Action: Failed}, err
+		return File{}, nil, err
 	}
 	if f.Metadata == nil {
 		f.Metadata = map[string]any{}
 	}
 	f.Metadata[MetaRef], f.Metadata[MetaCommit], f.Metadata[MetaCommitTime], f.Metadata[MetaBlob] =
 		t.Ref, t.Commit, t.CommitTime, it.Blob
-	return t.Writer.Put(ctx, f, it.Old)
+	return f, func() {}, nil
 }
 
 // retire removes one document from the collection w writes to: deleted when the caller

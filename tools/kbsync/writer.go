@@ -1,6 +1,7 @@
 package kbsync
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -96,6 +97,8 @@ type Writer struct {
 	SlowAfter, DeadAfter time.Duration
 	// Now is the clock ingestion ages are measured with; nil = time.Now.
 	Now func() time.Time
+	// Pending, when set, tracks each version Put sends (see Tracker).
+	Pending Tracker
 
 	// outwaited is set once a wait for an ingestion started elsewhere ran out with R2R
 	// still on it: later ones get one look, so a sync meeting many ingestions an R2R crash
@@ -108,23 +111,66 @@ type Writer struct {
 	start      time.Time
 }
 
+// Tracker records the documents a Writer sends until R2R has finished with them (upload's
+// table of pending uploads is one). It must be safe for concurrent use.
+type Tracker interface {
+	// Start records that docID is being ingested into collection.
+	Start(docID, collection string, now time.Time)
+	// Finish records that R2R is done ingesting docID (or will not be); tracked reports
+	// whether its ingestion was being tracked.
+	Finish(docID string) (collection string, tracked bool)
+	// ExpectMembership records that docID belongs in collection once R2R has ingested it.
+	ExpectMembership(docID, collection string, now time.Time)
+}
+
 // Put makes the scope hold exactly one successful document for f: the one of f's current
 // content. old are the documents r2r-mcp wrote for f.Path before (see Manifest). A new
 // version is ingested and must succeed before the older ones are deleted, so search finds
 // the file all along; if it fails or is still pending, the older ones stay. The error is
-// R2R's, with what was done so far in the Outcome.
+// R2R's, with what was done so far in the Outcome. With a Pending tracker, the new version
+// is tracked from before it is sent until R2R has finished with it.
 func (w *Writer) Put(ctx context.Context, f File, old []Version) (Outcome, error) {
+	sha := SHA256(f.Data)
+	id := w.versionID(cmp.Or(f.IDPath, f.Path), sha)
+	if w.Pending == nil {
+		return w.put(ctx, f, old, id, sha)
+	}
+	// Marked before the upload, so no result from before the document is searchable gets
+	// cached meanwhile.
+	w.Pending.Start(id, w.Scope.CollectionID, w.now())
+	o, err := w.put(ctx, f, old, id, sha)
+	w.settle(id, o, err)
+	return o, err
+}
+
+// settle ends or keeps the tracking Put started for document id, given what Put did; the
+// cache is told (OnWrite) when a tracked ingestion ends.
+func (w *Writer) settle(id string, o Outcome, err error) {
+	switch {
+	case err != nil && o.Action == Failed:
+		w.Pending.Finish(id)
+		w.wrote()
+		return
+	case !Terminal(o.Status):
+		w.Pending.ExpectMembership(id, w.Scope.CollectionID, w.now())
+	default:
+		if _, ok := w.Pending.Finish(id); ok {
+			w.wrote() // searchable now
+		}
+	}
+	if o.Action == Unchanged {
+		w.Pending.Finish(id)
+	}
+}
+
+// put is Put for the version id of f, whose content hash is sha.
+func (w *Writer) put(ctx context.Context, f File, old []Version, id, sha string) (Outcome, error) {
 	for _, name := range []string{f.Path, f.IDPath} {
 		if r := nameRefusal(name); r != nil {
 			return Outcome{Action: Failed}, r
 		}
 	}
-	sha := SHA256(f.Data)
-	idPath := f.IDPath
-	if idPath == "" {
-		idPath = f.Path
-	}
-	o := Outcome{DocumentID: w.versionID(idPath, sha), SHA: sha}
+	o := Outcome{DocumentID: id, SHA: sha}
 	var others []Version
 	var cur *Version
 	for i := range old {
@@ -150,33 +196,48 @@ func (w *Writer) Put(ctx context.Context, f File, old []Version) (Outcome, error
 		}
 	}
 	if o.Status != r2r.IngestionSuccess {
-		// Only an ingestion this call did not start is judged by its age: one it started is
-		// young whatever the clocks of R2R's host and this one say.
-		doc, err := w.wait(ctx, o.DocumentID, !o.Sent)
-		if err == nil && doc != nil && !o.Sent && w.dead(ctx, doc) {
-			doc, err = w.resend(ctx, f, &o, sha)
-		}
-		if doc != nil {
-			o.Status, o.Failure = doc.IngestionStatus, failure(doc)
-			o.Started, o.Age = doc.UpdatedAt.Time, w.age(doc)
-			o.Stuck = !o.Sent && !Terminal(doc.IngestionStatus) && o.Age >= w.slowAfter()
-		}
-		switch {
-		case o.Status == r2r.IngestionFailed:
-			// A failed document is in no collection (R2R assigns collections once ingestion
-			// succeeds), so no manifest would find it again: it is removed here, and the
-			// older versions stay.
-			o.Action = Failed
-			if err := w.Delete(ctx, o.DocumentID); err != nil {
-				return o, fmt.Errorf("removing the failed document %s: %w", o.DocumentID, err)
-			}
-			return o, nil
-		case o.Status != r2r.IngestionSuccess:
-			o.Action = Pending
+		if done, err := w.follow(ctx, f, &o, sha); !done {
 			return o, err
 		}
-		w.ensureMember(ctx, doc)
 	}
+	return w.replace(ctx, o, others)
+}
+
+// follow waits for R2R to ingest o's document (sending f again when that ingestion is
+// dead), noting in o what R2R reports. done reports a success; otherwise o's Action is
+// final (Failed or Pending) and err what ended the wait.
+func (w *Writer) follow(ctx context.Context, f File, o *Outcome, sha string) (done bool, err error) {
+	// Only an ingestion this call did not start is judged by its age: one it started is
+	// young whatever the clocks of R2R's host and this one say.
+	doc, err := w.wait(ctx, o.DocumentID, !o.Sent)
+	if err == nil && doc != nil && !o.Sent && w.dead(ctx, doc) {
+		doc, err = w.resend(ctx, f, o, sha)
+	}
+	if doc != nil {
+		o.Status, o.Failure = doc.IngestionStatus, failure(doc)
+		o.Started, o.Age = doc.UpdatedAt.Time, w.age(doc)
+		o.Stuck = !o.Sent && !Terminal(doc.IngestionStatus) && o.Age >= w.slowAfter()
+	}
+	switch {
+	case o.Status == r2r.IngestionFailed:
+		// A failed document is in no collection (R2R assigns collections once ingestion
+		// succeeds), so no manifest would find it again: it is removed here, and the
+		// older versions stay.
+		o.Action = Failed
+		if err := w.Delete(ctx, o.DocumentID); err != nil {
+			return false, fmt.Errorf("removing the failed document %s: %w", o.DocumentID, err)
+		}
+		return false, nil
+	case o.Status != r2r.IngestionSuccess:
+		o.Action = Pending
+		return false, err
+	}
+	w.ensureMember(ctx, doc)
+	return true, nil
+}
+
+// replace retires others, the older versions of o's document, now that it has succeeded.
+func (w *Writer) replace(ctx context.Context, o Outcome, others []Version) (Outcome, error) {
 	o.Action = Uploaded
 	if len(others) > 0 {
 		o.Action = Replaced

@@ -2,6 +2,8 @@ package upload
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -41,6 +43,19 @@ func (b *Budget) Reserve(ctx context.Context, n int64) (func(), error) {
 		return nil, err
 	}
 	return sync.OnceFunc(func() { b.sem.Release(n) }), nil
+}
+
+// reserve reserves in b what an upload of p needs (see reservation): an error is ErrBusy
+// when b had no room before ctx's deadline, or ctx's cancellation.
+func reserve(ctx context.Context, b *Budget, p string, roots []string) (func(), error) {
+	release, err := b.Reserve(ctx, reservation(p, roots))
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil, fmt.Errorf("cancelled before it was sent: %w", err)
+		}
+		return nil, ErrBusy
+	}
+	return release, nil
 }
 
 // reservation is what an upload of p (as the caller gave it; relative paths start at the

@@ -12,10 +12,15 @@ import (
 
 // ProjectFiles reads files of the project rooted at root under the upload rules (see
 // confine.Read) for the sync engine. A file reached through a symbolic link is refused:
-// sync writes every file under its own path.
+// sync writes every file under its own path. It is a kbsync.Reserver: a file being written
+// holds its share of the process's memory budget for uploads, as an Upload does.
 func ProjectFiles(root string) kbsync.FileReader { return projectFiles{root: root} }
 
 type projectFiles struct{ root string }
+
+func (p projectFiles) Reserve(ctx context.Context, rel string) (func(), error) {
+	return reserve(ctx, shared, filepath.FromSlash(rel), []string{p.root})
+}
 
 func (p projectFiles) ReadFile(rel string) (kbsync.File, error) {
 	l, err := read(filepath.FromSlash(rel), Options{Roots: []string{p.root}, Exact: true})
@@ -81,7 +86,8 @@ func NewTeam(ctx context.Context, root string, tc TeamConfig) (*kbsync.Team, err
 }
 
 // NewSyncer builds the sync engine of c: the project's include/exclude globs from
-// .r2r-mcp.json, the hash cache in the state directory, and every file written by Upload.
+// .r2r-mcp.json, the hash cache in the state directory, files read under the upload rules
+// (ProjectFiles) and written as an Upload writes them: recorded in c.Pending.
 // It returns the state directory and the project's key in it too (for kbsync.Lock).
 func NewSyncer(c SyncConfig) (s *kbsync.Syncer, stateDir, key string, err error) {
 	globs, err := kbsync.LoadGlobs(c.Root)
@@ -95,12 +101,15 @@ func NewSyncer(c SyncConfig) (s *kbsync.Syncer, stateDir, key string, err error)
 		}
 	}
 	key = kbsync.Key(c.Root, "")
-	api := kbsync.WaitOutRateLimits(c.API, 0)
+	pending := c.Pending
+	if pending == nil {
+		pending = NewPending()
+	}
 	s = &kbsync.Syncer{
 		Opts: kbsync.Options{Root: c.Root, Dir: c.Dir, Globs: globs, Prune: c.Prune, Concurrency: c.Concurrency,
 			Files: ProjectFiles(c.Root), Hashes: kbsync.OpenHashCache(filepath.Join(stateDir, key+".hashes.json"))},
-		Writer: &kbsync.Writer{API: api, Scope: c.Scope, Mode: c.Mode, Poll: c.Poll, OnWrite: c.OnWrite},
-		Put:    syncPut(api, c),
+		Writer: &kbsync.Writer{API: kbsync.WaitOutRateLimits(c.API, 0), Scope: c.Scope, Mode: c.Mode, Wait: c.Wait, Poll: c.Poll,
+			OnWrite: c.OnWrite, Pending: pending},
 	}
 	return s, stateDir, key, nil
 }
@@ -113,28 +122,6 @@ func Join(s *kbsync.Syncer, t *kbsync.Team, teamCollectionID string) {
 	w := s.Writer
 	t.Writer = &kbsync.Writer{API: w.API, Scope: sc, Mode: w.Mode, Poll: w.Poll, OnWrite: w.OnWrite}
 	s.Opts.Team = t
-}
-
-// syncPut writes one item of a sync's plan with Upload, under the file's own path and with
-// the versions the plan found.
-func syncPut(api kbsync.API, c SyncConfig) func(ctx context.Context, it kbsync.Item) (kbsync.Outcome, error) {
-	pending := c.Pending
-	if pending == nil {
-		pending = NewPending()
-	}
-	return func(ctx context.Context, it kbsync.Item) (kbsync.Outcome, error) {
-		r, err := Upload(ctx, filepath.FromSlash(it.Path), Options{API: api, Roots: []string{c.Root}, Exact: true,
-			Scope: func(context.Context) (kbsync.Scope, error) { return c.Scope, nil },
-			Old:   func(context.Context) ([]kbsync.Version, error) { return it.Old, nil },
-			Mode:  c.Mode, Poll: c.Poll, Wait: c.Wait, Pending: pending, OnWrite: c.OnWrite})
-		if err != nil {
-			if we, ok := errors.AsType[*WriteError](err); ok {
-				err = we.Err
-			}
-			return kbsync.Outcome{Action: kbsync.Failed}, refusal(err)
-		}
-		return r.Outcome, r.Warning
-	}
 }
 
 // RefFiles reads files of the commits of the repository at root (a team sync's team

@@ -108,12 +108,9 @@ func Upload(ctx context.Context, p string, opts Options) (*Result, error) {
 	if budget == nil {
 		budget = shared
 	}
-	release, err := budget.Reserve(ctx, reservation(p, opts.Roots))
+	release, err := reserve(ctx, budget, p, opts.Roots)
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return nil, fmt.Errorf("cancelled before it was sent: %w", err)
-		}
-		return nil, ErrBusy
+		return nil, err
 	}
 	defer release()
 	f, err := read(p, opts)
@@ -225,9 +222,8 @@ func metadata(user map[string]any, ext string, asText bool) (map[string]any, err
 	return md, nil
 }
 
-// put writes file for sc (kbsync.Writer.Put) and records it in opts.Pending: marked
-// before the upload, so no result from before the document is searchable gets cached
-// meanwhile, and kept until R2R has finished with it.
+// put writes file for sc (kbsync.Writer.Put), recorded in opts.Pending until R2R has
+// finished with it.
 func put(ctx context.Context, sc kbsync.Scope, file kbsync.File, opts Options) (*Result, error) {
 	versions := opts.Old
 	if versions == nil {
@@ -241,26 +237,12 @@ func put(ctx context.Context, sc kbsync.Scope, file kbsync.File, opts Options) (
 	}
 	docID := kbsync.VersionID(sc.CollectionID, sc.UserID, cmp(file.IDPath, file.Path), kbsync.SHA256(file.Data))
 	w := &kbsync.Writer{API: opts.API, Scope: sc, Mode: opts.Mode, Wait: waitFor(ctx, opts, olderVersions(old, docID)), Poll: opts.Poll,
-		OnWrite: opts.onWrite, OnStatus: opts.OnStatus, Now: opts.Now}
-	opts.Pending.Start(docID, sc.CollectionID, opts.now())
+		OnWrite: opts.OnWrite, OnStatus: opts.OnStatus, Now: opts.Now, Pending: opts.Pending}
 	out, err := w.Put(ctx, file, old)
 	if err != nil && out.Action == kbsync.Failed {
-		opts.Pending.Finish(docID)
-		opts.onWrite()
 		return nil, &WriteError{DocumentID: docID, Err: err}
 	}
 	r := &Result{Outcome: out, Path: file.Path, AsText: file.AsText, Warning: err}
-	if !kbsync.Terminal(out.Status) {
-		opts.Pending.ExpectMembership(docID, sc.CollectionID, opts.now())
-	}
-	if kbsync.Terminal(out.Status) {
-		if _, ok := opts.Pending.Finish(docID); ok {
-			opts.onWrite() // searchable now
-		}
-	}
-	if out.Action == kbsync.Unchanged {
-		opts.Pending.Finish(docID)
-	}
 	r.OldKept = out.Action != kbsync.Unchanged && olderVersions(old, out.DocumentID) > len(out.Deleted)
 	return r, nil
 }
@@ -288,19 +270,6 @@ func waitFor(ctx context.Context, opts Options, oldVersions int) time.Duration {
 		wait = time.Nanosecond
 	}
 	return wait
-}
-
-func (o Options) now() time.Time {
-	if o.Now != nil {
-		return o.Now()
-	}
-	return time.Now()
-}
-
-func (o Options) onWrite() {
-	if o.OnWrite != nil {
-		o.OnWrite()
-	}
 }
 
 func cmp(a, b string) string {

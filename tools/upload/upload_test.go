@@ -26,7 +26,13 @@ type target struct {
 
 func newTarget(t *testing.T) *target {
 	t.Helper()
-	srv := r2rtest.NewServer(t, r2rtest.Options{})
+	return newTargetWith(t, r2rtest.Options{})
+}
+
+// newTargetWith is newTarget with an emulator configured by opts.
+func newTargetWith(t *testing.T, opts r2rtest.Options) *target {
+	t.Helper()
+	srv := r2rtest.NewServer(t, opts)
 	c, err := r2r.New(r2r.Options{BaseURL: srv.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -125,8 +131,9 @@ func TestUpload(t *testing.T) {
 	}
 }
 
-// TestSyncWritesWithUpload: the sync engine's writes go through Upload, so a sync writes
-// the files a plan listed under the same rules as r2r_ingest_document.
+// TestSyncWritesWithUpload: the sync engine reads the files it writes under the upload
+// rules (ProjectFiles, which holds the memory budget as Upload does), so a sync writes the
+// files a plan listed under the same rules as r2r_ingest_document.
 func TestSyncWritesWithUpload(t *testing.T) {
 	tg := newTarget(t)
 	tg.write(t, "docs/a.md", "# Ledger\n\nPayouts settle nightly.")
@@ -135,8 +142,8 @@ func TestSyncWritesWithUpload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Put == nil {
-		t.Fatal("the syncer writes without Upload")
+	if _, ok := s.Opts.Files.(kbsync.Reserver); !ok {
+		t.Fatal("the syncer reads files outside the upload rules")
 	}
 	ctx := context.Background()
 	plan, err := s.Plan(ctx)
