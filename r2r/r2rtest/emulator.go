@@ -49,8 +49,9 @@ type Options struct {
 	// TimeFormat is how timestamps are written: TimeFormatZ (default, also for "" and
 	// unknown values), TimeFormatOffset or TimeFormatNaive.
 	TimeFormat string
-	// Clock, when set, is the time records are stamped with (created_at, updated_at), for
-	// tests that let time pass on a fake clock; nil = time.Now.
+	// Clock, when set, is the emulator's time, for tests that let time pass on a fake clock:
+	// records are stamped with it (created_at, updated_at), and tokens are issued and
+	// expire by it; nil = time.Now.
 	Clock func() time.Time
 }
 
@@ -80,7 +81,9 @@ type Emulator struct {
 	maxBody   int64
 	rateLog   map[string][]time.Time
 	jobs      map[*ingestJob]struct{} // running background ingestions
-	started   time.Time               // what GET /v3/system/status reports (New, Restart)
+	// jobStarted is closed when the next background ingestion starts (IngestionStarted).
+	jobStarted chan struct{}
+	started    time.Time // what GET /v3/system/status reports (New, Restart)
 	// accessNotBefore: access tokens issued at or before this instant are expired (ExpireTokens).
 	accessNotBefore time.Time
 
@@ -266,7 +269,7 @@ func (e *Emulator) ForceResponse(route string, status int, contentType string, b
 func (e *Emulator) ExpireTokens() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.accessNotBefore = time.Now()
+	e.accessNotBefore = e.timeLocked()
 }
 
 // Down true makes the emulator close every connection without answering (R2R unreachable
@@ -277,13 +280,17 @@ func (e *Emulator) Down(down bool) {
 	e.down = down
 }
 
+// timeLocked is the emulator's time: Options.Clock, or time.Now.
+func (e *Emulator) timeLocked() time.Time {
+	if e.opts.Clock != nil {
+		return e.opts.Clock()
+	}
+	return time.Now()
+}
+
 // now returns a strictly increasing UTC timestamp with microsecond precision.
 func (e *Emulator) nowLocked() time.Time {
-	now := time.Now
-	if e.opts.Clock != nil {
-		now = e.opts.Clock
-	}
-	t := now().UTC().Truncate(time.Microsecond)
+	t := e.timeLocked().UTC().Truncate(time.Microsecond)
 	if !t.After(e.clock) {
 		t = e.clock.Add(time.Microsecond)
 	}
