@@ -213,14 +213,16 @@ func TestSyncStatusWaitSendsProgress(t *testing.T) {
 		t.Fatalf("%v %s", err, text(res))
 	}
 	stop := make(chan struct{})
-	go func() {
+	go func() { // R2R walks each ingestion through its states as soon as it starts
 		for {
+			started := e.r2r.IngestionStarted()
+			if e.r2r.StepIngestion() > 0 {
+				continue
+			}
 			select {
 			case <-stop:
 				return
-			default:
-				e.r2r.StepIngestion()
-				time.Sleep(time.Millisecond)
+			case <-started:
 			}
 		}
 	}()
