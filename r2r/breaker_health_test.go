@@ -52,7 +52,7 @@ func TestBreakerOwnProbe(t *testing.T) {
 	if _, err := b.Middleware()(okHandler)(context.Background(), call); !errors.Is(err, ErrCircuitOpen) {
 		t.Fatalf("want the breaker open, got %v", err)
 	}
-	<-probed // the rejected call started the probe
+	<-probed                                                                 // the rejected call started the probe
 	for line := ""; !strings.Contains(line, "r2r circuit breaker closed"); { // logged once the probe's goroutine closed it
 		select {
 		case line = <-logs:
