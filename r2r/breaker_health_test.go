@@ -52,8 +52,9 @@ func TestBreakerOwnProbe(t *testing.T) {
 	if _, err := b.Middleware()(okHandler)(context.Background(), call); !errors.Is(err, ErrCircuitOpen) {
 		t.Fatalf("want the breaker open, got %v", err)
 	}
-	<-probed                                                                 // the rejected call started the probe
-	for line := ""; !strings.Contains(line, "r2r circuit breaker closed"); { // logged once the probe's goroutine closed it
+	<-probed // the rejected call started the probe
+	// The breaker logs "closed" once the probe's goroutine closed it.
+	for line := ""; !strings.Contains(line, "r2r circuit breaker closed"); {
 		select {
 		case line = <-logs:
 		case <-time.After(10 * time.Second):
