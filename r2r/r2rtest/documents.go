@@ -360,10 +360,7 @@ func (c *call) handleCreateDocument() {
 	if async {
 		job := &ingestJob{d: d, gen: d.gen, chunking: ch, poke: make(chan chan<- bool), gone: make(chan struct{})}
 		e.jobs[job] = struct{}{}
-		if e.jobStarted != nil {
-			close(e.jobStarted)
-			e.jobStarted = nil
-		}
+		e.jobStarted.fire()
 		e.wg.Add(1)
 		e.mu.Unlock()
 		go e.ingestAsync(job)
@@ -526,10 +523,7 @@ func (e *Emulator) Ingesting() int {
 func (e *Emulator) IngestionStarted() <-chan struct{} {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.jobStarted == nil {
-		e.jobStarted = make(chan struct{})
-	}
-	return e.jobStarted
+	return e.jobStarted.wait()
 }
 
 // IngestionEnded returns a channel closed when the background ingestion of document id has

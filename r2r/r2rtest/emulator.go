@@ -72,18 +72,18 @@ type Emulator struct {
 	rng   *rand.Rand
 	st    *store
 
-	counts    map[string]int
-	last      map[string]*RecordedRequest
-	forced    map[string][]forcedResponse
-	cancelled int
-	failSeq   int
-	down      bool
-	maxBody   int64
-	rateLog   map[string][]time.Time
-	jobs      map[*ingestJob]struct{} // running background ingestions
-	// jobStarted is closed when the next background ingestion starts (IngestionStarted).
-	jobStarted chan struct{}
-	started    time.Time // what GET /v3/system/status reports (New, Restart)
+	counts     map[string]int
+	last       map[string]*RecordedRequest
+	forced     map[string][]forcedResponse
+	cancelled  int
+	failSeq    int
+	down       bool
+	maxBody    int64
+	rateLog    map[string][]time.Time
+	jobs       map[*ingestJob]struct{} // running background ingestions
+	jobStarted signal                  // the next background ingestion started (IngestionStarted)
+	changed    signal                  // the next request or cancellation was counted (Changed)
+	started    time.Time               // what GET /v3/system/status reports (New, Restart)
 	// accessNotBefore: access tokens issued at or before this instant are expired (ExpireTokens).
 	accessNotBefore time.Time
 
@@ -388,6 +388,7 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	e.mu.Lock()
 	e.counts[route]++
+	e.changed.fire()
 	e.last[route] = rec.forRetention()
 	opts := e.opts
 	var forced *forcedResponse
@@ -459,7 +460,16 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (e *Emulator) noteCancelled() {
 	e.mu.Lock()
 	e.cancelled++
+	e.changed.fire()
 	e.mu.Unlock()
+}
+
+// Changed returns a channel closed when the emulator next counts a request (Count) or a
+// cancellation (Cancelled), for Await.
+func (e *Emulator) Changed() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.changed.wait()
 }
 
 // hangUp closes the connection without writing a response.
