@@ -163,4 +163,3 @@ func TestShutdownKeepsAnswers(t *testing.T) {
 	}
 	<-done
 }
-
