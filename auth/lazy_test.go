@@ -24,15 +24,16 @@ type gatedKeyring struct {
 	gate     chan struct{}
 	openOnce sync.Once
 
-	mu   sync.Mutex
-	gets int
-	fail []error // returned, in order, by the first Gets (after the gate)
+	mu      sync.Mutex
+	gets    int
+	getting chan struct{} // closed by the first Get (when not nil)
+	fail    []error       // returned, in order, by the first Gets (after the gate)
 }
 
 // newGatedKeyring returns a keyring whose gate is closed when closed is true. The gate
 // opens when the test ends at the latest, so no goroutine outlives it.
 func newGatedKeyring(t *testing.T, closed bool) *gatedKeyring {
-	k := &gatedKeyring{mapKeyring: newMapKeyring(), gate: make(chan struct{})}
+	k := &gatedKeyring{mapKeyring: newMapKeyring(), gate: make(chan struct{}), getting: make(chan struct{})}
 	if !closed {
 		k.open()
 	}
@@ -44,7 +45,9 @@ func (k *gatedKeyring) open() { k.openOnce.Do(func() { close(k.gate) }) }
 
 func (k *gatedKeyring) Get(service, account string) (string, error) {
 	k.mu.Lock()
-	k.gets++
+	if k.gets++; k.gets == 1 && k.getting != nil {
+		close(k.getting)
+	}
 	k.mu.Unlock()
 	<-k.gate
 	k.mu.Lock()
@@ -232,10 +235,10 @@ func TestLazyCredentialsShareOneRead(t *testing.T) {
 			errs <- err
 		}()
 	}
-	for deadline := time.Now().Add(10 * time.Second); kr.getCount() == 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no keyring read started")
-		}
+	select {
+	case <-kr.getting:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no keyring read started")
 	}
 	kr.open()
 	for range callers {

@@ -18,17 +18,66 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
-// slowRefresh holds each successful refresh-token answer back a moment after R2R gave it,
-// so a second renewal of the same session is sure to reach R2R before the first one's new
-// pair is saved (the race two servers renewing at once run into).
-type slowRefresh struct{ next http.RoundTripper }
+// heldRefresh holds each successful refresh-token answer back, after R2R gave it, until
+// another renewal of the session has reached R2R as well or is waiting for the session
+// lock: the race two servers renewing at once run into, made sure of every time. Without
+// the lock, both would trade the same refresh token.
+type heldRefresh struct {
+	next  http.RoundTripper
+	procs [2]*TokenSource // set before the first renewal
 
-func (s slowRefresh) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := s.next.RoundTrip(req)
-	if err == nil && req.URL.Path == "/v3/users/refresh-token" && resp.StatusCode == http.StatusOK {
-		time.Sleep(30 * time.Millisecond)
+	mu       sync.Mutex
+	inflight int           // refresh-token requests sent and not yet answered
+	started  chan struct{} // closed when the next refresh-token request is sent
+	missed   atomic.Int32  // answers released with no other renewal in sight (after 10 s)
+}
+
+func newHeldRefresh() *heldRefresh {
+	return &heldRefresh{next: http.DefaultTransport, started: make(chan struct{})}
+}
+
+func (h *heldRefresh) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Path != "/v3/users/refresh-token" {
+		return h.next.RoundTrip(req)
+	}
+	h.mu.Lock()
+	h.inflight++
+	close(h.started)
+	h.started = make(chan struct{})
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		h.inflight--
+		h.mu.Unlock()
+	}()
+	resp, err := h.next.RoundTrip(req)
+	if err == nil && resp.StatusCode == http.StatusOK {
+		h.untilAnotherRenews()
 	}
 	return resp, err
+}
+
+// untilAnotherRenews returns once another refresh-token request is on its way or another
+// TokenSource waits for the session lock.
+func (h *heldRefresh) untilAnotherRenews() {
+	h.mu.Lock()
+	another, started := h.inflight > 1, h.started
+	h.mu.Unlock()
+	if another {
+		return
+	}
+	held := func(ts *TokenSource) <-chan struct{} {
+		ts.mu.Lock()
+		defer ts.mu.Unlock()
+		return ts.lockHeld // closed while ts waits for the lock
+	}
+	select {
+	case <-started:
+	case <-held(h.procs[0]):
+	case <-held(h.procs[1]):
+	case <-time.After(10 * time.Second):
+		h.missed.Add(1)
+	}
 }
 
 func TestStoredSessionStartsWithItsAccessToken(t *testing.T) {
@@ -84,7 +133,8 @@ func newStoredAt(c *r2r.Client, sec Secret, store Store, lock string, now time.T
 func TestTwoProcessesRenewingOneSessionBothKeepWorking(t *testing.T) {
 	srv, c := newEmulator(t)
 	srv.CreateUser("dev@example.com", "pw", false)
-	slow, err := r2r.New(r2r.Options{BaseURL: srv.URL, HTTPClient: &http.Client{Transport: slowRefresh{http.DefaultTransport}}})
+	hold := newHeldRefresh()
+	slow, err := r2r.New(r2r.Options{BaseURL: srv.URL, HTTPClient: &http.Client{Transport: hold}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +148,11 @@ func TestTwoProcessesRenewingOneSessionBothKeepWorking(t *testing.T) {
 	}
 	opts := TokenSourceOptions{Client: slow, LockPath: SessionLockPath(dir)}
 	procs := []*TokenSource{NewStoredSource(opts, srv.URL, sec, file()), NewStoredSource(opts, srv.URL, sec, file())}
+	hold.procs = [2]*TokenSource(procs)
 	renewBothAtOnce(t, c, procs, 4)
+	if n := hold.missed.Load(); n > 0 {
+		t.Errorf("%d renewals met no other renewal", n)
+	}
 	stored, err := file().Load(ctx, srv.URL)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -32,15 +33,13 @@ func testKey(t testing.TB, c *Cache, tool string, args map[string]any) string {
 	return mustKey(t, c, Key{R2RURL: "http://r2r:7272", Identity: "me", Tool: tool, Collection: "proj", Args: args})
 }
 
-// waitFor polls cond every few milliseconds until it holds or the bound passes.
-func waitFor(t *testing.T, bound time.Duration, what string, cond func() bool) {
+// settled waits until every other goroutine of the synctest bubble is blocked, then fails
+// unless cond holds.
+func settled(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(bound)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", bound, what)
-		}
-		time.Sleep(2 * time.Millisecond)
+	synctest.Wait()
+	if !cond() {
+		t.Fatalf("every goroutine is blocked, but not %s", what)
 	}
 }
 
@@ -113,33 +112,32 @@ func TestTTLPerKind(t *testing.T) {
 		KindList:     30 * time.Millisecond,
 		KindDocument: 50 * time.Millisecond,
 	}
-	c := newTestCache(t, Config{MaxBytes: 1 << 20, TTL: ttl})
-	long := testKey(t, c, "long", nil)
-	if !c.Set(KindSearch, long, []byte("stays")) {
-		t.Fatal("Set search entry not stored")
-	}
 	for _, kind := range []Kind{KindList, KindDocument, KindRAG} {
 		t.Run(string(kind), func(t *testing.T) {
-			key := testKey(t, c, string(kind), nil)
-			start := time.Now()
-			if !c.Set(kind, key, []byte("v")) {
-				t.Fatal("Set not stored")
-			}
-			var gone time.Time
-			waitFor(t, ttl[kind]+5*time.Second, "expiry", func() bool {
-				_, ok := c.Get(key)
-				if !ok {
-					gone = time.Now()
+			synctest.Test(t, func(t *testing.T) { // ristretto expires entries on the bubble's clock
+				c := newTestCache(t, Config{MaxBytes: 1 << 20, TTL: ttl})
+				long, key := testKey(t, c, "long", nil), testKey(t, c, string(kind), nil)
+				if !c.Set(KindSearch, long, []byte("stays")) || !c.Set(kind, key, []byte("v")) {
+					t.Fatal("Set not stored")
 				}
-				return !ok
+				start := time.Now()
+				for _, step := range []struct {
+					wait   time.Duration
+					cached bool
+				}{
+					{wait: ttl[kind] - time.Millisecond, cached: true}, // just before its TTL
+					{wait: 2 * time.Millisecond, cached: false},        // just after
+				} {
+					time.Sleep(step.wait)
+					if _, ok := c.Get(key); ok != step.cached {
+						t.Fatalf("%s after Set (TTL %s): cached = %v, want %v", time.Since(start), ttl[kind], ok, step.cached)
+					}
+				}
+				if _, ok := c.Get(long); !ok {
+					t.Error("search entry (TTL 1h) expired together with the short-lived kind")
+				}
 			})
-			if lived := gone.Sub(start); lived < ttl[kind] {
-				t.Errorf("entry vanished after %s, before its TTL %s", lived, ttl[kind])
-			}
 		})
-	}
-	if _, ok := c.Get(long); !ok {
-		t.Error("search entry (TTL 1h) expired together with the short-lived kinds")
 	}
 }
 
@@ -241,7 +239,9 @@ func TestGetOrLoadPanic(t *testing.T) {
 	}
 }
 
-func TestGetOrLoadCoalesces(t *testing.T) {
+func TestGetOrLoadCoalesces(t *testing.T) { synctest.Test(t, testGetOrLoadCoalesces) }
+
+func testGetOrLoadCoalesces(t *testing.T) {
 	c := newTestCache(t, Config{MaxBytes: 1 << 20})
 	key := testKey(t, c, "r2r_rag", map[string]any{"query": "why"})
 	const callers = 16
@@ -268,7 +268,7 @@ func TestGetOrLoadCoalesces(t *testing.T) {
 			out <- res{v, cached, err}
 		}()
 	}
-	waitFor(t, 10*time.Second, "all callers waiting on one load", func() bool { return c.waiting.Load() == callers })
+	settled(t, "all callers waiting on one load", func() bool { return c.waiting.Load() == callers })
 	close(release)
 	for range callers {
 		r := <-out
@@ -295,65 +295,67 @@ func TestGetOrLoadCancellation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newTestCache(t, Config{MaxBytes: 1 << 20})
-			key := testKey(t, c, "r2r_search", nil)
-			release := make(chan struct{})
-			var loads atomic.Int32
-			load := func(ctx context.Context) (any, error) {
-				if loads.Add(1) > 1 {
-					return []byte("second"), nil
+			synctest.Test(t, func(t *testing.T) {
+				c := newTestCache(t, Config{MaxBytes: 1 << 20})
+				key := testKey(t, c, "r2r_search", nil)
+				release := make(chan struct{})
+				var loads atomic.Int32
+				load := func(ctx context.Context) (any, error) {
+					if loads.Add(1) > 1 {
+						return []byte("second"), nil
+					}
+					select {
+					case <-release:
+						return []byte("first"), nil
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					}
 				}
-				select {
-				case <-release:
-					return []byte("first"), nil
-				case <-ctx.Done():
-					return nil, ctx.Err()
+				type res struct {
+					v   any
+					err error
 				}
-			}
-			type res struct {
-				v   any
-				err error
-			}
-			leadCtx, cancelLead := context.WithCancel(t.Context())
-			defer cancelLead()
-			followCtx, cancelFollow := context.WithCancel(t.Context())
-			defer cancelFollow()
-			lead, follow := make(chan res, 1), make(chan res, 1)
-			go func() {
-				v, _, err := c.GetOrLoad(leadCtx, KindSearch, key, load)
-				lead <- res{v, err}
-			}()
-			waitFor(t, 10*time.Second, "the first load to start", func() bool { return loads.Load() == 1 })
-			go func() {
-				v, _, err := c.GetOrLoad(followCtx, KindSearch, key, load)
-				follow <- res{v, err}
-			}()
-			waitFor(t, 10*time.Second, "both callers waiting", func() bool { return c.waiting.Load() == 2 })
+				leadCtx, cancelLead := context.WithCancel(t.Context())
+				defer cancelLead()
+				followCtx, cancelFollow := context.WithCancel(t.Context())
+				defer cancelFollow()
+				lead, follow := make(chan res, 1), make(chan res, 1)
+				go func() {
+					v, _, err := c.GetOrLoad(leadCtx, KindSearch, key, load)
+					lead <- res{v, err}
+				}()
+				settled(t, "the first load started", func() bool { return loads.Load() == 1 })
+				go func() {
+					v, _, err := c.GetOrLoad(followCtx, KindSearch, key, load)
+					follow <- res{v, err}
+				}()
+				settled(t, "both callers waiting", func() bool { return c.waiting.Load() == 2 })
 
-			if tt.cancelLead {
-				cancelLead()
-				if r := <-lead; !errors.Is(r.err, context.Canceled) {
-					t.Errorf("cancelled starter: err = %v, want context.Canceled", r.err)
+				if tt.cancelLead {
+					cancelLead()
+					if r := <-lead; !errors.Is(r.err, context.Canceled) {
+						t.Errorf("cancelled starter: err = %v, want context.Canceled", r.err)
+					}
+					if r := <-follow; r.err != nil || str(r.v) != "second" {
+						t.Errorf("follower = %q, %v; want second, nil (it must reload, not inherit the cancellation)", r.v, r.err)
+					}
+					if n := loads.Load(); n != 2 {
+						t.Errorf("loads = %d, want 2", n)
+					}
+					return
 				}
-				if r := <-follow; r.err != nil || str(r.v) != "second" {
-					t.Errorf("follower = %q, %v; want second, nil (it must reload, not inherit the cancellation)", r.v, r.err)
+				cancelFollow()
+				if r := <-follow; !errors.Is(r.err, context.Canceled) {
+					t.Errorf("cancelled follower: err = %v, want context.Canceled", r.err)
 				}
-				if n := loads.Load(); n != 2 {
-					t.Errorf("loads = %d, want 2", n)
+				close(release)
+				if r := <-lead; r.err != nil || str(r.v) != "first" {
+					t.Errorf("starter = %q, %v; want first, nil", r.v, r.err)
 				}
-				return
-			}
-			cancelFollow()
-			if r := <-follow; !errors.Is(r.err, context.Canceled) {
-				t.Errorf("cancelled follower: err = %v, want context.Canceled", r.err)
-			}
-			close(release)
-			if r := <-lead; r.err != nil || str(r.v) != "first" {
-				t.Errorf("starter = %q, %v; want first, nil", r.v, r.err)
-			}
-			if v, ok := c.Get(key); !ok || str(v) != "first" {
-				t.Errorf("Get after the load = %q, %v; want first, true", v, ok)
-			}
+				if v, ok := c.Get(key); !ok || str(v) != "first" {
+					t.Errorf("Get after the load = %q, %v; want first, true", v, ok)
+				}
+			})
 		})
 	}
 }
@@ -466,6 +468,7 @@ func TestConcurrentUseAndClose(t *testing.T) {
 	c := newTestCache(t, Config{MaxBytes: 64 << 10})
 	const workers, rounds = 6, 200
 	var ops atomic.Int32
+	third := make(chan struct{}) // closed once a third of all operations are done
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
@@ -485,15 +488,15 @@ func TestConcurrentUseAndClose(t *testing.T) {
 					c.Bump([]string{"proj", "other"}[i%2])
 					c.Stats()
 				}
-				ops.Add(1)
+				if ops.Add(1) == workers*rounds/3 {
+					close(third)
+				}
 			}
 		})
 	}
 	// Close midway: every call must stay safe, the cache then acts as disabled.
 	wg.Go(func() {
-		for ops.Load() < workers*rounds/3 {
-			time.Sleep(time.Millisecond)
-		}
+		<-third
 		c.Close()
 	})
 	wg.Wait()

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/zalando/go-keyring"
@@ -237,5 +238,19 @@ func TestPromptUsesDefault(t *testing.T) {
 	got, err = prompt(strings.NewReader("  http://other \n"), &w, "R2R URL", "http://localhost:7272")
 	if err != nil || got != "http://other" {
 		t.Errorf("prompt = %q, %v", got, err)
+	}
+}
+
+// waitUntil polls cond until it holds: for what a program running beside the test (a login
+// on a terminal, a sync --watch) has done so far. Bounded, so a broken program fails
+// instead of hanging, showing its output.
+func waitUntil(t *testing.T, what string, cond func() bool, output func() string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s; output so far: %q", what, output())
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }

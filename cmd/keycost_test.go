@@ -1,22 +1,12 @@
 package cmd
 
 import (
-	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 )
-
-// slowKeyCheck makes R2R take as long as R2R 3.6.6's bcrypt check of an API key for every
-// request that carries one (the real figure is about 0.5 s; 150 ms is enough here).
-type slowKeyCheck struct{}
-
-func (slowKeyCheck) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Header.Get("X-API-Key") != "" {
-		time.Sleep(150 * time.Millisecond)
-	}
-	return http.DefaultTransport.RoundTrip(req)
-}
 
 // status and doctor time one authenticated request and, with an API key that costs R2R
 // more than slowAPIKey, say what it costs and how to switch; a session gets no such note.
@@ -36,7 +26,10 @@ func TestStatusAndDoctorSayWhatAnAPIKeyCosts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newAuthFixture(t)
 			tt.setup(f)
-			f.tweak = func(e *authEnv) { e.HTTPClient = &http.Client{Transport: slowKeyCheck{}} }
+			// R2R takes as long for every request as R2R 3.6.6's bcrypt check of an API key
+			// (about 0.5 s; 150 ms is enough here): slow for a session too, which still gets
+			// no note.
+			f.srv.Configure(func(o *r2rtest.Options) { o.Latency = 150 * time.Millisecond })
 			proj := statusProject(t, "proj", "")
 			rep := decodeReport(t, f.status("--url", f.srv.URL, "--project-dir", proj, "--json"))
 			note := strings.Join(rep.Warnings, "\n")

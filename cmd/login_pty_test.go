@@ -35,18 +35,6 @@ func (o *ptyOutput) String() string {
 	return o.buf.String()
 }
 
-// waitFor polls until cond holds; bounded so a broken prompt fails instead of hanging.
-func waitFor(t *testing.T, what string, cond func() bool, out *ptyOutput) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; terminal shows %q", what, out.String())
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 func TestLoginInteractivePromptsWithoutEchoingThePassword(t *testing.T) {
 	f := newAuthFixture(t)
 	f.env["R2R_API_URL"] = f.srv.URL // the URL prompt's default
@@ -88,17 +76,17 @@ func TestLoginInteractivePromptsWithoutEchoingThePassword(t *testing.T) {
 		return err == nil && tio.Lflag&unix.ECHO == 0
 	}
 
-	waitFor(t, "the URL prompt", has("R2R URL ["+f.srv.URL+"]: "), out)
+	waitUntil(t, "the URL prompt", has("R2R URL ["+f.srv.URL+"]: "), out.String)
 	if _, err := ptmx.WriteString("\n"); err != nil { // accept the default
 		t.Fatal(err)
 	}
-	waitFor(t, "the email prompt", has("Email: "), out)
+	waitUntil(t, "the email prompt", has("Email: "), out.String)
 	if _, err := ptmx.WriteString(testEmail + "\n"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the password prompt", has("Password: "), out)
+	waitUntil(t, "the password prompt", has("Password: "), out.String)
 	// Type only once the terminal stopped echoing, as a person would after the prompt.
-	waitFor(t, "echo to be switched off", echoOff, out)
+	waitUntil(t, "echo to be switched off", echoOff, out.String)
 	if _, err := ptmx.WriteString(testPassword + "\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +100,7 @@ func TestLoginInteractivePromptsWithoutEchoingThePassword(t *testing.T) {
 	if res.err != nil {
 		t.Fatalf("login: %v; terminal shows %q", res.err, out.String())
 	}
-	waitFor(t, "the confirmation", has("✓ Logged in to "+f.srv.URL+" as "+testEmail), out)
+	waitUntil(t, "the confirmation", has("✓ Logged in to "+f.srv.URL+" as "+testEmail), out.String)
 	if echoOff() {
 		t.Error("echo was not switched back on")
 	}

@@ -49,19 +49,6 @@ func runLogout(o *logoutOptions) error {
 	if err != nil {
 		return err
 	}
-	envNote := func() {
-		// The URL a login saved goes with the login: a later doctor must not keep trying an
-		// R2R that may be gone.
-		if cleared, err := auth.ClearURL(dir, url); err != nil {
-			fmt.Fprintf(errOut, "! Could not forget the saved R2R URL: %v\n", err)
-		} else if cleared {
-			fmt.Fprintf(errOut, "Forgot %s as the default R2R URL (saved by login).\n", url)
-		}
-		if deps.Getenv != nil && deps.Getenv("R2R_API_KEY") != "" {
-			fmt.Fprintln(errOut, "Note: R2R_API_KEY is still set in this environment and will keep being used; unset it to stop.")
-		}
-	}
-
 	keyringWait := o.Env.interactiveKeyringTimeout()
 	vault := auth.NewVault(dir, o.Env.Keyring, keyringWait, false)
 	sec, _, warning, loadErr := vault.Load(ctx, url)
@@ -74,7 +61,7 @@ func runLogout(o *logoutOptions) error {
 	}
 	if errors.Is(loadErr, auth.ErrNoCredential) {
 		fmt.Fprintf(errOut, "Not logged in to %s.\n", url)
-		envNote()
+		forgetLoginURL(errOut, dir, url, deps.Getenv)
 		return nil
 	}
 
@@ -91,13 +78,45 @@ func runLogout(o *logoutOptions) error {
 			notes = append(notes, note)
 		}
 	}
+	note, err := deleteStored(ctx, vault, url, errOut)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		notes = append(notes, note)
+	}
+	who := ""
+	if sec.Email != "" {
+		who = " (" + sec.Email + ")"
+	}
+	fmt.Fprintf(errOut, "✓ Logged out of %s%s: %s\n", url, who, strings.Join(notes, "; "))
+	forgetLoginURL(errOut, dir, url, deps.Getenv)
+	return nil
+}
 
+// forgetLoginURL forgets url as the default R2R URL when login saved it, and notes an
+// R2R_API_KEY that keeps being used. The URL a login saved goes with the login: a later
+// doctor must not keep trying an R2R that may be gone.
+func forgetLoginURL(errOut io.Writer, dir, url string, getenv func(string) string) {
+	if cleared, err := auth.ClearURL(dir, url); err != nil {
+		fmt.Fprintf(errOut, "! Could not forget the saved R2R URL: %v\n", err)
+	} else if cleared {
+		fmt.Fprintf(errOut, "Forgot %s as the default R2R URL (saved by login).\n", url)
+	}
+	if getenv != nil && getenv("R2R_API_KEY") != "" {
+		fmt.Fprintln(errOut, "Note: R2R_API_KEY is still set in this environment and will keep being used; unset it to stop.")
+	}
+}
+
+// deleteStored deletes url's stored credential wherever the vault keeps it and returns where
+// it was removed from ("" = nowhere).
+func deleteStored(ctx context.Context, vault *auth.Vault, url string, errOut io.Writer) (string, error) {
 	removed, warning, err := vault.Delete(ctx, url)
 	if warning != "" {
 		fmt.Fprintf(errOut, "! %s\n", warning)
 	}
 	if err != nil {
-		return fmt.Errorf("delete the stored credential for %s: %w", url, err)
+		return "", fmt.Errorf("delete the stored credential for %s: %w", url, err)
 	}
 	places := make([]string, 0, len(removed))
 	for _, src := range removed {
@@ -107,16 +126,10 @@ func runLogout(o *logoutOptions) error {
 			places = append(places, "the system keyring")
 		}
 	}
-	if len(places) > 0 {
-		notes = append(notes, "removed from "+strings.Join(places, " and "))
+	if len(places) == 0 {
+		return "", nil
 	}
-	who := ""
-	if sec.Email != "" {
-		who = " (" + sec.Email + ")"
-	}
-	fmt.Fprintf(errOut, "✓ Logged out of %s%s: %s\n", url, who, strings.Join(notes, "; "))
-	envNote()
-	return nil
+	return "removed from " + strings.Join(places, " and "), nil
 }
 
 // revokeStored revokes the stored API key, or invalidates the stored refresh token, on the

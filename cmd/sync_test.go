@@ -207,14 +207,10 @@ func (f *syncFixture) watch(debounce time.Duration) (waitFor func(what string, c
 		done <- runSync(&syncOptions{Dir: f.root, Watch: true, Concurrency: 2, Mode: "fast", StateDir: f.stateDir, Debounce: debounce,
 			r2rCmd: r2rCmd{URL: f.srv.URL, Ctx: ctx, Deps: deps, Env: authEnv{ConfigDir: f.config}}})
 	}()
+	t.Cleanup(cancel) // a wait that times out ends the watch too
 	waitFor = func(what string, cond func(string) bool) {
 		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); !cond(errOut.String()); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				cancel()
-				t.Fatalf("timed out waiting for %s; stderr: %s", what, errOut.String())
-			}
-		}
+		waitUntil(t, what, func() bool { return cond(errOut.String()) }, errOut.String)
 	}
 	stop = func() {
 		t.Helper()

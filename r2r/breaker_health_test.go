@@ -3,7 +3,9 @@ package r2r
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -41,7 +43,8 @@ func TestBreakerHealthy(t *testing.T) {
 }
 
 func TestBreakerOwnProbe(t *testing.T) {
-	b := NewBreaker("http://r2r", BreakerSettings{Failures: 1, Cooldown: time.Hour}, nil)
+	logs := make(logLines, 10)
+	b := NewBreaker("http://r2r", BreakerSettings{Failures: 1, Cooldown: time.Hour}, slog.New(slog.NewTextHandler(logs, nil)))
 	probed := make(chan struct{}, 10)
 	b.SetProbe(func(context.Context) error { probed <- struct{}{}; return nil })
 	call := &Call{Op: "x"}
@@ -50,10 +53,23 @@ func TestBreakerOwnProbe(t *testing.T) {
 		t.Fatalf("want the breaker open, got %v", err)
 	}
 	<-probed // the rejected call started the probe
-	for b.State().State != "closed" {
-		time.Sleep(time.Millisecond) // the probe's goroutine closes it right after
+	// The breaker logs "closed" once the probe's goroutine closed it.
+	for line := ""; !strings.Contains(line, "r2r circuit breaker closed"); {
+		select {
+		case line = <-logs:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the passing probe did not close the breaker: %s", b.State())
+		}
 	}
 	if _, err := b.Middleware()(okHandler)(context.Background(), call); err != nil {
 		t.Fatalf("after the breaker's own probe passed: %v", err)
 	}
+}
+
+// logLines receives each record a slog text handler writes.
+type logLines chan string
+
+func (l logLines) Write(p []byte) (int, error) {
+	l <- string(p)
+	return len(p), nil
 }

@@ -295,9 +295,9 @@ func TestE2ECancel(t *testing.T) {
 
 	emu.Configure(func(o *r2rtest.Options) { o.Latency = 5 * time.Minute })
 	c.Send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"r2r_search","arguments":{"query":"settlement batch"}}}`)
-	waitFor(t, limit, func() bool { return emu.Count(searchRoute) == 1 }, "the search to reach R2R")
+	r2rtest.Await(t, emu.Changed, func() bool { return emu.Count(searchRoute) == 1 }, "the search to reach R2R")
 	c.Send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"the user moved on"}}`)
-	waitFor(t, limit, func() bool { return emu.Cancelled() == 1 }, "R2R to see the search abandoned")
+	r2rtest.Await(t, emu.Changed, func() bool { return emu.Cancelled() == 1 }, "R2R to see the search abandoned")
 
 	emu.Configure(func(o *r2rtest.Options) { o.Latency = 0 })
 	c.Send(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"r2r_search","arguments":{"query":"double-entry postings"}}}`)

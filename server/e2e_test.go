@@ -67,7 +67,7 @@ func TestE2EClients(t *testing.T) {
 				p := servertest.Start(t, dir, servertest.Env(t, emu.URL), "serve")
 				ctx := ctxFor(t, 60*time.Second)
 				s := c.connect(ctx, t, p, clientOpts{legacy: legacy, roots: []string{proj}})
-				exerciseAll(ctx, t, s, "alpha")
+				exerciseAll(ctx, t, s, emu, "alpha")
 				if err := s.close(); err != nil {
 					t.Errorf("close: %v", err)
 				}
@@ -81,7 +81,7 @@ func TestE2EClients(t *testing.T) {
 
 // exerciseAll calls every tool successfully and reads every resource, checking that the
 // answers hang together (the ingested document is found by search, listed, readable).
-func exerciseAll(ctx context.Context, t *testing.T, s session, project string) {
+func exerciseAll(ctx context.Context, t *testing.T, s session, emu *r2rtest.Server, project string) {
 	t.Helper()
 	t.Logf("protocol version %s", s.protocolVersion())
 	if s.serverName() != "r2r-mcp" {
@@ -154,19 +154,9 @@ func exerciseAll(ctx context.Context, t *testing.T, s session, project string) {
 		t.Errorf("ingest went to collection %q, want claude-code-%s (project from the client's roots)", got, project)
 	}
 
-	status := ""
-	for i := 0; i < 200 && status != "success"; i++ {
-		m := mustCall("r2r_monitor_task", map[string]any{"document_id": docID})
-		status = m.str("ingestion_status")
-		if status == "failed" {
-			t.Fatalf("ingestion failed: %s", m.Text)
-		}
-		if status != "success" {
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	if status != "success" {
-		t.Fatalf("ingestion still %q after 200 polls", status)
+	awaitIngested(t, emu, docID)
+	if m := mustCall("r2r_monitor_task", map[string]any{"document_id": docID}); m.str("ingestion_status") != "success" {
+		t.Fatalf("R2R finished the ingestion; monitor says: %s", m.Text)
 	}
 
 	docs := mustCall("r2r_list_documents", map[string]any{"status_filter": "success"})
@@ -199,15 +189,12 @@ func exerciseAll(ctx context.Context, t *testing.T, s session, project string) {
 	mem := mustCall("r2r_remember", map[string]any{"kind": "fix", "title": "Flux capacitor power fault",
 		"error": "power fault: 1.21 gigawatts required", "body": "Connect the flux capacitor to the clock tower's lightning rod."})
 	memID := mem.str("id")
-	recalled := false
-	for i := 0; i < 200 && !recalled && len(memID) == 36; i++ { // recall finds it once R2R has ingested it
-		rec := mustCall("r2r_recall", map[string]any{"query": "flux: power fault: 1.21 gigawatts required"})
-		if recalled = strings.Contains(rec.Text, memID[:8]); !recalled {
-			time.Sleep(20 * time.Millisecond)
-		}
+	if len(memID) != 36 {
+		t.Fatalf("remember: id %q: %s", memID, mem.Text)
 	}
-	if !recalled {
-		t.Errorf("r2r_recall never found memory %q", memID)
+	awaitIngested(t, emu, memID) // recall finds it once R2R has ingested it
+	if rec := mustCall("r2r_recall", map[string]any{"query": "flux: power fault: 1.21 gigawatts required"}); !strings.Contains(rec.Text, memID[:8]) {
+		t.Errorf("r2r_recall does not find memory %q:\n%s", memID, rec.Text)
 	}
 	mustCall("r2r_forget", map[string]any{"memory_id": memID})
 
@@ -455,7 +442,7 @@ func TestE2EExit(t *testing.T) {
 			c.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 			if tt.inFlight {
 				c.Send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":{}}}`)
-				waitFor(t, 10*time.Second, func() bool { return emu.Count("GET /v3/collections") > 0 },
+				r2rtest.Await(t, emu.Changed, func() bool { return emu.Count("GET /v3/collections") > 0 },
 					"the tool call to reach R2R")
 			}
 			go c.Drain()
@@ -476,6 +463,17 @@ func TestE2EExit(t *testing.T) {
 	}
 }
 
+// awaitIngested waits until R2R has finished ingesting document id.
+func awaitIngested(t *testing.T, emu *r2rtest.Server, id string) {
+	t.Helper()
+	select {
+	case <-emu.IngestionEnded(id):
+	case <-time.After(r2rtest.AwaitTimeout):
+		t.Fatalf("R2R is still ingesting %s", id)
+	}
+}
+
+// waitFor polls cond until it holds: for what only the serve process under test knows.
 func waitFor(t *testing.T, limit time.Duration, cond func() bool, what string) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
@@ -566,14 +564,8 @@ func TestE2ERootsChange(t *testing.T) {
 	c.AddRoots(&sdk.Root{URI: fileURI(beta), Name: "beta"})
 	// The notification and the next read travel on the same stream but are handled
 	// concurrently, so poll (bounded) until the server has seen it.
-	var got string
-	for i := 0; i < 100; i++ {
-		if got = project(); strings.Contains(got, "claude-code-beta") {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("project context after the roots changed does not name beta:\n%s", got)
+	waitFor(t, 10*time.Second, func() bool { return strings.Contains(project(), "claude-code-beta") },
+		"the project context to name beta after the roots changed")
 }
 
 func compileSchema(t *testing.T, name string, schema map[string]any) *jsonschema.Schema {

@@ -47,9 +47,9 @@ func TestIDsComeBackAsSent(t *testing.T) {
 
 	emu.Configure(func(o *r2rtest.Options) { o.Latency = time.Hour })
 	c.send(t, `{"jsonrpc":"2.0","id":12345678901234567890123,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":{}}}`)
-	waitUntil(t, func() bool { return emu.Count("GET /v3/collections") == 1 }, "the call to reach R2R")
+	r2rtest.Await(t, emu.Changed, func() bool { return emu.Count("GET /v3/collections") == 1 }, "the call to reach R2R")
 	c.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345678901234567890123}}`)
-	waitUntil(t, func() bool { return emu.Cancelled() == 1 }, "R2R to see the call abandoned")
+	r2rtest.Await(t, emu.Changed, func() bool { return emu.Cancelled() == 1 }, "R2R to see the call abandoned")
 	c.send(t, `{"jsonrpc":"2.0","id":"after","method":"ping"}`)
 	if got := rawID(t, c.recvRaw(t)); got != `"after"` {
 		t.Errorf("the cancelled call was answered: %s", got)
@@ -89,7 +89,7 @@ func TestInvalidIDsAreRefused(t *testing.T) {
 	c.send(t, initLine)
 	c.recv(t)
 	c.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":{}}}`)
-	waitUntil(t, func() bool { return emu.Count("GET /v3/collections") == 1 }, "the admitted call to reach R2R")
+	r2rtest.Await(t, emu.Changed, func() bool { return emu.Count("GET /v3/collections") == 1 }, "the admitted call to reach R2R")
 	for _, id := range []string{`{"a":1}`, `[2]`, `true`} {
 		c.send(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":{"offset":3}}}`)
 		m := c.recv(t)
@@ -161,7 +161,7 @@ func TestCancelRightBehindItsCall(t *testing.T) {
 		c.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":{"offset":%d}}}`+"\n"+
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}`, 10+i, i, 10+i))
 	}
-	waitUntil(t, func() bool {
+	r2rtest.Await(t, logs.Changed, func() bool {
 		return strings.Count(logs.String(), "tool call cancelled before it answered") == n
 	}, fmt.Sprintf("%d calls to be cancelled", n))
 	c.send(t, `{"jsonrpc":"2.0","id":"p","method":"ping"}`)

@@ -93,9 +93,11 @@ func TestCancelledCallGetsNoResponse(t *testing.T) {
 	c.recv(t)
 	c.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	c.send(t, `{"jsonrpc":"2.0","id":"slow-1","method":"tools/call","params":{"name":"r2r_list_collections","arguments":{}}}`)
-	waitUntil(t, func() bool { return emu.Count("GET /v3/collections") == 1 }, "the call to reach R2R")
+	r2rtest.Await(t, emu.Changed, func() bool { return emu.Count("GET /v3/collections") == 1 }, "the call to reach R2R")
 	c.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-1","reason":"user gave up"}}`)
-	waitUntil(t, func() bool { return emu.Cancelled() == 1 }, "R2R to see the request abandoned")
+	r2rtest.Await(t, emu.Changed, func() bool { return emu.Cancelled() == 1 }, "R2R to see the request abandoned")
+	r2rtest.Await(t, logs.Changed, func() bool { return strings.Contains(logs.String(), "tool call cancelled before it answered") },
+		"the server to end the cancelled call")
 
 	emu.Configure(func(o *r2rtest.Options) { o.Latency = 0 })
 	c.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":{}}}`)
@@ -155,22 +157,11 @@ func TestShutdownKeepsAnswers(t *testing.T) {
 	c.recv(t)
 	c.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	c.send(t, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":{}}}`)
-	waitUntil(t, func() bool { return emu.Count("GET /v3/collections") == 1 }, "the call to reach R2R")
+	r2rtest.Await(t, emu.Changed, func() bool { return emu.Count("GET /v3/collections") == 1 }, "the call to reach R2R")
 	c.in.Close()
 	m := c.recv(t)
 	if res, _ := m["result"].(map[string]any); m["id"] != 5.0 || res["isError"] != true {
 		t.Fatalf("answer at shutdown: %v", m)
 	}
 	<-done
-}
-
-func waitUntil(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	for i := 0; i < 1000; i++ {
-		if cond() {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", what)
 }

@@ -599,23 +599,55 @@ func TestIngestExtraRootAndMetadataRules(t *testing.T) {
 	}
 }
 
+// progressLog records the progress notifications an MCP client receives.
+type progressLog struct {
+	mu     sync.Mutex
+	values []float64
+	done   chan struct{} // closed by the first progress of 1
+}
+
+func watchProgress(c *client.Client) *progressLog {
+	p := &progressLog{done: make(chan struct{})}
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		v, ok := n.Params.AdditionalFields["progress"].(float64)
+		if n.Method != string(mcp.MethodNotificationProgress) || !ok {
+			return
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.values = append(p.values, v)
+		if v == 1 && p.done != nil {
+			close(p.done)
+			p.done = nil
+		}
+	})
+	return p
+}
+
+// complete returns the progress values received once one of them reported the work done
+// (1), or after 10 s without it. Notifications are dispatched asynchronously and may trail
+// the call's response a little.
+func (p *progressLog) complete() []float64 {
+	p.mu.Lock()
+	done := p.done
+	p.mu.Unlock()
+	if done != nil {
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.values)
+}
+
 func TestIngestSynchronousWaitsWithProgress(t *testing.T) {
 	e := newEnv(t, withEmulator(r2rtest.Options{IngestDelay: 5 * time.Millisecond}))
 	e.write("docs/ledger.md", ledgerDoc)
 
-	var mu sync.Mutex
-	var progress []float64
 	c := e.mcpClient()
-	c.OnNotification(func(n mcp.JSONRPCNotification) {
-		if n.Method != string(mcp.MethodNotificationProgress) {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if p, ok := n.Params.AdditionalFields["progress"].(float64); ok {
-			progress = append(progress, p)
-		}
-	})
+	progress := watchProgress(c)
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "r2r_ingest_document"
 	req.Params.Arguments = map[string]any{"file_path": "docs/ledger.md", "run_async": false}
@@ -629,17 +661,7 @@ func TestIngestSynchronousWaitsWithProgress(t *testing.T) {
 	if io.Status != "success" || io.IngestionStatus != "success" || !strings.Contains(text(res), "searchable now") {
 		t.Fatalf("ingest = %+v", io)
 	}
-	// Notifications are dispatched asynchronously and may trail the response a little.
-	var got []float64
-	for i := 0; i < 400; i++ {
-		mu.Lock()
-		got = append(got[:0], progress...)
-		mu.Unlock()
-		if len(got) > 0 && got[len(got)-1] == 1 {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	got := progress.complete()
 	if len(got) == 0 || got[len(got)-1] != 1 {
 		t.Fatalf("progress notifications = %v", got)
 	}

@@ -193,15 +193,13 @@ func TestCacheBypassedWhileIngesting(t *testing.T) {
 	if n := e.r2r.Count(searchRoute); n != sent+2 {
 		t.Fatalf("%d searches reached R2R, want %d", n, sent+2)
 	}
-	for i := 0; ; i++ {
-		m := decode[MonitorOutput](t, e.ok("r2r_monitor_task", map[string]any{"document_id": ingB.DocumentID}))
-		if m.Done {
-			break
-		}
-		if i == 500 {
-			t.Fatalf("ingestion still %s", m.IngestionStatus)
-		}
-		time.Sleep(2 * time.Millisecond)
+	select {
+	case <-e.r2r.IngestionEnded(ingB.DocumentID):
+	case <-time.After(10 * time.Second):
+		t.Fatal("R2R did not finish the second collection's document")
+	}
+	if m := decode[MonitorOutput](t, e.ok("r2r_monitor_task", map[string]any{"document_id": ingB.DocumentID})); !m.Done {
+		t.Fatalf("ingestion ended in R2R, monitor says %+v", m)
 	}
 	if res := decode[SearchOutput](t, e.ok("r2r_search", argsB)); res.Cached || res.Count == 0 || res.Results[0].DocumentID != ingB.DocumentID {
 		t.Fatalf("search after ingestion = %+v", res)
@@ -360,7 +358,14 @@ func TestToolDeadlines(t *testing.T) {
 func TestDeadlineAndCancellation(t *testing.T) {
 	url := r2rtest.NewHangingServer(t)
 	e := newEnv(t, withDeps(func(d *Deps) { d.SearchTimeout = 150 * time.Millisecond }))
-	c, err := r2r.New(r2r.Options{BaseURL: url})
+	sent := make(chan struct{}, 1) // a request went to R2R
+	c, err := r2r.New(r2r.Options{BaseURL: url, HTTPClient: &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		select {
+		case sent <- struct{}{}:
+		default:
+		}
+		return http.DefaultTransport.RoundTrip(req)
+	})}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,9 +384,13 @@ func TestDeadlineAndCancellation(t *testing.T) {
 		t.Fatalf("answered after %v", took)
 	}
 
+	select {
+	case <-sent: // the timed-out call's
+	default:
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		time.Sleep(20 * time.Millisecond)
+		<-sent // the call waits on R2R: the client cancels it now
 		cancel()
 	}()
 	res, err := e.invoke(ctx, "r2r_search", args)
@@ -508,3 +517,7 @@ func TestRateLimitSparesCacheHits(t *testing.T) {
 	clock.add(time.Second)
 	e.ok("r2r_search", map[string]any{"query": "another query"})
 }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

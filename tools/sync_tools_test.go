@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -204,18 +203,7 @@ func TestSyncStatusWaitSendsProgress(t *testing.T) {
 		e.write(fmt.Sprintf("%d.md", i), fmt.Sprintf("note %d", i))
 	}
 	c := e.mcpClient()
-	var mu sync.Mutex
-	var progress []float64
-	c.OnNotification(func(n mcp.JSONRPCNotification) {
-		if n.Method != string(mcp.MethodNotificationProgress) {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if p, ok := n.Params.AdditionalFields["progress"].(float64); ok {
-			progress = append(progress, p)
-		}
-	})
+	progress := watchProgress(c)
 	ctx := context.Background()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "r2r_sync"
@@ -225,14 +213,16 @@ func TestSyncStatusWaitSendsProgress(t *testing.T) {
 		t.Fatalf("%v %s", err, text(res))
 	}
 	stop := make(chan struct{})
-	go func() {
+	go func() { // R2R walks each ingestion through its states as soon as it starts
 		for {
+			started := e.r2r.IngestionStarted()
+			if e.r2r.StepIngestion() > 0 {
+				continue
+			}
 			select {
 			case <-stop:
 				return
-			default:
-				e.r2r.StepIngestion()
-				time.Sleep(time.Millisecond)
+			case <-started:
 			}
 		}
 	}()
@@ -251,16 +241,7 @@ func TestSyncStatusWaitSendsProgress(t *testing.T) {
 	if st.State != jobDone || st.Result.Uploaded != 6 {
 		t.Fatalf("status %+v", st)
 	}
-	var got []float64
-	for range 400 {
-		mu.Lock()
-		got = append(got[:0], progress...)
-		mu.Unlock()
-		if len(got) > 0 && got[len(got)-1] == 1 {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	got := progress.complete()
 	if len(got) < 2 || got[len(got)-1] != 1 {
 		t.Fatalf("progress notifications = %v", got)
 	}

@@ -21,7 +21,7 @@ var b64 = base64.RawURLEncoding
 // issueTokenLocked builds an HS256 JWT like R2R's: sub, token_type, exp, iat, nbf (float epoch
 // seconds), jti and nonce.
 func (e *Emulator) issueTokenLocked(email, typ string, ttl time.Duration) string {
-	now := time.Now()
+	now := e.timeLocked()
 	claims := map[string]any{
 		"sub":        email,
 		"token_type": typ,
@@ -77,7 +77,7 @@ func (e *Emulator) decodeTokenLocked(tok string) (*tokenClaims, error) {
 	if err := json.Unmarshal(raw, &cl); err != nil {
 		return nil, errTokenInvalid
 	}
-	now := time.Now()
+	now := e.timeLocked()
 	if cl.Nbf > epoch(now)+1 {
 		return nil, errTokenInvalid
 	}

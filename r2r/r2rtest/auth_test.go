@@ -127,10 +127,11 @@ func TestTokens(t *testing.T) {
 	})
 
 	t.Run("expired refresh token", func(t *testing.T) {
-		s.Configure(func(o *Options) { o.RefreshTTL = time.Nanosecond })
+		defer s.Configure(func(o *Options) { o.RefreshTTL, o.Clock = 0, nil })
+		issued := time.Now()
+		s.Configure(func(o *Options) { o.RefreshTTL, o.Clock = time.Minute, at(issued) })
 		_, short := c.login("dev@example.com", "pw")
-		s.Configure(func(o *Options) { o.RefreshTTL = 0 })
-		time.Sleep(2 * time.Millisecond)
+		s.Configure(func(o *Options) { o.Clock = at(issued.Add(time.Minute + time.Second)) })
 		wantR2RError(t, c.do("POST", "/v3/users/refresh-token", "text/plain", strings.NewReader(short)), 401, "Token has expired")
 	})
 
@@ -153,10 +154,13 @@ func TestTokens(t *testing.T) {
 	})
 
 	t.Run("short TTL", func(t *testing.T) {
-		s.Configure(func(o *Options) { o.TokenTTL = time.Nanosecond })
+		defer s.Configure(func(o *Options) { o.TokenTTL, o.Clock = time.Hour, nil })
+		issued := time.Now()
+		s.Configure(func(o *Options) { o.TokenTTL, o.Clock = time.Minute, at(issued) })
 		a, _ := c.login("dev@example.com", "pw")
-		s.Configure(func(o *Options) { o.TokenTTL = time.Hour })
-		time.Sleep(2 * time.Millisecond)
+		s.Configure(func(o *Options) { o.Clock = at(issued.Add(time.Minute - time.Second)) })
+		wantStatus(t, c.with(a).get("/v3/users/me"), 200)
+		s.Configure(func(o *Options) { o.Clock = at(issued.Add(time.Minute + time.Second)) })
 		wantR2RError(t, c.with(a).get("/v3/users/me"), 401, "Invalid token or API key")
 	})
 
@@ -311,3 +315,6 @@ func TestAPIKeys(t *testing.T) {
 		wantStatus(t, newTC(t, s).with(a).postJSON("/v3/users/"+otherID+"/api-keys", map[string]any{"name": "x"}), http.StatusOK)
 	})
 }
+
+// at is a clock stopped at t.
+func at(t time.Time) func() time.Time { return func() time.Time { return t } }

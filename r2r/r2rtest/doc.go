@@ -12,8 +12,10 @@
 // while requests are served; Count, Counts, LastRequest and Cancelled let tests observe
 // what clients sent (requests to unknown routes are counted as "METHOD (unknown)" without
 // their bodies, and recorded bodies are capped at MaxRecordedBody). StepIngestion and
-// Ingesting drive and observe background ingestion deterministically. SyncBuffer is a
-// goroutine-safe buffer for captured logs.
+// Ingesting drive and observe background ingestion deterministically; IngestionStarted and
+// IngestionEnded signal it. SyncBuffer is a goroutine-safe buffer for captured logs. Tests
+// wait for what they observe with Await, woken by Changed (of the Emulator or a SyncBuffer)
+// rather than by a clock.
 //
 // Emulated behaviour worth knowing:
 //

@@ -360,6 +360,7 @@ func (c *call) handleCreateDocument() {
 	if async {
 		job := &ingestJob{d: d, gen: d.gen, chunking: ch, poke: make(chan chan<- bool), gone: make(chan struct{})}
 		e.jobs[job] = struct{}{}
+		e.jobStarted.fire()
 		e.wg.Add(1)
 		e.mu.Unlock()
 		go e.ingestAsync(job)
@@ -514,6 +515,34 @@ func (e *Emulator) Ingesting() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return len(e.jobs)
+}
+
+// IngestionStarted returns a channel closed when the next background ingestion starts (its
+// document is uploaded with an IngestDelay). Take it before the upload, so the start is not
+// missed.
+func (e *Emulator) IngestionStarted() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.jobStarted.wait()
+}
+
+// IngestionEnded returns a channel closed when the background ingestion of document id has
+// ended; it is closed already when none runs.
+func (e *Emulator) IngestionEnded(id string) <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var last *ingestJob
+	for j := range e.jobs {
+		if j.d.id == id && (last == nil || j.gen > last.gen) {
+			last = j
+		}
+	}
+	if last == nil {
+		ended := make(chan struct{})
+		close(ended)
+		return ended
+	}
+	return last.gone
 }
 
 // ingestAsync walks a document through the state machine, one step per IngestDelay or per

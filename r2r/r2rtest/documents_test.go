@@ -381,24 +381,24 @@ func TestIngestionStateMachine(t *testing.T) {
 func TestIngestionOnItsOwn(t *testing.T) {
 	s := NewServer(t, Options{IngestDelay: time.Millisecond})
 	c := newTC(t, s)
+	started := s.IngestionStarted()
 	id := c.upload("auto.txt", []byte("automatic"), nil).results()["document_id"].(string)
-	var st any
-	for range 10000 {
-		if st = c.get("/v3/documents/" + id).results()["ingestion_status"]; st == "success" || st == "failed" {
-			break
-		}
-		time.Sleep(time.Millisecond)
+	select {
+	case <-started:
+	default:
+		t.Fatal("the upload started no background ingestion")
 	}
-	if st != "success" {
+	select {
+	case <-s.IngestionEnded(id):
+	case <-time.After(10 * time.Second):
+		t.Fatalf("ingestion still running, status %v", c.get("/v3/documents/" + id).results()["ingestion_status"])
+	}
+	if st := c.get("/v3/documents/" + id).results()["ingestion_status"]; st != "success" {
 		t.Fatalf("status %v", st)
 	}
-	for range 1000 { // the goroutine unregisters right after the last step
-		if s.Ingesting() == 0 {
-			return
-		}
-		time.Sleep(time.Millisecond)
+	if n := s.Ingesting(); n != 0 {
+		t.Fatalf("ingesting %d after success", n)
 	}
-	t.Fatalf("ingesting %d after success", s.Ingesting())
 }
 
 func TestBinaryDocumentsAndChunking(t *testing.T) {

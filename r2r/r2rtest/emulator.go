@@ -49,8 +49,9 @@ type Options struct {
 	// TimeFormat is how timestamps are written: TimeFormatZ (default, also for "" and
 	// unknown values), TimeFormatOffset or TimeFormatNaive.
 	TimeFormat string
-	// Clock, when set, is the time records are stamped with (created_at, updated_at), for
-	// tests that let time pass on a fake clock; nil = time.Now.
+	// Clock, when set, is the emulator's time, for tests that let time pass on a fake clock:
+	// records are stamped with it (created_at, updated_at), and tokens are issued and
+	// expire by it; nil = time.Now.
 	Clock func() time.Time
 }
 
@@ -71,16 +72,18 @@ type Emulator struct {
 	rng   *rand.Rand
 	st    *store
 
-	counts    map[string]int
-	last      map[string]*RecordedRequest
-	forced    map[string][]forcedResponse
-	cancelled int
-	failSeq   int
-	down      bool
-	maxBody   int64
-	rateLog   map[string][]time.Time
-	jobs      map[*ingestJob]struct{} // running background ingestions
-	started   time.Time               // what GET /v3/system/status reports (New, Restart)
+	counts     map[string]int
+	last       map[string]*RecordedRequest
+	forced     map[string][]forcedResponse
+	cancelled  int
+	failSeq    int
+	down       bool
+	maxBody    int64
+	rateLog    map[string][]time.Time
+	jobs       map[*ingestJob]struct{} // running background ingestions
+	jobStarted signal                  // the next background ingestion started (IngestionStarted)
+	changed    signal                  // the next request or cancellation was counted (Changed)
+	started    time.Time               // what GET /v3/system/status reports (New, Restart)
 	// accessNotBefore: access tokens issued at or before this instant are expired (ExpireTokens).
 	accessNotBefore time.Time
 
@@ -266,7 +269,7 @@ func (e *Emulator) ForceResponse(route string, status int, contentType string, b
 func (e *Emulator) ExpireTokens() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.accessNotBefore = time.Now()
+	e.accessNotBefore = e.timeLocked()
 }
 
 // Down true makes the emulator close every connection without answering (R2R unreachable
@@ -277,13 +280,17 @@ func (e *Emulator) Down(down bool) {
 	e.down = down
 }
 
+// timeLocked is the emulator's time: Options.Clock, or time.Now.
+func (e *Emulator) timeLocked() time.Time {
+	if e.opts.Clock != nil {
+		return e.opts.Clock()
+	}
+	return time.Now()
+}
+
 // now returns a strictly increasing UTC timestamp with microsecond precision.
 func (e *Emulator) nowLocked() time.Time {
-	now := time.Now
-	if e.opts.Clock != nil {
-		now = e.opts.Clock
-	}
-	t := now().UTC().Truncate(time.Microsecond)
+	t := e.timeLocked().UTC().Truncate(time.Microsecond)
 	if !t.After(e.clock) {
 		t = e.clock.Add(time.Microsecond)
 	}
@@ -381,6 +388,7 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	e.mu.Lock()
 	e.counts[route]++
+	e.changed.fire()
 	e.last[route] = rec.forRetention()
 	opts := e.opts
 	var forced *forcedResponse
@@ -452,7 +460,16 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (e *Emulator) noteCancelled() {
 	e.mu.Lock()
 	e.cancelled++
+	e.changed.fire()
 	e.mu.Unlock()
+}
+
+// Changed returns a channel closed when the emulator next counts a request (Count) or a
+// cancellation (Cancelled), for Await.
+func (e *Emulator) Changed() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.changed.wait()
 }
 
 // hangUp closes the connection without writing a response.

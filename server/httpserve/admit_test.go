@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -109,31 +108,19 @@ func TestOneUserCannotTakeEverySlot(t *testing.T) {
 		}
 	}
 	tm.Emu.Configure(func(o *r2rtest.Options) { o.Latency = 400 * time.Millisecond })
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		alice []int
-	)
+	answers := make(chan int, 5)
 	for range 5 {
-		wg.Go(func() {
+		go func() {
 			status, _, _ := invoke(t, rep.URL, tm.Alice.Key, "r2r_list_collections", nil)
-			mu.Lock()
-			alice = append(alice, status)
-			mu.Unlock()
-		})
+			answers <- status
+		}()
 	}
-	// Once alice holds three slots (two of her five got 429), bob asks.
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		mu.Lock()
-		n := len(alice)
-		mu.Unlock()
-		if n >= 2 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	// Once alice holds three slots (two of her five got 429, at once), bob asks.
+	alice := []int{<-answers, <-answers}
 	status, out, _ := invoke(t, rep.URL, tm.Bob.Key, "r2r_list_collections", nil)
-	wg.Wait()
+	for range 3 {
+		alice = append(alice, <-answers)
+	}
 	slices.Sort(alice)
 	if want := []int{200, 200, 200, 429, 429}; !slices.Equal(alice, want) {
 		t.Errorf("alice's five calls at once: %v, want %v", alice, want)

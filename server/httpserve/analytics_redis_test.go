@@ -19,7 +19,7 @@ func TestTeamAnalyticsInRedis(t *testing.T) {
 	tm := newTeam(t)
 	var recs []*analytics.Recorder
 	adjust := func(_ *server.Config, o *httpserve.Options) {
-		store, err := redisl2.Open(rs.URL, redisl2.Options{})
+		store, err := redisl2.Open(rs.URL, redisl2.Options{Timeout: testRedisTimeout})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func TestTeamAnalyticsInRedis(t *testing.T) {
 	for _, r := range recs {
 		r.Flush(ctx)
 	}
-	store, err := redisl2.Open(rs.URL, redisl2.Options{Timeout: 5 * time.Second})
+	store, err := redisl2.Open(rs.URL, redisl2.Options{Timeout: testRedisTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,18 +50,26 @@ func startRedis(t testing.TB) *redisServer {
 	}
 	r := &redisServer{URL: fmt.Sprintf("redis://127.0.0.1:%d/0", port), cmd: cmd}
 	t.Cleanup(r.Kill)
-	for i := 0; ; i++ {
+	// A real process: give it time to listen, bounded for a loaded machine.
+	for deadline := time.Now().Add(30 * time.Second); ; {
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err == nil {
 			c.Close()
 			return r
 		}
-		if i == 200 {
+		if time.Now().After(deadline) {
 			t.Fatalf("redis-server did not start: %v", err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// testRedisTimeout bounds one Redis operation of the replicas under test. Serve's default
+// (100 ms) is for Redis on the same network; on a loaded test machine an operation over it
+// fails, the replica serves from memory for a second, and a write through one replica is
+// then not seen through the other. These tests are about what the replicas share, so they
+// wait as long as Redis takes; a killed Redis still fails at once (connection refused).
+const testRedisTimeout = 10 * time.Second
 
 // Kill stops redis-server at once (SIGKILL), as a crash would.
 func (r *redisServer) Kill() {

@@ -111,7 +111,7 @@ func newRedisReplica(t testing.TB, tm *team, redisURL string, adjust func(*serve
 	m.WatchBreaker(base.Breaker.State)
 	opts.Cache = m.Cache(base.Cache)
 	if redisURL != "" {
-		store, err := redisl2.Open(redisURL, redisl2.Options{Observer: m})
+		store, err := redisl2.Open(redisURL, redisl2.Options{Observer: m, Timeout: testRedisTimeout})
 		if err != nil {
 			t.Fatal(err)
 		}

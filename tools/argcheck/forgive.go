@@ -115,11 +115,25 @@ func (v *Validator) Forgive(req mcp.CallToolRequest) (mcp.CallToolRequest, []Map
 	if args == nil {
 		return req, top
 	}
-	done := top
-	aliases := v.aliases[req.Params.Name]
-	// Names first, so a renamed argument's value is read under its real name. A call with
-	// more unknown names than maxRenames is no near miss, and comparing them all would cost
-	// work in proportion to what the caller sent.
+	// Names first, so a renamed argument's value is read under its real name.
+	rw := &rewrite{out: args, done: top}
+	rw.rename(ls.renames(args))
+	rw.readValues(ls, v.aliases[req.Params.Name])
+	if len(rw.done) == 0 {
+		return req, nil
+	}
+	raw, err := json.Marshal(rw.out)
+	if err != nil {
+		return req, nil
+	}
+	req.Params.Arguments, req.Params.RawArguments = rw.out, raw
+	return req, rw.done
+}
+
+// renames reads args' unknown names as near misses of known, absent arguments: argument →
+// the unknown name sent for it. A call with more unknown names than maxRenames is no near
+// miss, and comparing them all would cost work in proportion to what the caller sent.
+func (ls looseSchema) renames(args map[string]any) map[string]string {
 	var unknown []string
 	for name := range args {
 		if _, known := ls.props[name]; !known {
@@ -127,9 +141,9 @@ func (v *Validator) Forgive(req mcp.CallToolRequest) (mcp.CallToolRequest, []Map
 		}
 	}
 	if len(unknown) > maxRenames {
-		unknown = nil
+		return nil
 	}
-	renamed := map[string]string{} // argument → the unknown name sent for it; "" = more than one
+	renamed := map[string]string{} // "" = more than one name for the argument
 	for _, name := range slices.Sorted(slices.Values(unknown)) {
 		target := ls.nearMiss(name)
 		if target == "" {
@@ -144,55 +158,64 @@ func (v *Validator) Forgive(req mcp.CallToolRequest) (mcp.CallToolRequest, []Map
 		}
 		renamed[target] = name
 	}
-	out := args
-	copied := false
-	cp := func() {
-		if !copied {
-			out, copied = maps.Clone(args), true
-		}
+	return renamed
+}
+
+// rewrite is the arguments object Forgive builds: the caller's, copied on the first change,
+// and the mappings that changed it.
+type rewrite struct {
+	out    map[string]any
+	copied bool
+	done   []Mapping
+}
+
+// own copies out before its first change, so the caller's arguments stay as they were sent.
+func (rw *rewrite) own() {
+	if !rw.copied {
+		rw.out, rw.copied = maps.Clone(rw.out), true
 	}
+}
+
+// rename moves each renamed argument's value from the name sent to the argument's own.
+func (rw *rewrite) rename(renamed map[string]string) {
 	for _, target := range slices.Sorted(maps.Keys(renamed)) {
 		from := renamed[target]
 		if from == "" {
 			continue
 		}
-		cp()
-		out[target] = out[from]
-		delete(out, from)
-		done = append(done, Mapping{Argument: target, Given: from, Kind: "name"}.echo())
+		rw.own()
+		rw.out[target] = rw.out[from]
+		delete(rw.out, from)
+		rw.done = append(rw.done, Mapping{Argument: target, Given: from, Kind: "name"}.echo())
 	}
-	for _, name := range slices.Sorted(maps.Keys(out)) {
+}
+
+// readValues replaces a string argument's loose value by its strict reading: an enum value in
+// another case or one of its aliases, or a JSON string holding the argument's type.
+func (rw *rewrite) readValues(ls looseSchema, aliases ValueAliases) {
+	for _, name := range slices.Sorted(maps.Keys(rw.out)) {
 		p, known := ls.props[name]
 		if !known {
 			continue
 		}
-		s, isString := out[name].(string)
+		s, isString := rw.out[name].(string)
 		if !isString {
 			continue
 		}
 		if len(p.enum) > 0 {
 			if canon := enumValue(s, p.enum, aliases[name]); canon != "" && canon != s {
-				cp()
-				out[name] = canon
-				done = append(done, Mapping{Argument: name, Given: s, To: canon, Kind: "value"}.echo())
+				rw.own()
+				rw.out[name] = canon
+				rw.done = append(rw.done, Mapping{Argument: name, Given: s, To: canon, Kind: "value"}.echo())
 			}
 			continue
 		}
 		if x, typ := decodeAs(s, p.types); typ != "" {
-			cp()
-			out[name] = x
-			done = append(done, Mapping{Argument: name, Given: "a JSON string", Kind: "decoded", Note: typ})
+			rw.own()
+			rw.out[name] = x
+			rw.done = append(rw.done, Mapping{Argument: name, Given: "a JSON string", Kind: "decoded", Note: typ})
 		}
 	}
-	if len(done) == 0 {
-		return req, nil
-	}
-	raw, err := json.Marshal(out)
-	if err != nil {
-		return req, nil
-	}
-	req.Params.Arguments, req.Params.RawArguments = out, raw
-	return req, done
 }
 
 // maxRenames bounds the unknown argument names Forgive reads as near misses in one call.

@@ -123,17 +123,11 @@ func (w *wild) star(pi int, text string) int {
 // It returns the index of the closing ']', whether tc matched (negation applied), and
 // abort when the expression is malformed (no closing ']', an unknown [:name:]).
 func class(p string, i int, tc byte) (end int, ok, abort bool) {
-	at := func(j int) byte {
-		if j < len(p) {
-			return p[j]
-		}
-		return 0
-	}
-	pc := at(i)
+	pc := byteAt(p, i)
 	negated := pc == '!' || pc == '^'
 	if negated {
 		i++
-		pc = at(i)
+		pc = byteAt(p, i)
 	}
 	var prev byte
 	matched := false
@@ -141,67 +135,78 @@ func class(p string, i int, tc byte) (end int, ok, abort bool) {
 		if pc == 0 {
 			return 0, false, true
 		}
+		var in bool
 		switch {
 		case pc == '\\':
 			i++
-			pc = at(i)
+			pc = byteAt(p, i)
 			if pc == 0 {
 				return 0, false, true
 			}
-			if tc == pc {
-				matched = true
+			in = tc == pc
+		case pc == '-' && prev != 0 && byteAt(p, i+1) != 0 && byteAt(p, i+1) != ']':
+			var hi byte
+			if i, hi = rangeEnd(p, i+1); hi == 0 {
+				return 0, false, true
 			}
-		case pc == '-' && prev != 0 && at(i+1) != 0 && at(i+1) != ']':
-			i++
-			pc = at(i)
-			if pc == '\\' {
-				i++
-				pc = at(i)
-				if pc == 0 {
-					return 0, false, true
-				}
-			}
-			if tc <= pc && tc >= prev {
-				matched = true
-			}
+			in = tc <= hi && tc >= prev
 			pc = 0 // a range ends: no "prev" for a following '-'
-		case pc == '[' && at(i+1) == ':':
-			s := i + 2
-			j := s
-			for at(j) != 0 && at(j) != ']' {
-				j++
-			}
-			if at(j) == 0 {
+		case pc == '[' && byteAt(p, i+1) == ':':
+			if i, pc, in, abort = namedClass(p, i, tc); abort {
 				return 0, false, true
 			}
-			if j-s-1 < 0 || p[j-1] != ':' {
-				// No ":]": a plain '['.
-				if tc == '[' {
-					matched = true
-				}
-				pc = '['
-				break
-			}
-			in, known := posixClass(p[s:j-1], tc)
-			if !known {
-				return 0, false, true
-			}
-			matched = matched || in
-			i = j
-			pc = 0
 		default:
-			if tc == pc {
-				matched = true
-			}
+			in = tc == pc
 		}
+		matched = matched || in
 		prev = pc
 		i++
-		pc = at(i)
+		pc = byteAt(p, i)
 		if pc == ']' {
 			break
 		}
 	}
 	return i, matched != negated, false
+}
+
+// byteAt is p[j], or 0 past p's end.
+func byteAt(p string, j int) byte {
+	if j < len(p) {
+		return p[j]
+	}
+	return 0
+}
+
+// rangeEnd reads the upper bound of a range at p[i] (after its '-'), escaped or not: its
+// index and byte, 0 when the pattern ends inside the escape.
+func rangeEnd(p string, i int) (int, byte) {
+	if byteAt(p, i) == '\\' {
+		i++
+	}
+	return i, byteAt(p, i)
+}
+
+// namedClass reads a "[:name:]" at p[i] (p[i:i+2] is "[:"). It returns the index of its
+// closing ']', the byte a following '-' would start a range from (0: none), and whether tc
+// is in the class. Without a closing ":]" the '[' is a plain byte and nothing more is read.
+// abort when the expression has no closing ']' or the name is unknown.
+func namedClass(p string, i int, tc byte) (end int, pc byte, in, abort bool) {
+	s := i + 2
+	j := s
+	for byteAt(p, j) != 0 && byteAt(p, j) != ']' {
+		j++
+	}
+	if byteAt(p, j) == 0 {
+		return 0, 0, false, true
+	}
+	if j-s-1 < 0 || p[j-1] != ':' {
+		return i, '[', tc == '[', false
+	}
+	in, known := posixClass(p[s:j-1], tc)
+	if !known {
+		return 0, 0, false, true
+	}
+	return j, 0, in, false
 }
 
 // posixClass reports whether c is in the [:name:] class, and whether name is known.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -99,14 +98,15 @@ func TestReplaceNeverMissesTheFile(t *testing.T) {
 	w := f.writer()
 	w.Wait = time.Minute
 	var first Outcome
+	started := f.r2r.IngestionStarted()
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		first, _ = w.Put(ctx, File{Path: "a.md", Data: []byte("the walrus sings")}, nil)
-	}()
-	for f.r2r.Ingesting() == 0 {
-		time.Sleep(time.Millisecond)
+	})
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first upload started no ingestion")
 	}
 	for f.r2r.StepIngestion() > 0 {
 	}
@@ -117,24 +117,28 @@ func TestReplaceNeverMissesTheFile(t *testing.T) {
 
 	old, _ := Versions(ctx, f.client, f.scope, "a.md")
 	var second Outcome
-	var done atomic.Bool
-	wg.Add(1)
+	putDone := make(chan struct{})
 	go func() {
-		defer wg.Done()
+		defer close(putDone)
 		second, _ = w.Put(ctx, File{Path: "a.md", Data: []byte("the narwhal sings")}, old)
-		done.Store(true)
 	}()
+	// Search before every step, and whenever an ingestion starts, until Put returns.
 	steps := 0
-	for !done.Load() {
+	for done := false; !done; {
+		started := f.r2r.IngestionStarted()
 		if h := f.hits("sings"); len(h) == 0 {
 			t.Fatalf("after %d steps the file is not found", steps)
 		}
 		if f.r2r.StepIngestion() > 0 {
 			steps++
+			continue
 		}
-		time.Sleep(time.Millisecond)
+		select {
+		case <-putDone:
+			done = true
+		case <-started:
+		}
 	}
-	wg.Wait()
 	if second.Action != Replaced || steps == 0 {
 		t.Fatalf("second = %+v after %d steps", second, steps)
 	}
