@@ -236,15 +236,23 @@ func (r *run) add(one *Summary, team bool) {
 // readFile reads a file of the work tree to write it, holding its share of the memory
 // budget (when Files is a Reserver) until release.
 func (s *Syncer) readFile(ctx context.Context, it Item) (File, func(), error) {
-	release := func() {}
+	var reserve func(context.Context) (func(), error)
 	if r, ok := s.Opts.Files.(Reserver); ok {
-		var err error
-		if release, err = r.Reserve(ctx, it.Path); err != nil {
+		reserve = func(ctx context.Context) (func(), error) { return r.Reserve(ctx, it.Path) }
+	}
+	return held(ctx, reserve, func() (File, error) { return s.Opts.Files.ReadFile(it.Path) })
+}
+
+// held reads a file with read, holding what reserve (nil = nothing) reserves for it from
+// before the read until release; a failed read gives it back at once.
+func held(ctx context.Context, reserve func(context.Context) (func(), error), read func() (File, error)) (f File, release func(), err error) {
+	release = func() {}
+	if reserve != nil {
+		if release, err = reserve(ctx); err != nil {
 			return File{}, nil, err
 		}
 	}
-	f, err := s.Opts.Files.ReadFile(it.Path)
-	if err != nil {
+	if f, err = read(); err != nil {
 		release()
 		return File{}, nil, err
 	}

@@ -29,7 +29,7 @@ type Team struct {
 	// Commit alone); Format the repository's object format.
 	Base, Format string
 	// Writer writes the team layer: Layer LayerTeam, Scope the team collection (UserID the
-	// caller's).
+	// caller's); the Syncer's Writer.For that scope writes it as the private layer is written.
 	Writer *Writer
 	// CollectionOwner: the caller owns the team collection.
 	CollectionOwner bool
@@ -41,6 +41,21 @@ type Team struct {
 // rules refuse gives a *Refusal.
 type BlobReader interface {
 	ReadBlob(ctx context.Context, rel string, e TreeEntry) (File, error)
+}
+
+// BlobReserver is a BlobReader that bounds the memory the files being written hold, as a
+// Reserver does for the work tree's: Run reserves a file's share before reading it from the
+// ref to write it, and releases it once the file is written. An error is why the file was
+// not written.
+type BlobReserver interface {
+	ReserveBlob(ctx context.Context, rel string, e TreeEntry) (release func(), err error)
+}
+
+// For is a Writer configured as w (its API, mode, waits, clock, hooks and Pending tracker)
+// that writes to sc: a team sync's team layer is written as its private layer is.
+func (w *Writer) For(sc Scope) *Writer {
+	return &Writer{API: w.API, Scope: sc, Mode: w.Mode, Wait: w.Wait, Poll: w.Poll, OnWrite: w.OnWrite,
+		OnStatus: w.OnStatus, SlowAfter: w.SlowAfter, DeadAfter: w.DeadAfter, Now: w.Now, Pending: w.Pending}
 }
 
 func (t *Team) objectFormat() string {
@@ -275,10 +290,16 @@ func mine(blob string, tree, base map[string]TreeEntry, p string) bool {
 	return true
 }
 
-// readBlob reads a file of the team's ref to write it as the team's version.
+// readBlob reads a file of the team's ref to write it as the team's version, holding its
+// share of the memory budget (when Blobs is a BlobReserver) until release.
 func (s *Syncer) readBlob(ctx context.Context, it Item) (File, func(), error) {
 	t := s.Opts.Team
-	f, err := t.Blobs.ReadBlob(ctx, it.Path, TreeEntry{Blob: it.Blob, Size: it.Size})
+	e := TreeEntry{Blob: it.Blob, Size: it.Size}
+	var reserve func(context.Context) (func(), error)
+	if r, ok := t.Blobs.(BlobReserver); ok {
+		reserve = func(ctx context.Context) (func(), error) { return r.ReserveBlob(ctx, it.Path, e) }
+	}
+	f, release, err := held(ctx, reserve, func() (File, error) { return t.Blobs.ReadBlob(ctx, it.Path, e) })
 	if err != nil {
 		return File{}, nil, err
 	}
@@ -287,7 +308,7 @@ func (s *Syncer) readBlob(ctx context.Context, it Item) (File, func(), error) {
 	}
 	f.Metadata[MetaRef], f.Metadata[MetaCommit], f.Metadata[MetaCommitTime], f.Metadata[MetaBlob] =
 		t.Ref, t.Commit, t.CommitTime, it.Blob
-	return f, func() {}, nil
+	return f, release, nil
 }
 
 // retire removes one document from the collection w writes to: deleted when the caller

@@ -3,6 +3,7 @@ package kbsync
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -91,8 +92,9 @@ func TestPutTracksPending(t *testing.T) {
 	}
 }
 
-// budgetFiles is testFiles behind a memory budget: it counts the reservations it holds,
-// refuses them for refuse's path, and fails reading unreadable's.
+// budgetFiles is testFiles behind a memory budget, for the work tree (a Reserver) and the
+// team's ref (a BlobReserver) alike: it counts the reservations it holds, refuses them for
+// refuse's path, and fails reading unreadable's.
 type budgetFiles struct {
 	testFiles
 	mu                 sync.Mutex
@@ -118,9 +120,41 @@ func (b *budgetFiles) ReadFile(rel string) (File, error) {
 	return b.testFiles.ReadFile(rel)
 }
 
-// TestRunHoldsReservations: with a Reserver for Files, each file Run writes holds its
-// reservation from before it is read until it is written, and one that cannot be reserved
-// or read fails with the reason; every reservation is given back.
+func (b *budgetFiles) ReserveBlob(ctx context.Context, rel string, _ TreeEntry) (func(), error) {
+	return b.Reserve(ctx, rel)
+}
+
+func (b *budgetFiles) ReadBlob(ctx context.Context, rel string, e TreeEntry) (File, error) {
+	if rel == b.unreadable {
+		return File{}, errors.New("read failed")
+	}
+	data, err := ReadBlob(ctx, b.root, e.Blob, e.Size, 1<<20)
+	return File{Path: rel, Data: data}, err
+}
+
+// teamOf makes s a team sync of f's project as committed now, whose team's version (all of
+// the project's files) goes to f's collection and is read by blobs.
+func (f *fixture) teamOf(s *Syncer, blobs BlobReader) {
+	f.t.Helper()
+	f.git("init", "-q", "-b", "main")
+	f.git("add", ".")
+	f.git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "one")
+	ctx := context.Background()
+	ref, commit, err := ResolveTeamRef(ctx, f.root, "")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	sc := f.scope
+	sc.Layer = LayerTeam
+	s.Opts.Team = &Team{Ref: ref, Commit: commit, Format: ObjectFormat(ctx, f.root), CollectionOwner: true,
+		Blobs: blobs, Writer: s.Writer.For(sc)}
+	s.Writer.Scope.CollectionID, s.Writer.Scope.Layer = "", LayerPrivate // no private collection yet
+}
+
+// TestRunHoldsReservations: with a Reserver for Files (a BlobReserver for a team sync's
+// Blobs), each file Run writes holds its reservation from before it is read until it is
+// written, and one that cannot be reserved or read fails with the reason; every reservation
+// is given back.
 func TestRunHoldsReservations(t *testing.T) {
 	tests := []struct {
 		name               string
@@ -134,29 +168,42 @@ func TestRunHoldsReservations(t *testing.T) {
 		{name: "read fails", unreadable: "docs/b.md", uploaded: []string{"docs/a.md"}, reserved: 2, failed: "read failed"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, r2rtest.Options{})
-			f.write("docs/a.md", "# A\n\nAlpha.")
-			f.write("docs/b.md", "# B\n\nBeta.")
-			files := &budgetFiles{testFiles: testFiles{root: f.root}}
-			s := f.syncer(false)
-			s.Opts.Files = files
-			plan, err := s.Plan(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			files.refuse, files.unreadable = tt.refuse, tt.unreadable
-			sum := s.Run(t.Context(), plan, nil)
-			if !slices.Equal(sum.Uploaded, tt.uploaded) || files.reserved != tt.reserved || files.held != 0 {
-				t.Errorf("uploaded %v with %d reservations (%d held); want %v with %d", sum.Uploaded, files.reserved, files.held, tt.uploaded, tt.reserved)
-			}
-			var reasons []string
-			for _, p := range sum.Failed {
-				reasons = append(reasons, p.Path+": "+p.Reason)
-			}
-			if want := "docs/b.md: " + tt.failed; (tt.failed == "") != (len(reasons) == 0) || tt.failed != "" && strings.Join(reasons, "; ") != want {
-				t.Errorf("failed %v, want %q", reasons, tt.failed)
-			}
-		})
+		for _, team := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/team=%v", tt.name, team), func(t *testing.T) {
+				f := newFixture(t, r2rtest.Options{})
+				f.write("docs/a.md", "# A\n\nAlpha.")
+				f.write("docs/b.md", "# B\n\nBeta.")
+				files := &budgetFiles{testFiles: testFiles{root: f.root}}
+				s := f.syncer(false)
+				s.Opts.Files = files
+				failed := tt.failed
+				if team {
+					f.teamOf(s, files)
+					if failed != "" {
+						failed = "team's version: " + failed
+					}
+				}
+				plan, err := s.Plan(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				files.refuse, files.unreadable = tt.refuse, tt.unreadable
+				sum := s.Run(t.Context(), plan, nil)
+				uploaded := sum.Uploaded
+				if team {
+					uploaded = sum.Team.Uploaded
+				}
+				if !slices.Equal(uploaded, tt.uploaded) || files.reserved != tt.reserved || files.held != 0 {
+					t.Errorf("uploaded %v with %d reservations (%d held); want %v with %d", uploaded, files.reserved, files.held, tt.uploaded, tt.reserved)
+				}
+				var reasons []string
+				for _, p := range sum.Failed {
+					reasons = append(reasons, p.Path+": "+p.Reason)
+				}
+				if want := "docs/b.md: " + failed; (failed == "") != (len(reasons) == 0) || failed != "" && strings.Join(reasons, "; ") != want {
+					t.Errorf("failed %v, want %q", reasons, want)
+				}
+			})
+		}
 	}
 }

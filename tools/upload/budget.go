@@ -45,10 +45,10 @@ func (b *Budget) Reserve(ctx context.Context, n int64) (func(), error) {
 	return sync.OnceFunc(func() { b.sem.Release(n) }), nil
 }
 
-// reserve reserves in b what an upload of p needs (see reservation): an error is ErrBusy
-// when b had no room before ctx's deadline, or ctx's cancellation.
-func reserve(ctx context.Context, b *Budget, p string, roots []string) (func(), error) {
-	release, err := b.Reserve(ctx, reservation(p, roots))
+// reserve reserves n bytes in b for an upload (see reservation): an error is ErrBusy when b
+// had no room before ctx's deadline, or ctx's cancellation.
+func reserve(ctx context.Context, b *Budget, n int64) (func(), error) {
+	release, err := b.Reserve(ctx, n)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return nil, fmt.Errorf("cancelled before it was sent: %w", err)
@@ -59,9 +59,9 @@ func reserve(ctx context.Context, b *Budget, p string, roots []string) (func(), 
 }
 
 // reservation is what an upload of p (as the caller gave it; relative paths start at the
-// first root) reserves: twice the file's size, at most twice the largest size R2R accepts
-// for its type. The size is only an estimate: the file is checked and read later, never
-// beyond the per-type limit.
+// first root) reserves: what a file of its size holds (see holding), at most the largest
+// size R2R accepts for its type. The size is only an estimate: the file is checked and read
+// later, never beyond the per-type limit.
 func reservation(p string, roots []string) int64 {
 	ext := strings.TrimPrefix(strings.ToLower(path.Ext(filepath.ToSlash(p))), ".")
 	limit := confine.Limit(ext)
@@ -72,5 +72,9 @@ func reservation(p string, roots []string) int64 {
 	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 		size = min(fi.Size(), limit)
 	}
-	return 2*size + 64<<10
+	return holding(size)
 }
+
+// holding is what an upload of a file of size bytes holds while it is sent: the file's
+// bytes and the request body built from them.
+func holding(size int64) int64 { return 2*size + 64<<10 }

@@ -19,7 +19,7 @@ func ProjectFiles(root string) kbsync.FileReader { return projectFiles{root: roo
 type projectFiles struct{ root string }
 
 func (p projectFiles) Reserve(ctx context.Context, rel string) (func(), error) {
-	return reserve(ctx, shared, filepath.FromSlash(rel), []string{p.root})
+	return reserve(ctx, shared, reservation(filepath.FromSlash(rel), []string{p.root}))
 }
 
 func (p projectFiles) ReadFile(rel string) (kbsync.File, error) {
@@ -115,20 +115,27 @@ func NewSyncer(c SyncConfig) (s *kbsync.Syncer, stateDir, key string, err error)
 }
 
 // Join makes s, a sync whose Scope is the caller's private collection (CollectionID "" while
-// it does not exist), a team sync with t, whose team layer goes to the team collection.
+// it does not exist), a team sync with t, whose team layer goes to the team collection,
+// written as s's private layer is (kbsync.Writer.For: the same waits, pending table, hooks).
 func Join(s *kbsync.Syncer, t *kbsync.Team, teamCollectionID string) {
 	sc := s.Writer.Scope
 	sc.CollectionID, sc.Layer = teamCollectionID, kbsync.LayerTeam
-	w := s.Writer
-	t.Writer = &kbsync.Writer{API: w.API, Scope: sc, Mode: w.Mode, Poll: w.Poll, OnWrite: w.OnWrite}
+	t.Writer = s.Writer.For(sc)
 	s.Opts.Team = t
 }
 
 // RefFiles reads files of the commits of the repository at root (a team sync's team
-// version) under the same ingest rules as files of the work tree (see confine.Check).
+// version) under the same ingest rules as files of the work tree (see confine.Check). It is
+// a kbsync.BlobReserver: a file being written holds its share of the process's memory
+// budget for uploads, as one of the work tree does.
 func RefFiles(root string) kbsync.BlobReader { return refFiles{root: root} }
 
 type refFiles struct{ root string }
+
+func (r refFiles) ReserveBlob(ctx context.Context, rel string, e kbsync.TreeEntry) (func(), error) {
+	limit, _, _ := confine.Limits(rel)
+	return reserve(ctx, shared, holding(min(e.Size, limit)))
+}
 
 func (r refFiles) ReadBlob(ctx context.Context, rel string, e kbsync.TreeEntry) (kbsync.File, error) {
 	limit, _, _ := confine.Limits(rel)

@@ -17,10 +17,11 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
-// TestSyncWritesPendingAndBudget: a sync's writes are what r2r_ingest_document's are: each
-// file is marked in the table of pending uploads while R2R ingests it (and the cache told
-// once it is searchable), and holds its share of the process's memory budget while it is
-// sent (a full budget fails the file as an upload's does).
+// TestSyncWritesPendingAndBudget: a sync's writes are what r2r_ingest_document's are, in the
+// private layer and the team's version alike: each file is marked in the table of pending
+// uploads while R2R ingests it (and the cache told once it is searchable), is waited for no
+// longer than the sync's Wait, and holds its share of the process's memory budget while it
+// is sent (a full budget fails the file as an upload's does).
 func TestSyncWritesPendingAndBudget(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -38,47 +39,86 @@ func TestSyncWritesPendingAndBudget(t *testing.T) {
 		{name: "budget full", fullBudget: true, failed: ErrBusy.Error()},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tg := newTargetWith(t, tt.r2r)
-			tg.write(t, "docs/a.md", "# Ledger\n\nPayouts settle nightly.")
-			pending := NewPending()
-			var writes atomic.Int32
-			s, _, _, err := NewSyncer(SyncConfig{API: tg.api, Scope: tg.scope, Root: tg.root, StateDir: t.TempDir(), Poll: 1,
-				Wait: tt.wait, Pending: pending, OnWrite: func() { writes.Add(1) }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx := t.Context()
-			plan, err := s.Plan(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tt.fullBudget {
-				release, err := shared.Reserve(ctx, DefaultBudget)
+		for _, team := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/team=%v", tt.name, team), func(t *testing.T) {
+				tg := newTargetWith(t, tt.r2r)
+				tg.write(t, "docs/a.md", "# Ledger\n\nPayouts settle nightly.")
+				pending := NewPending()
+				var writes atomic.Int32
+				s := syncerOf(t, tg, team, SyncConfig{API: tg.api, Root: tg.root, StateDir: t.TempDir(), Poll: 1,
+					Wait: tt.wait, Pending: pending, OnWrite: func() { writes.Add(1) }})
+				plan, err := s.Plan(t.Context())
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer release()
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, 50*time.Millisecond)
+				// A write that outwaits the sync's Wait runs into this deadline instead (R2R
+				// holds the ingestion for an hour).
+				ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 				defer cancel()
-			}
-			sum := s.Run(ctx, plan, nil)
-			if !slices.Equal(sum.Uploaded, nonNil(tt.uploaded)) || !slices.Equal(sum.Pending, nonNil(tt.pending)) {
-				t.Errorf("uploaded %v, pending %v; want %v, %v", sum.Uploaded, sum.Pending, tt.uploaded, tt.pending)
-			}
-			i := slices.IndexFunc(sum.Failed, func(p kbsync.Problem) bool { return p.Path == "docs/a.md" })
-			if (i >= 0) != (tt.failed != "") || i >= 0 && sum.Failed[i].Reason != tt.failed {
-				t.Errorf("failed %+v, want the file failed for %q", sum.Failed, tt.failed)
-			}
-			if busy := pending.Busy(tg.scope.CollectionID, time.Now()); busy != tt.busy {
-				t.Errorf("collection busy in the pending table: %v, want %v", busy, tt.busy)
-			}
-			if got := writes.Load() > 0; got != tt.wrote {
-				t.Errorf("OnWrite called: %v, want %v", got, tt.wrote)
-			}
-		})
+				if tt.fullBudget {
+					release, err := shared.Reserve(ctx, DefaultBudget)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer release()
+					ctx, cancel = context.WithTimeout(ctx, 50*time.Millisecond)
+					defer cancel()
+				}
+				sum := s.Run(ctx, plan, nil)
+				uploaded, pend, failed := sum.Uploaded, sum.Pending, tt.failed
+				if team {
+					uploaded, pend = sum.Team.Uploaded, sum.Team.Pending
+					if failed != "" {
+						failed = "team's version: " + failed
+					}
+				}
+				if !slices.Equal(uploaded, nonNil(tt.uploaded)) || !slices.Equal(pend, nonNil(tt.pending)) {
+					t.Errorf("uploaded %v, pending %v; want %v, %v", uploaded, pend, tt.uploaded, tt.pending)
+				}
+				i := slices.IndexFunc(sum.Failed, func(p kbsync.Problem) bool { return p.Path == "docs/a.md" })
+				if (i >= 0) != (failed != "") || i >= 0 && sum.Failed[i].Reason != failed {
+					t.Errorf("failed %+v, want the file failed for %q", sum.Failed, failed)
+				}
+				if busy := pending.Busy(tg.scope.CollectionID, time.Now()); busy != tt.busy {
+					t.Errorf("collection busy in the pending table: %v, want %v", busy, tt.busy)
+				}
+				if got := writes.Load() > 0; got != tt.wrote {
+					t.Errorf("OnWrite called: %v, want %v", got, tt.wrote)
+				}
+			})
+		}
 	}
+}
+
+// syncerOf is the syncer NewSyncer builds from c for tg's project, with tg's collection as
+// its scope, or, with team, as the team collection of a team sync of the project's first
+// commit (the project's files are then the team's version, and written to tg's collection
+// by the team layer).
+func syncerOf(t *testing.T, tg *target, team bool, c SyncConfig) *kbsync.Syncer {
+	t.Helper()
+	c.Scope = tg.scope
+	var ts *TeamSetup
+	if team {
+		if _, err := exec.LookPath("git"); err != nil {
+			t.Skip("git is not installed")
+		}
+		gitIn(t, tg.root, "init", "-q", "-b", "main")
+		gitIn(t, tg.root, "add", ".")
+		gitIn(t, tg.root, "commit", "-q", "-m", "one")
+		var err error
+		if ts, err = TeamSync(t.Context(), tg.api, tg.scope.CollectionID, "", tg.root, tg.scope, true); err != nil || ts == nil {
+			t.Fatalf("team sync: %+v %v", ts, err)
+		}
+		c.Scope = ts.Private
+	}
+	s, _, _, err := NewSyncer(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts != nil {
+		Join(s, ts.Team, ts.CollectionID)
+	}
+	return s
 }
 
 func nonNil(l []string) []string {
@@ -160,33 +200,12 @@ func (a *stackAPI) CreateDocument(ctx context.Context, in r2r.DocumentCreate) (*
 // passes through each package once, in the private layer and the team's version alike: no
 // package on the write's call stack calls into another that calls back into it.
 func TestSyncWritePathPassesEachPackageOnce(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
 	for _, team := range []bool{false, true} {
 		t.Run(fmt.Sprintf("team=%v", team), func(t *testing.T) {
 			tg := newTarget(t)
 			tg.write(t, "docs/a.md", "# Ledger\n\nPayouts settle nightly.")
 			api := &stackAPI{API: tg.api}
-			scope := tg.scope
-			var ts *TeamSetup
-			if team {
-				gitIn(t, tg.root, "init", "-q", "-b", "main")
-				gitIn(t, tg.root, "add", ".")
-				gitIn(t, tg.root, "commit", "-q", "-m", "one")
-				var err error
-				if ts, err = TeamSync(t.Context(), tg.api, tg.scope.CollectionID, "", tg.root, tg.scope, true); err != nil || ts == nil {
-					t.Fatalf("team sync: %+v %v", ts, err)
-				}
-				scope = ts.Private
-			}
-			s, _, _, err := NewSyncer(SyncConfig{API: api, Scope: scope, Root: tg.root, StateDir: t.TempDir(), Poll: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ts != nil {
-				Join(s, ts.Team, ts.CollectionID)
-			}
+			s := syncerOf(t, tg, team, SyncConfig{API: api, Root: tg.root, StateDir: t.TempDir(), Poll: 1})
 			plan, err := s.Plan(t.Context())
 			if err != nil {
 				t.Fatal(err)

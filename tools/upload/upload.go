@@ -108,7 +108,7 @@ func Upload(ctx context.Context, p string, opts Options) (*Result, error) {
 	if budget == nil {
 		budget = shared
 	}
-	release, err := reserve(ctx, budget, p, opts.Roots)
+	release, err := reserve(ctx, budget, reservation(p, opts.Roots))
 	if err != nil {
 		return nil, err
 	}
