@@ -134,7 +134,8 @@ bench-quality:
 	$(GO) test -count=1 ./testdata/quality/
 	@testdata/quality/run.sh full
 	@testdata/quality/run.sh repo
-## bench-quality-ci: the click/docs/ subset (37 files, 18 questions) on both backends, failing only below a sanity floor. CI runs it.
+## bench-quality-ci: the click/docs/ subset (37 files, 18 questions) and the repository set's qs/ subset (17 files, 27 questions) on both backends, failing only below a sanity floor. CI runs it.
 bench-quality-ci:
 	$(GO) test -count=1 ./testdata/quality/
 	@testdata/quality/run.sh ci
+	@testdata/quality/run.sh repo-ci

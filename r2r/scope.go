@@ -37,6 +37,28 @@ func ModeSettings(mode string, filters map[string]any, limit int) *SearchSetting
 	return s
 }
 
+// FullTextSettings are search settings for R2R's full-text search alone (Postgres
+// websearch_to_tsquery over the chunks' English stems), to be sent under search_mode "custom".
+func FullTextSettings(filters map[string]any, limit int) *SearchSettings {
+	t, f := true, false
+	return &SearchSettings{Filters: filters, Limit: &limit, UseSemanticSearch: &f, UseFulltextSearch: &t, UseHybridSearch: &f}
+}
+
+// ChunkFilters narrows filters to the chunks whose ids are given: R2R 3.6.6 reads "id" as
+// the chunk's own column (conformance test filter_chunk_id_in), so a RAG request retrieves
+// exactly chunks its caller chose.
+func ChunkFilters(filters map[string]any, ids []string) map[string]any {
+	in := make([]any, len(ids))
+	for i, id := range ids {
+		in[i] = id
+	}
+	parts := []any{map[string]any{"id": map[string]any{"$in": in}}}
+	if len(filters) > 0 {
+		parts = append(parts, filters)
+	}
+	return map[string]any{"$and": parts}
+}
+
 // View is what one user of a team project reads: the team collection, where the team's
 // version of each file is, and their private collection (Private, "" = none), whose files
 // (Shadow, their paths) replace the team's version of the same path in their results only.

@@ -44,3 +44,27 @@ func TestModeSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestFullTextSettings(t *testing.T) {
+	s := FullTextSettings(map[string]any{"a": 1}, 30)
+	if *s.Limit != 30 || s.Filters["a"] != 1 || *s.UseSemanticSearch || !*s.UseFulltextSearch || *s.UseHybridSearch {
+		t.Errorf("%+v", s)
+	}
+}
+
+func TestChunkFilters(t *testing.T) {
+	in := map[string]any{"id": map[string]any{"$in": []any{"c1", "c2"}}}
+	scope := ScopedFilters("col", nil)
+	for _, tc := range []struct {
+		name    string
+		filters map[string]any
+		want    map[string]any
+	}{
+		{"alone", nil, map[string]any{"$and": []any{in}}},
+		{"with the scope", scope, map[string]any{"$and": []any{in, scope}}},
+	} {
+		if got := ChunkFilters(tc.filters, []string{"c1", "c2"}); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

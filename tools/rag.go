@@ -185,10 +185,14 @@ func (d *Deps) runRAG(ctx context.Context, base RAGOutput, s *scope, q ragReques
 	if err != nil {
 		return answer[RAGOutput]{}, false, err
 	}
+	settings, err := d.ragSettings(ctx, q.Question, r2r.ViewFilters(s.view(), filters))
+	if err != nil {
+		return answer[RAGOutput]{}, false, err
+	}
 	res, err := d.Client.RAG(ctx, r2r.RAGRequest{
 		Query:          q.Question,
 		SearchMode:     r2r.SearchModeCustom,
-		SearchSettings: r2r.ModeSettings(ragSearchMode, r2r.ViewFilters(s.view(), filters), ragSearchLimit),
+		SearchSettings: settings,
 		RAGGenerationConfig: &r2r.GenerationConfig{
 			Model:             q.Model,
 			Temperature:       &q.Temperature,

@@ -147,6 +147,37 @@ func (s *suite) search(t *testing.T) {
 		hitsOnly(t, s.searchDocs(t, s.admin, map[string]any{"document_id": map[string]any{"$in": []any{s.docOther, s.docDerived}}}, 10),
 			s.docOther, s.docDerived)
 	})
+	// r2r_search's identifier request and r2r_rag_query's chosen context rely on these two.
+	t.Run("filter_chunk_id_in", func(t *testing.T) {
+		all := s.searchDocs(t, s.admin, scoped(s.collA, nil), 10)
+		if len(all) < 2 {
+			t.Fatalf("%d hits in the collection; want at least 2", len(all))
+		}
+		res, err := s.admin.Search(t.Context(), r2r.SearchRequest{Query: query, SearchMode: r2r.SearchModeCustom,
+			SearchSettings: modeSettings(r2r.SearchModeAdvanced, r2r.ChunkFilters(scoped(s.collA, nil), []string{all[1].ID}), 10)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hits := res.ChunkSearchResults; len(hits) != 1 || hits[0].ID != all[1].ID {
+			t.Errorf("filter on chunk %s: %d hits %v", all[1].ID, len(hits), hits)
+		}
+	})
+	t.Run("fulltext_only_alternatives", func(t *testing.T) {
+		res, err := s.admin.Search(t.Context(), r2r.SearchRequest{Query: "zzzabsent or pelican", SearchMode: r2r.SearchModeCustom,
+			SearchSettings: r2r.FullTextSettings(scoped(s.collA, nil), 10)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hitsOnly(t, res.ChunkSearchResults, inA...)
+		res, err = s.admin.Search(t.Context(), r2r.SearchRequest{Query: "zzzabsent", SearchMode: r2r.SearchModeCustom,
+			SearchSettings: r2r.FullTextSettings(scoped(s.collA, nil), 10)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(res.ChunkSearchResults); n != 0 {
+			t.Errorf("full-text search for an absent word: %d hits", n)
+		}
+	})
 	t.Run("filter_or", func(t *testing.T) {
 		hitsOnly(t, s.searchDocs(t, s.admin, map[string]any{"$and": []any{
 			map[string]any{"suite": map[string]any{"$eq": s.sfx}},
@@ -239,6 +270,21 @@ func (s *suite) rag(t *testing.T) {
 			if c.Object != "citation" {
 				t.Errorf("citation object %q", c.Object)
 			}
+		}
+	})
+	t.Run("chunk_filter_is_the_context", func(t *testing.T) {
+		all := s.searchDocs(t, s.admin, scoped(s.collA, nil), 10)
+		if len(all) < 2 {
+			t.Fatalf("%d hits in the collection; want at least 2", len(all))
+		}
+		req := s.ragRequest("", 256)
+		req.SearchSettings = modeSettings(r2r.SearchModeAdvanced, r2r.ChunkFilters(scoped(s.collA, nil), []string{all[1].ID}), 5)
+		res, err := s.admin.RAG(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.SearchResults.ChunkSearchResults; len(got) != 1 || got[0].ID != all[1].ID {
+			t.Errorf("RAG narrowed to chunk %s retrieved %v", all[1].ID, got)
 		}
 	})
 	t.Run("model_and_max_tokens", func(t *testing.T) {

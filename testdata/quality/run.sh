@@ -7,6 +7,7 @@
 #   testdata/quality/run.sh ci     # make bench-quality-ci: the click/docs/ subset with a sanity floor
 #   testdata/quality/run.sh repo   # make bench-quality: the repository benchmark (repo/README.md),
 #                                  # its corpus fetched from the registries by repo/fetch.sh
+#   testdata/quality/run.sh repo-ci  # make bench-quality-ci: its qs/ subset with a sanity floor
 #
 # The real R2R embeds with all-MiniLM-L6-v2 (R2R_REAL_EMBED=minilm, testdata/r2r-real/README.md);
 # QUALITY_EMBED=hash runs it on the model double's hash embeddings instead.
@@ -25,7 +26,8 @@ case "$SET" in
 full) FLAGS=() ;;
 ci) FLAGS=(-only click/docs/ -min-hit10 0.5) ;;
 repo) FLAGS=(-corpus "$(testdata/quality/repo/fetch.sh)" -questions testdata/quality/repo/questions.json) ;;
-*) echo "usage: $0 full|ci|repo" >&2; exit 2 ;;
+repo-ci) FLAGS=(-corpus "$(testdata/quality/repo/fetch.sh)" -questions testdata/quality/repo/questions.json -only qs/ -min-hit10 0.5) ;;
+*) echo "usage: $0 full|ci|repo|repo-ci" >&2; exit 2 ;;
 esac
 # shellcheck disable=SC2206
 FLAGS+=(${QUALITY_FLAGS:-})

@@ -1,0 +1,71 @@
+package tools
+
+import (
+	"context"
+	"sync"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/rank"
+)
+
+// defaultSearchLimit is r2r_search's default limit (documents).
+const defaultSearchLimit = 10
+
+// retrieve is the chunks of one search, best first, at most limit. In advanced mode
+// (semantic + full-text) R2R's hybrid search runs beside a full-text search for the
+// question's identifiers (rank.Keywords; R2R's own full-text leg needs every word of the
+// question in one chunk), and the two lists and a lexical ordering of their chunks
+// (rank.Lexical) are fused by rank. Other modes are R2R's search as it is.
+func (d *Deps) retrieve(ctx context.Context, query, mode string, filters map[string]any, limit int) ([]r2r.ChunkSearchResult, error) {
+	search := func(ctx context.Context, q string, settings *r2r.SearchSettings) ([]r2r.ChunkSearchResult, error) {
+		res, err := d.Client.Search(ctx, r2r.SearchRequest{Query: q, SearchMode: r2r.SearchModeCustom, SearchSettings: settings})
+		if err != nil {
+			return nil, err
+		}
+		return res.ChunkSearchResults, nil
+	}
+	if mode != r2r.SearchModeAdvanced {
+		return search(ctx, query, r2r.ModeSettings(mode, filters, limit))
+	}
+	var keyword []r2r.ChunkSearchResult
+	var kerr error
+	var wg sync.WaitGroup
+	if kw := rank.Keywords(query); kw != "" {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			keyword, kerr = search(ctx, kw, r2r.FullTextSettings(filters, limit))
+		}()
+	}
+	hybrid, err := search(ctx, query, r2r.ModeSettings(mode, filters, limit))
+	wg.Wait()
+	if err == nil {
+		err = kerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := rank.Fuse(hybrid, keyword, rank.Lexical(query, rank.Fuse(hybrid, keyword)))
+	return out[:min(len(out), limit)], nil
+}
+
+// ragSettings are the search settings of a RAG request: R2R's search narrowed to the
+// ragSearchLimit chunks r2r_search's retrieval ranks best for the question among the
+// candidates a default r2r_search weighs, so the answer draws on what r2r_search finds; R2R's
+// own search when that finds nothing.
+func (d *Deps) ragSettings(ctx context.Context, question string, filters map[string]any) (*r2r.SearchSettings, error) {
+	chunks, err := d.retrieve(ctx, question, ragSearchMode, filters, fetchLimit(defaultSearchLimit))
+	if err != nil {
+		return nil, err
+	}
+	settings := r2r.ModeSettings(ragSearchMode, filters, ragSearchLimit)
+	if len(chunks) == 0 {
+		return settings, nil
+	}
+	ids := make([]string, 0, ragSearchLimit)
+	for _, c := range chunks[:min(len(chunks), ragSearchLimit)] {
+		ids = append(ids, c.ID)
+	}
+	settings.Filters = r2r.ChunkFilters(filters, ids)
+	return settings, nil
+}
