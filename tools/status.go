@@ -242,33 +242,39 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 	// The credential is read before the collection lookup, which needs it.
 	loadErr := <-loaded
 	d.reportAuth(&o, loadErr)
+	d.statusProject(ctx, &o, loadErr)
+	return o
+}
 
+// statusProject fills in the current project and its collection; the collection is looked
+// up only when R2R answered the health check and the credential could be read.
+func (d *Deps) statusProject(ctx context.Context, o *StatusOutput, loadErr error) {
 	pr, err := d.Projects.Project(ctx)
 	if err != nil {
 		o.Project.Error = errText(err)
-		return o
+		return
 	}
 	o.Project = StatusProject{Name: pr.Name, Path: pr.Root, CollectionName: pr.CollectionName,
 		CollectionID: pr.CollectionID, ConfigFile: pr.ConfigFile}
 	o.SearchHistoryCount = d.History.Len(pr.Root)
 	if !o.Health.OK {
 		o.Project.Error = "R2R is not reachable, so the collection was not looked up"
-		return o
+		return
 	}
 	if loadErr != nil {
 		// Looking up would wait for the keyring once more.
 		o.Project.Error = "the stored credential could not be read (see auth_warning), so the collection was not looked up"
-		return o
+		return
 	}
 	pctx, cancel := context.WithTimeout(ctx, statusCheckTimeout)
 	defer cancel()
 	if !d.statusTeam(pctx, &o.Project, pr) {
-		return o
+		return
 	}
 	pc, err := d.Projects.Collection(pctx, d.Client, false)
 	if err != nil {
 		o.Project.Error = errText(err)
-		return o
+		return
 	}
 	o.Project.CollectionID, o.Project.CollectionExists = pc.ID, pc.Exists()
 	if pc.Name != "" {
@@ -286,7 +292,6 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 		}
 		ccancel()
 	}
-	return o
 }
 
 // statusTeam fills in the team of a team project; false when the caller is not a member,
