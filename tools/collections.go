@@ -60,7 +60,7 @@ func listCollectionsTool(d *Deps) Tool {
 			mcp.Description("Number of collections to return")),
 	)
 	def := newTool("r2r_list_collections", opts...)
-	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Cached: true, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p pageParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Cached: true, Example: Example{Args: map[string]any{}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p pageParams) (*mcp.CallToolResult, error) {
 		offset, limit := p.Offset, p.Limit
 		// The listing spans collections (key collection ""); which one is the project's is
 		// marked afterwards, so one cached page serves every project.

@@ -63,7 +63,7 @@ func deleteDocumentTool(d *Deps) Tool {
 		mcp.WithString("collection_id", mcp.MaxLength(36),
 			mcp.Description("Collection ID (UUID) the document is deleted from; omit to use the current project's collection")),
 	)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p deleteParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Example: Example{Args: map[string]any{"document_id": "5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}, Error: "document_outside_project"}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p deleteParams) (*mcp.CallToolResult, error) {
 		id := p.DocumentID
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {

@@ -101,7 +101,7 @@ func listDocumentsDef() mcp.Tool {
 
 func listDocumentsTool(d *Deps) Tool {
 	def := listDocumentsDef()
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p listParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Example: Example{Args: map[string]any{"limit": 20}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p listParams) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
@@ -451,7 +451,7 @@ func getDocumentTool(d *Deps) Tool {
 			mcp.Description("Maximum number of characters of text to return")),
 	)
 	def := newTool(getDocumentName, opts...)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p getDocumentParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Example: Example{Args: map[string]any{"document_id": "5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}, Error: "not_found"}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p getDocumentParams) (*mcp.CallToolResult, error) {
 		id := p.DocumentID
 		if p.Path != "" {
 			var errRes *mcp.CallToolResult

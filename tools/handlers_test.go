@@ -68,7 +68,7 @@ func TestToolsOverMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(listed.Tools) != len(wantTools) {
+	if len(listed.Tools) != len(e.list) {
 		t.Fatalf("tools/list has %d tools", len(listed.Tools))
 	}
 

@@ -47,7 +47,7 @@ type IngestOutput struct {
 
 func ingestDocumentTool(d *Deps) Tool {
 	def := ingestDocumentDef()
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Deadline: d.ingestDeadline, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p ingestParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Deadline: d.ingestDeadline, Example: Example{Args: map[string]any{"file_path": "README.md"}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p ingestParams) (*mcp.CallToolResult, error) {
 		return d.ingest(ctx, req, p), nil
 	})}
 }

@@ -100,7 +100,7 @@ func (p *recallParams) check(*Deps) (err error) {
 
 func recallTool(d *Deps) Tool {
 	def := recallDef()
-	return Tool{Def: def, Group: GroupMemory, ReadOnly: true, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p recallParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupMemory, ReadOnly: true, Example: Example{Args: map[string]any{"query": "payout queue stalled"}}, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p recallParams) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil

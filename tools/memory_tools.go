@@ -118,7 +118,7 @@ func (p *rememberParams) check(d *Deps) (err error) {
 
 func rememberTool(d *Deps) Tool {
 	def := rememberDef()
-	return Tool{Def: def, Group: GroupMemory, ReadOnly: false, run: bound(d, def, func(ctx context.Context, _ *call, _ mcp.CallToolRequest, p rememberParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupMemory, ReadOnly: false, Example: Example{Args: map[string]any{"kind": "decision", "title": "Use pgx, not lib/pq", "body": "pgx supports COPY and context cancellation."}}, run: bound(d, def, func(ctx context.Context, _ *call, _ mcp.CallToolRequest, p rememberParams) (*mcp.CallToolResult, error) {
 		return d.remember(ctx, p), nil
 	})}
 }
@@ -293,7 +293,7 @@ func forgetTool(d *Deps) Tool {
 		mcp.WithString("collection_id", mcp.MaxLength(36),
 			mcp.Description("Collection ID (UUID) the memory is in; omit for the current project's collection")),
 	)
-	return Tool{Def: def, Group: GroupMemory, ReadOnly: false, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p forgetParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupMemory, ReadOnly: false, Example: Example{Args: map[string]any{"memory_id": "5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}, Error: "not_a_memory"}, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p forgetParams) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil

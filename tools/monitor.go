@@ -77,7 +77,7 @@ func monitorTaskTool(d *Deps) Tool {
 		documentIDParam("to check status for, as returned by r2r_ingest_document"),
 	)
 	def := newTool("r2r_monitor_task", opts...)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p documentParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Example: Example{Args: map[string]any{"document_id": "5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}, Error: "not_found"}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p documentParams) (*mcp.CallToolResult, error) {
 		id := p.DocumentID
 		// Never cached: the status must be live.
 		doc, err := d.Client.GetDocument(ctx, id)

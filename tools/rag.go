@@ -117,7 +117,7 @@ func (d *Deps) ragDeadline(mcp.CallToolRequest) (time.Duration, string) {
 
 func ragQueryTool(d *Deps) Tool {
 	def := ragQueryDef()
-	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, RemoteSpansAll: true, Rate: RateLLM, Deadline: d.ragDeadline, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, q ragRequest) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, RemoteSpansAll: true, Rate: RateLLM, Deadline: d.ragDeadline, Example: Example{Args: map[string]any{"question": "How is the project deployed?"}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, q ragRequest) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, q.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil

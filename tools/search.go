@@ -146,7 +146,7 @@ func (d *Deps) searchDeadline(mcp.CallToolRequest) (time.Duration, string) {
 
 func searchTool(d *Deps) Tool {
 	def := searchDef()
-	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Aliases: searchModeAliases, RemoteSpansAll: true, Deadline: d.searchDeadline, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p searchParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Aliases: searchModeAliases, RemoteSpansAll: true, Deadline: d.searchDeadline, Example: Example{Args: map[string]any{"query": "deploy runbook"}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p searchParams) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil

@@ -176,7 +176,7 @@ func statusTool(d *Deps) Tool {
 			"where the credentials come from, the current project and its collection, circuit breaker and cache state, versions.", out)
 	opts = append(opts, searchHint("r2r connection auth problem diagnose"))
 	def := newTool(StatusToolName, opts...)
-	return Tool{Def: def, Group: GroupStatus, ReadOnly: true, run: bound(d, def, func(ctx context.Context, _ *call, _ mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupStatus, ReadOnly: true, Example: Example{Args: map[string]any{}}, run: bound(d, def, func(ctx context.Context, _ *call, _ mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, error) {
 		o := d.status(ctx)
 		return result(statusText(o), o), nil
 	})}

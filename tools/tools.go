@@ -59,8 +59,20 @@ type Tool struct {
 	// RemoteSpansAll lets a read without collection_id on a remote server (serve --http)
 	// cover every collection the user may read; other tools need a collection there.
 	RemoteSpansAll bool
+	// Example is a call of the tool as a model would make it; the shared tests make it on a
+	// fresh project (see Example).
+	Example Example
 
 	run handler // the tool's own handler, told about its call explicitly
+}
+
+// Example is one call of a tool and what it answers on a fresh project: a git repository
+// holding README.md, served by an R2R with no documents yet (the emulator, r2r/r2rtest).
+type Example struct {
+	Args map[string]any // the call's arguments; Check requires them (an empty map for none)
+	// Error is the toolerr type of the error result the call answers with on a fresh
+	// project, e.g. for a document id nothing has; "" = a successful result.
+	Error string
 }
 
 // handler is a tool's own handler: c holds what the call chain established for this call.
@@ -253,8 +265,8 @@ func ServerTools(tools []Tool) []server.ServerTool {
 }
 
 // Check enforces the registry rules: unique names, a title, all four annotations set,
-// ReadOnly equal to readOnlyHint, a read-only tool is never destructive, and an output
-// schema.
+// ReadOnly equal to readOnlyHint, a read-only tool is never destructive, an output schema
+// and an example call.
 func Check(tools []Tool) error {
 	seen := map[string]bool{}
 	var errs []error
@@ -281,6 +293,8 @@ func Check(tools []Tool) error {
 			errs = append(errs, fmt.Errorf("%s: no handler", d.Name))
 		case t.Group == "":
 			errs = append(errs, fmt.Errorf("%s: no group", d.Name))
+		case t.Example.Args == nil:
+			errs = append(errs, fmt.Errorf("%s: no example call", d.Name))
 		default:
 			errs = append(errs, checkAliases(t)...)
 		}

@@ -102,7 +102,7 @@ func (p *troubleshootParams) check(*Deps) (err error) {
 
 func troubleshootTool(d *Deps) Tool {
 	def := troubleshootDef()
-	return Tool{Def: def, Group: GroupMemory, ReadOnly: true, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p troubleshootParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupMemory, ReadOnly: true, Example: Example{Args: map[string]any{"error": "open /tmp/cache.db: too many open files"}}, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p troubleshootParams) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
