@@ -47,23 +47,23 @@ var searchModeAliases = argcheck.ValueAliases{"search_mode": {"semantic": r2r.Se
 // relevant it is next to the best hit, which document it is and the window of its retrieved
 // chunks that best matches the query. The full text is one r2r_get_document away.
 type SearchHit struct {
-	Rank       int     `json:"rank" schema:"required" desc:"1-based position in the result list"`
-	Relevance  float64 `json:"relevance" schema:"required" desc:"the document's search score relative to the best hit's (1 = as relevant as the best, 0..1)"`
-	Title      string  `json:"title" schema:"required" desc:"document title (its path for files ingested by r2r-mcp)"`
+	Rank       int     `json:"rank" required:"true" desc:"1-based position in the result list"`
+	Relevance  float64 `json:"relevance" required:"true" desc:"the document's search score relative to the best hit's (1 = as relevant as the best, 0..1)"`
+	Title      string  `json:"title" required:"true" desc:"document title (its path for files ingested by r2r-mcp)"`
 	Section    string  `json:"section,omitempty" desc:"heading the text sits under, when known"`
 	ShortID    string  `json:"-"` // the text shows it; the structured form has the full id
-	DocumentID string  `json:"document_id" schema:"required" desc:"id of the document (for r2r_get_document; its MCP resource is r2r://documents/{document_id})"`
+	DocumentID string  `json:"document_id" required:"true" desc:"id of the document (for r2r_get_document; its MCP resource is r2r://documents/{document_id})"`
 	// Text is empty when the hit is listed without a window (minPassageChars).
 	Text string `json:"text,omitempty" desc:"the sentences of the document's retrieved chunks that best match the query, on one line (… marks a gap; r2r_get_document has the full text); absent for a lower-ranked document whose passage would be under two sentences, so the best documents get the room"`
 }
 
 // SearchOutput is the structured result of r2r_search.
 type SearchOutput struct {
-	Results        []SearchHit `json:"results" schema:"required" desc:"matching documents, best first, one entry per document"`
-	Count          int         `json:"count" schema:"required" desc:"number of documents returned"`
-	Cached         bool        `json:"cached" schema:"required" desc:"true when served from r2r-mcp's cache"`
+	Results        []SearchHit `json:"results" required:"true" desc:"matching documents, best first, one entry per document"`
+	Count          int         `json:"count" required:"true" desc:"number of documents returned"`
+	Cached         bool        `json:"cached" required:"true" desc:"true when served from r2r-mcp's cache"`
 	Query          string      `json:"query" desc:"the query as searched"`
-	SearchMode     string      `json:"search_mode" schema:"enum=searchModes" desc:"the search mode used"`
+	SearchMode     string      `json:"search_mode" enum:"searchModes" desc:"the search mode used"`
 	Limit          int         `json:"limit" desc:"the maximum number of results asked for"`
 	CollectionID   string      `json:"collection_id,omitempty" desc:"the collection searched"`
 	CollectionName string      `json:"collection_name,omitempty" desc:"name of the collection searched, when known"`
@@ -88,10 +88,10 @@ func searchDef() mcp.Tool {
 
 // searchParams are one r2r_search call's arguments.
 type searchParams struct {
-	Query        string         `json:"query" schema:"required,minLength=1,maxLength=maxQueryChars" desc:"Search query (natural language)"`
-	CollectionID string         `json:"collection_id" schema:"maxLength=36" desc:"Collection ID (UUID) to search in; omit to search the current project's collection"`
-	Mode         string         `json:"search_mode" schema:"enum=searchModes,default=searchModeDefault" desc:"Search mode: basic (semantic only; \"semantic\" is read as basic), advanced (semantic + full-text; \"hybrid\" is read as advanced), custom (only the given filters and limit, with R2R's defaults)"`
-	Limit        int            `json:"limit" schema:"min=1,max=100,default=10" desc:"Maximum number of documents to return"`
+	Query        string         `json:"query" required:"true" min:"1" max:"maxQueryChars" desc:"Search query (natural language)"`
+	CollectionID string         `json:"collection_id" max:"36" desc:"Collection ID (UUID) to search in; omit to search the current project's collection"`
+	Mode         string         `json:"search_mode" enum:"searchModes" default:"searchModeDefault" desc:"Search mode: basic (semantic only; \"semantic\" is read as basic), advanced (semantic + full-text; \"hybrid\" is read as advanced), custom (only the given filters and limit, with R2R's defaults)"`
+	Limit        int            `json:"limit" min:"1" max:"100" default:"10" desc:"Maximum number of documents to return"`
 	Filters      map[string]any `json:"filters" desc:"Additional R2R filters, e.g. {\"document_type\": {\"$eq\": \"md\"}} or {\"title\": {\"$like\": \"%guide%\"}}. Operators: $eq $ne $lt $lte $gt $gte $like $ilike $in $nin $overlap $contains $json_contains, combined with $and/$or lists"`
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,16 +16,19 @@ import (
 
 // A tool's schemas are derived from its Go types: the input schema from its params struct
 // (inputSchema), the output schema from its structured result (outputSchema). Each field
-// named by a json tag is a property, in field order; its tags say the rest:
+// named by a json tag is a property, in field order; its other tags, in the style of the
+// knob tags (server/knob), say the rest:
 //
-//	desc:"…"      the property's description (every property has one)
-//	schema:"…"    comma-separated: required, minLength=N, maxLength=N, min=N, max=N,
-//	              maxItems=N, default=V, enum=a|b|c, items.minLength=N,
-//	              items.maxLength=N, free (an object whose fields are not described)
-//	items:"…"     the description of a []string output's items
+//	desc:"…"           the property's description (every property has one)
+//	required:"true"    the property is required
+//	min:"1" max:"100"  bounds: of a number's value, a string's length, an array's items
+//	default:"10"       the value an omitted input takes
+//	enum:"a,b,c"       the values a string may take
+//	items:"…"          the description of a []string's items; itemmin, itemmax their lengths
+//	free:"true"        an object whose fields are not described
 //
-// N, V and an enum may also name a value in schemaValues, so a bound the code checks too
-// has one home: its Go constant.
+// A value may also name one in schemaValues, so a bound the code checks too has one home:
+// its Go constant.
 
 // schemaValues are the Go values a schema tag may name.
 var schemaValues = map[string]any{
@@ -40,7 +44,7 @@ func inputSchema[P any]() []mcp.ToolOption {
 	t := reflect.TypeFor[P]()
 	var opts []mcp.ToolOption
 	for _, f := range schemaFields(t) {
-		name, prop, required := f.name, propertyOf(f, true), f.options.has("required")
+		name, prop, required := f.name, propertyOf(f, true), f.required()
 		opts = append(opts, func(t *mcp.Tool) {
 			if required {
 				t.InputSchema.Required = append(t.InputSchema.Required, name)
@@ -63,7 +67,7 @@ func objectOf(t reflect.Type) map[string]any {
 	var required []string
 	for _, f := range schemaFields(t) {
 		props[f.name] = propertyOf(f, false)
-		if f.options.has("required") {
+		if f.required() {
 			required = append(required, f.name)
 		}
 	}
@@ -72,11 +76,10 @@ func objectOf(t reflect.Type) map[string]any {
 
 // schemaField is one field of a struct that has a property.
 type schemaField struct {
-	name    string
-	typ     reflect.Type
-	desc    string
-	items   string
-	options schemaOptions
+	name string // the property's
+	path string // Type.Field, for messages
+	typ  reflect.Type
+	tag  reflect.StructTag
 }
 
 func schemaFields(t reflect.Type) []schemaField {
@@ -89,11 +92,39 @@ func schemaFields(t reflect.Type) []schemaField {
 		if !f.IsExported() || f.Anonymous || name == "" || name == "-" {
 			continue
 		}
-		out = append(out, schemaField{name: name, typ: f.Type, desc: f.Tag.Get("desc"), items: f.Tag.Get("items"),
-			options: parseSchemaTag(t.Name()+"."+f.Name, f.Tag.Get("schema"))})
+		sf := schemaField{name: name, path: t.Name() + "." + f.Name, typ: f.Type, tag: f.Tag}
+		for _, k := range tagKeys(f.Tag) {
+			if !slices.Contains(schemaTags, k) {
+				panic(fmt.Sprintf("tools: %s: unknown tag %q (a schema knows %v)", sf.path, k, schemaTags))
+			}
+		}
+		out = append(out, sf)
 	}
 	return out
 }
+
+// schemaTags are the tags a field with a property may have.
+var schemaTags = []string{"json", "desc", "required", "min", "max", "default", "enum", "items", "itemmin", "itemmax", "free"}
+
+// tagKeys are the keys of a struct tag in the conventional key:"value" form.
+func tagKeys(tag reflect.StructTag) []string {
+	var keys []string
+	for s := strings.TrimSpace(string(tag)); s != ""; s = strings.TrimSpace(s) {
+		k, rest, ok := strings.Cut(s, ":")
+		if !ok {
+			return append(keys, s) // malformed: go vet reports it
+		}
+		keys = append(keys, k)
+		q, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			return keys
+		}
+		s = rest[len(q):]
+	}
+	return keys
+}
+
+func (f schemaField) required() bool { return f.tag.Get("required") == "true" }
 
 // propertyOf is the schema of one field, as mcp-go's property options build it for an input.
 func propertyOf(f schemaField, input bool) map[string]any {
@@ -103,7 +134,7 @@ func propertyOf(f schemaField, input bool) map[string]any {
 	}
 	var p map[string]any
 	switch {
-	case f.options.has("free") || t.Kind() == reflect.Map:
+	case f.tag.Get("free") == "true" || t.Kind() == reflect.Map:
 		p = map[string]any{"type": "object"}
 		if input {
 			p["properties"] = map[string]any{} // as mcp.WithObject declares it
@@ -112,20 +143,27 @@ func propertyOf(f schemaField, input bool) map[string]any {
 		p = objectOf(t)
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
 		items := map[string]any{"type": "string"}
-		if f.items != "" {
-			items["description"] = f.items
-		}
-		f.options.apply("items.", items, reflect.String)
+		f.set(items, "description", "items", reflect.String)
+		f.set(items, "minLength", "itemmin", reflect.String)
+		f.set(items, "maxLength", "itemmax", reflect.String)
 		p = map[string]any{"type": "array", "items": items}
 	case t.Kind() == reflect.Slice:
 		p = map[string]any{"type": "array", "items": objectOf(t.Elem())}
 	default:
 		p = map[string]any{"type": schemaType(t)}
 	}
-	if f.desc != "" {
-		p["description"] = f.desc
+	f.set(p, "description", "desc", reflect.String)
+	f.set(p, "enum", "enum", reflect.String)
+	f.set(p, "default", "default", t.Kind())
+	lo, hi := "minimum", "maximum"
+	switch t.Kind() {
+	case reflect.String:
+		lo, hi = "minLength", "maxLength"
+	case reflect.Slice:
+		lo, hi = "minItems", "maxItems"
 	}
-	f.options.apply("", p, t.Kind())
+	f.set(p, lo, "min", t.Kind())
+	f.set(p, hi, "max", t.Kind())
 	return p
 }
 
@@ -144,72 +182,38 @@ func schemaType(t reflect.Type) string {
 	panic(fmt.Sprintf("tools: no JSON schema type for %s", t))
 }
 
-// schemaOptions are a field's schema tag, parsed: option → value ("" for a flag).
-type schemaOptions struct {
-	field string
-	kv    [][2]string
-}
-
-func parseSchemaTag(field, tag string) schemaOptions {
-	o := schemaOptions{field: field}
-	for opt := range strings.SplitSeq(tag, ",") {
-		if opt = strings.TrimSpace(opt); opt != "" {
-			k, v, _ := strings.Cut(opt, "=")
-			o.kv = append(o.kv, [2]string{k, v})
-		}
+// set sets keyword of schema p from f's tag, if f has it, as mcp-go's property options
+// store it: lengths and counts as int, bounds and defaults of the field's kind k, an enum
+// as []string. A value that cannot be read is a programmer error: it panics, and the
+// registry's tests catch it.
+func (f schemaField) set(p map[string]any, keyword, tag string, k reflect.Kind) {
+	s, ok := f.tag.Lookup(tag)
+	if !ok {
+		return
 	}
-	return o
-}
-
-func (o schemaOptions) has(key string) bool {
-	for _, kv := range o.kv {
-		if kv[0] == key {
-			return true
-		}
+	v, err := schemaValue(keyword, s, k)
+	if err != nil {
+		panic(fmt.Sprintf("tools: %s: %s:%q is neither a value of its kind nor a name in schemaValues: %v", f.path, tag, s, err))
 	}
-	return false
+	p[keyword] = v
 }
 
-// schemaKeys maps a tag's option to its JSON Schema keyword; the flags have none.
-var schemaKeys = map[string]string{"minLength": "minLength", "maxLength": "maxLength", "min": "minimum", "max": "maximum",
-	"maxItems": "maxItems", "default": "default", "enum": "enum", "required": "", "free": ""}
-
-// apply sets the options under prefix ("" or "items.") on schema p of a value of kind k.
-// A tag that is not understood is a programmer error: it panics, and the registry's tests
-// catch it.
-func (o schemaOptions) apply(prefix string, p map[string]any, k reflect.Kind) {
-	for _, kv := range o.kv {
-		key, ok := strings.CutPrefix(kv[0], prefix)
-		if !ok || (prefix == "" && strings.HasPrefix(key, "items.")) {
-			continue
-		}
-		word, known := schemaKeys[key]
-		if !known {
-			panic(fmt.Sprintf("tools: %s: unknown schema option %q", o.field, kv[0]))
-		}
-		if word == "" {
-			continue
-		}
-		v, err := schemaValue(key, kv[1], k)
-		if err != nil {
-			panic(fmt.Sprintf("tools: %s: schema option %s=%s is neither a value of its kind nor a name in schemaValues: %v", o.field, kv[0], kv[1], err))
-		}
-		p[word] = v
+// schemaValue reads the value s of keyword for a field of kind k.
+func schemaValue(keyword, s string, k reflect.Kind) (any, error) {
+	if keyword == "description" {
+		return s, nil
 	}
-}
-
-// schemaValue reads an option's value as mcp-go's property options store it: lengths and
-// counts as int, bounds and defaults as the field's kind, an enum as []string.
-func schemaValue(key, s string, k reflect.Kind) (any, error) {
 	if v, ok := schemaValues[s]; ok {
 		return v, nil
 	}
 	switch {
-	case key == "enum":
-		return strings.Split(s, "|"), nil
-	case key == "default" && k == reflect.String:
+	case keyword == "enum":
+		return strings.Split(s, ","), nil
+	case strings.HasSuffix(keyword, "Length") || strings.HasSuffix(keyword, "Items"):
+		return strconv.Atoi(s)
+	case k == reflect.String:
 		return s, nil
-	case key == "default" && k == reflect.Bool:
+	case k == reflect.Bool:
 		return strconv.ParseBool(s)
 	case k == reflect.Float32 || k == reflect.Float64:
 		return strconv.ParseFloat(s, 64)

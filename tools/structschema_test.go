@@ -10,31 +10,31 @@ import (
 )
 
 type schemaTestParams struct {
-	Query  string         `json:"query" schema:"required,minLength=1,maxLength=maxQueryChars" desc:"the query"`
-	Mode   string         `json:"mode" schema:"enum=searchModes,default=searchModeDefault" desc:"the mode"`
-	Kind   string         `json:"kind" schema:"enum=a|b" desc:"a kind"`
-	Limit  int            `json:"limit" schema:"min=1,max=100,default=10" desc:"at most"`
-	Ratio  float64        `json:"ratio" schema:"min=0,max=2,default=0.7" desc:"a ratio"`
-	Force  bool           `json:"force" schema:"default=true" desc:"force it"`
-	Tags   []string       `json:"tags" schema:"maxItems=5,items.minLength=1,items.maxLength=40" desc:"tags"`
+	Query  string         `json:"query" required:"true" min:"1" max:"maxQueryChars" desc:"the query"`
+	Mode   string         `json:"mode" enum:"searchModes" default:"searchModeDefault" desc:"the mode"`
+	Kind   string         `json:"kind" enum:"a,b" desc:"a kind"`
+	Limit  int            `json:"limit" min:"1" max:"100" default:"10" desc:"at most"`
+	Ratio  float64        `json:"ratio" min:"0" max:"2" default:"0.7" desc:"a ratio"`
+	Force  bool           `json:"force" default:"true" desc:"force it"`
+	Tags   []string       `json:"tags" max:"5" itemmin:"1" itemmax:"40" desc:"tags"`
 	Filter map[string]any `json:"filter" desc:"a filter"`
 	Hidden string         `json:"-"`
 	shown  int
 }
 
 type schemaTestOutput struct {
-	ID    string             `json:"id" schema:"required" desc:"an id"`
+	ID    string             `json:"id" required:"true" desc:"an id"`
 	Hits  []schemaTestHit    `json:"hits,omitempty" desc:"the hits"`
 	Warns []string           `json:"warnings,omitempty" items:"a warning" desc:"warnings"`
 	Part  *schemaTestHit     `json:"part,omitempty" desc:"a part"`
 	Stats map[string]int     `json:"stats" desc:"counts"`
-	Blob  *schemaTestHit     `json:"blob" schema:"free" desc:"anything"`
-	Score float64            `json:"score" schema:"min=0,max=1" desc:"a score"`
+	Blob  *schemaTestHit     `json:"blob" free:"true" desc:"anything"`
+	Score float64            `json:"score" min:"0" max:"1" desc:"a score"`
 	Extra map[string]float64 `json:"-"`
 }
 
 type schemaTestHit struct {
-	Rank int `json:"rank" schema:"required" desc:"its rank"`
+	Rank int `json:"rank" required:"true" desc:"its rank"`
 }
 
 // TestInputSchemaIsMCPGos: a params struct's tags give the input schema mcp-go's property
@@ -87,18 +87,18 @@ func TestOutputSchemaOfStruct(t *testing.T) {
 // A tag the deriver does not understand is a programmer error, reported with the field.
 func TestSchemaTagMistakesPanic(t *testing.T) {
 	type unknownOption struct {
-		A string `json:"a" schema:"maxlen=3" desc:"a"`
+		A string `json:"a" maxlen:"3" desc:"a"`
 	}
 	type badNumber struct {
-		A int `json:"a" schema:"max=lots" desc:"a"`
+		A int `json:"a" max:"lots" desc:"a"`
 	}
 	tests := []struct {
 		name   string
 		derive func()
 		want   string
 	}{
-		{"unknown option", func() { inputSchema[unknownOption]() }, `unknownOption.A: unknown schema option "maxlen"`},
-		{"not a number", func() { inputSchema[badNumber]() }, "badNumber.A: schema option max=lots"},
+		{"unknown option", func() { inputSchema[unknownOption]() }, `unknownOption.A: unknown tag "maxlen"`},
+		{"not a number", func() { inputSchema[badNumber]() }, `badNumber.A: max:"lots" is neither`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
