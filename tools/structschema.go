@@ -12,6 +12,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/memory"
+	"github.com/r2r-mcp/r2r-mcp/tools/team"
 )
 
 // A tool's schemas are derived from its Go types: the input schema from its params struct
@@ -36,6 +37,7 @@ var schemaValues = map[string]any{
 	"searchModes":       searchModes,
 	"searchModeDefault": r2r.SearchModeAdvanced,
 	"memoryKinds":       memory.Kinds,
+	"teamAccess":        []string{string(team.AccessOwner), string(team.AccessMember), string(team.AccessNone)},
 }
 
 // inputSchema returns the options that declare P's fields as input properties (see
