@@ -15,50 +15,32 @@ import (
 
 // CollectionSummary is one entry of r2r_list_collections.
 type CollectionSummary struct {
-	CollectionID   string `json:"collection_id"`
-	Name           string `json:"name"`
-	Description    string `json:"description"`
-	DocumentCount  int    `json:"document_count"`
-	UserCount      int    `json:"user_count"`
-	CurrentProject bool   `json:"current_project"`
+	CollectionID   string `json:"collection_id" required:"true" desc:"collection id (for the collection_id argument of other tools)"`
+	Name           string `json:"name" required:"true" desc:"collection name"`
+	Description    string `json:"description" required:"true" desc:"collection description"`
+	DocumentCount  int    `json:"document_count" required:"true" desc:"number of documents in the collection"`
+	UserCount      int    `json:"user_count" required:"true" desc:"number of users with access"`
+	CurrentProject bool   `json:"current_project" desc:"true for the current project's collection"`
 }
 
 // ListCollectionsOutput is the structured result of r2r_list_collections.
 type ListCollectionsOutput struct {
-	Collections []CollectionSummary `json:"collections"`
-	Total       int                 `json:"total"`
-	Offset      int                 `json:"offset"`
-	Limit       int                 `json:"limit"`
+	Collections []CollectionSummary `json:"collections" required:"true" desc:"collections of this page, newest first"`
+	Total       int                 `json:"total" required:"true" desc:"number of collections visible to this account"`
+	Offset      int                 `json:"offset" desc:"offset of this page"`
+	Limit       int                 `json:"limit" desc:"page size asked for"`
 	// ProjectCollection names the current project's collection (whether or not it exists).
-	ProjectCollection string `json:"project_collection,omitempty"`
-	Cached            bool   `json:"cached"`
+	ProjectCollection string `json:"project_collection,omitempty" desc:"name of the current project's collection"`
+	Cached            bool   `json:"cached" desc:"true when served from r2r-mcp's cache"`
 }
 
 func listCollectionsTool(d *Deps) Tool {
-	out := objectSchema(map[string]any{
-		"collections": arrayProp("collections of this page, newest first", objectSchema(map[string]any{
-			"collection_id":   strProp("collection id (for the collection_id argument of other tools)"),
-			"name":            strProp("collection name"),
-			"description":     strProp("collection description"),
-			"document_count":  intProp("number of documents in the collection"),
-			"user_count":      intProp("number of users with access"),
-			"current_project": boolProp("true for the current project's collection"),
-		}, "collection_id", "name", "description", "document_count", "user_count")),
-		"total":              intProp("number of collections visible to this account"),
-		"offset":             intProp("offset of this page"),
-		"limit":              intProp("page size asked for"),
-		"project_collection": strProp("name of the current project's collection"),
-		"cached":             boolProp("true when served from r2r-mcp's cache"),
-	}, "collections", "total")
 	opts := append(readTool("List collections",
 		"List the R2R collections this account can see (other projects' and teams' knowledge bases), marking the current project's. "+
-			"Use it to find the collection_id to pass to the other tools.", out),
+			"Use it to find the collection_id to pass to the other tools.", outputSchema[ListCollectionsOutput]()),
 		searchHint("list knowledge bases collections of other projects teams"),
-		mcp.WithInteger("offset", mcp.Min(0), mcp.Max(1000000), mcp.DefaultNumber(0),
-			mcp.Description("Pagination offset (number of collections to skip)")),
-		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(100), mcp.DefaultNumber(20),
-			mcp.Description("Number of collections to return")),
 	)
+	opts = append(opts, inputSchema[pageParams]()...)
 	def := newTool("r2r_list_collections", opts...)
 	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Cached: true, Example: Example{Args: map[string]any{}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p pageParams) (*mcp.CallToolResult, error) {
 		offset, limit := p.Offset, p.Limit
@@ -178,6 +160,6 @@ func listCollectionsText(o ListCollectionsOutput, projID, projRoot string) strin
 
 // pageParams are the arguments of a paged listing.
 type pageParams struct {
-	Offset int `json:"offset"`
-	Limit  int `json:"limit"`
+	Offset int `json:"offset" min:"0" max:"1000000" default:"0" desc:"Pagination offset (number of collections to skip)"`
+	Limit  int `json:"limit" min:"1" max:"100" default:"20" desc:"Number of collections to return"`
 }

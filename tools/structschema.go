@@ -28,16 +28,19 @@ import (
 //	items:"…"          the description of a []string's items; itemmin, itemmax their lengths
 //	free:"true"        an object whose fields are not described
 //
-// A value may also name one in schemaValues, so a bound the code checks too has one home:
-// its Go constant.
+// A value may also name one in schemaValues, so a bound the code checks too, or a text
+// two tools share, has one home: its Go constant.
 
 // schemaValues are the Go values a schema tag may name.
 var schemaValues = map[string]any{
-	"maxQueryChars":     maxQueryChars,
-	"searchModes":       searchModes,
-	"searchModeDefault": r2r.SearchModeAdvanced,
-	"memoryKinds":       memory.Kinds,
-	"teamAccess":        []string{string(team.AccessOwner), string(team.AccessMember), string(team.AccessNone)},
+	"maxQueryChars":       maxQueryChars,
+	"searchModes":         searchModes,
+	"searchModeDefault":   r2r.SearchModeAdvanced,
+	"memoryKinds":         memory.Kinds,
+	"troubleMatches":      []string{matchSignature, matchMeaning},
+	"maxTroubleBytes":     maxTroubleBytes,
+	"ingestionStatusDesc": ingestionStatusDesc,
+	"teamAccess":          []string{string(team.AccessOwner), string(team.AccessMember), string(team.AccessNone)},
 }
 
 // inputSchema returns the options that declare P's fields as input properties (see
@@ -202,13 +205,12 @@ func (f schemaField) set(p map[string]any, keyword, tag string, k reflect.Kind) 
 
 // schemaValue reads the value s of keyword for a field of kind k.
 func schemaValue(keyword, s string, k reflect.Kind) (any, error) {
-	if keyword == "description" {
-		return s, nil
-	}
 	if v, ok := schemaValues[s]; ok {
 		return v, nil
 	}
 	switch {
+	case keyword == "description":
+		return s, nil
 	case keyword == "enum":
 		return strings.Split(s, ","), nil
 	case strings.HasSuffix(keyword, "Length") || strings.HasSuffix(keyword, "Items"):
