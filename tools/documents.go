@@ -32,26 +32,26 @@ const (
 
 // DocumentSummary is one entry of r2r_list_documents.
 type DocumentSummary struct {
-	DocumentID       string `json:"document_id"`
-	Title            string `json:"title"`
-	IngestionStatus  string `json:"ingestion_status"`
-	ExtractionStatus string `json:"extraction_status"`
-	DocumentType     string `json:"document_type"`
-	CreatedAt        string `json:"created_at"`
-	SizeBytes        int64  `json:"size_bytes"`
+	DocumentID       string `json:"document_id" required:"true" desc:"document id (for r2r_get_document and r2r_monitor_task)"`
+	Title            string `json:"title" required:"true" desc:"document title"`
+	IngestionStatus  string `json:"ingestion_status" required:"true" desc:"ingestionStatusDesc"`
+	ExtractionStatus string `json:"extraction_status" desc:"knowledge-graph extraction status"`
+	DocumentType     string `json:"document_type" desc:"file type R2R detected (md, pdf, …)"`
+	CreatedAt        string `json:"created_at" required:"true" desc:"creation time, RFC 3339"`
+	SizeBytes        int64  `json:"size_bytes" required:"true" desc:"the file's size in bytes for a file r2r-mcp ingested (as r2r_ingest_document reports it), else R2R's size; 0 when unknown"`
 }
 
 // ListDocumentsOutput is the structured result of r2r_list_documents.
 type ListDocumentsOutput struct {
-	Documents      []DocumentSummary `json:"documents"`
-	Total          int               `json:"total"`
-	Offset         int               `json:"offset"`
-	Limit          int               `json:"limit"`
-	StatusFilter   string            `json:"status_filter"`
-	CollectionID   string            `json:"collection_id,omitempty"`
-	CollectionName string            `json:"collection_name,omitempty"`
-	Cached         bool              `json:"cached"`
-	Note           string            `json:"note,omitempty"`
+	Documents      []DocumentSummary `json:"documents" required:"true" desc:"documents of this page, newest first"`
+	Total          int               `json:"total" required:"true" desc:"number of documents matching status_filter in the collection"`
+	Offset         int               `json:"offset" required:"true" desc:"offset of this page"`
+	Limit          int               `json:"limit" required:"true" desc:"page size asked for"`
+	StatusFilter   string            `json:"status_filter" enum:"statusFilters" desc:"the status filter applied"`
+	CollectionID   string            `json:"collection_id,omitempty" desc:"the collection listed"`
+	CollectionName string            `json:"collection_name,omitempty" desc:"name of the collection, when known"`
+	Cached         bool              `json:"cached" desc:"true when served from r2r-mcp's cache"`
+	Note           string            `json:"note,omitempty" desc:"explanation when nothing could be listed, the offset is past the end, or the scan was cut short"`
 }
 
 // listDocumentsDef is r2r_list_documents' definition.
@@ -64,38 +64,12 @@ const getDocumentName = "r2r_get_document"
 const listDocumentsName = "r2r_list_documents"
 
 func listDocumentsDef() mcp.Tool {
-	out := objectSchema(map[string]any{
-		"documents": arrayProp("documents of this page, newest first", objectSchema(map[string]any{
-			"document_id":       strProp("document id (for r2r_get_document and r2r_monitor_task)"),
-			"title":             strProp("document title"),
-			"ingestion_status":  strProp(ingestionStatusDesc),
-			"extraction_status": strProp("knowledge-graph extraction status"),
-			"document_type":     strProp("file type R2R detected (md, pdf, …)"),
-			"created_at":        strProp("creation time, RFC 3339"),
-			"size_bytes":        intProp("the file's size in bytes for a file r2r-mcp ingested (as r2r_ingest_document reports it), else R2R's size; 0 when unknown"),
-		}, "document_id", "title", "ingestion_status", "created_at", "size_bytes")),
-		"total":           intProp("number of documents matching status_filter in the collection"),
-		"offset":          intProp("offset of this page"),
-		"limit":           intProp("page size asked for"),
-		"status_filter":   enumProp("the status filter applied", statusFilters...),
-		"collection_id":   strProp("the collection listed"),
-		"collection_name": strProp("name of the collection, when known"),
-		"cached":          boolProp("true when served from r2r-mcp's cache"),
-		"note":            strProp("explanation when nothing could be listed, the offset is past the end, or the scan was cut short"),
-	}, "documents", "total", "offset", "limit")
 	opts := append(readTool("List project documents",
 		"List the documents in the project's collection with their ingestion status: what the knowledge base holds, "+
-			"which uploads are pending or failed. Pages with offset/limit; status_filter pending means any status not yet success or failed.", out),
-		searchHint("list indexed documents files in knowledge base ingestion status"),
-		mcp.WithString("collection_id", mcp.MaxLength(36),
-			mcp.Description("Collection ID (UUID); omit to list the current project's collection")),
-		mcp.WithInteger("offset", mcp.Min(0), mcp.Max(1000000), mcp.DefaultNumber(0),
-			mcp.Description("Pagination offset (number of documents to skip)")),
-		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(100), mcp.DefaultNumber(50),
-			mcp.Description("Number of documents to return")),
-		mcp.WithString("status_filter", mcp.Enum(statusFilters...), mcp.DefaultString("all"),
-			mcp.Description("Filter by ingestion status: pending (still processing), success, failed, or all")),
-	)
+			"which uploads are pending or failed. Pages with offset/limit; status_filter pending means any status not yet success or failed.",
+		outputSchema[ListDocumentsOutput]()),
+		searchHint("list indexed documents files in knowledge base ingestion status"))
+	opts = append(opts, inputSchema[listParams]()...)
 	return newTool(listDocumentsName, opts...)
 }
 
@@ -142,10 +116,10 @@ func (d *Deps) documentPage(ctx context.Context, c *call, s *scope, p listParams
 
 // listParams are one r2r_list_documents call's arguments.
 type listParams struct {
-	CollectionID string `json:"collection_id"`
-	Offset       int    `json:"offset"`
-	Limit        int    `json:"limit"`
-	Filter       string `json:"status_filter"`
+	CollectionID string `json:"collection_id" max:"36" desc:"Collection ID (UUID); omit to list the current project's collection"`
+	Offset       int    `json:"offset" min:"0" max:"1000000" default:"0" desc:"Pagination offset (number of documents to skip)"`
+	Limit        int    `json:"limit" min:"1" max:"100" default:"50" desc:"Number of documents to return"`
+	Filter       string `json:"status_filter" enum:"statusFilters" default:"all" desc:"Filter by ingestion status: pending (still processing), success, failed, or all"`
 }
 
 func (p *listParams) check(*Deps) (err error) {

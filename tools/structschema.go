@@ -1,12 +1,14 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -37,6 +39,7 @@ var schemaValues = map[string]any{
 	"searchModes":         searchModes,
 	"searchModeDefault":   r2r.SearchModeAdvanced,
 	"memoryKinds":         memory.Kinds,
+	"statusFilters":       statusFilters,
 	"troubleMatches":      []string{matchSignature, matchMeaning},
 	"maxTroubleBytes":     maxTroubleBytes,
 	"ingestionStatusDesc": ingestionStatusDesc,
@@ -208,6 +211,9 @@ func schemaValue(keyword, s string, k reflect.Kind) (any, error) {
 	if v, ok := schemaValues[s]; ok {
 		return v, nil
 	}
+	if goName(s) {
+		return nil, errors.New("no such name in schemaValues")
+	}
 	switch {
 	case keyword == "description":
 		return s, nil
@@ -223,4 +229,13 @@ func schemaValue(keyword, s string, k reflect.Kind) (any, error) {
 		return strconv.ParseFloat(s, 64)
 	}
 	return strconv.Atoi(s)
+}
+
+// goName reports whether s reads as the name of a Go value (camelCase: a letter, then
+// letters and digits, some upper case) rather than a literal value or text.
+func goName(s string) bool {
+	if s == "" || !unicode.IsLetter(rune(s[0])) || strings.ToLower(s) == s {
+		return false
+	}
+	return !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }

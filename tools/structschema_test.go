@@ -92,6 +92,9 @@ func TestSchemaTagMistakesPanic(t *testing.T) {
 	type badNumber struct {
 		A int `json:"a" max:"lots" desc:"a"`
 	}
+	type unknownName struct {
+		A string `json:"a" enum:"noSuchValues" desc:"a"`
+	}
 	tests := []struct {
 		name   string
 		derive func()
@@ -99,6 +102,7 @@ func TestSchemaTagMistakesPanic(t *testing.T) {
 	}{
 		{"unknown option", func() { inputSchema[unknownOption]() }, `unknownOption.A: unknown tag "maxlen"`},
 		{"not a number", func() { inputSchema[badNumber]() }, `badNumber.A: max:"lots" is neither`},
+		{"unknown name", func() { inputSchema[unknownName]() }, `unknownName.A: enum:"noSuchValues" is neither`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
