@@ -350,28 +350,28 @@ func pastEnd(o ListDocumentsOutput, label string) string {
 
 // GetDocumentOutput is the structured result of r2r_get_document.
 type GetDocumentOutput struct {
-	DocumentID       string         `json:"document_id"`
-	Title            string         `json:"title"`
-	DocumentType     string         `json:"document_type"`
-	IngestionStatus  string         `json:"ingestion_status"`
-	ExtractionStatus string         `json:"extraction_status"`
-	SizeBytes        int64          `json:"size_bytes"`
-	CreatedAt        string         `json:"created_at"`
-	UpdatedAt        string         `json:"updated_at"`
-	CollectionIDs    []string       `json:"collection_ids"`
-	Summary          string         `json:"summary,omitempty"`
-	Metadata         map[string]any `json:"metadata"`
-	MetadataCut      bool           `json:"metadata_truncated,omitempty"`
-	ChunkCount       int            `json:"chunk_count"`
-	Text             string         `json:"text"`
-	Offset           int            `json:"offset"`
-	ReturnedChars    int            `json:"returned_chars"`
-	TotalChars       int            `json:"total_chars"`
-	TotalCharsExact  bool           `json:"total_chars_exact"`
-	HasMore          bool           `json:"has_more"`
-	NextOffset       *int           `json:"next_offset,omitempty"`
-	Note             string         `json:"note,omitempty"`
-	Cached           bool           `json:"cached"`
+	DocumentID       string         `json:"document_id" required:"true" desc:"document id"`
+	Title            string         `json:"title" required:"true" desc:"document title"`
+	DocumentType     string         `json:"document_type" desc:"file type R2R detected"`
+	IngestionStatus  string         `json:"ingestion_status" desc:"R2R ingestion status"`
+	ExtractionStatus string         `json:"extraction_status" desc:"knowledge-graph extraction status"`
+	SizeBytes        int64          `json:"size_bytes" desc:"the file's size in bytes for a file r2r-mcp ingested (as r2r_ingest_document reports it), else R2R's size; 0 when unknown"`
+	CreatedAt        string         `json:"created_at" desc:"creation time, RFC 3339"`
+	UpdatedAt        string         `json:"updated_at" desc:"last update, RFC 3339"`
+	CollectionIDs    []string       `json:"collection_ids" items:"collection id" desc:"collections the document belongs to"`
+	Summary          string         `json:"summary,omitempty" desc:"R2R's summary of the document, when it made one"`
+	Metadata         map[string]any `json:"metadata" required:"true" desc:"document metadata (at most 4 KB as JSON: long values are cut with …, large objects and lists shortened)"`
+	MetadataCut      bool           `json:"metadata_truncated,omitempty" desc:"true when the metadata shown was shortened to fit"`
+	ChunkCount       int            `json:"chunk_count" desc:"number of chunks the text was reassembled from"`
+	Text             string         `json:"text" required:"true" desc:"this page of the document text (characters offset … offset+returned_chars)"`
+	Offset           int            `json:"offset" required:"true" desc:"character offset of this page"`
+	ReturnedChars    int            `json:"returned_chars" required:"true" desc:"characters in this page"`
+	TotalChars       int            `json:"total_chars" required:"true" desc:"characters in the whole reassembled text; a lower bound when total_chars_exact is false"`
+	TotalCharsExact  bool           `json:"total_chars_exact" desc:"false when only the start of a long document was read to serve this page, so total_chars is a lower bound"`
+	HasMore          bool           `json:"has_more" desc:"true when the text goes on after this page (see next_offset)"`
+	NextOffset       *int           `json:"next_offset,omitempty" desc:"offset of the next page; absent on the last page"`
+	Note             string         `json:"note,omitempty" desc:"explanation when the text is not available"`
+	Cached           bool           `json:"cached" desc:"true when served from r2r-mcp's cache"`
 }
 
 // maxSummaryBytes bounds R2R's summary of a document in a result, as JSON.
@@ -384,46 +384,12 @@ const (
 )
 
 func getDocumentTool(d *Deps) Tool {
-	out := objectSchema(map[string]any{
-		"document_id":        strProp("document id"),
-		"title":              strProp("document title"),
-		"document_type":      strProp("file type R2R detected"),
-		"ingestion_status":   strProp("R2R ingestion status"),
-		"extraction_status":  strProp("knowledge-graph extraction status"),
-		"size_bytes":         intProp("the file's size in bytes for a file r2r-mcp ingested (as r2r_ingest_document reports it), else R2R's size; 0 when unknown"),
-		"created_at":         strProp("creation time, RFC 3339"),
-		"updated_at":         strProp("last update, RFC 3339"),
-		"collection_ids":     arrayProp("collections the document belongs to", strProp("collection id")),
-		"summary":            strProp("R2R's summary of the document, when it made one"),
-		"metadata":           freeObjectProp("document metadata (at most 4 KB as JSON: long values are cut with …, large objects and lists shortened)"),
-		"metadata_truncated": boolProp("true when the metadata shown was shortened to fit"),
-		"chunk_count":        intProp("number of chunks the text was reassembled from"),
-		"text":               strProp("this page of the document text (characters offset … offset+returned_chars)"),
-		"offset":             intProp("character offset of this page"),
-		"returned_chars":     intProp("characters in this page"),
-		"total_chars":        intProp("characters in the whole reassembled text; a lower bound when total_chars_exact is false"),
-		"total_chars_exact":  boolProp("false when only the start of a long document was read to serve this page, so total_chars is a lower bound"),
-		"has_more":           boolProp("true when the text goes on after this page (see next_offset)"),
-		"next_offset":        intProp("offset of the next page; absent on the last page"),
-		"note":               strProp("explanation when the text is not available"),
-		"cached":             boolProp("true when served from r2r-mcp's cache"),
-	}, "document_id", "title", "metadata", "text", "offset", "returned_chars", "total_chars")
 	opts := append(readTool("Read a document",
 		"Read a whole document, e.g. a hit of r2r_search or a cited source: its metadata and text, reassembled from its chunks in order. "+
-			"Long documents come in pages: use offset and max_chars to read on.", out),
+			"Long documents come in pages: use offset and max_chars to read on.", outputSchema[GetDocumentOutput]()),
 		searchHint("read full text of a document page"),
-		maxResultChars(resultChars(maxMaxChars)),
-		mcp.WithString("document_id", mcp.MinLength(minShortID), mcp.MaxLength(36),
-			mcp.Description("Document ID (UUID) to read, e.g. from r2r_search or r2r_list_documents, or the short id (a unique prefix "+
-				"of at least 7 hex digits) such a result showed. Give this or path")),
-		mcp.WithString("path", mcp.MinLength(1), mcp.MaxLength(maxPathChars),
-			mcp.Description("Or a file's path relative to the repository root (docs/runbook.md): reads the version you see, "+
-				"your own working copy in a team project when you synced one, else the team's")),
-		mcp.WithInteger("offset", mcp.Min(0), mcp.Max(100000000), mcp.DefaultNumber(0),
-			mcp.Description("Character offset to start reading at")),
-		mcp.WithInteger("max_chars", mcp.Min(1), mcp.Max(maxMaxChars), mcp.DefaultNumber(defaultMaxChars),
-			mcp.Description("Maximum number of characters of text to return")),
-	)
+		maxResultChars(resultChars(maxMaxChars)))
+	opts = append(opts, inputSchema[getDocumentParams]()...)
 	def := newTool(getDocumentName, opts...)
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Example: Example{Args: map[string]any{"document_id": "5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}, Error: "not_found"}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p getDocumentParams) (*mcp.CallToolResult, error) {
 		id := p.DocumentID
@@ -444,10 +410,10 @@ func getDocumentTool(d *Deps) Tool {
 // getDocumentParams are one r2r_get_document call's arguments: exactly one of
 // document_id and path.
 type getDocumentParams struct {
-	DocumentID string `json:"document_id"`
-	Path       string `json:"path"`
-	Offset     int    `json:"offset"`
-	MaxChars   int    `json:"max_chars"`
+	DocumentID string `json:"document_id" min:"minShortID" max:"36" desc:"Document ID (UUID) to read, e.g. from r2r_search or r2r_list_documents, or the short id (a unique prefix of at least 7 hex digits) such a result showed. Give this or path"`
+	Path       string `json:"path" min:"1" max:"maxPathChars" desc:"Or a file's path relative to the repository root (docs/runbook.md): reads the version you see, your own working copy in a team project when you synced one, else the team's"`
+	Offset     int    `json:"offset" min:"0" max:"100000000" default:"0" desc:"Character offset to start reading at"`
+	MaxChars   int    `json:"max_chars" min:"1" max:"maxMaxChars" default:"defaultMaxChars" desc:"Maximum number of characters of text to return"`
 }
 
 func (p *getDocumentParams) check(d *Deps) (err error) {
