@@ -40,6 +40,8 @@ var schemaValues = map[string]any{
 	"searchModeDefault":   r2r.SearchModeAdvanced,
 	"memoryKinds":         memory.Kinds,
 	"statusFilters":       statusFilters,
+	"maxModelChars":       maxModelChars,
+	"maxRAGTokens":        maxRAGTokens,
 	"minShortID":          minShortID,
 	"maxPathChars":        maxPathChars,
 	"maxMaxChars":         maxMaxChars,
