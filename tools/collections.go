@@ -39,8 +39,8 @@ func listCollectionsTool(d *Deps) Tool {
 		"List the R2R collections this account can see (other projects' and teams' knowledge bases), marking the current project's. "+
 			"Use it to find the collection_id to pass to the other tools.", outputSchema[ListCollectionsOutput]()),
 		searchHint("list knowledge bases collections of other projects teams"),
+		inputSchema[pageParams](),
 	)
-	opts = append(opts, inputSchema[pageParams]()...)
 	def := newTool("r2r_list_collections", opts...)
 	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Cached: true, Example: Example{Args: map[string]any{}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p pageParams) (*mcp.CallToolResult, error) {
 		offset, limit := p.Offset, p.Limit

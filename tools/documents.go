@@ -68,8 +68,8 @@ func listDocumentsDef() mcp.Tool {
 		"List the documents in the project's collection with their ingestion status: what the knowledge base holds, "+
 			"which uploads are pending or failed. Pages with offset/limit; status_filter pending means any status not yet success or failed.",
 		outputSchema[ListDocumentsOutput]()),
-		searchHint("list indexed documents files in knowledge base ingestion status"))
-	opts = append(opts, inputSchema[listParams]()...)
+		searchHint("list indexed documents files in knowledge base ingestion status"),
+		inputSchema[listParams]())
 	return newTool(listDocumentsName, opts...)
 }
 
@@ -388,8 +388,8 @@ func getDocumentTool(d *Deps) Tool {
 		"Read a whole document, e.g. a hit of r2r_search or a cited source: its metadata and text, reassembled from its chunks in order. "+
 			"Long documents come in pages: use offset and max_chars to read on.", outputSchema[GetDocumentOutput]()),
 		searchHint("read full text of a document page"),
-		maxResultChars(resultChars(maxMaxChars)))
-	opts = append(opts, inputSchema[getDocumentParams]()...)
+		maxResultChars(resultChars(maxMaxChars)),
+		inputSchema[getDocumentParams]())
 	def := newTool(getDocumentName, opts...)
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Example: Example{Args: map[string]any{"document_id": "5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}, Error: "not_found"}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p getDocumentParams) (*mcp.CallToolResult, error) {
 		id := p.DocumentID

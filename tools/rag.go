@@ -77,8 +77,8 @@ func ragQueryDef() mcp.Tool {
 			"for finding where something is written. The answer cites its sources as [shortid], listed with their titles.",
 		outputSchema[RAGOutput]()),
 		searchHint("answer a question from project docs with citations"),
-		maxResultChars(resultChars(ragAnswerChars)))
-	opts = append(opts, inputSchema[ragRequest]()...)
+		maxResultChars(resultChars(ragAnswerChars)),
+		inputSchema[ragRequest]())
 	return newTool("r2r_rag_query", opts...)
 }
 

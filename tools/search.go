@@ -82,8 +82,9 @@ func searchDef() mcp.Tool {
 			"the passage that matches best; r2r_get_document reads a whole document.", outputSchema[SearchOutput]()),
 		searchHint("search project docs runbooks knowledge base"),
 		withMeta(MetaAlwaysLoad, true),
+		inputSchema[searchParams](),
 	)
-	return newTool("r2r_search", append(opts, inputSchema[searchParams]()...)...)
+	return newTool("r2r_search", opts...)
 }
 
 // searchParams are one r2r_search call's arguments.

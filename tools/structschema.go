@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 	"github.com/r2r-mcp/r2r-mcp/tools/memory"
 	"github.com/r2r-mcp/r2r-mcp/tools/team"
 )
@@ -40,6 +41,7 @@ var schemaValues = map[string]any{
 	"searchModeDefault":   r2r.SearchModeAdvanced,
 	"memoryKinds":         memory.Kinds,
 	"statusFilters":       statusFilters,
+	"ingestionModes":      kbsync.IngestionModes,
 	"maxModelChars":       maxModelChars,
 	"maxRAGTokens":        maxRAGTokens,
 	"minShortID":          minShortID,
@@ -52,21 +54,22 @@ var schemaValues = map[string]any{
 	"teamAccess":          []string{string(team.AccessOwner), string(team.AccessMember), string(team.AccessNone)},
 }
 
-// inputSchema returns the options that declare P's fields as input properties (see
-// newTool, which keeps their order).
-func inputSchema[P any]() []mcp.ToolOption {
-	t := reflect.TypeFor[P]()
-	var opts []mcp.ToolOption
-	for _, f := range schemaFields(t) {
-		name, prop, required := f.name, propertyOf(f, true), f.required()
-		opts = append(opts, func(t *mcp.Tool) {
-			if required {
-				t.InputSchema.Required = append(t.InputSchema.Required, name)
-			}
-			t.InputSchema.Properties[name] = maps.Clone(prop)
-		})
+// inputSchema declares P's fields as a tool's input properties, in field order.
+func inputSchema[P any]() mcp.ToolOption {
+	fields := schemaFields(reflect.TypeFor[P]())
+	props := make([]map[string]any, len(fields))
+	for i, f := range fields {
+		props[i] = propertyOf(f, true)
 	}
-	return opts
+	return func(t *mcp.Tool) {
+		for i, f := range fields {
+			if f.required() {
+				t.InputSchema.Required = append(t.InputSchema.Required, f.name)
+			}
+			t.InputSchema.Properties[f.name] = maps.Clone(props[i])
+			t.InputSchema.PropertyOrder = append(t.InputSchema.PropertyOrder, f.name)
+		}
+	}
 }
 
 // outputSchema is the output schema of a tool whose structured result is an O (an

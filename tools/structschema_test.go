@@ -41,7 +41,7 @@ type schemaTestHit struct {
 // options give, property for property and in field order, so a tool's contract does not
 // change when its schema is derived.
 func TestInputSchemaIsMCPGos(t *testing.T) {
-	got := newTool("x", inputSchema[schemaTestParams]()...)
+	got := newTool("x", inputSchema[schemaTestParams]())
 	want := newTool("x",
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryChars), mcp.Description("the query")),
 		mcp.WithString("mode", mcp.Enum(searchModes...), mcp.DefaultString("advanced"), mcp.Description("the mode")),

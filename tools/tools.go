@@ -387,7 +387,8 @@ func newTool(name string, opts ...mcp.ToolOption) mcp.Tool {
 	var order []string
 	for _, o := range opts {
 		o(&t)
-		for _, k := range sortedKeys(t.InputSchema.Properties) {
+		// An option that declares several properties (inputSchema) gives their order.
+		for _, k := range append(slices.Clone(t.InputSchema.PropertyOrder), sortedKeys(t.InputSchema.Properties)...) {
 			if !slices.Contains(order, k) {
 				order = append(order, k)
 			}

@@ -56,8 +56,9 @@ func troubleshootDef() mcp.Tool {
 	opts := append(readTool("Troubleshoot an error",
 		"Paste an error (with its stack trace): returns the team's remembered fixes for it first, "+
 			"matched on the error's signature and by meaning, then passages of the project's docs that mention it, each cited.",
-		outputSchema[TroubleshootOutput]()), inputSchema[troubleshootParams]()...)
-	opts = append(opts, searchHint("troubleshoot error stack trace known fix runbook"))
+		outputSchema[TroubleshootOutput]()),
+		inputSchema[troubleshootParams](),
+		searchHint("troubleshoot error stack trace known fix runbook"))
 	return newTool("r2r_troubleshoot", opts...)
 }
 
