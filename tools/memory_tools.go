@@ -233,22 +233,15 @@ func relativePaths(pr project.Project, paths []string) []string {
 
 // ForgetOutput is the structured result of r2r_forget.
 type ForgetOutput struct {
-	ID      string `json:"id"`
-	Kind    string `json:"kind"`
-	Title   string `json:"title"`
-	Deleted bool   `json:"deleted"`
-	Message string `json:"message"`
+	ID      string `json:"id" required:"true" desc:"id of the deleted memory"`
+	Kind    string `json:"kind" required:"true" enum:"memoryKinds" desc:"its kind"`
+	Title   string `json:"title" required:"true" desc:"its title"`
+	Deleted bool   `json:"deleted" required:"true" desc:"true: R2R deleted the memory"`
+	Message string `json:"message" required:"true" desc:"what was deleted"`
 }
 
 func forgetTool(d *Deps) Tool {
 	const title = "Forget a memory"
-	out := objectSchema(map[string]any{
-		"id":      strProp("id of the deleted memory"),
-		"kind":    enumProp("its kind", memory.Kinds...),
-		"title":   strProp("its title"),
-		"deleted": boolProp("true: R2R deleted the memory"),
-		"message": strProp("what was deleted"),
-	}, "id", "kind", "title", "deleted", "message")
 	def := newTool("r2r_forget",
 		mcp.WithToolTitle(title),
 		mcp.WithDescription("Delete one of your memories of the project's collection by id, for the whole team. Only memories: ingested files are refused "+
@@ -256,11 +249,8 @@ func forgetTool(d *Deps) Tool {
 			"To correct a memory rather than drop it, use r2r_remember with supersedes."),
 		searchHint("forget delete a team memory"),
 		annotations(title, false, true, true, false),
-		withOutputSchema(out),
-		mcp.WithString("memory_id", mcp.Required(), mcp.MinLength(minShortID), mcp.MaxLength(36),
-			mcp.Description("Id of the memory to delete: a UUID, or the short id r2r_recall showed")),
-		mcp.WithString("collection_id", mcp.MaxLength(36),
-			mcp.Description("Collection ID (UUID) the memory is in; omit for the current project's collection")),
+		withOutputSchema(outputSchema[ForgetOutput]()),
+		inputSchema[forgetParams](),
 	)
 	return Tool{Def: def, Group: GroupMemory, ReadOnly: false, Example: Example{Args: map[string]any{"memory_id": "5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}, Error: "not_a_memory"}, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p forgetParams) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
@@ -285,8 +275,8 @@ func forgetTool(d *Deps) Tool {
 
 // forgetParams are one r2r_forget call's arguments.
 type forgetParams struct {
-	MemoryID     string `json:"memory_id"`
-	CollectionID string `json:"collection_id"`
+	MemoryID     string `json:"memory_id" required:"true" min:"minShortID" max:"36" desc:"Id of the memory to delete: a UUID, or the short id r2r_recall showed"`
+	CollectionID string `json:"collection_id" max:"36" desc:"Collection ID (UUID) the memory is in; omit for the current project's collection"`
 }
 
 func (p *forgetParams) check(d *Deps) (err error) {
