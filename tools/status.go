@@ -115,14 +115,15 @@ type StatusOutput struct {
 // StatusToolName is the status tool's name; doctor calls it through a running server.
 const StatusToolName = "r2r_status"
 
-func statusTool(d *Deps) Tool {
+// statusTool reports on the server; its rate limits are lim's.
+func statusTool(d *Deps, lim *rateLimiter) Tool {
 	opts := readTool("r2r-mcp status",
 		"Diagnose r2r-mcp when a tool reports a connection, authentication or setup problem: R2R URL and live health, "+
 			"where the credentials come from, the current project and its collection, circuit breaker and cache state, versions.", outputSchema[StatusOutput]())
 	opts = append(opts, searchHint("r2r connection auth problem diagnose"))
 	def := newTool(StatusToolName, opts...)
 	return Tool{Def: def, Group: GroupStatus, ReadOnly: true, Example: Example{Args: map[string]any{}}, run: bound(d, def, func(ctx context.Context, _ *call, _ mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, error) {
-		o := d.status(ctx)
+		o := d.status(ctx, lim)
 		return result(statusText(o), o), nil
 	})}
 }
@@ -150,7 +151,7 @@ func (d *Deps) loadCredentials(ctx context.Context) <-chan error {
 	return done
 }
 
-func (d *Deps) status(ctx context.Context) StatusOutput {
+func (d *Deps) status(ctx context.Context, lim *rateLimiter) StatusOutput {
 	loaded := d.loadCredentials(ctx)
 	o := StatusOutput{
 		R2RURL:    d.Client.BaseURL(),
@@ -164,7 +165,7 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 		st := d.Cache.Stats()
 		o.Cache = &st
 	}
-	if rl := d.rateLimitStats(); len(rl) > 0 {
+	if rl := lim.stats(); len(rl) > 0 {
 		o.RateLimits = rl
 	}
 

@@ -164,7 +164,7 @@ type Deps struct {
 	SyncJobs SyncJobStore
 
 	initOnce sync.Once
-	limits   *limiters
+	limiter  *rateLimiter
 	pending  *upload.Pending // uploads R2R has not finished with
 	titles   titleMemory
 	shown    shownIDs // document ids shown to the model, for short-id lookups
@@ -174,11 +174,11 @@ type Deps struct {
 	skillsChanged func()
 }
 
-// setup builds the run-time state shared by every tool (rate limiters from the Config,
+// setup builds the run-time state shared by every tool (the rate limiter from the Config,
 // uploads in progress) on first use.
 func (d *Deps) setup() {
 	d.initOnce.Do(func() {
-		d.limits = newLimiters(d.rateLimits())
+		d.limiter = newRateLimiter(d.rateLimits(), d.SharedLimits, func() string { return d.Client.Identity() }, d.now, d.logger())
 		d.pending = upload.NewPending()
 		d.syncs = newSyncJobs()
 	})
@@ -214,6 +214,7 @@ func Registry(deps *Deps) []Tool {
 	if deps == nil || deps.Client == nil || deps.Projects == nil {
 		panic("tools: Deps.Client and Deps.Projects are required")
 	}
+	deps.setup()
 	tools := []Tool{
 		searchTool(deps),
 		ragQueryTool(deps),
@@ -229,7 +230,7 @@ func Registry(deps *Deps) []Tool {
 		recallTool(deps),
 		troubleshootTool(deps),
 		forgetTool(deps),
-		statusTool(deps),
+		statusTool(deps, deps.limiter),
 	}
 	for i := range tools {
 		tools[i].Handler = tools[i].own()
@@ -237,7 +238,6 @@ func Registry(deps *Deps) []Tool {
 	if err := Check(tools); err != nil {
 		panic(err)
 	}
-	deps.setup()
 	return tools
 }
 
