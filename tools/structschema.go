@@ -3,11 +3,11 @@ package tools
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -64,18 +64,14 @@ var schemaValues = map[string]any{
 
 // inputSchema declares P's fields as a tool's input properties, in field order.
 func inputSchema[P any]() mcp.ToolOption {
-	fields := schemaFields(reflect.TypeFor[P]())
-	props := make([]map[string]any, len(fields))
-	for i, f := range fields {
-		props[i] = propertyOf(f, true)
-	}
+	in := derived(reflect.TypeFor[P](), deriveInput)
 	return func(t *mcp.Tool) {
-		for i, f := range fields {
-			if f.required() {
-				t.InputSchema.Required = append(t.InputSchema.Required, f.name)
+		for i, name := range in.names {
+			if in.required[i] {
+				t.InputSchema.Required = append(t.InputSchema.Required, name)
 			}
-			t.InputSchema.Properties[f.name] = maps.Clone(props[i])
-			t.InputSchema.PropertyOrder = append(t.InputSchema.PropertyOrder, f.name)
+			t.InputSchema.Properties[name] = in.props[i]
+			t.InputSchema.PropertyOrder = append(t.InputSchema.PropertyOrder, name)
 		}
 	}
 }
@@ -83,14 +79,52 @@ func inputSchema[P any]() mcp.ToolOption {
 // outputSchema is the output schema of a tool whose structured result is an O (an
 // objectSchema, for readTool or withOutputSchema).
 func outputSchema[O any]() map[string]any {
-	return objectOf(reflect.TypeFor[O]())
+	return derived(reflect.TypeFor[O](), func(t reflect.Type) map[string]any { return objectOf(t) })
+}
+
+// inputProps are the input properties of a params struct, in field order.
+type inputProps struct {
+	names    []string
+	props    []map[string]any
+	required []bool
+}
+
+func deriveInput(t reflect.Type) inputProps {
+	var in inputProps
+	for _, f := range schemaFields(t) {
+		in.names = append(in.names, f.name)
+		in.props = append(in.props, propertyOf(f, true))
+		in.required = append(in.required, f.required())
+	}
+	return in
+}
+
+// schemas holds what derived derived, by type and kind: a type's schema is derived once per
+// process and shared by every registry (one per user over HTTP), as nothing changes a
+// schema once a tool is defined.
+var schemas sync.Map // schemaKey → value
+
+type schemaKey struct {
+	t     reflect.Type
+	input bool
+}
+
+// derived returns derive(t), computed once per type.
+func derived[V any](t reflect.Type, derive func(reflect.Type) V) V {
+	k := schemaKey{t: t, input: reflect.TypeFor[V]() == reflect.TypeFor[inputProps]()}
+	if v, ok := schemas.Load(k); ok {
+		return v.(V)
+	}
+	v, _ := schemas.LoadOrStore(k, derive(t))
+	return v.(V)
 }
 
 // objectOf is the output schema of struct type t (an objectSchema).
 func objectOf(t reflect.Type) map[string]any {
-	props := map[string]any{}
+	fields := schemaFields(t)
+	props := make(map[string]any, len(fields))
 	var required []string
-	for _, f := range schemaFields(t) {
+	for _, f := range fields {
 		props[f.name] = propertyOf(f, false)
 		if f.required() {
 			required = append(required, f.name)
