@@ -34,7 +34,8 @@ type ListCollectionsOutput struct {
 	Cached            bool   `json:"cached" desc:"true when served from r2r-mcp's cache"`
 }
 
-func listCollectionsTool(d *Deps) Tool {
+// listCollectionsTool lists through l.
+func listCollectionsTool(d *Deps, l *loader) Tool {
 	opts := append(readTool("List collections",
 		"List the R2R collections this account can see (other projects' and teams' knowledge bases), marking the current project's. "+
 			"Use it to find the collection_id to pass to the other tools.", outputSchema[ListCollectionsOutput]()),
@@ -46,7 +47,7 @@ func listCollectionsTool(d *Deps) Tool {
 		offset, limit := p.Offset, p.Limit
 		// The listing spans collections (key collection ""); which one is the project's is
 		// marked afterwards, so one cached page serves every project.
-		page, cached, err := d.loadCollections(ctx, c, offset, limit)
+		page, cached, err := d.loadCollections(ctx, c, l, offset, limit)
 		if err != nil {
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{}), nil
 		}
@@ -65,7 +66,7 @@ func listCollectionsTool(d *Deps) Tool {
 		for i := range o.Collections {
 			o.Collections[i].CurrentProject = projID != "" && o.Collections[i].CollectionID == projID
 			if o.Collections[i].CurrentProject {
-				o.Collections[i].DocumentCount = d.projectDocumentCount(ctx, c, projID, o.Collections[i].DocumentCount)
+				o.Collections[i].DocumentCount = d.projectDocumentCount(ctx, c, l, projID, o.Collections[i].DocumentCount)
 			}
 		}
 		return result(withCachedMarker(listCollectionsText(o, projID, projRoot), cached), o), nil
@@ -75,9 +76,9 @@ func listCollectionsTool(d *Deps) Tool {
 // loadCollections returns one page of the collections the credential sees, through the
 // result cache: the listing spans collections (key collection ""), and which one is the
 // project's is marked afterwards, so one cached page serves every project.
-func (d *Deps) loadCollections(ctx context.Context, c *call, offset, limit int) (collectionsPage, bool, error) {
+func (d *Deps) loadCollections(ctx context.Context, c *call, l *loader, offset, limit int) (collectionsPage, bool, error) {
 	args := map[string]any{"offset": offset, "limit": limit}
-	return cachedLoad(ctx, c, d, cache.KindList, "r2r_list_collections", args, "", func(ctx context.Context) (collectionsPage, bool, error) {
+	return cachedLoad(ctx, c, l, cache.KindList, "r2r_list_collections", args, "", func(ctx context.Context) (collectionsPage, bool, error) {
 		page, err := d.Client.ListCollections(ctx, r2r.ListParams{Offset: offset, Limit: limit})
 		if err != nil {
 			return collectionsPage{}, false, err
@@ -103,8 +104,8 @@ func (d *Deps) loadCollections(ctx context.Context, c *call, offset, limit int) 
 // (r2r/conformance: documents/collection_counts_and_sync_status), so the count comes from
 // the collection's document listing instead: one request, cached like a listing. On failure
 // R2R's own count (reported) stands.
-func (d *Deps) projectDocumentCount(ctx context.Context, c *call, collectionID string, reported int) int {
-	n, _, err := cachedLoad(ctx, c, d, cache.KindList, "r2r_list_collections/project_count",
+func (d *Deps) projectDocumentCount(ctx context.Context, c *call, l *loader, collectionID string, reported int) int {
+	n, _, err := cachedLoad(ctx, c, l, cache.KindList, "r2r_list_collections/project_count",
 		map[string]any{"collection_id": collectionID}, collectionID, func(ctx context.Context) (int, bool, error) {
 			page, err := d.Client.ListCollectionDocuments(ctx, collectionID, r2r.ListParams{Limit: 1})
 			if err != nil {

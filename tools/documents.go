@@ -73,7 +73,8 @@ func listDocumentsDef() mcp.Tool {
 	return newTool(listDocumentsName, opts...)
 }
 
-func listDocumentsTool(d *Deps) Tool {
+// listDocumentsTool lists through l.
+func listDocumentsTool(d *Deps, l *loader) Tool {
 	def := listDocumentsDef()
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Example: Example{Args: map[string]any{"limit": 20}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p listParams) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
@@ -85,7 +86,7 @@ func listDocumentsTool(d *Deps) Tool {
 			base.Note = s.missingNote()
 			return result(base.Note, base), nil
 		}
-		o, cached, err := d.documentPage(ctx, c, s, p)
+		o, cached, err := d.documentPage(ctx, c, l, s, p)
 		if err != nil {
 			d.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
@@ -106,10 +107,10 @@ func listBase(s *scope, p listParams) ListDocumentsOutput {
 
 // documentPage is one page of s's documents as r2r_list_documents shows it, through the
 // cache: the tool and the document-id completion share its entry, so both make it here.
-func (d *Deps) documentPage(ctx context.Context, c *call, s *scope, p listParams) (ListDocumentsOutput, bool, error) {
+func (d *Deps) documentPage(ctx context.Context, c *call, l *loader, s *scope, p listParams) (ListDocumentsOutput, bool, error) {
 	base := listBase(s, p)
 	args := map[string]any{"offset": p.Offset, "limit": p.Limit, "status_filter": p.Filter}
-	return cachedLoad(ctx, c, d, cache.KindList, listDocumentsName, args, s.ID, func(ctx context.Context) (ListDocumentsOutput, bool, error) {
+	return cachedLoad(ctx, c, l, cache.KindList, listDocumentsName, args, s.ID, func(ctx context.Context) (ListDocumentsOutput, bool, error) {
 		return d.listDocuments(ctx, base, s, p)
 	})
 }
@@ -383,7 +384,8 @@ const (
 	maxChunkPages   = 20 // × scanPage chunks
 )
 
-func getDocumentTool(d *Deps) Tool {
+// getDocumentTool reads through l.
+func getDocumentTool(d *Deps, l *loader) Tool {
 	opts := append(readTool("Read a document",
 		"Read a whole document, e.g. a hit of r2r_search or a cited source: its metadata and text, reassembled from its chunks in order. "+
 			"Long documents come in pages: use offset and max_chars to read on.", outputSchema[GetDocumentOutput]()),
@@ -399,7 +401,7 @@ func getDocumentTool(d *Deps) Tool {
 				return errRes, nil
 			}
 		}
-		o, errRes := d.readDocument(ctx, c, id, p.Offset, p.MaxChars)
+		o, errRes := d.readDocument(ctx, c, l, id, p.Offset, p.MaxChars)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -433,11 +435,11 @@ func (p *getDocumentParams) check(d *Deps) (err error) {
 // readDocument fetches a document and one page of its reassembled text, through the cache
 // (kind document; shared by r2r_get_document and the r2r://documents/{id} resource, whose
 // call c is nil).
-func (d *Deps) readDocument(ctx context.Context, c *call, id string, offset, maxChars int) (*GetDocumentOutput, *mcp.CallToolResult) {
+func (d *Deps) readDocument(ctx context.Context, c *call, l *loader, id string, offset, maxChars int) (*GetDocumentOutput, *mcp.CallToolResult) {
 	// A document can be in several collections: its results depend on collection "",
 	// which every write bumps.
 	args := map[string]any{"document_id": id, "offset": offset, "max_chars": maxChars}
-	o, cached, err := cachedLoad(ctx, c, d, cache.KindDocument, getDocumentName, args, "", func(ctx context.Context) (*GetDocumentOutput, bool, error) {
+	o, cached, err := cachedLoad(ctx, c, l, cache.KindDocument, getDocumentName, args, "", func(ctx context.Context) (*GetDocumentOutput, bool, error) {
 		o, err := d.loadDocument(ctx, id, offset, maxChars)
 		if err != nil {
 			return nil, false, err

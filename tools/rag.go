@@ -87,7 +87,8 @@ func (d *Deps) ragDeadline(mcp.CallToolRequest) (time.Duration, string) {
 	return d.RAGTimeout, "--timeout-rag"
 }
 
-func ragQueryTool(d *Deps) Tool {
+// ragQueryTool asks through l.
+func ragQueryTool(d *Deps, l *loader) Tool {
 	def := ragQueryDef()
 	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, RemoteSpansAll: true, Rate: RateLLM, Deadline: d.ragDeadline, Example: Example{Args: map[string]any{"question": "How is the project deployed?"}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, q ragRequest) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, q.CollectionID, false)
@@ -105,7 +106,7 @@ func ragQueryTool(d *Deps) Tool {
 		if k := s.viewKey(); k != "" {
 			args["view"] = k
 		}
-		ans, cached, err := cachedLoad(ctx, c, d, cache.KindRAG, def.Name, args, s.ID, func(ctx context.Context) (answer[RAGOutput], bool, error) {
+		ans, cached, err := cachedLoad(ctx, c, l, cache.KindRAG, def.Name, args, s.ID, func(ctx context.Context) (answer[RAGOutput], bool, error) {
 			return d.runRAG(ctx, base, s, q)
 		})
 		if err != nil {

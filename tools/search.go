@@ -115,7 +115,8 @@ func (d *Deps) searchDeadline(mcp.CallToolRequest) (time.Duration, string) {
 	return d.SearchTimeout, "--timeout-search"
 }
 
-func searchTool(d *Deps) Tool {
+// searchTool searches through l.
+func searchTool(d *Deps, l *loader) Tool {
 	def := searchDef()
 	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Aliases: searchModeAliases, RemoteSpansAll: true, Deadline: d.searchDeadline, Example: Example{Args: map[string]any{"query": "deploy runbook"}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p searchParams) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
@@ -132,7 +133,7 @@ func searchTool(d *Deps) Tool {
 		if k := s.viewKey(); k != "" {
 			args["view"] = k
 		}
-		ans, cached, err := cachedLoad(ctx, c, d, cache.KindSearch, def.Name, args, s.ID, func(ctx context.Context) (answer[SearchOutput], bool, error) {
+		ans, cached, err := cachedLoad(ctx, c, l, cache.KindSearch, def.Name, args, s.ID, func(ctx context.Context) (answer[SearchOutput], bool, error) {
 			return d.runSearch(ctx, base, s, p.Filters)
 		})
 		if err != nil {

@@ -165,6 +165,7 @@ type Deps struct {
 
 	initOnce sync.Once
 	limiter  *rateLimiter
+	loader   *loader
 	pending  *upload.Pending // uploads R2R has not finished with
 	titles   titleMemory
 	shown    shownIDs // document ids shown to the model, for short-id lookups
@@ -175,11 +176,12 @@ type Deps struct {
 }
 
 // setup builds the run-time state shared by every tool (the rate limiter from the Config,
-// uploads in progress) on first use.
+// uploads in progress, the cached reads' loader) on first use.
 func (d *Deps) setup() {
 	d.initOnce.Do(func() {
 		d.limiter = newRateLimiter(d.rateLimits(), d.SharedLimits, func() string { return d.Client.Identity() }, d.now, d.logger())
 		d.pending = upload.NewPending()
+		d.loader = &loader{cache: d.Cache, client: func() *r2r.Client { return d.Client }, pending: d.pending, now: d.now}
 		d.syncs = newSyncJobs()
 	})
 }
@@ -216,13 +218,13 @@ func Registry(deps *Deps) []Tool {
 	}
 	deps.setup()
 	tools := []Tool{
-		searchTool(deps),
-		ragQueryTool(deps),
+		searchTool(deps, deps.loader),
+		ragQueryTool(deps, deps.loader),
 		ingestDocumentTool(deps),
-		listDocumentsTool(deps),
+		listDocumentsTool(deps, deps.loader),
 		monitorTaskTool(deps),
-		listCollectionsTool(deps),
-		getDocumentTool(deps),
+		listCollectionsTool(deps, deps.loader),
+		getDocumentTool(deps, deps.loader),
 		deleteDocumentTool(deps),
 		syncTool(deps),
 		syncStatusTool(deps),
