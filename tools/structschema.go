@@ -64,7 +64,7 @@ var schemaValues = map[string]any{
 
 // inputSchema declares P's fields as a tool's input properties, in field order.
 func inputSchema[P any]() mcp.ToolOption {
-	in := derived(reflect.TypeFor[P](), deriveInput)
+	in := derived(reflect.TypeFor[P](), "input", deriveInput)
 	return func(t *mcp.Tool) {
 		for i, name := range in.names {
 			if in.required[i] {
@@ -79,7 +79,7 @@ func inputSchema[P any]() mcp.ToolOption {
 // outputSchema is the output schema of a tool whose structured result is an O (an
 // objectSchema, for readTool or withOutputSchema).
 func outputSchema[O any]() map[string]any {
-	return derived(reflect.TypeFor[O](), func(t reflect.Type) map[string]any { return objectOf(t) })
+	return derived(reflect.TypeFor[O](), "output", objectOf)
 }
 
 // inputProps are the input properties of a params struct, in field order.
@@ -99,19 +99,19 @@ func deriveInput(t reflect.Type) inputProps {
 	return in
 }
 
-// schemas holds what derived derived, by type and kind: a type's schema is derived once per
+// schemas holds what derived derived, by type and use: a type's schema is derived once per
 // process and shared by every registry (one per user over HTTP), as nothing changes a
 // schema once a tool is defined.
 var schemas sync.Map // schemaKey → value
 
 type schemaKey struct {
-	t     reflect.Type
-	input bool
+	t   reflect.Type
+	use string // input or output
 }
 
-// derived returns derive(t), computed once per type.
-func derived[V any](t reflect.Type, derive func(reflect.Type) V) V {
-	k := schemaKey{t: t, input: reflect.TypeFor[V]() == reflect.TypeFor[inputProps]()}
+// derived returns derive(t) for use, computed once per type and use.
+func derived[V any](t reflect.Type, use string, derive func(reflect.Type) V) V {
+	k := schemaKey{t: t, use: use}
 	if v, ok := schemas.Load(k); ok {
 		return v.(V)
 	}
@@ -282,10 +282,11 @@ func schemaValue(keyword, s string, k reflect.Kind) (any, error) {
 	return strconv.Atoi(s)
 }
 
-// goName reports whether s reads as the name of a Go value (camelCase: a letter, then
-// letters and digits, some upper case) rather than a literal value or text.
+// goName reports whether s reads as the name of an unexported Go value (lower camelCase:
+// a lower-case letter, then letters and digits, some upper case) rather than a literal
+// value or text.
 func goName(s string) bool {
-	if s == "" || !unicode.IsLetter(rune(s[0])) || strings.ToLower(s) == s {
+	if s == "" || !unicode.IsLower(rune(s[0])) || strings.ToLower(s) == s {
 		return false
 	}
 	return !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })

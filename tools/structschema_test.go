@@ -16,7 +16,7 @@ type schemaTestParams struct {
 	Limit  int            `json:"limit" min:"1" max:"100" default:"10" desc:"at most"`
 	Ratio  float64        `json:"ratio" min:"0" max:"2" default:"0.7" desc:"a ratio"`
 	Force  bool           `json:"force" default:"true" desc:"force it"`
-	Tags   []string       `json:"tags" max:"5" itemmin:"1" itemmax:"40" desc:"tags"`
+	Tags   []string       `json:"tags" max:"5" itemmin:"1" itemmax:"40" desc:"Tags"`
 	Filter map[string]any `json:"filter" desc:"a filter"`
 	Hidden string         `json:"-"`
 	shown  int
@@ -49,7 +49,7 @@ func TestInputSchemaIsMCPGos(t *testing.T) {
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(100), mcp.DefaultNumber(10), mcp.Description("at most")),
 		mcp.WithNumber("ratio", mcp.Min(0.0), mcp.Max(2.0), mcp.DefaultNumber(0.7), mcp.Description("a ratio")),
 		mcp.WithBoolean("force", mcp.DefaultBool(true), mcp.Description("force it")),
-		mcp.WithArray("tags", mcp.MaxItems(5), mcp.WithStringItems(mcp.MinLength(1), mcp.MaxLength(40)), mcp.Description("tags")),
+		mcp.WithArray("tags", mcp.MaxItems(5), mcp.WithStringItems(mcp.MinLength(1), mcp.MaxLength(40)), mcp.Description("Tags")),
 		mcp.WithObject("filter", mcp.Description("a filter")),
 	)
 	if !reflect.DeepEqual(got.InputSchema, want.InputSchema) {
