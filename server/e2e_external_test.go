@@ -94,7 +94,7 @@ func TestE2ETypeScriptClient(t *testing.T) {
 		"R2R_MCP_PROJECT="+proj,
 		"R2R_MCP_FILE=docs/guide.md",
 		"R2R_MCP_EXPECT="+guideQuery,
-		"R2R_MCP_TOOLS="+strings.Join(allTools, ","),
+		"R2R_MCP_TOOLS="+strings.Join(servertest.ToolNames(servertest.Tools(t), false), ","),
 	)
 	out, err := cmd.CombinedOutput()
 	t.Logf("node e2e.mjs:\n%s", out)

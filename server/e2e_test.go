@@ -21,13 +21,6 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/server/servertest"
 )
 
-// allTools is the registry's tool set, in registry order.
-var allTools = []string{
-	"r2r_search", "r2r_rag_query", "r2r_ingest_document", "r2r_list_documents",
-	"r2r_monitor_task", "r2r_list_collections", "r2r_get_document", "r2r_delete_document",
-	"r2r_sync", "r2r_sync_status", "r2r_remember", "r2r_recall", "r2r_troubleshoot", "r2r_forget", "r2r_status",
-}
-
 const (
 	guideText = "# Alpha guide\n\nThe flux capacitor of project alpha needs 1.21 gigawatts.\n" +
 		"Calibrate the capacitor before each trip; the procedure is in chapter two.\n"
@@ -113,8 +106,8 @@ func exerciseAll(ctx context.Context, t *testing.T, s session, emu *r2rtest.Serv
 			t.Errorf("%s: readOnlyHint not set", tl.Name)
 		}
 	}
-	if !sameSet(names, allTools) {
-		t.Fatalf("tools/list = %v, want %v", names, allTools)
+	if want := servertest.ToolNames(servertest.Tools(t), false); !sameSet(names, want) {
+		t.Fatalf("tools/list = %v, want %v", names, want)
 	}
 
 	mustCall := func(name string, args map[string]any) toolResult {
@@ -351,9 +344,7 @@ func TestE2EReadOnly(t *testing.T) {
 			t.Errorf("%s offered in --read-only mode but is not read-only", tl.Name)
 		}
 	}
-	want := slices.DeleteFunc(slices.Clone(allTools), func(n string) bool {
-		return slices.Contains([]string{"r2r_ingest_document", "r2r_delete_document", "r2r_sync", "r2r_remember", "r2r_forget"}, n)
-	})
+	want := servertest.ToolNames(servertest.Tools(t), true)
 	if !sameSet(names, want) {
 		t.Errorf("tools = %v, want %v", names, want)
 	}
@@ -403,7 +394,7 @@ func TestE2EJunkInput(t *testing.T) {
 	c.Send(`{"jsonrpc":"2.0","id":11,"method":"tools/list"}`)
 	m := c.Next(limit)
 	res, _ := m["result"].(map[string]any)
-	if tl, _ := res["tools"].([]any); len(tl) != len(allTools) {
+	if tl, _ := res["tools"].([]any); len(tl) != len(servertest.Tools(t)) {
 		t.Fatalf("tools/list after junk: %v", m)
 	}
 	p.Stdin.Close()

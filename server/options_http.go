@@ -28,7 +28,7 @@ type HTTPOptions struct {
 	Collection string `knob:"collection" with:"http" meta:"ID" help:"collection id of calls that name none (and send no X-R2R-Collection header); none: searches cover every collection the user may read"`
 	// MaxKeys bounds the credentials remembered, and so the users holding a copy of the
 	// tools (each user is built on its first credential and dropped with its last).
-	MaxKeys int `knob:"max-keys" with:"http" default:"1000" min:"1" max:"100000" help:"R2R credentials (API keys, access tokens) remembered, about 150 bytes each; each R2R user among them holds one copy of the tools, about 175 KiB of heap; the least recently used credential goes first"`
+	MaxKeys int `knob:"max-keys" with:"http" default:"1000" min:"1" max:"100000" help:"R2R credentials (API keys, access tokens) remembered, about 150 bytes each; each R2R user among them holds one copy of the tools, about 110 KiB of heap; the least recently used credential goes first"`
 	// RedisURL is the Redis the replicas share; "" = none. It may hold a password: only
 	// its host is ever shown.
 	RedisURL string `knob:"redis-url" with:"http" meta:"URL" show:"host" help:"Redis shared by the replicas (L2 cache, generations, rate limits, search history, sync jobs), e.g. redis://127.0.0.1:6379/0; a URL with a password belongs in the environment variable, not in argv"`

@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/cache"
+	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/upload"
 )
 
 // cachedMarker starts the text of a result served from the cache.
@@ -131,7 +134,16 @@ type noStore struct{ value any }
 
 func (*noStore) Error() string { return "tools: result not cacheable" }
 
-// cachedLoad returns the result of one read of call c (nil outside a tool call), from the
+// loader is what the cached reads take (cachedLoad): the result cache, and what its keys
+// and its bypass while an upload of this server is still ingesting depend on.
+type loader struct {
+	cache   Cache              // nil = no caching
+	client  func() *r2r.Client // the tools' client, read at each load as the tools read it
+	pending *upload.Pending    // uploads R2R has not finished with
+	now     func() time.Time
+}
+
+// cachedLoad returns the result of one read of call c (nil outside a tool call), from l's
 // cache when it holds it; a load takes c's rate-limit token first. kind selects
 // the TTL; tool, args (the EFFECTIVE arguments, defaults applied) and collection (the one
 // the result depends on; "" for results that span collections) form the key together
@@ -145,23 +157,24 @@ func (*noStore) Error() string { return "tools: result not cacheable" }
 // While a document ingested by this server is still being processed in collection, the
 // cache is bypassed for that collection: search results from before the document is
 // searchable must not be served for minutes after it is.
-func cachedLoad[T any](ctx context.Context, c *call, d *Deps, kind cache.Kind, tool string, args map[string]any, collection string,
+func cachedLoad[T any](ctx context.Context, c *call, l *loader, kind cache.Kind, tool string, args map[string]any, collection string,
 	load func(context.Context) (T, bool, error)) (out T, cached bool, err error) {
 	load = rateLimited(c, load)
-	if d.Cache == nil {
+	if l.cache == nil {
 		out, _, err = load(ctx)
 		return out, false, err
 	}
-	key, err := d.Cache.Key(cache.Key{R2RURL: d.Client.BaseURL(), Identity: d.Client.Identity(), Tool: tool,
+	client := l.client()
+	key, err := l.cache.Key(cache.Key{R2RURL: client.BaseURL(), Identity: client.Identity(), Tool: tool,
 		Args: args, Collection: collection})
 	// The ingestion check comes after the key: an ingest marks the collection busy before it
 	// bumps its generation, so a key of the new generation always sees the mark.
-	if err != nil || d.pendingUploads().Busy(collection, d.now()) {
+	if err != nil || l.pending.Busy(collection, l.now()) {
 		out, _, err = load(ctx)
 		return out, false, err
 	}
-	get := d.Cache.GetOrLoad
-	if sc, ok := d.Cache.(SharedCache); ok {
+	get := l.cache.GetOrLoad
+	if sc, ok := l.cache.(SharedCache); ok {
 		get = func(ctx context.Context, kind cache.Kind, key string, load func(context.Context) (any, error)) (any, bool, error) {
 			return sc.GetOrLoadShared(ctx, kind, key, load, decodeCached[T])
 		}

@@ -50,7 +50,7 @@ func Chain(d *Deps, ts []Tool, l Layers) []Tool {
 			cleanResults, // no control, invisible or BiDi character reaches the model
 			d.guard(t),   // deadline (Tool.Deadline) and recovery from a panic
 		}
-		h := d.limit(t) // rate limit (Tool.Rate), then the tool's own handler with its call value
+		h := d.limiter.limit(t) // rate limit (Tool.Rate), then the tool's own handler with its call value
 		for _, mw := range slices.Backward(layers) {
 			if mw != nil {
 				h = mw(h)

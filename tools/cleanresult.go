@@ -93,9 +93,9 @@ const resourceReads = "resources/read"
 // rate limit of "resources/read" (the default class's limit) and clean text.
 func guardResourceRead(d *Deps, h server.ResourceHandlerFunc) server.ResourceHandlerFunc {
 	d.setup()
-	tl := d.limits.get(resourceReads, "")
+	tl, now := d.limiter.local.get(resourceReads, ""), d.limiter.now
 	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		if wait, ok := tl.admit(d.now()); !ok {
+		if wait, ok := tl.admit(now()); !ok {
 			secs := math.Ceil(wait.Seconds()*1000) / 1000
 			return nil, fmt.Errorf("too many resource reads: r2r-mcp allows %s per second (bursts of %d) to protect R2R; retry in %s s",
 				strconv.FormatFloat(tl.cfg.Rate, 'f', -1, 64), tl.cfg.Burst, strconv.FormatFloat(secs, 'f', -1, 64))

@@ -15,56 +15,39 @@ import (
 
 // CollectionSummary is one entry of r2r_list_collections.
 type CollectionSummary struct {
-	CollectionID   string `json:"collection_id"`
-	Name           string `json:"name"`
-	Description    string `json:"description"`
-	DocumentCount  int    `json:"document_count"`
-	UserCount      int    `json:"user_count"`
-	CurrentProject bool   `json:"current_project"`
+	CollectionID   string `json:"collection_id" required:"true" desc:"collection id (for the collection_id argument of other tools)"`
+	Name           string `json:"name" required:"true" desc:"collection name"`
+	Description    string `json:"description" required:"true" desc:"collection description"`
+	DocumentCount  int    `json:"document_count" required:"true" desc:"number of documents in the collection"`
+	UserCount      int    `json:"user_count" required:"true" desc:"number of users with access"`
+	CurrentProject bool   `json:"current_project" desc:"true for the current project's collection"`
 }
 
 // ListCollectionsOutput is the structured result of r2r_list_collections.
 type ListCollectionsOutput struct {
-	Collections []CollectionSummary `json:"collections"`
-	Total       int                 `json:"total"`
-	Offset      int                 `json:"offset"`
-	Limit       int                 `json:"limit"`
+	Collections []CollectionSummary `json:"collections" required:"true" desc:"collections of this page, newest first"`
+	Total       int                 `json:"total" required:"true" desc:"number of collections visible to this account"`
+	Offset      int                 `json:"offset" desc:"offset of this page"`
+	Limit       int                 `json:"limit" desc:"page size asked for"`
 	// ProjectCollection names the current project's collection (whether or not it exists).
-	ProjectCollection string `json:"project_collection,omitempty"`
-	Cached            bool   `json:"cached"`
+	ProjectCollection string `json:"project_collection,omitempty" desc:"name of the current project's collection"`
+	Cached            bool   `json:"cached" desc:"true when served from r2r-mcp's cache"`
 }
 
-func listCollectionsTool(d *Deps) Tool {
-	out := objectSchema(map[string]any{
-		"collections": arrayProp("collections of this page, newest first", objectSchema(map[string]any{
-			"collection_id":   strProp("collection id (for the collection_id argument of other tools)"),
-			"name":            strProp("collection name"),
-			"description":     strProp("collection description"),
-			"document_count":  intProp("number of documents in the collection"),
-			"user_count":      intProp("number of users with access"),
-			"current_project": boolProp("true for the current project's collection"),
-		}, "collection_id", "name", "description", "document_count", "user_count")),
-		"total":              intProp("number of collections visible to this account"),
-		"offset":             intProp("offset of this page"),
-		"limit":              intProp("page size asked for"),
-		"project_collection": strProp("name of the current project's collection"),
-		"cached":             boolProp("true when served from r2r-mcp's cache"),
-	}, "collections", "total")
+// listCollectionsTool lists through l.
+func listCollectionsTool(d *Deps, l *loader) Tool {
 	opts := append(readTool("List collections",
 		"List the R2R collections this account can see (other projects' and teams' knowledge bases), marking the current project's. "+
-			"Use it to find the collection_id to pass to the other tools.", out),
+			"Use it to find the collection_id to pass to the other tools.", outputSchema[ListCollectionsOutput]()),
 		searchHint("list knowledge bases collections of other projects teams"),
-		mcp.WithInteger("offset", mcp.Min(0), mcp.Max(1000000), mcp.DefaultNumber(0),
-			mcp.Description("Pagination offset (number of collections to skip)")),
-		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(100), mcp.DefaultNumber(20),
-			mcp.Description("Number of collections to return")),
+		inputSchema[pageParams](),
 	)
 	def := newTool("r2r_list_collections", opts...)
-	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Cached: true, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p pageParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupCollections, ReadOnly: true, Cached: true, Example: Example{Args: map[string]any{}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p pageParams) (*mcp.CallToolResult, error) {
 		offset, limit := p.Offset, p.Limit
 		// The listing spans collections (key collection ""); which one is the project's is
 		// marked afterwards, so one cached page serves every project.
-		page, cached, err := d.loadCollections(ctx, c, offset, limit)
+		page, cached, err := d.loadCollections(ctx, c, l, offset, limit)
 		if err != nil {
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), errHints{}), nil
 		}
@@ -83,7 +66,7 @@ func listCollectionsTool(d *Deps) Tool {
 		for i := range o.Collections {
 			o.Collections[i].CurrentProject = projID != "" && o.Collections[i].CollectionID == projID
 			if o.Collections[i].CurrentProject {
-				o.Collections[i].DocumentCount = d.projectDocumentCount(ctx, c, projID, o.Collections[i].DocumentCount)
+				o.Collections[i].DocumentCount = d.projectDocumentCount(ctx, c, l, projID, o.Collections[i].DocumentCount)
 			}
 		}
 		return result(withCachedMarker(listCollectionsText(o, projID, projRoot), cached), o), nil
@@ -93,9 +76,9 @@ func listCollectionsTool(d *Deps) Tool {
 // loadCollections returns one page of the collections the credential sees, through the
 // result cache: the listing spans collections (key collection ""), and which one is the
 // project's is marked afterwards, so one cached page serves every project.
-func (d *Deps) loadCollections(ctx context.Context, c *call, offset, limit int) (collectionsPage, bool, error) {
+func (d *Deps) loadCollections(ctx context.Context, c *call, l *loader, offset, limit int) (collectionsPage, bool, error) {
 	args := map[string]any{"offset": offset, "limit": limit}
-	return cachedLoad(ctx, c, d, cache.KindList, "r2r_list_collections", args, "", func(ctx context.Context) (collectionsPage, bool, error) {
+	return cachedLoad(ctx, c, l, cache.KindList, "r2r_list_collections", args, "", func(ctx context.Context) (collectionsPage, bool, error) {
 		page, err := d.Client.ListCollections(ctx, r2r.ListParams{Offset: offset, Limit: limit})
 		if err != nil {
 			return collectionsPage{}, false, err
@@ -121,8 +104,8 @@ func (d *Deps) loadCollections(ctx context.Context, c *call, offset, limit int) 
 // (r2r/conformance: documents/collection_counts_and_sync_status), so the count comes from
 // the collection's document listing instead: one request, cached like a listing. On failure
 // R2R's own count (reported) stands.
-func (d *Deps) projectDocumentCount(ctx context.Context, c *call, collectionID string, reported int) int {
-	n, _, err := cachedLoad(ctx, c, d, cache.KindList, "r2r_list_collections/project_count",
+func (d *Deps) projectDocumentCount(ctx context.Context, c *call, l *loader, collectionID string, reported int) int {
+	n, _, err := cachedLoad(ctx, c, l, cache.KindList, "r2r_list_collections/project_count",
 		map[string]any{"collection_id": collectionID}, collectionID, func(ctx context.Context) (int, bool, error) {
 			page, err := d.Client.ListCollectionDocuments(ctx, collectionID, r2r.ListParams{Limit: 1})
 			if err != nil {
@@ -178,6 +161,6 @@ func listCollectionsText(o ListCollectionsOutput, projID, projRoot string) strin
 
 // pageParams are the arguments of a paged listing.
 type pageParams struct {
-	Offset int `json:"offset"`
-	Limit  int `json:"limit"`
+	Offset int `json:"offset" min:"0" max:"1000000" default:"0" desc:"Pagination offset (number of collections to skip)"`
+	Limit  int `json:"limit" min:"1" max:"100" default:"20" desc:"Number of collections to return"`
 }

@@ -16,6 +16,7 @@ import (
 // names (read from R2R), sync's prune. Values are those starting with what was typed,
 // case-insensitively, at most 100.
 func PromptCompletions(d *Deps, readOnly bool) server.PromptCompletionProvider {
+	d.setup()
 	return promptCompleter{d: d, defs: d.promptDefs(readOnly)}
 }
 
@@ -58,6 +59,7 @@ func (c promptCompleter) CompletePromptArgument(ctx context.Context, prompt stri
 // ids of the current project's documents (the first maxCompletions R2R lists) that start
 // with what was typed.
 func ResourceCompletions(d *Deps) server.ResourceCompletionProvider {
+	d.setup()
 	return resourceCompleter{d: d}
 }
 
@@ -76,7 +78,7 @@ func (c resourceCompleter) CompleteResourceArgument(ctx context.Context, uri str
 	if errRes != nil || s.missing() {
 		return out, nil // no project collection: nothing to offer
 	}
-	o, _, err := d.documentPage(ctx, nil, s, listParams{Limit: maxCompletions, Filter: "all"})
+	o, _, err := d.documentPage(ctx, nil, d.loader, s, listParams{Limit: maxCompletions, Filter: "all"})
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the project's documents: %s", cleantext.Runes(Sanitize(err.Error()), 200))
 	}

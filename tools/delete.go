@@ -15,13 +15,13 @@ const refuseOutsideScope = "document_outside_project"
 
 // DeleteOutput is the structured result of r2r_delete_document.
 type DeleteOutput struct {
-	DocumentID     string `json:"document_id"`
-	Title          string `json:"title"`
-	SourcePath     string `json:"source_path,omitempty"`
-	CollectionID   string `json:"collection_id"`
-	CollectionName string `json:"collection_name,omitempty"`
-	Deleted        bool   `json:"deleted"`
-	Message        string `json:"message"`
+	DocumentID     string `json:"document_id" required:"true" desc:"id of the deleted document"`
+	Title          string `json:"title" required:"true" desc:"its title"`
+	SourcePath     string `json:"source_path,omitempty" desc:"the project file it was ingested from, when r2r-mcp wrote it"`
+	CollectionID   string `json:"collection_id" required:"true" desc:"the project's collection it was deleted from"`
+	CollectionName string `json:"collection_name,omitempty" desc:"name of that collection"`
+	Deleted        bool   `json:"deleted" required:"true" desc:"true: R2R deleted the document and its chunks"`
+	Message        string `json:"message" required:"true" desc:"what was deleted"`
 }
 
 // deleteParams are the arguments of r2r_delete_document.
@@ -43,27 +43,18 @@ const deleteDocumentName = "r2r_delete_document"
 
 func deleteDocumentTool(d *Deps) Tool {
 	const title = "Delete a project document"
-	out := objectSchema(map[string]any{
-		"document_id":     strProp("id of the deleted document"),
-		"title":           strProp("its title"),
-		"source_path":     strProp("the project file it was ingested from, when r2r-mcp wrote it"),
-		"collection_id":   strProp("the project's collection it was deleted from"),
-		"collection_name": strProp("name of that collection"),
-		"deleted":         boolProp("true: R2R deleted the document and its chunks"),
-		"message":         strProp("what was deleted"),
-	}, "document_id", "title", "collection_id", "deleted", "message")
 	def := newTool(deleteDocumentName,
 		mcp.WithToolTitle(title),
 		mcp.WithDescription("Delete one document (and its chunks) from the project's collection (or the collection_id given), e.g. an outdated or wrongly uploaded file. "+
 			"Documents outside that collection are refused. r2r_list_documents or r2r_search give the id."),
 		searchHint("remove delete outdated document from knowledge base"),
 		annotations(title, false, true, true, false),
-		withOutputSchema(out),
+		withOutputSchema(outputSchema[DeleteOutput]()),
 		documentIDParam("to delete, e.g. from r2r_list_documents or r2r_search"),
 		mcp.WithString("collection_id", mcp.MaxLength(36),
 			mcp.Description("Collection ID (UUID) the document is deleted from; omit to use the current project's collection")),
 	)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p deleteParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Example: Example{Args: map[string]any{"document_id": "5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}, Error: "document_outside_project"}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p deleteParams) (*mcp.CallToolResult, error) {
 		id := p.DocumentID
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {

@@ -32,26 +32,26 @@ const (
 
 // DocumentSummary is one entry of r2r_list_documents.
 type DocumentSummary struct {
-	DocumentID       string `json:"document_id"`
-	Title            string `json:"title"`
-	IngestionStatus  string `json:"ingestion_status"`
-	ExtractionStatus string `json:"extraction_status"`
-	DocumentType     string `json:"document_type"`
-	CreatedAt        string `json:"created_at"`
-	SizeBytes        int64  `json:"size_bytes"`
+	DocumentID       string `json:"document_id" required:"true" desc:"document id (for r2r_get_document and r2r_monitor_task)"`
+	Title            string `json:"title" required:"true" desc:"document title"`
+	IngestionStatus  string `json:"ingestion_status" required:"true" desc:"ingestionStatusDesc"`
+	ExtractionStatus string `json:"extraction_status" desc:"knowledge-graph extraction status"`
+	DocumentType     string `json:"document_type" desc:"file type R2R detected (md, pdf, …)"`
+	CreatedAt        string `json:"created_at" required:"true" desc:"creation time, RFC 3339"`
+	SizeBytes        int64  `json:"size_bytes" required:"true" desc:"the file's size in bytes for a file r2r-mcp ingested (as r2r_ingest_document reports it), else R2R's size; 0 when unknown"`
 }
 
 // ListDocumentsOutput is the structured result of r2r_list_documents.
 type ListDocumentsOutput struct {
-	Documents      []DocumentSummary `json:"documents"`
-	Total          int               `json:"total"`
-	Offset         int               `json:"offset"`
-	Limit          int               `json:"limit"`
-	StatusFilter   string            `json:"status_filter"`
-	CollectionID   string            `json:"collection_id,omitempty"`
-	CollectionName string            `json:"collection_name,omitempty"`
-	Cached         bool              `json:"cached"`
-	Note           string            `json:"note,omitempty"`
+	Documents      []DocumentSummary `json:"documents" required:"true" desc:"documents of this page, newest first"`
+	Total          int               `json:"total" required:"true" desc:"number of documents matching status_filter in the collection"`
+	Offset         int               `json:"offset" required:"true" desc:"offset of this page"`
+	Limit          int               `json:"limit" required:"true" desc:"page size asked for"`
+	StatusFilter   string            `json:"status_filter" enum:"statusFilters" desc:"the status filter applied"`
+	CollectionID   string            `json:"collection_id,omitempty" desc:"the collection listed"`
+	CollectionName string            `json:"collection_name,omitempty" desc:"name of the collection, when known"`
+	Cached         bool              `json:"cached" desc:"true when served from r2r-mcp's cache"`
+	Note           string            `json:"note,omitempty" desc:"explanation when nothing could be listed, the offset is past the end, or the scan was cut short"`
 }
 
 // listDocumentsDef is r2r_list_documents' definition.
@@ -64,44 +64,19 @@ const getDocumentName = "r2r_get_document"
 const listDocumentsName = "r2r_list_documents"
 
 func listDocumentsDef() mcp.Tool {
-	out := objectSchema(map[string]any{
-		"documents": arrayProp("documents of this page, newest first", objectSchema(map[string]any{
-			"document_id":       strProp("document id (for r2r_get_document and r2r_monitor_task)"),
-			"title":             strProp("document title"),
-			"ingestion_status":  strProp(ingestionStatusDesc),
-			"extraction_status": strProp("knowledge-graph extraction status"),
-			"document_type":     strProp("file type R2R detected (md, pdf, …)"),
-			"created_at":        strProp("creation time, RFC 3339"),
-			"size_bytes":        intProp("the file's size in bytes for a file r2r-mcp ingested (as r2r_ingest_document reports it), else R2R's size; 0 when unknown"),
-		}, "document_id", "title", "ingestion_status", "created_at", "size_bytes")),
-		"total":           intProp("number of documents matching status_filter in the collection"),
-		"offset":          intProp("offset of this page"),
-		"limit":           intProp("page size asked for"),
-		"status_filter":   enumProp("the status filter applied", statusFilters...),
-		"collection_id":   strProp("the collection listed"),
-		"collection_name": strProp("name of the collection, when known"),
-		"cached":          boolProp("true when served from r2r-mcp's cache"),
-		"note":            strProp("explanation when nothing could be listed, the offset is past the end, or the scan was cut short"),
-	}, "documents", "total", "offset", "limit")
 	opts := append(readTool("List project documents",
 		"List the documents in the project's collection with their ingestion status: what the knowledge base holds, "+
-			"which uploads are pending or failed. Pages with offset/limit; status_filter pending means any status not yet success or failed.", out),
+			"which uploads are pending or failed. Pages with offset/limit; status_filter pending means any status not yet success or failed.",
+		outputSchema[ListDocumentsOutput]()),
 		searchHint("list indexed documents files in knowledge base ingestion status"),
-		mcp.WithString("collection_id", mcp.MaxLength(36),
-			mcp.Description("Collection ID (UUID); omit to list the current project's collection")),
-		mcp.WithInteger("offset", mcp.Min(0), mcp.Max(1000000), mcp.DefaultNumber(0),
-			mcp.Description("Pagination offset (number of documents to skip)")),
-		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(100), mcp.DefaultNumber(50),
-			mcp.Description("Number of documents to return")),
-		mcp.WithString("status_filter", mcp.Enum(statusFilters...), mcp.DefaultString("all"),
-			mcp.Description("Filter by ingestion status: pending (still processing), success, failed, or all")),
-	)
+		inputSchema[listParams]())
 	return newTool(listDocumentsName, opts...)
 }
 
-func listDocumentsTool(d *Deps) Tool {
+// listDocumentsTool lists through l.
+func listDocumentsTool(d *Deps, l *loader) Tool {
 	def := listDocumentsDef()
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p listParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Example: Example{Args: map[string]any{"limit": 20}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p listParams) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
@@ -111,7 +86,7 @@ func listDocumentsTool(d *Deps) Tool {
 			base.Note = s.missingNote()
 			return result(base.Note, base), nil
 		}
-		o, cached, err := d.documentPage(ctx, c, s, p)
+		o, cached, err := d.documentPage(ctx, c, l, s, p)
 		if err != nil {
 			d.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
@@ -132,20 +107,20 @@ func listBase(s *scope, p listParams) ListDocumentsOutput {
 
 // documentPage is one page of s's documents as r2r_list_documents shows it, through the
 // cache: the tool and the document-id completion share its entry, so both make it here.
-func (d *Deps) documentPage(ctx context.Context, c *call, s *scope, p listParams) (ListDocumentsOutput, bool, error) {
+func (d *Deps) documentPage(ctx context.Context, c *call, l *loader, s *scope, p listParams) (ListDocumentsOutput, bool, error) {
 	base := listBase(s, p)
 	args := map[string]any{"offset": p.Offset, "limit": p.Limit, "status_filter": p.Filter}
-	return cachedLoad(ctx, c, d, cache.KindList, listDocumentsName, args, s.ID, func(ctx context.Context) (ListDocumentsOutput, bool, error) {
+	return cachedLoad(ctx, c, l, cache.KindList, listDocumentsName, args, s.ID, func(ctx context.Context) (ListDocumentsOutput, bool, error) {
 		return d.listDocuments(ctx, base, s, p)
 	})
 }
 
 // listParams are one r2r_list_documents call's arguments.
 type listParams struct {
-	CollectionID string `json:"collection_id"`
-	Offset       int    `json:"offset"`
-	Limit        int    `json:"limit"`
-	Filter       string `json:"status_filter"`
+	CollectionID string `json:"collection_id" max:"36" desc:"Collection ID (UUID); omit to list the current project's collection"`
+	Offset       int    `json:"offset" min:"0" max:"1000000" default:"0" desc:"Pagination offset (number of documents to skip)"`
+	Limit        int    `json:"limit" min:"1" max:"100" default:"50" desc:"Number of documents to return"`
+	Filter       string `json:"status_filter" enum:"statusFilters" default:"all" desc:"Filter by ingestion status: pending (still processing), success, failed, or all"`
 }
 
 func (p *listParams) check(*Deps) (err error) {
@@ -376,28 +351,28 @@ func pastEnd(o ListDocumentsOutput, label string) string {
 
 // GetDocumentOutput is the structured result of r2r_get_document.
 type GetDocumentOutput struct {
-	DocumentID       string         `json:"document_id"`
-	Title            string         `json:"title"`
-	DocumentType     string         `json:"document_type"`
-	IngestionStatus  string         `json:"ingestion_status"`
-	ExtractionStatus string         `json:"extraction_status"`
-	SizeBytes        int64          `json:"size_bytes"`
-	CreatedAt        string         `json:"created_at"`
-	UpdatedAt        string         `json:"updated_at"`
-	CollectionIDs    []string       `json:"collection_ids"`
-	Summary          string         `json:"summary,omitempty"`
-	Metadata         map[string]any `json:"metadata"`
-	MetadataCut      bool           `json:"metadata_truncated,omitempty"`
-	ChunkCount       int            `json:"chunk_count"`
-	Text             string         `json:"text"`
-	Offset           int            `json:"offset"`
-	ReturnedChars    int            `json:"returned_chars"`
-	TotalChars       int            `json:"total_chars"`
-	TotalCharsExact  bool           `json:"total_chars_exact"`
-	HasMore          bool           `json:"has_more"`
-	NextOffset       *int           `json:"next_offset,omitempty"`
-	Note             string         `json:"note,omitempty"`
-	Cached           bool           `json:"cached"`
+	DocumentID       string         `json:"document_id" required:"true" desc:"document id"`
+	Title            string         `json:"title" required:"true" desc:"document title"`
+	DocumentType     string         `json:"document_type" desc:"file type R2R detected"`
+	IngestionStatus  string         `json:"ingestion_status" desc:"R2R ingestion status"`
+	ExtractionStatus string         `json:"extraction_status" desc:"knowledge-graph extraction status"`
+	SizeBytes        int64          `json:"size_bytes" desc:"the file's size in bytes for a file r2r-mcp ingested (as r2r_ingest_document reports it), else R2R's size; 0 when unknown"`
+	CreatedAt        string         `json:"created_at" desc:"creation time, RFC 3339"`
+	UpdatedAt        string         `json:"updated_at" desc:"last update, RFC 3339"`
+	CollectionIDs    []string       `json:"collection_ids" items:"collection id" desc:"collections the document belongs to"`
+	Summary          string         `json:"summary,omitempty" desc:"R2R's summary of the document, when it made one"`
+	Metadata         map[string]any `json:"metadata" required:"true" desc:"document metadata (at most 4 KB as JSON: long values are cut with …, large objects and lists shortened)"`
+	MetadataCut      bool           `json:"metadata_truncated,omitempty" desc:"true when the metadata shown was shortened to fit"`
+	ChunkCount       int            `json:"chunk_count" desc:"number of chunks the text was reassembled from"`
+	Text             string         `json:"text" required:"true" desc:"this page of the document text (characters offset … offset+returned_chars)"`
+	Offset           int            `json:"offset" required:"true" desc:"character offset of this page"`
+	ReturnedChars    int            `json:"returned_chars" required:"true" desc:"characters in this page"`
+	TotalChars       int            `json:"total_chars" required:"true" desc:"characters in the whole reassembled text; a lower bound when total_chars_exact is false"`
+	TotalCharsExact  bool           `json:"total_chars_exact" desc:"false when only the start of a long document was read to serve this page, so total_chars is a lower bound"`
+	HasMore          bool           `json:"has_more" desc:"true when the text goes on after this page (see next_offset)"`
+	NextOffset       *int           `json:"next_offset,omitempty" desc:"offset of the next page; absent on the last page"`
+	Note             string         `json:"note,omitempty" desc:"explanation when the text is not available"`
+	Cached           bool           `json:"cached" desc:"true when served from r2r-mcp's cache"`
 }
 
 // maxSummaryBytes bounds R2R's summary of a document in a result, as JSON.
@@ -409,49 +384,16 @@ const (
 	maxChunkPages   = 20 // × scanPage chunks
 )
 
-func getDocumentTool(d *Deps) Tool {
-	out := objectSchema(map[string]any{
-		"document_id":        strProp("document id"),
-		"title":              strProp("document title"),
-		"document_type":      strProp("file type R2R detected"),
-		"ingestion_status":   strProp("R2R ingestion status"),
-		"extraction_status":  strProp("knowledge-graph extraction status"),
-		"size_bytes":         intProp("the file's size in bytes for a file r2r-mcp ingested (as r2r_ingest_document reports it), else R2R's size; 0 when unknown"),
-		"created_at":         strProp("creation time, RFC 3339"),
-		"updated_at":         strProp("last update, RFC 3339"),
-		"collection_ids":     arrayProp("collections the document belongs to", strProp("collection id")),
-		"summary":            strProp("R2R's summary of the document, when it made one"),
-		"metadata":           freeObjectProp("document metadata (at most 4 KB as JSON: long values are cut with …, large objects and lists shortened)"),
-		"metadata_truncated": boolProp("true when the metadata shown was shortened to fit"),
-		"chunk_count":        intProp("number of chunks the text was reassembled from"),
-		"text":               strProp("this page of the document text (characters offset … offset+returned_chars)"),
-		"offset":             intProp("character offset of this page"),
-		"returned_chars":     intProp("characters in this page"),
-		"total_chars":        intProp("characters in the whole reassembled text; a lower bound when total_chars_exact is false"),
-		"total_chars_exact":  boolProp("false when only the start of a long document was read to serve this page, so total_chars is a lower bound"),
-		"has_more":           boolProp("true when the text goes on after this page (see next_offset)"),
-		"next_offset":        intProp("offset of the next page; absent on the last page"),
-		"note":               strProp("explanation when the text is not available"),
-		"cached":             boolProp("true when served from r2r-mcp's cache"),
-	}, "document_id", "title", "metadata", "text", "offset", "returned_chars", "total_chars")
+// getDocumentTool reads through l.
+func getDocumentTool(d *Deps, l *loader) Tool {
 	opts := append(readTool("Read a document",
 		"Read a whole document, e.g. a hit of r2r_search or a cited source: its metadata and text, reassembled from its chunks in order. "+
-			"Long documents come in pages: use offset and max_chars to read on.", out),
+			"Long documents come in pages: use offset and max_chars to read on.", outputSchema[GetDocumentOutput]()),
 		searchHint("read full text of a document page"),
 		maxResultChars(resultChars(maxMaxChars)),
-		mcp.WithString("document_id", mcp.MinLength(minShortID), mcp.MaxLength(36),
-			mcp.Description("Document ID (UUID) to read, e.g. from r2r_search or r2r_list_documents, or the short id (a unique prefix "+
-				"of at least 7 hex digits) such a result showed. Give this or path")),
-		mcp.WithString("path", mcp.MinLength(1), mcp.MaxLength(maxPathChars),
-			mcp.Description("Or a file's path relative to the repository root (docs/runbook.md): reads the version you see, "+
-				"your own working copy in a team project when you synced one, else the team's")),
-		mcp.WithInteger("offset", mcp.Min(0), mcp.Max(100000000), mcp.DefaultNumber(0),
-			mcp.Description("Character offset to start reading at")),
-		mcp.WithInteger("max_chars", mcp.Min(1), mcp.Max(maxMaxChars), mcp.DefaultNumber(defaultMaxChars),
-			mcp.Description("Maximum number of characters of text to return")),
-	)
+		inputSchema[getDocumentParams]())
 	def := newTool(getDocumentName, opts...)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p getDocumentParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Example: Example{Args: map[string]any{"document_id": "5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}, Error: "not_found"}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p getDocumentParams) (*mcp.CallToolResult, error) {
 		id := p.DocumentID
 		if p.Path != "" {
 			var errRes *mcp.CallToolResult
@@ -459,7 +401,7 @@ func getDocumentTool(d *Deps) Tool {
 				return errRes, nil
 			}
 		}
-		o, errRes := d.readDocument(ctx, c, id, p.Offset, p.MaxChars)
+		o, errRes := d.readDocument(ctx, c, l, id, p.Offset, p.MaxChars)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -470,10 +412,10 @@ func getDocumentTool(d *Deps) Tool {
 // getDocumentParams are one r2r_get_document call's arguments: exactly one of
 // document_id and path.
 type getDocumentParams struct {
-	DocumentID string `json:"document_id"`
-	Path       string `json:"path"`
-	Offset     int    `json:"offset"`
-	MaxChars   int    `json:"max_chars"`
+	DocumentID string `json:"document_id" min:"minShortID" max:"36" desc:"Document ID (UUID) to read, e.g. from r2r_search or r2r_list_documents, or the short id (a unique prefix of at least 7 hex digits) such a result showed. Give this or path"`
+	Path       string `json:"path" min:"1" max:"maxPathChars" desc:"Or a file's path relative to the repository root (docs/runbook.md): reads the version you see, your own working copy in a team project when you synced one, else the team's"`
+	Offset     int    `json:"offset" min:"0" max:"100000000" default:"0" desc:"Character offset to start reading at"`
+	MaxChars   int    `json:"max_chars" min:"1" max:"maxMaxChars" default:"defaultMaxChars" desc:"Maximum number of characters of text to return"`
 }
 
 func (p *getDocumentParams) check(d *Deps) (err error) {
@@ -493,11 +435,11 @@ func (p *getDocumentParams) check(d *Deps) (err error) {
 // readDocument fetches a document and one page of its reassembled text, through the cache
 // (kind document; shared by r2r_get_document and the r2r://documents/{id} resource, whose
 // call c is nil).
-func (d *Deps) readDocument(ctx context.Context, c *call, id string, offset, maxChars int) (*GetDocumentOutput, *mcp.CallToolResult) {
+func (d *Deps) readDocument(ctx context.Context, c *call, l *loader, id string, offset, maxChars int) (*GetDocumentOutput, *mcp.CallToolResult) {
 	// A document can be in several collections: its results depend on collection "",
 	// which every write bumps.
 	args := map[string]any{"document_id": id, "offset": offset, "max_chars": maxChars}
-	o, cached, err := cachedLoad(ctx, c, d, cache.KindDocument, getDocumentName, args, "", func(ctx context.Context) (*GetDocumentOutput, bool, error) {
+	o, cached, err := cachedLoad(ctx, c, l, cache.KindDocument, getDocumentName, args, "", func(ctx context.Context) (*GetDocumentOutput, bool, error) {
 		o, err := d.loadDocument(ctx, id, offset, maxChars)
 		if err != nil {
 			return nil, false, err

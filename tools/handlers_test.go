@@ -68,7 +68,7 @@ func TestToolsOverMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(listed.Tools) != len(wantTools) {
+	if len(listed.Tools) != len(e.list) {
 		t.Fatalf("tools/list has %d tools", len(listed.Tools))
 	}
 
@@ -1022,7 +1022,7 @@ func TestBreakerOpenMapsToCode32003(t *testing.T) {
 	e := newEnv(t)
 	e.deps.Client = c
 	e.deps.BreakerState = b.State
-	mc := serve(t, []Tool{monitorTaskTool(e.deps), statusTool(e.deps)}, e.deps)
+	mc := serve(t, []Tool{monitorTaskTool(e.deps), statusTool(e.deps, e.deps.limiter)}, e.deps)
 	srv.ForceStatus("GET /v3/documents/{id}", 503, 2)
 	args := map[string]any{"document_id": "00000000-0000-4000-8000-000000000001"}
 	for range 2 {

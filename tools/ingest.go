@@ -24,41 +24,42 @@ const maxPathChars = 4096
 
 // IngestOutput is the structured result of r2r_ingest_document.
 type IngestOutput struct {
-	DocumentID      string   `json:"document_id"`
-	Status          string   `json:"status"` // pending, stuck, success, failed, already_current
-	FileName        string   `json:"file_name"`
-	CollectionID    string   `json:"collection_id"`
-	CollectionName  string   `json:"collection_name,omitempty"`
-	RelativePath    string   `json:"relative_path"`
-	SizeBytes       int64    `json:"size_bytes"`
-	ContentSHA      string   `json:"content_sha256"`
-	SentAs          string   `json:"sent_as"` // file, or text for types R2R has no parser for
-	Replaced        []string `json:"replaced_document_ids"`
-	OldKept         bool     `json:"old_versions_kept,omitempty"`
-	IngestionStatus string   `json:"ingestion_status,omitempty"` // R2R's own status when known
-	Sent            bool     `json:"sent"`
-	Resent          bool     `json:"resent,omitempty"`
-	Started         string   `json:"ingestion_started,omitempty"`
-	Failure         string   `json:"failure,omitempty"`
-	Warning         string   `json:"warning,omitempty"`
-	CollectionNew   bool     `json:"collection_created"`
-	Message         string   `json:"message"`
+	DocumentID     string `json:"document_id" required:"true" desc:"id of the document in R2R (deterministic: same collection + R2R user + path + content → same id)"`
+	Status         string `json:"status" required:"true" enum:"pending,stuck,success,failed,already_current" desc:"pending: R2R is still processing (poll r2r_monitor_task); stuck: R2R has been ingesting this content for over 10 minutes without finishing (the message says what to do); success; failed; already_current: a document with this exact content exists, nothing was sent"`
+	FileName       string `json:"file_name" required:"true" desc:"base name of the uploaded file"`
+	CollectionID   string `json:"collection_id" required:"true" desc:"collection the document was added to"`
+	CollectionName string `json:"collection_name,omitempty" desc:"name of that collection, when known"`
+	RelativePath   string `json:"relative_path" desc:"path of the file relative to the project root (also the document title)"`
+	SizeBytes      int64  `json:"size_bytes" desc:"size of the uploaded file in bytes"`
+	ContentSHA     string `json:"content_sha256" desc:"SHA-256 of the file's content (stored in the document's metadata)"`
+	// SentAs is text for types R2R has no parser for.
+	SentAs          string   `json:"sent_as" enum:"file,text" desc:"file: uploaded for R2R's parser; text: sent as text because R2R has no parser for the type (source code, YAML, …)"`
+	Replaced        []string `json:"replaced_document_ids" items:"document id" desc:"older versions of this file's document that were deleted after the new one succeeded"`
+	OldKept         bool     `json:"old_versions_kept,omitempty" desc:"true when older versions were kept because the new one has not succeeded (yet)"`
+	IngestionStatus string   `json:"ingestion_status,omitempty" desc:"R2R's ingestion status when known (pending, parsing, …, success, failed)"`
+	Sent            bool     `json:"sent" desc:"true when this call uploaded the file; false when R2R already had this content (already_current, or still ingesting an earlier upload)"`
+	Resent          bool     `json:"resent,omitempty" desc:"true when R2R's earlier ingestion of this content had died (unfinished for over 60 minutes) and the file was sent again"`
+	Started         string   `json:"ingestion_started,omitempty" desc:"when R2R started the ingestion that is still running, RFC 3339"`
+	Failure         string   `json:"failure,omitempty" desc:"R2R's failure reason when ingestion failed"`
+	Warning         string   `json:"warning,omitempty" desc:"a problem that did not stop the ingest (e.g. an old version could not be deleted)"`
+	CollectionNew   bool     `json:"collection_created" desc:"true when the project's collection was created by this call"`
+	Message         string   `json:"message" desc:"what happened and what to do next"`
 }
 
 func ingestDocumentTool(d *Deps) Tool {
 	def := ingestDocumentDef()
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Deadline: d.ingestDeadline, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p ingestParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Deadline: d.ingestDeadline, Example: Example{Args: map[string]any{"file_path": "README.md"}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p ingestParams) (*mcp.CallToolResult, error) {
 		return d.ingest(ctx, req, p), nil
 	})}
 }
 
 // ingestParams are one r2r_ingest_document call's arguments.
 type ingestParams struct {
-	FilePath     string         `json:"file_path"`
-	CollectionID string         `json:"collection_id"`
-	Metadata     map[string]any `json:"metadata"`
-	Mode         string         `json:"ingestion_mode"`
-	Async        bool           `json:"run_async"`
+	FilePath     string         `json:"file_path" required:"true" min:"1" max:"maxPathChars" desc:"Path of the file to ingest: relative to the project root, or absolute inside it"`
+	CollectionID string         `json:"collection_id" max:"36" desc:"Collection ID (UUID) to add the document to; omit to use the current project's collection (created on first use)"`
+	Metadata     map[string]any `json:"metadata" desc:"Custom metadata for the document (at most 16 KiB as JSON). r2r-mcp adds title (the relative path), source_path, content_sha256, source, project and ingested_by; keys r2r-mcp or R2R set and read back are refused (the error lists them)"`
+	Mode         string         `json:"ingestion_mode" enum:"ingestionModes" default:"fast" desc:"Ingestion mode: hi-res (full processing, LLM summary), fast (quick, no summary), custom (R2R's configured settings)"`
+	Async        bool           `json:"run_async" default:"true" desc:"Return right away and let R2R ingest in the background (recommended); false waits up to about 40 s for the result"`
 }
 
 func (p *ingestParams) check(*Deps) (err error) {
@@ -74,27 +75,6 @@ func (p *ingestParams) check(*Deps) (err error) {
 // ingestDocumentDef is r2r_ingest_document's definition.
 func ingestDocumentDef() mcp.Tool {
 	const title = "Ingest a project file"
-	out := objectSchema(map[string]any{
-		"document_id":           strProp("id of the document in R2R (deterministic: same collection + R2R user + path + content → same id)"),
-		"status":                enumProp("pending: R2R is still processing (poll r2r_monitor_task); stuck: R2R has been ingesting this content for over 10 minutes without finishing (the message says what to do); success; failed; already_current: a document with this exact content exists, nothing was sent", "pending", "stuck", "success", "failed", "already_current"),
-		"sent":                  boolProp("true when this call uploaded the file; false when R2R already had this content (already_current, or still ingesting an earlier upload)"),
-		"resent":                boolProp("true when R2R's earlier ingestion of this content had died (unfinished for over 60 minutes) and the file was sent again"),
-		"ingestion_started":     strProp("when R2R started the ingestion that is still running, RFC 3339"),
-		"file_name":             strProp("base name of the uploaded file"),
-		"collection_id":         strProp("collection the document was added to"),
-		"collection_name":       strProp("name of that collection, when known"),
-		"relative_path":         strProp("path of the file relative to the project root (also the document title)"),
-		"size_bytes":            intProp("size of the uploaded file in bytes"),
-		"content_sha256":        strProp("SHA-256 of the file's content (stored in the document's metadata)"),
-		"sent_as":               enumProp("file: uploaded for R2R's parser; text: sent as text because R2R has no parser for the type (source code, YAML, …)", "file", "text"),
-		"replaced_document_ids": arrayProp("older versions of this file's document that were deleted after the new one succeeded", strProp("document id")),
-		"old_versions_kept":     boolProp("true when older versions were kept because the new one has not succeeded (yet)"),
-		"warning":               strProp("a problem that did not stop the ingest (e.g. an old version could not be deleted)"),
-		"ingestion_status":      strProp("R2R's ingestion status when known (pending, parsing, …, success, failed)"),
-		"failure":               strProp("R2R's failure reason when ingestion failed"),
-		"collection_created":    boolProp("true when the project's collection was created by this call"),
-		"message":               strProp("what happened and what to do next"),
-	}, "document_id", "status", "file_name", "collection_id")
 	return newTool("r2r_ingest_document",
 		mcp.WithToolTitle(title),
 		mcp.WithDescription("Add or update one project file in the knowledge base, e.g. a doc you just wrote or changed that the team should find. "+
@@ -104,17 +84,8 @@ func ingestDocumentDef() mcp.Tool {
 			"Returns at once by default; poll r2r_monitor_task until success before searching for it."),
 		searchHint("upload index add a file doc to knowledge base"),
 		annotations(title, false, false, true, true),
-		withOutputSchema(out),
-		mcp.WithString("file_path", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxPathChars),
-			mcp.Description("Path of the file to ingest: relative to the project root, or absolute inside it")),
-		mcp.WithString("collection_id", mcp.MaxLength(36),
-			mcp.Description("Collection ID (UUID) to add the document to; omit to use the current project's collection (created on first use)")),
-		mcp.WithObject("metadata",
-			mcp.Description("Custom metadata for the document (at most 16 KiB as JSON). r2r-mcp adds title (the relative path), source_path, content_sha256, source, project and ingested_by; keys r2r-mcp or R2R set and read back are refused (the error lists them)")),
-		mcp.WithString("ingestion_mode", mcp.Enum(kbsync.IngestionModes...), mcp.DefaultString("fast"),
-			mcp.Description("Ingestion mode: hi-res (full processing, LLM summary), fast (quick, no summary), custom (R2R's configured settings)")),
-		mcp.WithBoolean("run_async", mcp.DefaultBool(true),
-			mcp.Description("Return right away and let R2R ingest in the background (recommended); false waits up to about 40 s for the result")),
+		withOutputSchema(outputSchema[IngestOutput]()),
+		inputSchema[ingestParams](),
 	)
 }
 

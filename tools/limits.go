@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"strconv"
 	"sync"
@@ -46,6 +47,20 @@ func (r RateLimits) For(c RateClass) RateLimit {
 		return l
 	}
 	return r.Default
+}
+
+// rateLimiter applies the tools' rate limits: the call chain's last layer (limit), the
+// gate a cached tool's load passes (admitR2R) and the figures r2r_status reports (stats).
+type rateLimiter struct {
+	local    *limiters
+	shared   SharedLimiter    // nil = the local buckets only
+	identity func() string    // the credential's, keying the shared buckets
+	now      func() time.Time // of the local buckets
+	logger   *slog.Logger
+}
+
+func newRateLimiter(cfg RateLimits, shared SharedLimiter, identity func() string, now func() time.Time, logger *slog.Logger) *rateLimiter {
+	return &rateLimiter{local: newLimiters(cfg), shared: shared, identity: identity, now: now, logger: logger}
 }
 
 // limiters hold one token bucket per tool, created on first use.
@@ -107,8 +122,8 @@ func (t *toolLimiter) admit(now time.Time) (time.Duration, bool) {
 // up behind the limit. A Cached tool's call takes its token only when it is about to ask R2R
 // (its call value carries the gate, which cachedLoad passes): cache hits are never refused,
 // and a refused load comes back as the handler's own error result (a *rateRefusal).
-func (d *Deps) limit(t *Tool) server.ToolHandlerFunc {
-	tl := d.limits.get(t.Def.Name, t.Rate)
+func (r *rateLimiter) limit(t *Tool) server.ToolHandlerFunc {
+	tl := r.local.get(t.Def.Name, t.Rate)
 	run, spansAll := t.run, t.RemoteSpansAll
 	if run == nil { // a tool built without its own handler (tests)
 		h := t.Handler
@@ -124,12 +139,12 @@ func (d *Deps) limit(t *Tool) server.ToolHandlerFunc {
 		}
 	case t.Cached:
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return run(ctx, &call{spansAll: spansAll, gate: rateGate{d: d, tl: tl}}, req)
+			return run(ctx, &call{spansAll: spansAll, gate: rateGate{r: r, tl: tl}}, req)
 		}
 	}
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if wait, ok := d.admit(ctx, tl); !ok {
-			return d.refused(ctx, tl, wait).result(), nil
+		if wait, ok := r.admit(ctx, tl); !ok {
+			return r.refused(ctx, tl, wait).result(), nil
 		}
 		return run(ctx, static, req)
 	}
@@ -138,7 +153,7 @@ func (d *Deps) limit(t *Tool) server.ToolHandlerFunc {
 // rateGate admits one call to R2R on the first admit; later admits of the same call pass. A
 // gate without a limiter (tl nil) admits everything.
 type rateGate struct {
-	d  *Deps
+	r  *rateLimiter
 	tl *toolLimiter
 
 	mu       sync.Mutex
@@ -162,9 +177,9 @@ func admitR2R(ctx context.Context, c *call) error {
 	case g.refusal != nil:
 		return g.refusal
 	}
-	wait, ok := g.d.admit(ctx, g.tl)
+	wait, ok := g.r.admit(ctx, g.tl)
 	if !ok {
-		g.refusal = g.d.refused(ctx, g.tl, wait)
+		g.refusal = g.r.refused(ctx, g.tl, wait)
 		return g.refusal
 	}
 	g.admitted = true
@@ -184,8 +199,8 @@ func (r *rateRefusal) Error() string { return "tools: " + r.tool + " rate limite
 func (r *rateRefusal) result() *mcp.CallToolResult { return rateLimitedResult(r.tool, r.cfg, r.wait) }
 
 // refused records that a call of tl's tool was refused for wait.
-func (d *Deps) refused(ctx context.Context, tl *toolLimiter, wait time.Duration) *rateRefusal {
-	d.logger().DebugContext(ctx, "tool call refused by the rate limit", "tool", tl.name, "retry_after", wait)
+func (r *rateLimiter) refused(ctx context.Context, tl *toolLimiter, wait time.Duration) *rateRefusal {
+	r.logger.DebugContext(ctx, "tool call refused by the rate limit", "tool", tl.name, "retry_after", wait)
 	return &rateRefusal{tool: tl.name, cfg: tl.cfg, wait: wait}
 }
 
@@ -199,12 +214,11 @@ func rateLimitedResult(name string, cfg RateLimit, wait time.Duration) *mcp.Call
 }
 
 // rateLimitStats reports, per tool with a limit, its settings and how many calls it refused.
-func (d *Deps) rateLimitStats() map[string]map[string]any {
-	d.setup()
-	d.limits.mu.Lock()
-	defer d.limits.mu.Unlock()
+func (r *rateLimiter) stats() map[string]map[string]any {
+	r.local.mu.Lock()
+	defer r.local.mu.Unlock()
 	out := map[string]map[string]any{}
-	for name, tl := range d.limits.m {
+	for name, tl := range r.local.m {
 		if tl.lim != nil {
 			out[name] = map[string]any{"rate": tl.cfg.Rate, "burst": tl.cfg.Burst, "rejected": tl.rejected.Load()}
 		}
@@ -222,9 +236,9 @@ type SharedLimiter interface {
 
 // admit takes a token for one call of tl's tool: from the shared limiter, under the
 // credential's identity, when there is one and it answers; else from the local bucket.
-func (d *Deps) admit(ctx context.Context, tl *toolLimiter) (time.Duration, bool) {
-	if d.SharedLimits != nil {
-		wait, ok, err := d.SharedLimits.Admit(ctx, d.Client.Identity()+"\x00"+tl.name, tl.cfg.Rate, tl.cfg.Burst)
+func (r *rateLimiter) admit(ctx context.Context, tl *toolLimiter) (time.Duration, bool) {
+	if r.shared != nil {
+		wait, ok, err := r.shared.Admit(ctx, r.identity()+"\x00"+tl.name, tl.cfg.Rate, tl.cfg.Burst)
 		if err == nil {
 			if !ok {
 				tl.rejected.Add(1)
@@ -232,5 +246,5 @@ func (d *Deps) admit(ctx context.Context, tl *toolLimiter) (time.Duration, bool)
 			return wait, ok
 		}
 	}
-	return tl.admit(d.now())
+	return tl.admit(r.now())
 }

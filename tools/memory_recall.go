@@ -22,72 +22,44 @@ const (
 
 // MemoryEntry is one memory of r2r_recall's index.
 type MemoryEntry struct {
-	ID      string `json:"id"` // short id; the full id is shown to r2r_get_document's lookup
-	Kind    string `json:"kind"`
-	Title   string `json:"title"`
-	Age     string `json:"age"`
-	Author  string `json:"author"`
-	Excerpt string `json:"excerpt"`
-	Stale   string `json:"stale,omitempty"`
+	// ID is the short id; the full id is shown to r2r_get_document's lookup.
+	ID      string `json:"id" required:"true" desc:"short id of the memory (r2r_get_document reads it in full, r2r_forget deletes it, supersedes replaces it)"`
+	Kind    string `json:"kind" required:"true" enum:"memoryKinds" desc:"its kind"`
+	Title   string `json:"title" required:"true" desc:"its title"`
+	Age     string `json:"age" required:"true" desc:"how long ago it was saved (m, h, d, mo, y)"`
+	Author  string `json:"author" required:"true" desc:"who saved it: the R2R owner of the memory, by the name part of the email R2R gives for them"`
+	Excerpt string `json:"excerpt" required:"true" desc:"the start of its body, on one line"`
+	Stale   string `json:"stale,omitempty" desc:"present when files it names changed since it was saved: it may be out of date"`
 }
 
 // RecallOutput is the structured result of r2r_recall.
 type RecallOutput struct {
-	Memories []MemoryEntry `json:"memories"`
-	Count    int           `json:"count"`
-	Note     string        `json:"note,omitempty"`
+	Memories []MemoryEntry `json:"memories" required:"true" desc:"the memories found: best first with a query, newest first without"`
+	Count    int           `json:"count" required:"true" desc:"number of memories listed"`
+	Note     string        `json:"note,omitempty" desc:"why nothing was found, or what was left out"`
 }
 
 func recallDef() mcp.Tool {
-	out := objectSchema(map[string]any{
-		"memories": arrayProp("the memories found: best first with a query, newest first without", objectSchema(map[string]any{
-			"id":      strProp("short id of the memory (r2r_get_document reads it in full, r2r_forget deletes it, supersedes replaces it)"),
-			"kind":    enumProp("its kind", memory.Kinds...),
-			"title":   strProp("its title"),
-			"age":     strProp("how long ago it was saved (m, h, d, mo, y)"),
-			"author":  strProp("who saved it: the R2R owner of the memory, by the name part of the email R2R gives for them"),
-			"excerpt": strProp("the start of its body, on one line"),
-			"stale":   strProp("present when files it names changed since it was saved: it may be out of date"),
-		}, "id", "kind", "title", "age", "author", "excerpt")),
-		"count": intProp("number of memories listed"),
-		"note":  strProp("why nothing was found, or what was left out"),
-	}, "memories", "count")
 	opts := append(readTool("Recall team memories",
 		"Find what the team remembered in this project: decisions, conventions, fixes, gotchas, checkpoints and notes. "+
 			"With a query (words, or a pasted error message to find its fix) the best matches come first; without one the newest. "+
 			"To resume where work was left off: kind checkpoint, no query. Returns a compact index; "+
-			"r2r_get_document with an id reads a memory in full.", out),
-		mcp.WithString("query", mcp.MaxLength(maxQueryChars),
-			mcp.Description("What to look for, or an error message as it appeared; omit to list the newest")),
-		mcp.WithString("kind", mcp.Enum(memory.Kinds...),
-			mcp.Description("Only memories of this kind")),
-		mcp.WithString("path", mcp.MaxLength(memory.MaxPathChars),
-			mcp.Description("Only memories about this project file (relative to the project root)")),
-		mcp.WithString("tag", mcp.MaxLength(memory.MaxTagChars),
-			mcp.Description("Only memories with this tag")),
-		mcp.WithString("author", mcp.MaxLength(320),
-			mcp.Description("Only memories saved by this R2R user: their email, or the author name recall shows")),
-		mcp.WithInteger("max_age_days", mcp.Min(1), mcp.Max(36500),
-			mcp.Description("Only memories saved in the last this many days")),
-		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(20), mcp.DefaultNumber(10),
-			mcp.Description("Maximum number of memories to list")),
-		mcp.WithString("collection_id", mcp.MaxLength(36),
-			mcp.Description("Collection ID (UUID) to recall from; omit for the current project's collection")),
-	)
+			"r2r_get_document with an id reads a memory in full.", outputSchema[RecallOutput]()),
+		inputSchema[recallParams]())
 	opts = append(opts, searchHint("recall what the team remembered resume checkpoint past fix"))
 	return newTool("r2r_recall", opts...)
 }
 
 // recallParams are one r2r_recall call's arguments.
 type recallParams struct {
-	Query        string `json:"query"`
-	Kind         string `json:"kind"`
-	Path         string `json:"path"`
-	Tag          string `json:"tag"`
-	Author       string `json:"author"`
-	MaxAgeDays   int    `json:"max_age_days"`
-	Limit        int    `json:"limit"`
-	CollectionID string `json:"collection_id"`
+	Query        string `json:"query" max:"maxQueryChars" desc:"What to look for, or an error message as it appeared; omit to list the newest"`
+	Kind         string `json:"kind" enum:"memoryKinds" desc:"Only memories of this kind"`
+	Path         string `json:"path" max:"memoryPathChars" desc:"Only memories about this project file (relative to the project root)"`
+	Tag          string `json:"tag" max:"memoryTagChars" desc:"Only memories with this tag"`
+	Author       string `json:"author" max:"320" desc:"Only memories saved by this R2R user: their email, or the author name recall shows"`
+	MaxAgeDays   int    `json:"max_age_days" min:"1" max:"36500" desc:"Only memories saved in the last this many days"`
+	Limit        int    `json:"limit" min:"1" max:"20" default:"10" desc:"Maximum number of memories to list"`
+	CollectionID string `json:"collection_id" max:"36" desc:"Collection ID (UUID) to recall from; omit for the current project's collection"`
 }
 
 func (p *recallParams) check(*Deps) (err error) {
@@ -100,7 +72,7 @@ func (p *recallParams) check(*Deps) (err error) {
 
 func recallTool(d *Deps) Tool {
 	def := recallDef()
-	return Tool{Def: def, Group: GroupMemory, ReadOnly: true, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p recallParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupMemory, ReadOnly: true, Example: Example{Args: map[string]any{"query": "payout queue stalled"}}, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p recallParams) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil

@@ -26,38 +26,24 @@ const (
 
 // RememberOutput is the structured result of r2r_remember.
 type RememberOutput struct {
-	ID              string `json:"id"`
-	Kind            string `json:"kind"`
-	Title           string `json:"title"`
-	Status          string `json:"status"` // saved, already_remembered
-	IngestionStatus string `json:"ingestion_status,omitempty"`
-	Superseded      string `json:"superseded_id,omitempty"`
-	Outcome         string `json:"superseded,omitempty"` // memory.Outcome*
-	OldAuthor       string `json:"superseded_author,omitempty"`
-	IDTaken         bool   `json:"id_taken,omitempty"`
-	Version         int    `json:"version,omitempty"` // of a skill
-	CollectionID    string `json:"collection_id"`
-	Message         string `json:"message"`
+	ID    string `json:"id" required:"true" desc:"the memory's id (deterministic: the same content is the same memory); r2r_get_document reads it, r2r_forget deletes it"`
+	Kind  string `json:"kind" required:"true" enum:"memoryKinds" desc:"the memory's kind"`
+	Title string `json:"title" required:"true" desc:"its title"`
+	// Status is saved or already_remembered.
+	Status          string `json:"status" required:"true" enum:"saved,already_remembered" desc:"saved: stored now; already_remembered: the same memory existed, nothing was sent"`
+	IngestionStatus string `json:"ingestion_status,omitempty" desc:"R2R's ingestion status of the memory, when known"`
+	Superseded      string `json:"superseded_id,omitempty" desc:"the memory this one supersedes"`
+	// Outcome is one of memory.Outcome*.
+	Outcome      string `json:"superseded,omitempty" enum:"memoryOutcomes" desc:"what became of it: deleted (by R2R); hidden (another user's, which R2R keeps: recall, search and RAG leave it out for everyone); gone (no longer in the collection); pending (kept until this one is searchable); still_shown (R2R kept it and it is still found: see message)"`
+	OldAuthor    string `json:"superseded_author,omitempty" desc:"who saved the superseded memory, when R2R kept it"`
+	IDTaken      bool   `json:"id_taken,omitempty" desc:"true when the memory's usual id held another user's document, so it was saved under a new id"`
+	Version      int    `json:"version,omitempty" desc:"a skill's version: 1, then one more for each change"`
+	CollectionID string `json:"collection_id" required:"true" desc:"the collection the memory is in"`
+	Message      string `json:"message" required:"true" desc:"what happened"`
 }
 
 func rememberDef() mcp.Tool {
 	const title = "Remember for the team"
-	out := objectSchema(map[string]any{
-		"id":               strProp("the memory's id (deterministic: the same content is the same memory); r2r_get_document reads it, r2r_forget deletes it"),
-		"kind":             enumProp("the memory's kind", memory.Kinds...),
-		"title":            strProp("its title"),
-		"status":           enumProp("saved: stored now; already_remembered: the same memory existed, nothing was sent", "saved", "already_remembered"),
-		"ingestion_status": strProp("R2R's ingestion status of the memory, when known"),
-		"superseded_id":    strProp("the memory this one supersedes"),
-		"superseded": enumProp("what became of it: deleted (by R2R); hidden (another user's, which R2R keeps: recall, search and RAG leave it out for everyone); "+
-			"gone (no longer in the collection); pending (kept until this one is searchable); still_shown (R2R kept it and it is still found: see message)",
-			memory.OutcomeDeleted, memory.OutcomeHidden, memory.OutcomeGone, memory.OutcomePending, memory.OutcomeShown),
-		"superseded_author": strProp("who saved the superseded memory, when R2R kept it"),
-		"id_taken":          boolProp("true when the memory's usual id held another user's document, so it was saved under a new id"),
-		"version":           intProp("a skill's version: 1, then one more for each change"),
-		"collection_id":     strProp("the collection the memory is in"),
-		"message":           strProp("what happened"),
-	}, "id", "kind", "title", "status", "collection_id", "message")
 	return newTool("r2r_remember",
 		mcp.WithToolTitle(title),
 		mcp.WithDescription("Save one memory for everyone on the team who reads this project's collection: a decision and why, "+
@@ -66,38 +52,21 @@ func rememberDef() mcp.Tool {
 			"Never put secrets in a memory: one that looks like it holds one is refused."),
 		searchHint("remember save note decision fix for the team"),
 		annotations(title, false, true, true, false),
-		withOutputSchema(out),
-		mcp.WithString("kind", mcp.Required(), mcp.Enum(memory.Kinds...),
-			mcp.Description("decision, convention, fix (an error and its fix), gotcha, checkpoint (done / next, to resume later), note, "+
-				"or skill (body: a SKILL.md, title: its name; a slash command for the team)")),
-		mcp.WithString("title", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(memory.MaxTitleChars),
-			mcp.Description("One line that says what the memory is, e.g. \"Use pgx, not lib/pq\"")),
-		mcp.WithString("body", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(memory.MaxBodyBytes),
-			mcp.Description("The memory itself (at most 8 KiB): what, why, how; for a checkpoint what was done and what is next")),
-		mcp.WithString("error", mcp.MaxLength(memory.MaxErrorBytes),
-			mcp.Description("For kind fix: the error message the fix resolves, as it appears (so pasting it into r2r_recall finds the fix)")),
-		mcp.WithArray("paths", mcp.MaxItems(memory.MaxPaths), mcp.WithStringItems(mcp.MinLength(1), mcp.MaxLength(memory.MaxPathChars)),
-			mcp.Description("Project files the memory is about, relative to the project root; recall marks it as maybe stale once they change")),
-		mcp.WithArray("tags", mcp.MaxItems(memory.MaxTags), mcp.WithStringItems(mcp.MinLength(1), mcp.MaxLength(memory.MaxTagChars)),
-			mcp.Description("Free tags to filter recall by")),
-		mcp.WithString("supersedes", mcp.MinLength(minShortID), mcp.MaxLength(36),
-			mcp.Description("Id of a memory this one replaces (a UUID, or the short id r2r_recall showed). Once this one is searchable your own is deleted; "+
-				"another user's, which R2R lets only them delete, stays in R2R and is left out of everyone's recall, search and RAG")),
-		mcp.WithString("collection_id", mcp.MaxLength(36),
-			mcp.Description("Collection ID (UUID) to save in; omit to use the current project's collection (created on first use)")),
+		withOutputSchema(outputSchema[RememberOutput]()),
+		inputSchema[rememberParams](),
 	)
 }
 
 // rememberParams are one r2r_remember call's arguments.
 type rememberParams struct {
-	Kind         string   `json:"kind"`
-	Title        string   `json:"title"`
-	Body         string   `json:"body"`
-	Error        string   `json:"error"`
-	Paths        []string `json:"paths"`
-	Tags         []string `json:"tags"`
-	Supersedes   string   `json:"supersedes"`
-	CollectionID string   `json:"collection_id"`
+	Kind         string   `json:"kind" required:"true" enum:"memoryKinds" desc:"decision, convention, fix (an error and its fix), gotcha, checkpoint (done / next, to resume later), note, or skill (body: a SKILL.md, title: its name; a slash command for the team)"`
+	Title        string   `json:"title" required:"true" min:"1" max:"memoryTitleChars" desc:"One line that says what the memory is, e.g. \"Use pgx, not lib/pq\""`
+	Body         string   `json:"body" required:"true" min:"1" max:"memoryBodyBytes" desc:"The memory itself (at most 8 KiB): what, why, how; for a checkpoint what was done and what is next"`
+	Error        string   `json:"error" max:"memoryErrorBytes" desc:"For kind fix: the error message the fix resolves, as it appears (so pasting it into r2r_recall finds the fix)"`
+	Paths        []string `json:"paths" max:"memoryPaths" itemmin:"1" itemmax:"memoryPathChars" desc:"Project files the memory is about, relative to the project root; recall marks it as maybe stale once they change"`
+	Tags         []string `json:"tags" max:"memoryTags" itemmin:"1" itemmax:"memoryTagChars" desc:"Free tags to filter recall by"`
+	Supersedes   string   `json:"supersedes" min:"minShortID" max:"36" desc:"Id of a memory this one replaces (a UUID, or the short id r2r_recall showed). Once this one is searchable your own is deleted; another user's, which R2R lets only them delete, stays in R2R and is left out of everyone's recall, search and RAG"`
+	CollectionID string   `json:"collection_id" max:"36" desc:"Collection ID (UUID) to save in; omit to use the current project's collection (created on first use)"`
 }
 
 func (p *rememberParams) check(d *Deps) (err error) {
@@ -118,7 +87,7 @@ func (p *rememberParams) check(d *Deps) (err error) {
 
 func rememberTool(d *Deps) Tool {
 	def := rememberDef()
-	return Tool{Def: def, Group: GroupMemory, ReadOnly: false, run: bound(d, def, func(ctx context.Context, _ *call, _ mcp.CallToolRequest, p rememberParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupMemory, ReadOnly: false, Example: Example{Args: map[string]any{"kind": "decision", "title": "Use pgx, not lib/pq", "body": "pgx supports COPY and context cancellation."}}, run: bound(d, def, func(ctx context.Context, _ *call, _ mcp.CallToolRequest, p rememberParams) (*mcp.CallToolResult, error) {
 		return d.remember(ctx, p), nil
 	})}
 }
@@ -264,22 +233,15 @@ func relativePaths(pr project.Project, paths []string) []string {
 
 // ForgetOutput is the structured result of r2r_forget.
 type ForgetOutput struct {
-	ID      string `json:"id"`
-	Kind    string `json:"kind"`
-	Title   string `json:"title"`
-	Deleted bool   `json:"deleted"`
-	Message string `json:"message"`
+	ID      string `json:"id" required:"true" desc:"id of the deleted memory"`
+	Kind    string `json:"kind" required:"true" enum:"memoryKinds" desc:"its kind"`
+	Title   string `json:"title" required:"true" desc:"its title"`
+	Deleted bool   `json:"deleted" required:"true" desc:"true: R2R deleted the memory"`
+	Message string `json:"message" required:"true" desc:"what was deleted"`
 }
 
 func forgetTool(d *Deps) Tool {
 	const title = "Forget a memory"
-	out := objectSchema(map[string]any{
-		"id":      strProp("id of the deleted memory"),
-		"kind":    enumProp("its kind", memory.Kinds...),
-		"title":   strProp("its title"),
-		"deleted": boolProp("true: R2R deleted the memory"),
-		"message": strProp("what was deleted"),
-	}, "id", "kind", "title", "deleted", "message")
 	def := newTool("r2r_forget",
 		mcp.WithToolTitle(title),
 		mcp.WithDescription("Delete one of your memories of the project's collection by id, for the whole team. Only memories: ingested files are refused "+
@@ -287,13 +249,10 @@ func forgetTool(d *Deps) Tool {
 			"To correct a memory rather than drop it, use r2r_remember with supersedes."),
 		searchHint("forget delete a team memory"),
 		annotations(title, false, true, true, false),
-		withOutputSchema(out),
-		mcp.WithString("memory_id", mcp.Required(), mcp.MinLength(minShortID), mcp.MaxLength(36),
-			mcp.Description("Id of the memory to delete: a UUID, or the short id r2r_recall showed")),
-		mcp.WithString("collection_id", mcp.MaxLength(36),
-			mcp.Description("Collection ID (UUID) the memory is in; omit for the current project's collection")),
+		withOutputSchema(outputSchema[ForgetOutput]()),
+		inputSchema[forgetParams](),
 	)
-	return Tool{Def: def, Group: GroupMemory, ReadOnly: false, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p forgetParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupMemory, ReadOnly: false, Example: Example{Args: map[string]any{"memory_id": "5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}, Error: "not_a_memory"}, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p forgetParams) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
@@ -316,8 +275,8 @@ func forgetTool(d *Deps) Tool {
 
 // forgetParams are one r2r_forget call's arguments.
 type forgetParams struct {
-	MemoryID     string `json:"memory_id"`
-	CollectionID string `json:"collection_id"`
+	MemoryID     string `json:"memory_id" required:"true" min:"minShortID" max:"36" desc:"Id of the memory to delete: a UUID, or the short id r2r_recall showed"`
+	CollectionID string `json:"collection_id" max:"36" desc:"Collection ID (UUID) the memory is in; omit for the current project's collection"`
 }
 
 func (p *forgetParams) check(d *Deps) (err error) {

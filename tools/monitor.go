@@ -42,15 +42,15 @@ func ingestionProgress(status string) float64 {
 
 // MonitorOutput is the structured result of r2r_monitor_task.
 type MonitorOutput struct {
-	DocumentID       string  `json:"document_id"`
-	IngestionStatus  string  `json:"ingestion_status"`
-	ExtractionStatus string  `json:"extraction_status"`
-	Title            string  `json:"title"`
-	Progress         float64 `json:"progress"`
-	Done             bool    `json:"done"`
-	Failure          string  `json:"failure,omitempty"`
-	UpdatedAt        string  `json:"updated_at,omitempty"`
-	Stuck            bool    `json:"stuck,omitempty"`
+	DocumentID       string  `json:"document_id" required:"true" desc:"the document checked"`
+	IngestionStatus  string  `json:"ingestion_status" required:"true" desc:"ingestionStatusDesc"`
+	ExtractionStatus string  `json:"extraction_status" required:"true" desc:"knowledge-graph extraction status: pending, processing, success, enriched or failed"`
+	Title            string  `json:"title" required:"true" desc:"document title"`
+	Progress         float64 `json:"progress" required:"true" min:"0" max:"1" desc:"ingestion progress from 0 to 1, derived from the status (1 when success or failed)"`
+	Done             bool    `json:"done" desc:"true when ingestion has finished (success or failed)"`
+	Failure          string  `json:"failure,omitempty" desc:"R2R's failure reason when ingestion failed"`
+	UpdatedAt        string  `json:"updated_at,omitempty" desc:"R2R's updated_at, RFC 3339: while ingestion runs, when it started"`
+	Stuck            bool    `json:"stuck,omitempty" desc:"true when R2R has been ingesting the document for over 10 minutes without finishing: the text says what to do"`
 	verdict          string  // the text on a stuck ingestion; "" = none
 }
 
@@ -59,25 +59,14 @@ type MonitorOutput struct {
 const ingestionStatusDesc = "R2R ingestion status: pending, parsing, extracting, chunking, embedding, augmenting, storing, enriching, failed or success"
 
 func monitorTaskTool(d *Deps) Tool {
-	out := objectSchema(map[string]any{
-		"document_id":       strProp("the document checked"),
-		"ingestion_status":  strProp(ingestionStatusDesc),
-		"extraction_status": strProp("knowledge-graph extraction status: pending, processing, success, enriched or failed"),
-		"title":             strProp("document title"),
-		"progress":          withDesc("ingestion progress from 0 to 1, derived from the status (1 when success or failed)", map[string]any{"type": "number", "minimum": 0, "maximum": 1}),
-		"done":              boolProp("true when ingestion has finished (success or failed)"),
-		"failure":           strProp("R2R's failure reason when ingestion failed"),
-		"updated_at":        strProp("R2R's updated_at, RFC 3339: while ingestion runs, when it started"),
-		"stuck":             boolProp("true when R2R has been ingesting the document for over 10 minutes without finishing: the text says what to do"),
-	}, "document_id", "ingestion_status", "extraction_status", "title", "progress")
 	opts := append(readTool("Check ingestion status",
 		"Check whether an uploaded document is ingested yet: ingestion and extraction status, progress 0..1, "+
-			"and the reason when it failed. Poll it after r2r_ingest_document.", out),
+			"and the reason when it failed. Poll it after r2r_ingest_document.", outputSchema[MonitorOutput]()),
 		searchHint("ingestion status of an upload"),
 		documentIDParam("to check status for, as returned by r2r_ingest_document"),
 	)
 	def := newTool("r2r_monitor_task", opts...)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p documentParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Example: Example{Args: map[string]any{"document_id": "5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}, Error: "not_found"}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p documentParams) (*mcp.CallToolResult, error) {
 		id := p.DocumentID
 		// Never cached: the status must be live.
 		doc, err := d.Client.GetDocument(ctx, id)

@@ -39,6 +39,7 @@ type promptDef struct {
 // Prompts returns the prompts of the tools of d: ask, search and resume always, sync and
 // remember unless readOnly (their tools are not offered then).
 func Prompts(d *Deps, readOnly bool) []server.ServerPrompt {
+	d.setup()
 	defs := d.promptDefs(readOnly)
 	out := make([]server.ServerPrompt, len(defs))
 	for i, p := range defs {
@@ -212,7 +213,7 @@ func (d *Deps) collectionID(ctx context.Context, c string) (string, error) {
 	if u, err := uuid.Parse(c); err == nil && len(c) == 36 {
 		return u.String(), nil
 	}
-	page, _, err := d.loadCollections(ctx, nil, 0, maxCompletions)
+	page, _, err := d.loadCollections(ctx, nil, d.loader, 0, maxCompletions)
 	if err != nil {
 		return "", nil // the model looks it up itself
 	}
@@ -230,7 +231,7 @@ func (d *Deps) collectionID(ctx context.Context, c string) (string, error) {
 
 // collectionNames are the names of the collections the credential sees that start with prefix.
 func (d *Deps) collectionNames(ctx context.Context, prefix string) ([]string, error) {
-	page, _, err := d.loadCollections(ctx, nil, 0, maxCompletions)
+	page, _, err := d.loadCollections(ctx, nil, d.loader, 0, maxCompletions)
 	if err != nil {
 		return nil, err
 	}

@@ -18,24 +18,24 @@ import (
 
 // RAGSource is one chunk behind an answer, mapped to its document.
 type RAGSource struct {
-	ID         string  `json:"id"` // the short id the answer cites as [id]
-	Title      string  `json:"title"`
-	DocumentID string  `json:"document_id"`
-	URI        string  `json:"uri"`
-	Score      float64 `json:"score"`
-	Cited      bool    `json:"cited"` // the answer cites it
+	ID         string  `json:"id" required:"true" desc:"short citation id used in the answer as [id]"`
+	Title      string  `json:"title" required:"true" desc:"title of the source document"`
+	DocumentID string  `json:"document_id" required:"true" desc:"id of the source document (for r2r_get_document)"`
+	URI        string  `json:"uri" required:"true" desc:"the document as an MCP resource: r2r://documents/{document_id}"`
+	Score      float64 `json:"score" required:"true" desc:"retrieval score"`
+	Cited      bool    `json:"cited" required:"true" desc:"whether the answer cites this chunk"`
 }
 
 // RAGOutput is the structured result of r2r_rag_query.
 type RAGOutput struct {
-	Answer         string      `json:"answer"`
-	Sources        []RAGSource `json:"sources"`
-	ModelUsed      string      `json:"model_used"`
-	Cached         bool        `json:"cached"`
-	Question       string      `json:"question"`
-	CollectionID   string      `json:"collection_id,omitempty"`
-	CollectionName string      `json:"collection_name,omitempty"`
-	Note           string      `json:"note,omitempty"`
+	Answer         string      `json:"answer" required:"true" desc:"the generated answer; [abc1234] markers cite sources by id"`
+	Sources        []RAGSource `json:"sources" required:"true" desc:"chunks retrieved for the answer, cited ones first (empty when include_sources is false)"`
+	ModelUsed      string      `json:"model_used" required:"true" desc:"model R2R reports it used, or \"r2r-default\" when it does not say"`
+	Cached         bool        `json:"cached" required:"true" desc:"true when served from r2r-mcp's cache"`
+	Question       string      `json:"question" desc:"the question as asked"`
+	CollectionID   string      `json:"collection_id,omitempty" desc:"the collection the answer draws on"`
+	CollectionName string      `json:"collection_name,omitempty" desc:"name of that collection, when known"`
+	Note           string      `json:"note,omitempty" desc:"explanation when no answer could be generated"`
 }
 
 func (*RAGOutput) cleanHit() {}
@@ -71,42 +71,14 @@ var citationRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 
 // ragQueryDef is r2r_rag_query's definition.
 func ragQueryDef() mcp.Tool {
-	out := objectSchema(map[string]any{
-		"answer": strProp("the generated answer; [abc1234] markers cite sources by id"),
-		"sources": arrayProp("chunks retrieved for the answer, cited ones first (empty when include_sources is false)", objectSchema(map[string]any{
-			"id":          strProp("short citation id used in the answer as [id]"),
-			"title":       strProp("title of the source document"),
-			"document_id": strProp("id of the source document (for r2r_get_document)"),
-			"uri":         strProp("the document as an MCP resource: r2r://documents/{document_id}"),
-			"score":       numProp("retrieval score"),
-			"cited":       boolProp("whether the answer cites this chunk"),
-		}, "id", "title", "document_id", "uri", "score", "cited")),
-		"model_used":      strProp(`model R2R reports it used, or "r2r-default" when it does not say`),
-		"cached":          boolProp("true when served from r2r-mcp's cache"),
-		"question":        strProp("the question as asked"),
-		"collection_id":   strProp("the collection the answer draws on"),
-		"collection_name": strProp("name of that collection, when known"),
-		"note":            strProp("explanation when no answer could be generated"),
-	}, "answer", "sources", "model_used", "cached")
 	opts := append(readTool("Ask the project documents",
 		"Get a written answer to a question from the project's knowledge base, with citations: for how and why questions "+
 			"that need several passages put together (\"how do we deploy the worker?\"). Slower than r2r_search, which is better "+
-			"for finding where something is written. The answer cites its sources as [shortid], listed with their titles.", out),
+			"for finding where something is written. The answer cites its sources as [shortid], listed with their titles.",
+		outputSchema[RAGOutput]()),
 		searchHint("answer a question from project docs with citations"),
 		maxResultChars(resultChars(ragAnswerChars)),
-		mcp.WithString("question", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryChars),
-			mcp.Description("Question to answer (natural language)")),
-		mcp.WithString("collection_id", mcp.MaxLength(36),
-			mcp.Description("Collection ID (UUID) to query; omit to use the current project's collection")),
-		mcp.WithString("model", mcp.MaxLength(maxModelChars),
-			mcp.Description("LLM model for generation, as R2R names it (e.g. openai/gpt-4.1-mini); omit to use the model R2R is configured with")),
-		mcp.WithInteger("max_tokens", mcp.Min(1), mcp.Max(maxRAGTokens), mcp.DefaultNumber(500),
-			mcp.Description("Maximum tokens in the generated answer")),
-		mcp.WithNumber("temperature", mcp.Min(0.0), mcp.Max(2.0), mcp.DefaultNumber(0.7),
-			mcp.Description("Sampling temperature (0 = most deterministic)")),
-		mcp.WithBoolean("include_sources", mcp.DefaultBool(true),
-			mcp.Description("Include the source chunks with their document titles")),
-	)
+		inputSchema[ragRequest]())
 	return newTool("r2r_rag_query", opts...)
 }
 
@@ -115,9 +87,10 @@ func (d *Deps) ragDeadline(mcp.CallToolRequest) (time.Duration, string) {
 	return d.RAGTimeout, "--timeout-rag"
 }
 
-func ragQueryTool(d *Deps) Tool {
+// ragQueryTool asks through l.
+func ragQueryTool(d *Deps, l *loader) Tool {
 	def := ragQueryDef()
-	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, RemoteSpansAll: true, Rate: RateLLM, Deadline: d.ragDeadline, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, q ragRequest) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, RemoteSpansAll: true, Rate: RateLLM, Deadline: d.ragDeadline, Example: Example{Args: map[string]any{"question": "How is the project deployed?"}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, q ragRequest) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, q.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
@@ -133,7 +106,7 @@ func ragQueryTool(d *Deps) Tool {
 		if k := s.viewKey(); k != "" {
 			args["view"] = k
 		}
-		ans, cached, err := cachedLoad(ctx, c, d, cache.KindRAG, def.Name, args, s.ID, func(ctx context.Context) (answer[RAGOutput], bool, error) {
+		ans, cached, err := cachedLoad(ctx, c, l, cache.KindRAG, def.Name, args, s.ID, func(ctx context.Context) (answer[RAGOutput], bool, error) {
 			return d.runRAG(ctx, base, s, q)
 		})
 		if err != nil {
@@ -158,12 +131,12 @@ func ragQueryTool(d *Deps) Tool {
 
 // ragRequest is one r2r_rag_query call's arguments.
 type ragRequest struct {
-	Question       string  `json:"question"`
-	CollectionID   string  `json:"collection_id"`
-	Model          string  `json:"model"`
-	MaxTokens      int     `json:"max_tokens"`
-	Temperature    float64 `json:"temperature"`
-	IncludeSources bool    `json:"include_sources"`
+	Question       string  `json:"question" required:"true" min:"1" max:"maxQueryChars" desc:"Question to answer (natural language)"`
+	CollectionID   string  `json:"collection_id" max:"36" desc:"Collection ID (UUID) to query; omit to use the current project's collection"`
+	Model          string  `json:"model" max:"maxModelChars" desc:"LLM model for generation, as R2R names it (e.g. openai/gpt-4.1-mini); omit to use the model R2R is configured with"`
+	MaxTokens      int     `json:"max_tokens" min:"1" max:"maxRAGTokens" default:"500" desc:"Maximum tokens in the generated answer"`
+	Temperature    float64 `json:"temperature" min:"0" max:"2" default:"0.7" desc:"Sampling temperature (0 = most deterministic)"`
+	IncludeSources bool    `json:"include_sources" default:"true" desc:"Include the source chunks with their document titles"`
 }
 
 func (q *ragRequest) check(*Deps) (err error) {

@@ -97,7 +97,7 @@ func ResourceTemplates(deps *Deps) []server.ServerResourceTemplate {
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s", server.ErrResourceNotFound, errText(err))
 			}
-			o, errRes := deps.readDocument(ctx, nil, id, 0, defaultMaxChars)
+			o, errRes := deps.readDocument(ctx, nil, deps.loader, id, 0, defaultMaxChars)
 			if errRes != nil {
 				return nil, resultError(errRes)
 			}

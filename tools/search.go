@@ -51,82 +51,53 @@ var searchModeAliases = argcheck.ValueAliases{"search_mode": {"semantic": r2r.Se
 // relevant it is next to the best hit, which document it is and the window of its retrieved
 // chunks that best matches the query. The full text is one r2r_get_document away.
 type SearchHit struct {
-	Rank       int     `json:"rank"`
-	Relevance  float64 `json:"relevance"`
-	Title      string  `json:"title"`
-	Section    string  `json:"section,omitempty"`
+	Rank       int     `json:"rank" required:"true" desc:"1-based position in the result list"`
+	Relevance  float64 `json:"relevance" required:"true" desc:"the document's search score relative to the best hit's (1 = as relevant as the best, 0..1)"`
+	Title      string  `json:"title" required:"true" desc:"document title (its path for files ingested by r2r-mcp)"`
+	Section    string  `json:"section,omitempty" desc:"heading the text sits under, when known"`
 	ShortID    string  `json:"-"` // the text shows it; the structured form has the full id
-	DocumentID string  `json:"document_id"`
-	Text       string  `json:"text,omitempty"` // empty: listed without a window (minPassageChars)
+	DocumentID string  `json:"document_id" required:"true" desc:"id of the document (for r2r_get_document; its MCP resource is r2r://documents/{document_id})"`
+	// Text is empty when the hit is listed without a window (minPassageChars).
+	Text string `json:"text,omitempty" desc:"the sentences of the document's retrieved chunks that best match the query, on one line (… marks a gap; r2r_get_document has the full text); absent for a lower-ranked document whose passage would be under two sentences, so the best documents get the room"`
 }
 
 // SearchOutput is the structured result of r2r_search.
 type SearchOutput struct {
-	Results        []SearchHit `json:"results"`
-	Count          int         `json:"count"`
-	Cached         bool        `json:"cached"`
-	Query          string      `json:"query"`
-	SearchMode     string      `json:"search_mode"`
-	Limit          int         `json:"limit"`
-	CollectionID   string      `json:"collection_id,omitempty"`
-	CollectionName string      `json:"collection_name,omitempty"`
-	Note           string      `json:"note,omitempty"`
+	Results        []SearchHit `json:"results" required:"true" desc:"matching documents, best first, one entry per document"`
+	Count          int         `json:"count" required:"true" desc:"number of documents returned"`
+	Cached         bool        `json:"cached" required:"true" desc:"true when served from r2r-mcp's cache"`
+	Query          string      `json:"query" desc:"the query as searched"`
+	SearchMode     string      `json:"search_mode" enum:"searchModes" desc:"the search mode used"`
+	Limit          int         `json:"limit" desc:"the maximum number of results asked for"`
+	CollectionID   string      `json:"collection_id,omitempty" desc:"the collection searched"`
+	CollectionName string      `json:"collection_name,omitempty" desc:"name of the collection searched, when known"`
+	Note           string      `json:"note,omitempty" desc:"explanation when nothing could be searched, or when hits were left out to keep the result small"`
 
 	filterFields []string // fields the caller's filters test, for the advice when nothing matched
 	topScore     float64  // R2R's score of the best hit (0 = not known: read from the shared cache)
 }
 
-var searchHitSchema = objectSchema(map[string]any{
-	"rank":        intProp("1-based position in the result list"),
-	"relevance":   numProp("the document's search score relative to the best hit's (1 = as relevant as the best, 0..1)"),
-	"title":       strProp("document title (its path for files ingested by r2r-mcp)"),
-	"section":     strProp("heading the text sits under, when known"),
-	"document_id": strProp("id of the document (for r2r_get_document; its MCP resource is r2r://documents/{document_id})"),
-	"text":        strProp("the sentences of the document's retrieved chunks that best match the query, on one line (… marks a gap; r2r_get_document has the full text); absent for a lower-ranked document whose passage would be under two sentences, so the best documents get the room"),
-}, "rank", "relevance", "title", "document_id")
-
 // searchDef is r2r_search's definition.
 func searchDef() mcp.Tool {
-	out := objectSchema(map[string]any{
-		"results":         arrayProp("matching documents, best first, one entry per document", searchHitSchema),
-		"count":           intProp("number of documents returned"),
-		"cached":          boolProp("true when served from r2r-mcp's cache"),
-		"query":           strProp("the query as searched"),
-		"search_mode":     enumProp("the search mode used", searchModes...),
-		"limit":           intProp("the maximum number of results asked for"),
-		"collection_id":   strProp("the collection searched"),
-		"collection_name": strProp("name of the collection searched, when known"),
-		"note":            strProp("explanation when nothing could be searched, or when hits were left out to keep the result small"),
-	}, "results", "count", "cached")
 	opts := append(readTool("Search project documents",
 		"Look things up in the project's knowledge base (docs, runbooks, ADRs, design notes, code ingested into R2R): "+
 			"where something is described, a fact, an error message, a config key or an identifier. "+
 			"Returns the best-matching documents, one entry each: rank, relevance, title, section, document id and "+
-			"the passage that matches best; r2r_get_document reads a whole document.", out),
+			"the passage that matches best; r2r_get_document reads a whole document.", outputSchema[SearchOutput]()),
 		searchHint("search project docs runbooks knowledge base"),
 		withMeta(MetaAlwaysLoad, true),
-		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQueryChars),
-			mcp.Description("Search query (natural language)")),
-		mcp.WithString("collection_id", mcp.MaxLength(36),
-			mcp.Description("Collection ID (UUID) to search in; omit to search the current project's collection")),
-		mcp.WithString("search_mode", mcp.Enum(searchModes...), mcp.DefaultString(r2r.SearchModeAdvanced),
-			mcp.Description("Search mode: basic (semantic only; \"semantic\" is read as basic), advanced (semantic + full-text; \"hybrid\" is read as advanced), custom (only the given filters and limit, with R2R's defaults)")),
-		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(100), mcp.DefaultNumber(defaultSearchLimit),
-			mcp.Description("Maximum number of documents to return")),
-		mcp.WithObject("filters",
-			mcp.Description(`Additional R2R filters, e.g. {"document_type": {"$eq": "md"}} or {"title": {"$like": "%guide%"}}. `+
-				"Operators: $eq $ne $lt $lte $gt $gte $like $ilike $in $nin $overlap $contains $json_contains, combined with $and/$or lists")),
+		inputSchema[searchParams](),
 	)
 	return newTool("r2r_search", opts...)
 }
 
 // searchParams are one r2r_search call's arguments.
 type searchParams struct {
-	Query        string         `json:"query"`
-	CollectionID string         `json:"collection_id"`
-	Mode         string         `json:"search_mode"`
-	Limit        int            `json:"limit"`
-	Filters      map[string]any `json:"filters"`
+	Query        string         `json:"query" required:"true" min:"1" max:"maxQueryChars" desc:"Search query (natural language)"`
+	CollectionID string         `json:"collection_id" max:"36" desc:"Collection ID (UUID) to search in; omit to search the current project's collection"`
+	Mode         string         `json:"search_mode" enum:"searchModes" default:"searchModeDefault" desc:"Search mode: basic (semantic only; \"semantic\" is read as basic), advanced (semantic + full-text; \"hybrid\" is read as advanced), custom (only the given filters and limit, with R2R's defaults)"`
+	Limit        int            `json:"limit" min:"1" max:"100" default:"defaultSearchLimit" desc:"Maximum number of documents to return"`
+	Filters      map[string]any `json:"filters" desc:"Additional R2R filters, e.g. {\"document_type\": {\"$eq\": \"md\"}} or {\"title\": {\"$like\": \"%guide%\"}}. Operators: $eq $ne $lt $lte $gt $gte $like $ilike $in $nin $overlap $contains $json_contains, combined with $and/$or lists"`
 }
 
 func (p *searchParams) check(*Deps) (err error) {
@@ -148,9 +119,10 @@ func (d *Deps) searchDeadline(mcp.CallToolRequest) (time.Duration, string) {
 	return d.SearchTimeout, "--timeout-search"
 }
 
-func searchTool(d *Deps) Tool {
+// searchTool searches through l.
+func searchTool(d *Deps, l *loader) Tool {
 	def := searchDef()
-	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Aliases: searchModeAliases, RemoteSpansAll: true, Deadline: d.searchDeadline, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p searchParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Aliases: searchModeAliases, RemoteSpansAll: true, Deadline: d.searchDeadline, Example: Example{Args: map[string]any{"query": "deploy runbook"}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p searchParams) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
@@ -165,7 +137,7 @@ func searchTool(d *Deps) Tool {
 		if k := s.viewKey(); k != "" {
 			args["view"] = k
 		}
-		ans, cached, err := cachedLoad(ctx, c, d, cache.KindSearch, def.Name, args, s.ID, func(ctx context.Context) (answer[SearchOutput], bool, error) {
+		ans, cached, err := cachedLoad(ctx, c, l, cache.KindSearch, def.Name, args, s.ID, func(ctx context.Context) (answer[SearchOutput], bool, error) {
 			return d.runSearch(ctx, base, s, p.Filters)
 		})
 		if err != nil {

@@ -33,151 +33,97 @@ const memoryCountTimeout = 1500 * time.Millisecond
 
 // StatusHealth is the live health check of R2R.
 type StatusHealth struct {
-	OK        bool   `json:"ok"`
-	Status    string `json:"status"` // ok, unreachable, error
-	Error     string `json:"error,omitempty"`
-	LatencyMS int64  `json:"latency_ms"`
+	OK        bool   `json:"ok" required:"true" desc:"true when R2R answered healthy"`
+	Status    string `json:"status" required:"true" enum:"ok,unreachable,error" desc:"ok, unreachable or error"`
+	Error     string `json:"error,omitempty" desc:"what went wrong"`
+	LatencyMS int64  `json:"latency_ms" desc:"round-trip time of the check in milliseconds"`
 }
 
 // StatusProject is the project → collection mapping.
 type StatusProject struct {
-	Name             string `json:"name"`
-	Path             string `json:"path"`
-	CollectionName   string `json:"collection_name,omitempty"`
-	CollectionID     string `json:"collection_id,omitempty"`
-	CollectionExists bool   `json:"collection_exists"`
-	ConfigFile       string `json:"config_file,omitempty"`
-	Error            string `json:"error,omitempty"`
+	Name             string `json:"name" required:"true" desc:"project name (base name of the project root)"`
+	Path             string `json:"path" required:"true" desc:"project root"`
+	CollectionName   string `json:"collection_name,omitempty" desc:"name of the project's collection"`
+	CollectionID     string `json:"collection_id,omitempty" desc:"id of the project's collection, when it exists"`
+	CollectionExists bool   `json:"collection_exists" required:"true" desc:"whether the collection exists in R2R yet"`
+	ConfigFile       string `json:"config_file,omitempty" desc:"the .r2r-mcp.json that configured the collection, if any"`
+	Error            string `json:"error,omitempty" desc:"why the project or its collection could not be resolved"`
 	// Memories counts the team memories of the collection by kind, when counted.
-	Memories map[string]int `json:"memories,omitempty"`
+	Memories map[string]int `json:"memories,omitempty" desc:"team memories in the collection by kind (decision, fix, checkpoint, …); absent when not counted"`
 	// Team is the team collection .r2r-mcp.json names by id; absent elsewhere.
-	Team *StatusTeam `json:"team,omitempty"`
+	Team *StatusTeam `json:"team,omitempty" desc:"team projects (.r2r-mcp.json names the collection by id): the team collection and what you are in it"`
 }
 
 // StatusTeam is the caller's relation to a team project's collection (team.Describe).
 type StatusTeam struct {
-	CollectionID string   `json:"collection_id"`
-	Name         string   `json:"name,omitempty"`
-	OwnerID      string   `json:"owner_id,omitempty"`
-	OwnerEmail   string   `json:"owner_email,omitempty"`
-	Access       string   `json:"access"`
-	Summary      string   `json:"summary"`
-	Warnings     []string `json:"warnings,omitempty"`
+	CollectionID string   `json:"collection_id" required:"true" desc:"the team collection"`
+	Name         string   `json:"name,omitempty" desc:"its name, when visible to you"`
+	OwnerID      string   `json:"owner_id,omitempty" desc:"its owner's R2R user id, when visible to you"`
+	OwnerEmail   string   `json:"owner_email,omitempty" desc:"its owner's email, from its members or .r2r-mcp.json"`
+	Access       string   `json:"access" required:"true" enum:"teamAccess" desc:"what you are in it"`
+	Summary      string   `json:"summary" required:"true" desc:"the collection, its owner and what you are in it, in a sentence"`
+	Warnings     []string `json:"warnings,omitempty" items:"a warning" desc:"other collections of the same name visible to you; for a non-member, whom to ask and what to run"`
 }
 
 // StatusVersions are the versions of the parts.
 type StatusVersions struct {
-	R2RMCP string `json:"r2r_mcp"`
-	Commit string `json:"commit,omitempty"`
-	Go     string `json:"go"`
-	MCPGo  string `json:"mcp_go"`
+	R2RMCP string `json:"r2r_mcp" required:"true" desc:"r2r-mcp version"`
+	Commit string `json:"commit,omitempty" desc:"r2r-mcp build commit"`
+	Go     string `json:"go" required:"true" desc:"Go version"`
+	MCPGo  string `json:"mcp_go" required:"true" desc:"mcp-go library version"`
 }
 
 // StatusBreaker is the circuit breaker's state.
 type StatusBreaker struct {
-	URL   string `json:"url"`
-	State string `json:"state"` // closed, open, half-open
+	URL   string `json:"url" required:"true" desc:"R2R URL the breaker guards"`
+	State string `json:"state" required:"true" enum:"closed,open,half-open" desc:"closed (calls go through), open (calls fail fast) or half-open (probing)"`
 	// ConsecutiveFailures counts the current run of failed calls while closed; while
 	// open, the run that opened it.
-	ConsecutiveFailures uint32 `json:"consecutive_failures"`
+	ConsecutiveFailures uint32 `json:"consecutive_failures" required:"true" desc:"current run of failed calls; while open, the run that opened it"`
 	// RetryAfter is the number of seconds (rounded up) until an open breaker lets probes
 	// through; 0 when not open.
-	RetryAfter  int64              `json:"retry_after"`
-	OpenedAt    string             `json:"opened_at,omitempty"`
-	Transitions []StatusTransition `json:"transitions"`
+	RetryAfter  int64              `json:"retry_after" required:"true" desc:"seconds until an open breaker lets calls through again; 0 when not open"`
+	OpenedAt    string             `json:"opened_at,omitempty" desc:"when the breaker last opened, RFC 3339"`
+	Transitions []StatusTransition `json:"transitions" required:"true" desc:"the last state changes, oldest first"`
 }
 
 // StatusTransition is one change of the breaker's state.
 type StatusTransition struct {
-	From string `json:"from"`
-	To   string `json:"to"`
-	At   string `json:"at"` // RFC 3339 with milliseconds
+	From string `json:"from" required:"true" desc:"state before"`
+	To   string `json:"to" required:"true" desc:"state after"`
+	At   string `json:"at" required:"true" desc:"time of the change, RFC 3339"` // with milliseconds
 }
 
 // StatusOutput is the structured result of r2r_status.
 type StatusOutput struct {
-	R2RURL             string                    `json:"r2r_url"`
-	URLSource          string                    `json:"url_source,omitempty"`
-	AuthSource         string                    `json:"auth_source"`
-	Health             StatusHealth              `json:"health"`
-	Project            StatusProject             `json:"project"`
-	Breaker            string                    `json:"breaker"`
-	BreakerState       *StatusBreaker            `json:"breaker_state,omitempty"`
-	Cache              *cache.Stats              `json:"cache,omitempty"`
-	RateLimits         map[string]map[string]any `json:"rate_limits,omitempty"`
-	Versions           StatusVersions            `json:"versions"`
-	SearchHistoryCount int                       `json:"search_history_count"`
-	ReadOnly           bool                      `json:"read_only"`
-	SearchIndex        string                    `json:"search_index,omitempty"`
-	Config             map[string]string         `json:"config,omitempty"`
+	R2RURL             string                    `json:"r2r_url" required:"true" desc:"R2R base URL in use"`
+	URLSource          string                    `json:"url_source,omitempty" desc:"where the URL came from (flag, environment, config, default)"`
+	AuthSource         string                    `json:"auth_source" required:"true" desc:"where the credentials came from (environment, keyring, file, none)"`
+	Health             StatusHealth              `json:"health" required:"true" desc:"live check of R2R's /v3/health"`
+	Project            StatusProject             `json:"project" required:"true" desc:"the current project and its collection"`
+	Breaker            string                    `json:"breaker" required:"true" desc:"circuit breaker state (closed, open, half-open), or n/a"`
+	BreakerState       *StatusBreaker            `json:"breaker_state,omitempty" desc:"the circuit breaker in detail"`
+	Cache              *cache.Stats              `json:"cache,omitempty" free:"true" desc:"cache statistics (hits, misses, hit_ratio, entries, cost_bytes, evictions, …); enabled false when the cache is off"`
+	RateLimits         map[string]map[string]any `json:"rate_limits,omitempty" desc:"per-tool rate limits: rate (calls/s), burst and calls rejected so far"`
+	Versions           StatusVersions            `json:"versions" required:"true" desc:"versions of r2r-mcp and its parts"`
+	SearchHistoryCount int                       `json:"search_history_count" required:"true" desc:"searches remembered for this project (see resource r2r://search/history)"`
+	ReadOnly           bool                      `json:"read_only" required:"true" desc:"true when write tools are disabled (--read-only)"`
+	SearchIndex        string                    `json:"search_index,omitempty" desc:"the next step when R2R holds many chunks and no vector index (searches are slow); absent otherwise"`
+	Config             map[string]string         `json:"config,omitempty" desc:"other effective settings and where they came from"`
 }
 
 // StatusToolName is the status tool's name; doctor calls it through a running server.
 const StatusToolName = "r2r_status"
 
-func statusTool(d *Deps) Tool {
-	out := objectSchema(map[string]any{
-		"r2r_url":     strProp("R2R base URL in use"),
-		"url_source":  strProp("where the URL came from (flag, environment, config, default)"),
-		"auth_source": strProp("where the credentials came from (environment, keyring, file, none)"),
-		"health": withDesc("live check of R2R's /v3/health", objectSchema(map[string]any{
-			"ok":         boolProp("true when R2R answered healthy"),
-			"status":     enumProp("ok, unreachable or error", "ok", "unreachable", "error"),
-			"error":      strProp("what went wrong"),
-			"latency_ms": intProp("round-trip time of the check in milliseconds"),
-		}, "ok", "status")),
-		"project": withDesc("the current project and its collection", objectSchema(map[string]any{
-			"name":              strProp("project name (base name of the project root)"),
-			"path":              strProp("project root"),
-			"collection_name":   strProp("name of the project's collection"),
-			"collection_id":     strProp("id of the project's collection, when it exists"),
-			"collection_exists": boolProp("whether the collection exists in R2R yet"),
-			"config_file":       strProp("the .r2r-mcp.json that configured the collection, if any"),
-			"error":             strProp("why the project or its collection could not be resolved"),
-			"memories":          freeObjectProp("team memories in the collection by kind (decision, fix, checkpoint, …); absent when not counted"),
-			"team": withDesc("team projects (.r2r-mcp.json names the collection by id): the team collection and what you are in it", objectSchema(map[string]any{
-				"collection_id": strProp("the team collection"),
-				"name":          strProp("its name, when visible to you"),
-				"owner_id":      strProp("its owner's R2R user id, when visible to you"),
-				"owner_email":   strProp("its owner's email, from its members or .r2r-mcp.json"),
-				"access":        enumProp("what you are in it", string(team.AccessOwner), string(team.AccessMember), string(team.AccessNone)),
-				"summary":       strProp("the collection, its owner and what you are in it, in a sentence"),
-				"warnings":      arrayProp("other collections of the same name visible to you; for a non-member, whom to ask and what to run", strProp("a warning")),
-			}, "collection_id", "access", "summary")),
-		}, "name", "path", "collection_exists")),
-		"breaker": strProp("circuit breaker state (closed, open, half-open), or n/a"),
-		"breaker_state": withDesc("the circuit breaker in detail", objectSchema(map[string]any{
-			"url":                  strProp("R2R URL the breaker guards"),
-			"state":                enumProp("closed (calls go through), open (calls fail fast) or half-open (probing)", "closed", "open", "half-open"),
-			"consecutive_failures": intProp("current run of failed calls; while open, the run that opened it"),
-			"retry_after":          intProp("seconds until an open breaker lets calls through again; 0 when not open"),
-			"opened_at":            strProp("when the breaker last opened, RFC 3339"),
-			"transitions": arrayProp("the last state changes, oldest first", objectSchema(map[string]any{
-				"from": strProp("state before"),
-				"to":   strProp("state after"),
-				"at":   strProp("time of the change, RFC 3339"),
-			}, "from", "to", "at")),
-		}, "url", "state", "consecutive_failures", "retry_after", "transitions")),
-		"cache":       freeObjectProp("cache statistics (hits, misses, hit_ratio, entries, cost_bytes, evictions, …); enabled false when the cache is off"),
-		"rate_limits": freeObjectProp("per-tool rate limits: rate (calls/s), burst and calls rejected so far"),
-		"versions": withDesc("versions of r2r-mcp and its parts", objectSchema(map[string]any{
-			"r2r_mcp": strProp("r2r-mcp version"),
-			"commit":  strProp("r2r-mcp build commit"),
-			"go":      strProp("Go version"),
-			"mcp_go":  strProp("mcp-go library version"),
-		}, "r2r_mcp", "go", "mcp_go")),
-		"search_history_count": intProp("searches remembered for this project (see resource r2r://search/history)"),
-		"read_only":            boolProp("true when write tools are disabled (--read-only)"),
-		"search_index":         strProp("the next step when R2R holds many chunks and no vector index (searches are slow); absent otherwise"),
-		"config":               freeObjectProp("other effective settings and where they came from"),
-	}, "r2r_url", "auth_source", "health", "project", "breaker", "versions", "search_history_count", "read_only")
+// statusTool reports on the server; its rate limits are lim's.
+func statusTool(d *Deps, lim *rateLimiter) Tool {
 	opts := readTool("r2r-mcp status",
 		"Diagnose r2r-mcp when a tool reports a connection, authentication or setup problem: R2R URL and live health, "+
-			"where the credentials come from, the current project and its collection, circuit breaker and cache state, versions.", out)
+			"where the credentials come from, the current project and its collection, circuit breaker and cache state, versions.", outputSchema[StatusOutput]())
 	opts = append(opts, searchHint("r2r connection auth problem diagnose"))
 	def := newTool(StatusToolName, opts...)
-	return Tool{Def: def, Group: GroupStatus, ReadOnly: true, run: bound(d, def, func(ctx context.Context, _ *call, _ mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, error) {
-		o := d.status(ctx)
+	return Tool{Def: def, Group: GroupStatus, ReadOnly: true, Example: Example{Args: map[string]any{}}, run: bound(d, def, func(ctx context.Context, _ *call, _ mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, error) {
+		o := d.status(ctx, lim)
 		return result(statusText(o), o), nil
 	})}
 }
@@ -205,7 +151,7 @@ func (d *Deps) loadCredentials(ctx context.Context) <-chan error {
 	return done
 }
 
-func (d *Deps) status(ctx context.Context) StatusOutput {
+func (d *Deps) status(ctx context.Context, lim *rateLimiter) StatusOutput {
 	loaded := d.loadCredentials(ctx)
 	o := StatusOutput{
 		R2RURL:    d.Client.BaseURL(),
@@ -219,7 +165,7 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 		st := d.Cache.Stats()
 		o.Cache = &st
 	}
-	if rl := d.rateLimitStats(); len(rl) > 0 {
+	if rl := lim.stats(); len(rl) > 0 {
 		o.RateLimits = rl
 	}
 
@@ -242,33 +188,39 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 	// The credential is read before the collection lookup, which needs it.
 	loadErr := <-loaded
 	d.reportAuth(&o, loadErr)
+	d.statusProject(ctx, &o, loadErr)
+	return o
+}
 
+// statusProject fills in the current project and its collection; the collection is looked
+// up only when R2R answered the health check and the credential could be read.
+func (d *Deps) statusProject(ctx context.Context, o *StatusOutput, loadErr error) {
 	pr, err := d.Projects.Project(ctx)
 	if err != nil {
 		o.Project.Error = errText(err)
-		return o
+		return
 	}
 	o.Project = StatusProject{Name: pr.Name, Path: pr.Root, CollectionName: pr.CollectionName,
 		CollectionID: pr.CollectionID, ConfigFile: pr.ConfigFile}
 	o.SearchHistoryCount = d.History.Len(pr.Root)
 	if !o.Health.OK {
 		o.Project.Error = "R2R is not reachable, so the collection was not looked up"
-		return o
+		return
 	}
 	if loadErr != nil {
 		// Looking up would wait for the keyring once more.
 		o.Project.Error = "the stored credential could not be read (see auth_warning), so the collection was not looked up"
-		return o
+		return
 	}
 	pctx, cancel := context.WithTimeout(ctx, statusCheckTimeout)
 	defer cancel()
 	if !d.statusTeam(pctx, &o.Project, pr) {
-		return o
+		return
 	}
 	pc, err := d.Projects.Collection(pctx, d.Client, false)
 	if err != nil {
 		o.Project.Error = errText(err)
-		return o
+		return
 	}
 	o.Project.CollectionID, o.Project.CollectionExists = pc.ID, pc.Exists()
 	if pc.Name != "" {
@@ -286,7 +238,6 @@ func (d *Deps) status(ctx context.Context) StatusOutput {
 		}
 		ccancel()
 	}
-	return o
 }
 
 // statusTeam fills in the team of a team project; false when the caller is not a member,

@@ -101,7 +101,7 @@ func syncTool(d *Deps) Tool {
 	opts = append(opts, dirOpt...)
 	opts = append(opts, mcp.WithString("collection_id", mcp.MaxLength(36), mcp.Description(collDesc)))
 	def := newTool("r2r_sync", opts...)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p syncParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Example: Example{Args: map[string]any{"dry_run": true}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p syncParams) (*mcp.CallToolResult, error) {
 		return d.syncProject(ctx, p), nil
 	})}
 }
@@ -367,7 +367,7 @@ func syncStatusTool(d *Deps) Tool {
 			mcp.Description("Wait up to this many seconds for the job to finish before answering")),
 	)
 	def := newTool("r2r_sync_status", opts...)
-	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p syncStatusParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Example: Example{Args: map[string]any{}, Error: "invalid_params"}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p syncStatusParams) (*mcp.CallToolResult, error) {
 		id := p.JobID
 		root := ""
 		if id == "" && !d.Projects.Remote() {

@@ -59,8 +59,20 @@ type Tool struct {
 	// RemoteSpansAll lets a read without collection_id on a remote server (serve --http)
 	// cover every collection the user may read; other tools need a collection there.
 	RemoteSpansAll bool
+	// Example is a call of the tool as a model would make it; the shared tests make it on a
+	// fresh project (see Example).
+	Example Example
 
 	run handler // the tool's own handler, told about its call explicitly
+}
+
+// Example is one call of a tool and what it answers on a fresh project: a git repository
+// holding README.md, served by an R2R with no documents yet (the emulator, r2r/r2rtest).
+type Example struct {
+	Args map[string]any // the call's arguments; Check requires them (an empty map for none)
+	// Error is the toolerr type of the error result the call answers with on a fresh
+	// project, e.g. for a document id nothing has; "" = a successful result.
+	Error string
 }
 
 // handler is a tool's own handler: c holds what the call chain established for this call.
@@ -152,7 +164,8 @@ type Deps struct {
 	SyncJobs SyncJobStore
 
 	initOnce sync.Once
-	limits   *limiters
+	limiter  *rateLimiter
+	loader   *loader
 	pending  *upload.Pending // uploads R2R has not finished with
 	titles   titleMemory
 	shown    shownIDs // document ids shown to the model, for short-id lookups
@@ -162,12 +175,13 @@ type Deps struct {
 	skillsChanged func()
 }
 
-// setup builds the run-time state shared by every tool (rate limiters from the Config,
-// uploads in progress) on first use.
+// setup builds the run-time state shared by every tool (the rate limiter from the Config,
+// uploads in progress, the cached reads' loader) on first use.
 func (d *Deps) setup() {
 	d.initOnce.Do(func() {
-		d.limits = newLimiters(d.rateLimits())
+		d.limiter = newRateLimiter(d.rateLimits(), d.SharedLimits, func() string { return d.Client.Identity() }, d.now, d.logger())
 		d.pending = upload.NewPending()
+		d.loader = &loader{cache: d.Cache, client: func() *r2r.Client { return d.Client }, pending: d.pending, now: d.now}
 		d.syncs = newSyncJobs()
 	})
 }
@@ -202,14 +216,15 @@ func Registry(deps *Deps) []Tool {
 	if deps == nil || deps.Client == nil || deps.Projects == nil {
 		panic("tools: Deps.Client and Deps.Projects are required")
 	}
+	deps.setup()
 	tools := []Tool{
-		searchTool(deps),
-		ragQueryTool(deps),
+		searchTool(deps, deps.loader),
+		ragQueryTool(deps, deps.loader),
 		ingestDocumentTool(deps),
-		listDocumentsTool(deps),
+		listDocumentsTool(deps, deps.loader),
 		monitorTaskTool(deps),
-		listCollectionsTool(deps),
-		getDocumentTool(deps),
+		listCollectionsTool(deps, deps.loader),
+		getDocumentTool(deps, deps.loader),
 		deleteDocumentTool(deps),
 		syncTool(deps),
 		syncStatusTool(deps),
@@ -217,7 +232,7 @@ func Registry(deps *Deps) []Tool {
 		recallTool(deps),
 		troubleshootTool(deps),
 		forgetTool(deps),
-		statusTool(deps),
+		statusTool(deps, deps.limiter),
 	}
 	for i := range tools {
 		tools[i].Handler = tools[i].own()
@@ -225,7 +240,6 @@ func Registry(deps *Deps) []Tool {
 	if err := Check(tools); err != nil {
 		panic(err)
 	}
-	deps.setup()
 	return tools
 }
 
@@ -253,8 +267,8 @@ func ServerTools(tools []Tool) []server.ServerTool {
 }
 
 // Check enforces the registry rules: unique names, a title, all four annotations set,
-// ReadOnly equal to readOnlyHint, a read-only tool is never destructive, and an output
-// schema.
+// ReadOnly equal to readOnlyHint, a read-only tool is never destructive, an output schema
+// and an example call.
 func Check(tools []Tool) error {
 	seen := map[string]bool{}
 	var errs []error
@@ -281,6 +295,8 @@ func Check(tools []Tool) error {
 			errs = append(errs, fmt.Errorf("%s: no handler", d.Name))
 		case t.Group == "":
 			errs = append(errs, fmt.Errorf("%s: no group", d.Name))
+		case t.Example.Args == nil:
+			errs = append(errs, fmt.Errorf("%s: no example call", d.Name))
 		default:
 			errs = append(errs, checkAliases(t)...)
 		}
@@ -373,7 +389,8 @@ func newTool(name string, opts ...mcp.ToolOption) mcp.Tool {
 	var order []string
 	for _, o := range opts {
 		o(&t)
-		for _, k := range sortedKeys(t.InputSchema.Properties) {
+		// An option that declares several properties (inputSchema) gives their order.
+		for _, k := range append(slices.Clone(t.InputSchema.PropertyOrder), sortedKeys(t.InputSchema.Properties)...) {
 			if !slices.Contains(order, k) {
 				order = append(order, k)
 			}

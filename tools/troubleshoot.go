@@ -29,66 +29,44 @@ const (
 
 // TroubleFix is one remembered fix r2r_troubleshoot found.
 type TroubleFix struct {
-	ID      string `json:"id"`
-	Title   string `json:"title"`
-	Match   string `json:"match"`
-	Author  string `json:"author"`
-	Age     string `json:"age"`
-	Excerpt string `json:"excerpt"`
+	ID      string `json:"id" required:"true" desc:"short id; r2r_get_document reads the fix in full"`
+	Title   string `json:"title" required:"true" desc:"its title"`
+	Match   string `json:"match" required:"true" enum:"troubleMatches" desc:"same_error: its error has this signature; similar: found by meaning"`
+	Author  string `json:"author" required:"true" desc:"who saved it"`
+	Age     string `json:"age" required:"true" desc:"how long ago"`
+	Excerpt string `json:"excerpt" required:"true" desc:"the start of the fix"`
 }
 
 // TroublePassage is a passage of a project document that mentions the error.
 type TroublePassage struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	Text  string `json:"text"`
+	ID    string `json:"id" required:"true" desc:"short id of the document"`
+	Title string `json:"title" required:"true" desc:"its title"`
+	Text  string `json:"text" required:"true" desc:"the passage"`
 }
 
 // TroubleshootOutput is the structured result of r2r_troubleshoot.
 type TroubleshootOutput struct {
-	Signature string           `json:"signature"`
-	Fixes     []TroubleFix     `json:"fixes"`
-	Passages  []TroublePassage `json:"passages"`
-	Message   string           `json:"message"`
+	Signature string           `json:"signature" required:"true" desc:"the error's normalised signature (numbers, ids, addresses, temp paths replaced)"`
+	Fixes     []TroubleFix     `json:"fixes" required:"true" desc:"the team's fixes: same_error (same signature) first, newest first, then similar ones"`
+	Passages  []TroublePassage `json:"passages" required:"true" desc:"passages of the project's documents that mention the error"`
+	Message   string           `json:"message" required:"true" desc:"what was found, or how to remember the fix once found"`
 }
 
 func troubleshootDef() mcp.Tool {
-	out := objectSchema(map[string]any{
-		"signature": strProp("the error's normalised signature (numbers, ids, addresses, temp paths replaced)"),
-		"fixes": arrayProp("the team's fixes: same_error (same signature) first, newest first, then similar ones", objectSchema(map[string]any{
-			"id":      strProp("short id; r2r_get_document reads the fix in full"),
-			"title":   strProp("its title"),
-			"match":   enumProp("same_error: its error has this signature; similar: found by meaning", matchSignature, matchMeaning),
-			"author":  strProp("who saved it"),
-			"age":     strProp("how long ago"),
-			"excerpt": strProp("the start of the fix"),
-		}, "id", "title", "match", "author", "age", "excerpt")),
-		"passages": arrayProp("passages of the project's documents that mention the error", objectSchema(map[string]any{
-			"id":    strProp("short id of the document"),
-			"title": strProp("its title"),
-			"text":  strProp("the passage"),
-		}, "id", "title", "text")),
-		"message": strProp("what was found, or how to remember the fix once found"),
-	}, "signature", "fixes", "passages", "message")
 	opts := append(readTool("Troubleshoot an error",
 		"Paste an error (with its stack trace): returns the team's remembered fixes for it first, "+
-			"matched on the error's signature and by meaning, then passages of the project's docs that mention it, each cited.", out),
-		mcp.WithString("error", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxTroubleBytes),
-			mcp.Description("The error as it appeared, stack trace included")),
-		mcp.WithString("doing", mcp.MaxLength(maxQueryChars),
-			mcp.Description("What was being done when it happened")),
-		mcp.WithString("collection_id", mcp.MaxLength(36),
-			mcp.Description("Collection ID (UUID); omit for the project's")),
-		searchHint("troubleshoot error stack trace known fix runbook"),
-	)
+			"matched on the error's signature and by meaning, then passages of the project's docs that mention it, each cited.",
+		outputSchema[TroubleshootOutput]()),
+		inputSchema[troubleshootParams](),
+		searchHint("troubleshoot error stack trace known fix runbook"))
 	return newTool("r2r_troubleshoot", opts...)
 }
 
 // troubleshootParams are one r2r_troubleshoot call's arguments.
 type troubleshootParams struct {
-	Error        string `json:"error"`
-	Doing        string `json:"doing"`
-	CollectionID string `json:"collection_id"`
+	Error        string `json:"error" required:"true" min:"1" max:"maxTroubleBytes" desc:"The error as it appeared, stack trace included"`
+	Doing        string `json:"doing" max:"maxQueryChars" desc:"What was being done when it happened"`
+	CollectionID string `json:"collection_id" max:"36" desc:"Collection ID (UUID); omit for the project's"`
 }
 
 func (p *troubleshootParams) check(*Deps) (err error) {
@@ -102,7 +80,7 @@ func (p *troubleshootParams) check(*Deps) (err error) {
 
 func troubleshootTool(d *Deps) Tool {
 	def := troubleshootDef()
-	return Tool{Def: def, Group: GroupMemory, ReadOnly: true, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p troubleshootParams) (*mcp.CallToolResult, error) {
+	return Tool{Def: def, Group: GroupMemory, ReadOnly: true, Example: Example{Args: map[string]any{"error": "open /tmp/cache.db: too many open files"}}, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p troubleshootParams) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil

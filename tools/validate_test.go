@@ -88,8 +88,8 @@ func TestValidateArgsReadsLooseArguments(t *testing.T) {
 	}
 }
 
-// TestRegistrySchemasCompile checks every real tool schema compiles and accepts a minimal
-// valid call, so the validator never blocks a tool by mistake.
+// TestRegistrySchemasCompile checks every real tool schema compiles and accepts the tool's
+// example call, so the validator never blocks a tool by mistake.
 func TestRegistrySchemasCompile(t *testing.T) {
 	client, err := r2r.New(r2r.Options{BaseURL: "http://127.0.0.1:1"})
 	if err != nil {
@@ -101,17 +101,6 @@ func TestRegistrySchemasCompile(t *testing.T) {
 		defs[i] = tl.Def
 	}
 	v := argcheck.New(defs, nil, slog.New(slog.DiscardHandler))
-	minimal := map[string]string{
-		"r2r_search":          `{"query":"q"}`,
-		"r2r_rag_query":       `{"question":"q"}`,
-		"r2r_ingest_document": `{"file_path":"README.md"}`,
-		"r2r_monitor_task":    `{"document_id":"5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}`,
-		"r2r_get_document":    `{"document_id":"5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}`,
-		"r2r_delete_document": `{"document_id":"5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}`,
-		"r2r_remember":        `{"kind":"note","title":"t","body":"b"}`,
-		"r2r_forget":          `{"memory_id":"5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}`,
-		"r2r_troubleshoot":    `{"error":"e"}`,
-	}
 	call := func(name, args string) mcp.CallToolRequest {
 		var req mcp.CallToolRequest
 		if err := json.Unmarshal([]byte(`{"name":"`+name+`","arguments":`+args+`}`), &req.Params); err != nil {
@@ -120,10 +109,7 @@ func TestRegistrySchemasCompile(t *testing.T) {
 		return req
 	}
 	for _, tl := range reg {
-		args := minimal[tl.Def.Name]
-		if args == "" {
-			args = `{}`
-		}
+		args := string(mustJSON(tl.Example.Args))
 		if err := v.Check(call(tl.Def.Name, args)); err != nil {
 			t.Errorf("%s rejects %s: %v", tl.Def.Name, args, err)
 		}

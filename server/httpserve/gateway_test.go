@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"reflect"
-	"slices"
 	"testing"
 	"time"
 
@@ -16,6 +16,7 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/server"
 	"github.com/r2r-mcp/r2r-mcp/server/gateway"
 	"github.com/r2r-mcp/r2r-mcp/server/httpserve"
+	"github.com/r2r-mcp/r2r-mcp/server/servertest"
 )
 
 // invoke POSTs one call to the gateway.
@@ -83,41 +84,37 @@ func TestGatewayMatchesMCP(t *testing.T) {
 		t.Fatal("no hits")
 	}
 	docID := hits[0].(map[string]any)["document_id"].(string)
+	// Every tool of the registry is called: with these arguments, or else with its example
+	// call (tools.Example), in Alice's collection where the tool takes one.
 	calls := map[string]map[string]any{
-		"r2r_search":           {"query": "payout queue", "collection_id": tm.Alice.Collection},
-		"r2r_rag_query":        {"question": "Which worker drains the payout queue?"},
-		"r2r_list_documents":   {"collection_id": tm.Alice.Collection},
-		"r2r_list_collections": {},
-		"r2r_get_document":     {"document_id": docID},
-		"r2r_monitor_task":     {"document_id": docID},
-		"r2r_status":           {},
-		"r2r_ingest_document":  {"file_path": "relative.md", "collection_id": tm.Alice.Collection},
-		"r2r_delete_document":  {"document_id": "00000000-0000-4000-8000-000000000000"},
-		"r2r_sync":             {"dry_run": true},
-		"r2r_sync_status":      {},
+		"r2r_search":       {"query": "payout queue", "collection_id": tm.Alice.Collection},
+		"r2r_rag_query":    {"question": "Which worker drains the payout queue?"},
+		"r2r_get_document": {"document_id": docID},
+		"r2r_monitor_task": {"document_id": docID},
 		"r2r_remember": {"kind": "note", "title": "Deploy token", "collection_id": tm.Alice.Collection,
 			"body": "The token is ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"},
-		"r2r_recall":       {"collection_id": tm.Alice.Collection},
 		"r2r_troubleshoot": {"error": "payout queue stalled (pid 7)", "collection_id": tm.Alice.Collection},
-		"r2r_forget":       {"memory_id": "00000000-0000-4000-8000-000000000000", "collection_id": tm.Alice.Collection},
 	}
-	// Over HTTP a relative file_path is refused (files come only from --allow-dir), r2r_sync
-	// needs a directory inside one, r2r_sync_status knows no job of Alice's, the document
-	// and the memory to delete do not exist, and a memory holding a token is refused (each
-	// refused the same way twice, so both paths answer alike).
-	wantErrors := map[string]bool{"r2r_ingest_document": true, "r2r_sync": true, "r2r_sync_status": true,
-		"r2r_delete_document": true, "r2r_remember": true, "r2r_forget": true}
-	var names []string
+	// Over HTTP a file path is refused (files come only from --allow-dir), r2r_sync needs a
+	// directory inside one, and a memory holding a token is refused; the other tools answer
+	// as their example documents (each refused the same way twice, so both paths answer alike).
+	httpErrors := map[string]bool{"r2r_ingest_document": true, "r2r_sync": true, "r2r_remember": true}
+	defs := map[string]bool{}
 	for _, d := range rep.Base.ToolDefs() {
-		names = append(names, d.Name)
-		if calls[d.Name] == nil {
-			t.Errorf("no call for %s: add one", d.Name)
-		}
+		defs[d.Name] = true
 	}
-	for name, args := range calls {
-		if !slices.Contains(names, name) {
-			t.Errorf("%s is not in the registry", name)
+	for _, tl := range servertest.Tools(t) {
+		name := tl.Def.Name
+		if !defs[name] {
+			t.Errorf("%s is not served", name)
 			continue
+		}
+		args, wantErr := calls[name], httpErrors[name]
+		if args == nil {
+			args, wantErr = maps.Clone(tl.Example.Args), wantErr || tl.Example.Error != ""
+			if _, ok := tl.Def.InputSchema.Properties["collection_id"]; ok {
+				args["collection_id"] = tm.Alice.Collection
+			}
 		}
 		_, viaMCP := callText(t, c, name, args)
 		status, viaREST, _ := invoke(t, rep.URL, tm.Alice.Key, name, args)
@@ -133,7 +130,7 @@ func TestGatewayMatchesMCP(t *testing.T) {
 			t.Errorf("%s: MCP %v\nREST %v", name, mcpStruct, restStruct)
 		}
 		info, isErr := mcpError(viaMCP)
-		if wantErr := wantErrors[name]; isErr != wantErr {
+		if isErr != wantErr {
 			t.Errorf("%s: error %v %+v, want error %v", name, isErr, info, wantErr)
 		}
 		switch {
