@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
 // A client's notifications/cancelled makes mcp-go cancel the handler's context (it keeps
@@ -17,7 +18,9 @@ import (
 // aborted and the handler returns at once. mcp-go v1.2.1 then still writes the handler's
 // response; the MCP spec says a cancelled request SHOULD NOT get one, so cancelledCalls
 // records such calls and drops their responses on the way out. Calls cut short by shutdown
-// (stdin closed, a signal) are not the client's cancellation: they keep their answer.
+// (stdin closed, a signal) are not the client's cancellation: they keep their answer. What
+// decides is what ended the call's context, not when its handler returned: a call the
+// client cancelled before the shutdown began stays cancelled even when it returns after.
 
 // maxCancelledAge bounds how long a suppression waits for its response (it comes right
 // after the hook, so this only keeps the set from growing if one never does).
@@ -29,20 +32,52 @@ type cancelledCalls struct {
 	pending  atomic.Int32 // len(ids); the writer's fast path
 	mu       sync.Mutex
 	ids      map[string]time.Time // JSON-encoded request id → when the call ended
+	// running holds the context of every tool call in flight; true once stop found it
+	// already ended, by the client's cancellation since shutdown had not begun.
+	running map[context.Context]bool
 }
 
 func newCancelledCalls(logger *slog.Logger) *cancelledCalls {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &cancelledCalls{logger: logger, ids: map[string]time.Time{}}
+	return &cancelledCalls{logger: logger, ids: map[string]time.Time{}, running: map[context.Context]bool{}}
+}
+
+// hooks registers c on mcp-go's hooks: a tool call is followed from its start to its end.
+func (c *cancelledCalls) hooks(h *mcpserver.Hooks) {
+	h.AddBeforeCallTool(c.beforeCallTool)
+	h.AddAfterCallTool(c.afterCallTool)
+	h.AddOnError(func(ctx context.Context, _ any, method mcp.MCPMethod, _ any, _ error) {
+		if method == mcp.MethodToolsCall {
+			c.forget(ctx)
+		}
+	})
+}
+
+// beforeCallTool is an mcp-go BeforeCallTool hook; ctx is the one afterCallTool gets.
+func (c *cancelledCalls) beforeCallTool(ctx context.Context, _ any, _ *mcp.CallToolRequest) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.stopping.Load() {
+		c.running[ctx] = false
+	}
+}
+
+// forget stops following the call of ctx; it reports whether the client cancelled it.
+func (c *cancelledCalls) forget(ctx context.Context) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	byClient := ctx.Err() != nil && (!c.stopping.Load() || c.running[ctx])
+	delete(c.running, ctx)
+	return byClient
 }
 
 // afterCallTool is an mcp-go AfterCallTool hook. It runs on the handler's goroutine after
 // the handler returned and before the response is written; ctx is the request's context,
 // which mcp-go cancels on notifications/cancelled.
 func (c *cancelledCalls) afterCallTool(ctx context.Context, id any, req *mcp.CallToolRequest, _ any) {
-	if ctx.Err() == nil || id == nil || c.stopping.Load() {
+	if !c.forget(ctx) || id == nil {
 		return
 	}
 	key, err := json.Marshal(id)
@@ -102,13 +137,23 @@ func (f *cancelFilter) Write(p []byte) (int, error) {
 	return f.w.Write(p)
 }
 
-// stop records that the server is shutting down.
-func (c *cancelledCalls) stop() { c.stopping.Store(true) }
+// stop records that the server is shutting down. It must run before the shutdown cancels
+// the calls in flight: those whose context already ended then were cancelled by the client.
+func (c *cancelledCalls) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopping.Swap(true) {
+		return
+	}
+	for ctx := range c.running {
+		c.running[ctx] = ctx.Err() != nil
+	}
+}
 
 // watch returns stdin wrapped so that stop runs before mcp-go sees the end of the input
-// (which makes it cancel every in-flight call), and arranges for stop to run when ctx ends.
-func (c *cancelledCalls) watch(ctx context.Context, stdin io.Reader) io.Reader {
-	context.AfterFunc(ctx, c.stop)
+// (which makes it cancel every in-flight call). On a signal, serveStdio runs stop itself
+// (stdioConfig.stop) before it cancels the calls.
+func (c *cancelledCalls) watch(stdin io.Reader) io.Reader {
 	return &stopOnEOF{r: stdin, stop: c.stop}
 }
 

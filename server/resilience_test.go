@@ -3,11 +3,18 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 )
 
@@ -123,6 +130,173 @@ func TestCancelledCallGetsNoResponse(t *testing.T) {
 	}
 }
 
+// holdCancelled is an Observer whose tool middleware keeps the first call whose context
+// ended from returning until release is closed: the point where a cancelled call has
+// finished its work and mcp-go has not yet seen it return. ended is closed when the call
+// gets there.
+type holdCancelled struct {
+	once    sync.Once
+	ended   chan struct{}
+	release chan struct{}
+}
+
+func (h *holdCancelled) ToolMiddleware() mcpserver.ToolHandlerMiddleware {
+	return func(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := next(ctx, req)
+			if ctx.Err() != nil {
+				h.once.Do(func() {
+					close(h.ended)
+					<-h.release
+				})
+			}
+			return res, err
+		}
+	}
+}
+
+func (h *holdCancelled) R2RMiddleware() r2r.Middleware { return nil }
+
+// TestCancelledCallReturningLate: a call the client cancelled is its cancellation however
+// late its handler returns. The client cancels a call while R2R is slow and, once R2R saw
+// the request abandoned, calls the same tool with the same arguments; the cancelled call
+// returns only after that answer, and after the shutdown began where the case has one.
+// It is logged as cancelled and gets no response; the next call gets its own fresh answer
+// (nothing of the cancelled call was cached); and the cancelled call's in-flight slot is
+// given back.
+func TestCancelledCallReturningLate(t *testing.T) {
+	tests := []struct {
+		name     string
+		shutdown func(c *pipeConn, stop context.CancelFunc) // before the cancelled call returns; nil = none
+	}{
+		{name: "returns before the shutdown"},
+		{name: "returns after a signal", shutdown: func(_ *pipeConn, stop context.CancelFunc) { stop() }},
+		{name: "returns after stdin closed", shutdown: func(c *pipeConn, _ context.CancelFunc) { c.in.Close() }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			emu := r2rtest.NewServer(t, r2rtest.Options{Latency: time.Minute})
+			ctx, stop := context.WithCancel(context.Background())
+			defer stop()
+			logs := &r2rtest.SyncBuffer{}
+			hold := &holdCancelled{ended: make(chan struct{}), release: make(chan struct{})}
+			opts := DefaultOptions()
+			opts.MaxInflight = 2
+			c, stdin, stdout := newPipeConn()
+			done := make(chan error, 1)
+			go func() {
+				done <- Run(ctx, Config{R2RURL: emu.URL, Stderr: logs, WorkDir: t.TempDir(), ConfigDir: t.TempDir(),
+					Options: opts, Tracing: hold}, stdin, stdout)
+			}()
+			c.send(t, initLine)
+			c.recv(t)
+			c.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			c.send(t, listCall(`"slow-1"`))
+			r2rtest.Await(t, emu.Changed, func() bool { return emu.Count("GET /v3/collections") == 1 }, "the call to reach R2R")
+			c.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-1","reason":"user gave up"}}`)
+			r2rtest.Await(t, emu.Changed, func() bool { return emu.Cancelled() == 1 }, "R2R to see the request abandoned")
+			<-hold.ended
+
+			emu.Configure(func(o *r2rtest.Options) { o.Latency = 0 })
+			c.send(t, listCall("2"))
+			m := c.recv(t)
+			res, _ := m["result"].(map[string]any)
+			sc, _ := res["structuredContent"].(map[string]any)
+			if m["id"] != 2.0 || res["isError"] == true || sc["cached"] != false || sc["total"] == nil {
+				t.Fatalf("the call after the cancelled one: %v", m)
+			}
+
+			var out []map[string]any
+			drained := make(chan struct{})
+			go func() {
+				defer close(drained)
+				for c.out.Scan() {
+					var m map[string]any
+					if json.Unmarshal(c.out.Bytes(), &m) == nil {
+						out = append(out, m)
+					}
+				}
+			}()
+			if tt.shutdown != nil {
+				tt.shutdown(c, stop)
+				r2rtest.Await(t, logs.Changed, func() bool { return strings.Contains(logs.String(), "shutting down") }, "the shutdown")
+			}
+			close(hold.release)
+			if tt.shutdown == nil {
+				r2rtest.Await(t, logs.Changed, func() bool { return strings.Contains(logs.String(), cancelledLine) },
+					"the cancelled call's log line")
+				// Both slots are free again: two slow calls (of different pages, so they share
+				// no load) both reach R2R, neither is turned away.
+				emu.Configure(func(o *r2rtest.Options) { o.Latency = time.Minute })
+				c.send(t, listCallWith("3", `{"limit":5}`))
+				c.send(t, listCallWith("4", `{"limit":6}`))
+				r2rtest.Await(t, emu.Changed, func() bool { return emu.Count("GET /v3/collections") == 4 }, "both calls to reach R2R")
+				stop()
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			stdout.(interface{ Close() error }).Close()
+			<-drained
+			if !slices.ContainsFunc(strings.Split(logs.String(), "\n"), func(l string) bool {
+				return strings.Contains(l, cancelledLine) && strings.Contains(l, `id="\"slow-1\""`)
+			}) {
+				t.Errorf("the cancelled call was not logged as cancelled:\n%s", logs.String())
+			}
+			for _, m := range out {
+				if m["id"] == "slow-1" {
+					t.Errorf("a response was written for the cancelled call: %v", m)
+				}
+				if res, _ := m["result"].(map[string]any); res != nil && res["isError"] == true &&
+					strings.Contains(jsonText(m), "busy") {
+					t.Errorf("a call was turned away as busy: %v", m)
+				}
+			}
+		})
+	}
+}
+
+// TestCancelCauseIsWhatEndedTheCall: a call is the client's cancellation when its context
+// ended before the shutdown began, however late its handler returns; a call cut short by
+// the shutdown keeps its answer.
+func TestCancelCauseIsWhatEndedTheCall(t *testing.T) {
+	tests := []struct {
+		name                      string
+		cancelled, stop, cutShort bool // cancelled before the shutdown; shutdown began; cancelled by it
+		want                      bool
+	}{
+		{name: "cancelled, returns before the shutdown", cancelled: true, want: true},
+		{name: "cancelled, returns after the shutdown began", cancelled: true, stop: true, want: true},
+		{name: "cut short by the shutdown", stop: true, cutShort: true},
+		{name: "answered during the shutdown", stop: true},
+		{name: "answered", want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cc := newCancelledCalls(nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			cc.beforeCallTool(ctx, float64(7), nil)
+			if tt.cancelled {
+				cancel()
+			}
+			if tt.stop {
+				cc.stop()
+			}
+			if tt.cutShort {
+				cancel()
+			}
+			cc.afterCallTool(ctx, float64(7), nil, nil)
+			if got := cc.take("7"); got != tt.want {
+				t.Errorf("treated as the client's cancellation: %v, want %v", got, tt.want)
+			}
+			if len(cc.running) != 0 {
+				t.Errorf("%d calls still followed after the last returned", len(cc.running))
+			}
+		})
+	}
+}
+
 func TestCancelFilterPassesEverythingElse(t *testing.T) {
 	cc := newCancelledCalls(nil)
 	var out bytes.Buffer
@@ -164,4 +338,18 @@ func TestShutdownKeepsAnswers(t *testing.T) {
 		t.Fatalf("answer at shutdown: %v", m)
 	}
 	<-done
+}
+
+// cancelledLine starts the log line of a call the client cancelled.
+const cancelledLine = "tool call cancelled before it answered"
+
+func listCall(id string) string { return listCallWith(id, `{}`) }
+
+func listCallWith(id, args string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":` + args + `}}`
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -147,8 +147,8 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	if w := origin.Warning(); w != "" {
 		logger.Warn("credentials", "warning", w)
 	}
-	return serveStdio(ctx, s.MCP, s.cancelled.watch(ctx, stdin), stdout, logger, stdioConfig{limits: cfg.Options.stdioLimits(),
-		grace: cfg.ShutdownGrace, hooks: s.hooks, filter: s.cancelled.filter, answered: cfg.FirstAnswered})
+	return serveStdio(ctx, s.MCP, s.cancelled.watch(stdin), stdout, logger, stdioConfig{limits: cfg.Options.stdioLimits(),
+		grace: cfg.ShutdownGrace, hooks: s.hooks, filter: s.cancelled.filter, stop: s.cancelled.stop, answered: cfg.FirstAnswered})
 }
 
 // memoryHeadroom is what a serve process needs beside its result cache: the runtime, the
@@ -373,7 +373,7 @@ func newMCPServer(cfg Config, projects *project.Resolver, hooks *mcpserver.Hooks
 	roots := &rootsBridge{projects: projects, logger: logger.With("component", "roots")}
 	hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { lazy.register() })
 	hooks.AddBeforeCallTool(func(context.Context, any, *mcp.CallToolRequest) { lazy.register() })
-	hooks.AddAfterCallTool(cancelled.afterCallTool)
+	cancelled.hooks(hooks)
 	hooks.AddBeforeListPrompts(func(ctx context.Context, _ any, _ *mcp.ListPromptsRequest) { skills.before(ctx) })
 	hooks.AddBeforeGetPrompt(func(ctx context.Context, _ any, _ *mcp.GetPromptRequest) { skills.before(ctx) })
 	hooks.AddAfterInitialize(func(_ context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {

@@ -33,6 +33,9 @@ type stdioConfig struct {
 	hooks *mcpserver.Hooks
 	// filter, when set, wraps what mcp-go writes (cancelledCalls.filter).
 	filter func(io.Writer) io.Writer
+	// stop, when set, runs when ctx ends, before the calls in flight are cancelled
+	// (cancelledCalls.stop).
+	stop func()
 	// answered, when set, runs once the first message has been written.
 	answered func()
 }
@@ -105,7 +108,8 @@ func serveStdio(ctx context.Context, srv *mcpserver.MCPServer, stdin io.Reader, 
 	mcpserver.WithWorkerPoolSize(min(lim.maxInflight, maxToolWorkers))(stdio)
 	mcpserver.WithQueueSize(lim.maxInflight + 1)(stdio)
 
-	lctx, cancel := context.WithCancel(ctx)
+	// The calls' contexts end when serveStdio says, not with ctx: stop runs first.
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	errc := make(chan error, 1)
 	var mcpOut io.Writer = &mcpOutput{w: out, gate: gate, ids: g.ids, asked: g.asked}
@@ -120,6 +124,9 @@ func serveStdio(ctx context.Context, srv *mcpserver.MCPServer, stdin io.Reader, 
 		return listenResult(err)
 	case <-ctx.Done():
 		reason = "signal"
+		if cfg.stop != nil {
+			cfg.stop()
+		}
 		cancel()
 	case <-in.done:
 		// mcp-go reads the messages before the end of input, then cancels what is in flight.
