@@ -70,19 +70,18 @@ func Split(file, text string) []string {
 		return nil
 	}
 	var blocks []block
-	switch strings.ToLower(path.Ext(file)) {
-	case ".md", ".markdown", ".mdx", ".rst":
+	ext := strings.ToLower(path.Ext(file))
+	switch cutDecls := declarations[ext]; {
+	case ext == ".md" || ext == ".markdown" || ext == ".mdx" || ext == ".rst":
 		blocks = markdownBlocks(text)
-	case ".go":
-		if blocks = goBlocks(text); blocks == nil {
-			blocks = codeBlocks(text)
+	case cutDecls != nil:
+		if blocks = cutDecls(text); blocks == nil {
+			blocks = codeBlocks(text) // it does not parse: cut at blank lines
 		}
+	case codeExt[ext]:
+		blocks = codeBlocks(text)
 	default:
-		if codeExt[strings.ToLower(path.Ext(file))] {
-			blocks = codeBlocks(text)
-		} else {
-			blocks = paragraphs(text, nil)
-		}
+		blocks = paragraphs(text, nil)
 	}
 	return pack(file, blocks)
 }
@@ -121,12 +120,13 @@ func pack(file string, blocks []block) []string {
 	var out []string
 	var cur []string
 	var curPath []string
+	declPath := false // curPath is what the chunk's declarations share, even if nothing
 	n := 0
 	flush := func() {
 		if len(cur) > 0 {
 			out = append(out, contextLine(file, curPath)+partMark+strconv.Itoa(len(out)+1)+"\n"+strings.Join(cur, "\n\n"))
 		}
-		cur, n = nil, 0
+		cur, n, declPath = nil, 0, false
 	}
 	for _, b := range blocks {
 		room := Target - utf8.RuneCountInString(contextLine(file, b.path)) - maxPartChars - 1
@@ -135,11 +135,12 @@ func pack(file string, blocks []block) []string {
 			flush()
 		}
 		switch {
-		case len(cur) == 0 || len(curPath) == 0:
+		case len(cur) == 0 || len(curPath) == 0 && !declPath:
 			curPath = b.path
 		case b.heading || b.decl:
 			curPath = commonPrefix(curPath, b.path) // a chunk of several sections is under what they share
 		}
+		declPath = declPath || b.decl
 		if size <= room {
 			cur = append(cur, b.text)
 			n += size + 2
@@ -299,6 +300,12 @@ func paragraphs(text string, path []string) []block {
 	}
 	return out
 }
+
+// declarations are the languages cut by declaration, by extension: each returns nil when
+// the file does not parse.
+var declarations = map[string]func(string) []block{".go": goBlocks, ".py": pythonBlocks, ".pyi": pythonBlocks,
+	".js": jsBlocks, ".mjs": jsBlocks, ".cjs": jsBlocks, ".jsx": jsBlocks, ".ts": jsBlocks, ".mts": jsBlocks,
+	".cts": jsBlocks, ".tsx": jsBlocks}
 
 // codeExt are the extensions read as source code.
 var codeExt = map[string]bool{".go": true, ".py": true, ".js": true, ".mjs": true, ".ts": true, ".tsx": true,

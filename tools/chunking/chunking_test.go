@@ -50,7 +50,7 @@ func TestContext(t *testing.T) {
 		{"g.md", "# Guide\n\nIntro " + long + "\n\n## Install\n\n" + long + "\n\n### Linux\n\nRun apt install zebra.\n", "zebra", "Guide › Install › Linux"},
 		{"g.md", "# Guide\n\n```sh\n# not a heading\necho zebra\n```\n", "zebra", "Guide"},
 		{"m.go", "package m\n\n// Zebra stripes.\nfunc Zebra() int {\n\treturn 1\n}\n", "Zebra()", "func Zebra() int"},
-		{"m.py", "import os\n\n# Zebra stripes.\ndef Zebra():\n    return 1\n", "Zebra()", "Zebra"},
+		{"m.py", "import os\n\n# Zebra stripes.\ndef Zebra():\n    return 1\n", "Zebra()", "def Zebra()"},
 		{"n.txt", "plain zebra text", "zebra", ""},
 	} {
 		found := false
