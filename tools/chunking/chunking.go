@@ -115,47 +115,65 @@ func Context(chunk, file string) (section string, part int, body string) {
 
 // pack joins consecutive blocks into chunks of about Target characters. A chunk ends before
 // a heading or declaration once it holds minChunk characters, and before any block that
-// would take it past Target; a block longer than Target is cut at lines, then words.
+// would take it past Target; a block longer than Target is cut at lines, then words. A chunk
+// of declarations still under minChunk when it ends (a constant before a long function) joins
+// the chunk of declarations before it if that has room, rather than standing alone.
 func pack(file string, blocks []block) []string {
-	var out []string
-	var cur []string
-	var curPath []string
-	declPath := false // curPath is what the chunk's declarations share, even if nothing
-	n := 0
+	type chunk struct {
+		parts []string
+		path  []string
+		n     int
+		decl  bool // path is what the chunk's declarations share, even if nothing
+	}
+	var out []chunk
+	var cur chunk
 	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, contextLine(file, curPath)+partMark+strconv.Itoa(len(out)+1)+"\n"+strings.Join(cur, "\n\n"))
+		if len(cur.parts) == 0 {
+			return
 		}
-		cur, n, declPath = nil, 0, false
+		if k := len(out) - 1; cur.decl && cur.n < minChunk && k >= 0 && out[k].decl {
+			path := commonPrefix(out[k].path, cur.path)
+			if out[k].n+cur.n+2 <= Target-utf8.RuneCountInString(contextLine(file, path))-maxPartChars-1 {
+				out[k].parts, out[k].path, out[k].n = append(out[k].parts, cur.parts...), path, out[k].n+cur.n+2
+				cur = chunk{}
+				return
+			}
+		}
+		out = append(out, cur)
+		cur = chunk{}
 	}
 	for _, b := range blocks {
 		room := Target - utf8.RuneCountInString(contextLine(file, b.path)) - maxPartChars - 1
 		size := utf8.RuneCountInString(b.text)
-		if len(cur) > 0 && ((b.heading || b.decl) && n >= minChunk || n+2+size > room) {
+		if len(cur.parts) > 0 && ((b.heading || b.decl) && cur.n >= minChunk || cur.n+2+size > room) {
 			flush()
 		}
 		switch {
-		case len(cur) == 0 || len(curPath) == 0 && !declPath:
-			curPath = b.path
+		case len(cur.parts) == 0 || len(cur.path) == 0 && !cur.decl:
+			cur.path = b.path
 		case b.heading || b.decl:
-			curPath = commonPrefix(curPath, b.path) // a chunk of several sections is under what they share
+			cur.path = commonPrefix(cur.path, b.path) // a chunk of several sections is under what they share
 		}
-		declPath = declPath || b.decl
+		cur.decl = cur.decl || b.decl
 		if size <= room {
-			cur = append(cur, b.text)
-			n += size + 2
+			cur.parts = append(cur.parts, b.text)
+			cur.n += size + 2
 			continue
 		}
 		for _, piece := range cut(b.text, room) {
-			if len(cur) > 0 {
+			if len(cur.parts) > 0 {
 				flush()
-				curPath = b.path
+				cur.path, cur.decl = b.path, b.decl
 			}
-			cur, n = []string{piece}, utf8.RuneCountInString(piece)
+			cur.parts, cur.n = []string{piece}, utf8.RuneCountInString(piece)
 		}
 	}
 	flush()
-	return out
+	texts := make([]string, len(out))
+	for i, c := range out {
+		texts[i] = contextLine(file, c.path) + partMark + strconv.Itoa(i+1) + "\n" + strings.Join(c.parts, "\n\n")
+	}
+	return texts
 }
 
 // contextLine names the file and the heading path, bounded.

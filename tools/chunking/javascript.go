@@ -44,7 +44,7 @@ func jsLines(text string) (src *source, ok bool) {
 			lineStart = false
 			l := newLine(text, i, sc.depth, state == template, "//")
 			if strings.HasPrefix(text[i+l.indent:], "/*") {
-				l.kind, commentIndent = lineComment, l.indent
+				l.kind = lineComment
 			}
 			if state == blockComment {
 				l.kind, l.indent = lineComment, commentIndent
@@ -75,7 +75,7 @@ func jsLines(text string) (src *source, ok bool) {
 		default:
 			n, next := sc.code(i)
 			if next == blockComment {
-				state = blockComment
+				state, commentIndent = blockComment, src.lines[len(src.lines)-1].indent
 			} else if next == template {
 				state = template
 			}

@@ -58,16 +58,17 @@ def cached(cache, key=hashkey, lock=None,
 // a declaration with the comments above it, under a context line naming the class and the
 // signature; what a string or bracket spans is never mistaken for a statement.
 func TestSplitPythonDeclarations(t *testing.T) {
-	big := "\n\ndef big(n):\n    \"\"\"Big fills a chunk of its own.\"\"\"\n" + strings.Repeat("    n += 1  # count once more\n", 30) + "    return n\n"
+	big := "\n\nclass Big:\n    def fill(self, n):\n        \"\"\"Fill fills a chunk of its own.\"\"\"\n" + strings.Repeat("        n += 1  # count once more\n", 30) + "        return n\n"
 	chunks := Split("pkg/cache.py", pySource+big)
 	for _, tc := range []struct{ context, holds string }{
 		{"§ pkg/cache.py ¶", "# Cache keeps at most maxsize items.\n@dataclass(frozen=True)\nclass Cache(MutableMapping):"},
-		{"§ pkg/cache.py › Cache ¶", "def __init__(self, maxsize, getsizeof=None):"},
-		{"§ pkg/cache.py › Cache ¶", "    @property\n    def maxsize(self) -> int:\n        \"\"\"The maximum size of the cache.\"\"\""},
-		{"§ pkg/cache.py › Cache ¶", `raise ValueError("value too large")`},
-		{"§ pkg/cache.py › Cache ¶", "def not_a_function():\n    with a line that looks like code'''"},
+		{"§ pkg/cache.py ¶", "def __init__(self, maxsize, getsizeof=None):"},
+		{"§ pkg/cache.py ¶", "    @property\n    def maxsize(self) -> int:\n        \"\"\"The maximum size of the cache.\"\"\""},
+		{"§ pkg/cache.py ¶", `raise ValueError("value too large")`},
+		{"§ pkg/cache.py ¶", "def not_a_function():\n    with a line that looks like code'''"},
 		{"§ pkg/cache.py ¶", "ROTATION_PERIOD_DAYS = 83"},
-		{"§ pkg/cache.py › def big(n) ¶", `"""Big fills a chunk of its own."""`},
+		{"§ pkg/cache.py › Big › def fill(self, n) ¶", `"""Fill fills a chunk of its own."""`},
+		{"§ pkg/cache.py › Big › def fill(self, n) ¶", "        return n"},
 	} {
 		if !hasChunk(chunks, tc.context, tc.holds) {
 			t.Errorf("no chunk opens with %q and holds %q; chunks:\n%s", tc.context, tc.holds, strings.Join(chunks, "\n----\n"))
