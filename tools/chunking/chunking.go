@@ -7,9 +7,11 @@ package chunking
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -127,13 +129,14 @@ func pack(file string, blocks []block) []string {
 	}
 	var out []chunk
 	var cur chunk
+	lines := lineMemo{file: file}
 	flush := func() {
 		if len(cur.parts) == 0 {
 			return
 		}
 		if k := len(out) - 1; cur.decl && cur.n < minChunk && k >= 0 && out[k].decl {
 			path := commonPrefix(out[k].path, cur.path)
-			if out[k].n+cur.n+2 <= Target-utf8.RuneCountInString(contextLine(file, path))-maxPartChars-1 {
+			if out[k].n+cur.n+2 <= Target-lines.width(path)-maxPartChars-1 {
 				out[k].parts, out[k].path, out[k].n = append(out[k].parts, cur.parts...), path, out[k].n+cur.n+2
 				cur = chunk{}
 				return
@@ -143,7 +146,7 @@ func pack(file string, blocks []block) []string {
 		cur = chunk{}
 	}
 	for _, b := range blocks {
-		room := Target - utf8.RuneCountInString(contextLine(file, b.path)) - maxPartChars - 1
+		room := Target - lines.width(b.path) - maxPartChars - 1
 		size := utf8.RuneCountInString(b.text)
 		if len(cur.parts) > 0 && ((b.heading || b.decl) && cur.n >= minChunk || cur.n+2+size > room) {
 			flush()
@@ -176,14 +179,52 @@ func pack(file string, blocks []block) []string {
 	return texts
 }
 
-// contextLine names the file and the heading path, bounded.
-func contextLine(file string, headings []string) string {
-	line := Marker + strings.Join(append([]string{file}, headings...), sep)
-	line = strings.Join(strings.Fields(line), " ")
-	if utf8.RuneCountInString(line) > maxContext {
-		line = string([]rune(line)[:maxContext-1]) + "…"
+// lineMemo is the width of the context line of the path asked last: consecutive blocks
+// mostly share one, and pack asks for each block's.
+type lineMemo struct {
+	file  string
+	path  []string
+	n     int
+	known bool
+}
+
+func (m *lineMemo) width(path []string) int {
+	if !m.known || !slices.Equal(m.path, path) {
+		m.path, m.n, m.known = path, utf8.RuneCountInString(contextLine(m.file, path)), true
 	}
-	return line
+	return m.n
+}
+
+// contextLine names the file and the heading path, bounded, its white space collapsed to
+// single spaces. It is built in one pass: pack asks for it once for each block.
+func contextLine(file string, headings []string) string {
+	var b strings.Builder
+	b.Grow(len(Marker) + len(file) + 64)
+	n, space := 0, false
+	add := func(s string) {
+		for _, r := range s {
+			if unicode.IsSpace(r) {
+				space = n > 0
+				continue
+			}
+			if space {
+				b.WriteByte(' ')
+				n, space = n+1, false
+			}
+			b.WriteRune(r)
+			n++
+		}
+	}
+	add(Marker)
+	add(file)
+	for _, h := range headings {
+		add(sep)
+		add(h)
+	}
+	if line := b.String(); n > maxContext {
+		return string([]rune(line)[:maxContext-1]) + "…"
+	}
+	return b.String()
 }
 
 // cut splits text longer than n characters at line ends, and lines longer than n at spaces.

@@ -31,7 +31,7 @@ var regexKeywords = map[string]bool{"return": true, "typeof": true, "instanceof"
 // each; ok is false when a bracket, template or comment is left open (the file is cut at
 // blank lines instead).
 func jsLines(text string) (src *source, ok bool) {
-	src = &source{text: text}
+	src = &source{text: text, lines: make([]srcLine, 0, strings.Count(text, "\n")+1)}
 	sc := &jsScanner{text: text}
 	const (
 		code = iota

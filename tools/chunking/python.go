@@ -17,7 +17,7 @@ import (
 // line (code), a comment, a blank or a continuation; ok is false when a string or bracket
 // is left open (the file is not Python, and is cut at blank lines instead).
 func pyLines(text string) (src *source, ok bool) {
-	src = &source{text: text}
+	src = &source{text: text, lines: make([]srcLine, 0, strings.Count(text, "\n")+1)}
 	depth, quote, cont, lineStart := 0, "", false, true
 	for i := 0; i < len(text); {
 		if lineStart {
@@ -36,9 +36,15 @@ func pyLines(text string) (src *source, ok bool) {
 				quote = ""
 			case c == '\n' && len(quote) == 1:
 				return nil, false // an unterminated string
-			default:
-				lineStart = c == '\n'
+			case c == '\n':
+				lineStart = true
 				i++
+			default: // on to the next character that can end the string or its line
+				if j := strings.IndexAny(text[i+1:], pyStringStops(quote[0])); j >= 0 {
+					i += 1 + j
+				} else {
+					i = len(text)
+				}
 			}
 			continue
 		}
@@ -52,8 +58,8 @@ func pyLines(text string) (src *source, ok bool) {
 			continue
 		case '\'', '"':
 			quote = text[i : i+1]
-			if strings.HasPrefix(text[i:], strings.Repeat(quote, 3)) {
-				quote = strings.Repeat(quote, 3)
+			if strings.HasPrefix(text[i:], pyTriple(c)) {
+				quote = pyTriple(c)
 			}
 			i += len(quote)
 			continue
@@ -75,6 +81,23 @@ func pyLines(text string) (src *source, ok bool) {
 		i++
 	}
 	return src, quote == "" && depth == 0
+}
+
+// pyTriple is the triple quote of quote character c.
+func pyTriple(c byte) string {
+	if c == '"' {
+		return `"""`
+	}
+	return "'''"
+}
+
+// pyStringStops are the characters that can end a string opened by quote character c, or
+// its line.
+func pyStringStops(c byte) string {
+	if c == '"' {
+		return "\"\\\n"
+	}
+	return "'\\\n"
 }
 
 // newLine reads the physical line starting at off: its indentation and kind (cont when it
