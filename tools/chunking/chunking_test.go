@@ -116,3 +116,28 @@ func TestContextOfNamesWithSeparator(t *testing.T) {
 		}
 	}
 }
+
+// The context line collapses white space (tabs, line ends, runs of spaces, Unicode spaces) to
+// single spaces and keeps at most maxContext characters, the last one an ellipsis when it
+// was cut.
+func TestContextLine(t *testing.T) {
+	exact := strings.Repeat("é", maxContext-len([]rune(Marker+"f"+sep)))
+	for _, tc := range []struct {
+		file     string
+		headings []string
+		want     string
+	}{
+		{"a.go", nil, "§ a.go"},
+		{" a.go ", []string{"func  F(\n\ta int,\u00a0b int)\t"}, "§ a.go › func F( a int, b int)"},
+		{"f", []string{exact}, "§ f › " + exact},
+		{"f", []string{exact + "x"}, "§ f › " + exact[:len(exact)-len("é")] + "…"},
+	} {
+		got := contextLine(tc.file, tc.headings)
+		if got != tc.want {
+			t.Errorf("contextLine(%q, %q) = %q, want %q", tc.file, tc.headings, got, tc.want)
+		}
+		if n := utf8.RuneCountInString(got); n > maxContext {
+			t.Errorf("contextLine(%q, …) has %d characters, more than %d", tc.file, n, maxContext)
+		}
+	}
+}
