@@ -190,29 +190,58 @@ type lineMemo struct {
 
 func (m *lineMemo) width(path []string) int {
 	if !m.known || !slices.Equal(m.path, path) {
-		m.path, m.n, m.known = path, utf8.RuneCountInString(contextLine(m.file, path)), true
+		m.path, m.n, m.known = path, min(contextRunes(nil, m.file, path), maxContext), true
 	}
 	return m.n
 }
 
 // contextLine names the file and the heading path, bounded, its white space collapsed to
-// single spaces. It is built in one pass: pack asks for it once for each block.
+// single spaces.
 func contextLine(file string, headings []string) string {
 	var b strings.Builder
 	b.Grow(len(Marker) + len(file) + 64)
+	if n := contextRunes(&b, file, headings); n > maxContext {
+		return string([]rune(b.String())[:maxContext-1]) + "…"
+	}
+	return b.String()
+}
+
+// contextRunes writes the context line of file and headings, unbounded, to b (when not nil)
+// and returns its length in characters. It walks each part once and writes whole words: pack
+// asks for a block's width before it knows the block's chunk.
+func contextRunes(b *strings.Builder, file string, headings []string) int {
 	n, space := 0, false
 	add := func(s string) {
-		for _, r := range s {
-			if unicode.IsSpace(r) {
-				space = n > 0
+		word := -1 // where the word being read starts
+		for i := 0; i <= len(s); {
+			r, size := rune(' '), 1
+			if i < len(s) {
+				if r = rune(s[i]); r >= utf8.RuneSelf {
+					r, size = utf8.DecodeRuneInString(s[i:])
+				}
+			}
+			if !unicode.IsSpace(r) {
+				if word < 0 {
+					word = i
+				}
+				i += size
 				continue
 			}
-			if space {
-				b.WriteByte(' ')
-				n, space = n+1, false
+			if word >= 0 {
+				if space {
+					n++
+					if b != nil {
+						b.WriteByte(' ')
+					}
+				}
+				n += utf8.RuneCountInString(s[word:i])
+				if b != nil {
+					b.WriteString(s[word:i])
+				}
+				word, space = -1, false
 			}
-			b.WriteRune(r)
-			n++
+			space = n > 0 && (i < len(s) || space) // the end of s is no space
+			i += size
 		}
 	}
 	add(Marker)
@@ -221,10 +250,7 @@ func contextLine(file string, headings []string) string {
 		add(sep)
 		add(h)
 	}
-	if line := b.String(); n > maxContext {
-		return string([]rune(line)[:maxContext-1]) + "…"
-	}
-	return b.String()
+	return n
 }
 
 // cut splits text longer than n characters at line ends, and lines longer than n at spaces.
