@@ -191,7 +191,9 @@ func (s *source) pyDecl(from, to int, outer []string) ([]block, bool) {
 			}
 			bs, ok := s.pyDecl(m[0], m[1], path)
 			if !ok { // a statement between methods belongs to the block before it
-				out[len(out)-1].text += "\n\n" + s.span(m[0], m[1])
+				if text := s.span(m[0], m[1]); text != "" {
+					out[len(out)-1].text += "\n\n" + text
+				}
 				continue
 			}
 			out = append(out, bs...)

@@ -145,3 +145,22 @@ func assertLinesKept(t *testing.T, file, text string, chunks []string) {
 		}
 	}
 }
+
+// A class whose body starts with a method: its head is the class line alone (nothing
+// appended for the empty stretch before the first member), and a class attribute after the
+// methods is a declaration of its own.
+func TestPythonClassHeadAlone(t *testing.T) {
+	src, ok := pyLines("class A:\n    def f(self):\n        return 1\n\n    x = 2\n")
+	if !ok {
+		t.Fatal("does not scan")
+	}
+	bs, _ := src.pyDecl(0, len(src.lines), nil)
+	var texts []string
+	for _, b := range bs {
+		texts = append(texts, b.text)
+	}
+	want := []string{"class A:", "    def f(self):\n        return 1", "    x = 2"}
+	if strings.Join(texts, "|") != strings.Join(want, "|") {
+		t.Errorf("blocks %q, want %q", texts, want)
+	}
+}
