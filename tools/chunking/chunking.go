@@ -7,9 +7,11 @@ package chunking
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -70,19 +72,18 @@ func Split(file, text string) []string {
 		return nil
 	}
 	var blocks []block
-	switch strings.ToLower(path.Ext(file)) {
-	case ".md", ".markdown", ".mdx", ".rst":
+	ext := strings.ToLower(path.Ext(file))
+	switch cutDecls := declarations[ext]; {
+	case ext == ".md" || ext == ".markdown" || ext == ".mdx" || ext == ".rst":
 		blocks = markdownBlocks(text)
-	case ".go":
-		if blocks = goBlocks(text); blocks == nil {
-			blocks = codeBlocks(text)
+	case cutDecls != nil:
+		if blocks = cutDecls(text); blocks == nil {
+			blocks = codeBlocks(text) // it does not parse: cut at blank lines
 		}
+	case codeExt[ext]:
+		blocks = codeBlocks(text)
 	default:
-		if codeExt[strings.ToLower(path.Ext(file))] {
-			blocks = codeBlocks(text)
-		} else {
-			blocks = paragraphs(text, nil)
-		}
+		blocks = paragraphs(text, nil)
 	}
 	return pack(file, blocks)
 }
@@ -116,55 +117,140 @@ func Context(chunk, file string) (section string, part int, body string) {
 
 // pack joins consecutive blocks into chunks of about Target characters. A chunk ends before
 // a heading or declaration once it holds minChunk characters, and before any block that
-// would take it past Target; a block longer than Target is cut at lines, then words.
+// would take it past Target; a block longer than Target is cut at lines, then words. A chunk
+// of declarations still under minChunk when it ends (a constant before a long function) joins
+// the chunk of declarations before it if that has room, rather than standing alone.
 func pack(file string, blocks []block) []string {
-	var out []string
-	var cur []string
-	var curPath []string
-	n := 0
+	type chunk struct {
+		parts []string
+		path  []string
+		n     int
+		decl  bool // path is what the chunk's declarations share, even if nothing
+	}
+	var out []chunk
+	var cur chunk
+	lines := lineMemo{file: file}
 	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, contextLine(file, curPath)+partMark+strconv.Itoa(len(out)+1)+"\n"+strings.Join(cur, "\n\n"))
+		if len(cur.parts) == 0 {
+			return
 		}
-		cur, n = nil, 0
+		if k := len(out) - 1; cur.decl && cur.n < minChunk && k >= 0 && out[k].decl {
+			path := commonPrefix(out[k].path, cur.path)
+			if out[k].n+cur.n+2 <= Target-lines.width(path)-maxPartChars-1 {
+				out[k].parts, out[k].path, out[k].n = append(out[k].parts, cur.parts...), path, out[k].n+cur.n+2
+				cur = chunk{}
+				return
+			}
+		}
+		out = append(out, cur)
+		cur = chunk{}
 	}
 	for _, b := range blocks {
-		room := Target - utf8.RuneCountInString(contextLine(file, b.path)) - maxPartChars - 1
+		room := Target - lines.width(b.path) - maxPartChars - 1
 		size := utf8.RuneCountInString(b.text)
-		if len(cur) > 0 && ((b.heading || b.decl) && n >= minChunk || n+2+size > room) {
+		if len(cur.parts) > 0 && ((b.heading || b.decl) && cur.n >= minChunk || cur.n+2+size > room) {
 			flush()
 		}
 		switch {
-		case len(cur) == 0 || len(curPath) == 0:
-			curPath = b.path
+		case len(cur.parts) == 0 || len(cur.path) == 0 && !cur.decl:
+			cur.path = b.path
 		case b.heading || b.decl:
-			curPath = commonPrefix(curPath, b.path) // a chunk of several sections is under what they share
+			cur.path = commonPrefix(cur.path, b.path) // a chunk of several sections is under what they share
 		}
+		cur.decl = cur.decl || b.decl
 		if size <= room {
-			cur = append(cur, b.text)
-			n += size + 2
+			cur.parts = append(cur.parts, b.text)
+			cur.n += size + 2
 			continue
 		}
 		for _, piece := range cut(b.text, room) {
-			if len(cur) > 0 {
+			if len(cur.parts) > 0 {
 				flush()
-				curPath = b.path
+				cur.path, cur.decl = b.path, b.decl
 			}
-			cur, n = []string{piece}, utf8.RuneCountInString(piece)
+			cur.parts, cur.n = []string{piece}, utf8.RuneCountInString(piece)
 		}
 	}
 	flush()
-	return out
+	texts := make([]string, len(out))
+	for i, c := range out {
+		texts[i] = contextLine(file, c.path) + partMark + strconv.Itoa(i+1) + "\n" + strings.Join(c.parts, "\n\n")
+	}
+	return texts
 }
 
-// contextLine names the file and the heading path, bounded.
-func contextLine(file string, headings []string) string {
-	line := Marker + strings.Join(append([]string{file}, headings...), sep)
-	line = strings.Join(strings.Fields(line), " ")
-	if utf8.RuneCountInString(line) > maxContext {
-		line = string([]rune(line)[:maxContext-1]) + "…"
+// lineMemo is the width of the context line of the path asked last: consecutive blocks
+// mostly share one, and pack asks for each block's.
+type lineMemo struct {
+	file  string
+	path  []string
+	n     int
+	known bool
+}
+
+func (m *lineMemo) width(path []string) int {
+	if !m.known || !slices.Equal(m.path, path) {
+		m.path, m.n, m.known = path, min(contextRunes(nil, m.file, path), maxContext), true
 	}
-	return line
+	return m.n
+}
+
+// contextLine names the file and the heading path, bounded, its white space collapsed to
+// single spaces.
+func contextLine(file string, headings []string) string {
+	var b strings.Builder
+	b.Grow(len(Marker) + len(file) + 64)
+	if n := contextRunes(&b, file, headings); n > maxContext {
+		return string([]rune(b.String())[:maxContext-1]) + "…"
+	}
+	return b.String()
+}
+
+// contextRunes writes the context line of file and headings, unbounded, to b (when not nil)
+// and returns its length in characters. It walks each part once and writes whole words: pack
+// asks for a block's width before it knows the block's chunk.
+func contextRunes(b *strings.Builder, file string, headings []string) int {
+	n, space := 0, false
+	add := func(s string) {
+		word := -1 // where the word being read starts
+		for i := 0; i <= len(s); {
+			r, size := rune(' '), 1
+			if i < len(s) {
+				if r = rune(s[i]); r >= utf8.RuneSelf {
+					r, size = utf8.DecodeRuneInString(s[i:])
+				}
+			}
+			if !unicode.IsSpace(r) {
+				if word < 0 {
+					word = i
+				}
+				i += size
+				continue
+			}
+			if word >= 0 {
+				if space {
+					n++
+					if b != nil {
+						b.WriteByte(' ')
+					}
+				}
+				n += utf8.RuneCountInString(s[word:i])
+				if b != nil {
+					b.WriteString(s[word:i])
+				}
+				word, space = -1, false
+			}
+			space = n > 0 && (i < len(s) || space) // the end of s is no space
+			i += size
+		}
+	}
+	add(Marker)
+	add(file)
+	for _, h := range headings {
+		add(sep)
+		add(h)
+	}
+	return n
 }
 
 // cut splits text longer than n characters at line ends, and lines longer than n at spaces.
@@ -299,6 +385,12 @@ func paragraphs(text string, path []string) []block {
 	}
 	return out
 }
+
+// declarations are the languages cut by declaration, by extension: each returns nil when
+// the file does not parse.
+var declarations = map[string]func(string) []block{".go": goBlocks, ".py": pythonBlocks, ".pyi": pythonBlocks,
+	".js": jsBlocks, ".mjs": jsBlocks, ".cjs": jsBlocks, ".jsx": jsBlocks, ".ts": jsBlocks, ".mts": jsBlocks,
+	".cts": jsBlocks, ".tsx": jsBlocks}
 
 // codeExt are the extensions read as source code.
 var codeExt = map[string]bool{".go": true, ".py": true, ".js": true, ".mjs": true, ".ts": true, ".tsx": true,

@@ -50,7 +50,7 @@ func TestContext(t *testing.T) {
 		{"g.md", "# Guide\n\nIntro " + long + "\n\n## Install\n\n" + long + "\n\n### Linux\n\nRun apt install zebra.\n", "zebra", "Guide › Install › Linux"},
 		{"g.md", "# Guide\n\n```sh\n# not a heading\necho zebra\n```\n", "zebra", "Guide"},
 		{"m.go", "package m\n\n// Zebra stripes.\nfunc Zebra() int {\n\treturn 1\n}\n", "Zebra()", "func Zebra() int"},
-		{"m.py", "import os\n\n# Zebra stripes.\ndef Zebra():\n    return 1\n", "Zebra()", "Zebra"},
+		{"m.py", "import os\n\n# Zebra stripes.\ndef Zebra():\n    return 1\n", "Zebra()", "def Zebra()"},
 		{"n.txt", "plain zebra text", "zebra", ""},
 	} {
 		found := false
@@ -113,6 +113,31 @@ func TestContextOfNamesWithSeparator(t *testing.T) {
 		}
 		if section, part, body := Context(chunks[0], tc.file); section != tc.section || part != 1 || !strings.Contains(body, "zebra") {
 			t.Errorf("%s: section %q part %d, want %q part 1 (chunk %q)", tc.file, section, part, tc.section, chunks[0])
+		}
+	}
+}
+
+// The context line collapses white space (tabs, line ends, runs of spaces, Unicode spaces) to
+// single spaces and keeps at most maxContext characters, the last one an ellipsis when it
+// was cut.
+func TestContextLine(t *testing.T) {
+	exact := strings.Repeat("é", maxContext-len([]rune(Marker+"f"+sep)))
+	for _, tc := range []struct {
+		file     string
+		headings []string
+		want     string
+	}{
+		{"a.go", nil, "§ a.go"},
+		{" a.go ", []string{"func  F(\n\ta int,\u00a0b int)\t"}, "§ a.go › func F( a int, b int)"},
+		{"f", []string{exact}, "§ f › " + exact},
+		{"f", []string{exact + "x"}, "§ f › " + exact[:len(exact)-len("é")] + "…"},
+	} {
+		got := contextLine(tc.file, tc.headings)
+		if got != tc.want {
+			t.Errorf("contextLine(%q, %q) = %q, want %q", tc.file, tc.headings, got, tc.want)
+		}
+		if n := utf8.RuneCountInString(got); n > maxContext {
+			t.Errorf("contextLine(%q, …) has %d characters, more than %d", tc.file, n, maxContext)
 		}
 	}
 }

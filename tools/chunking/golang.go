@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxSignature bounds a declaration's signature in a context line.
@@ -113,8 +114,8 @@ func receiverType(e ast.Expr) string {
 // signature is s on one line, spaces collapsed, bounded.
 func signature(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > maxSignature {
-		s = string(r[:maxSignature-1]) + "…"
+	if utf8.RuneCountInString(s) > maxSignature {
+		s = string([]rune(s)[:maxSignature-1]) + "…"
 	}
 	return s
 }

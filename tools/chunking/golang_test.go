@@ -75,3 +75,27 @@ func TestSignatureBounded(t *testing.T) {
 		t.Errorf("signature length %d, want %d", len(got), maxSignature)
 	}
 }
+
+// A chunk of declarations that ends under minChunk characters (a constant before a function
+// too long to share a chunk) joins the chunk of declarations before it when that has room,
+// under what their paths share, rather than standing alone; a Markdown section never does.
+func TestSplitJoinsSmallDeclarationChunk(t *testing.T) {
+	first := "// First is long enough to start a chunk of its own.\nfunc First() {\n" + strings.Repeat("\tfirst++\n", 40) + "}\n"
+	limit := "\n// limit bounds a segment.\nconst limit = 1024\n"
+	long := "\n// Encode walks the string in segments.\nfunc Encode(s string) {\n" + strings.Repeat("\tencode(s[:limit])\n", 60) + "}\n"
+	for _, tc := range []struct {
+		file, text, holds string
+		chunks            int
+	}{
+		{"enc.go", "package enc\n\n" + first + limit + long, "first++\n}\n\n// limit bounds a segment.\nconst limit = 1024", 3},
+		{"enc.md", "# First\n\n" + strings.Repeat("first words ", 40) + "\n\n## Limit\n\nA segment is 1024.\n\n## Encode\n\n" + strings.Repeat("encode words ", 80), "## Limit\n\nA segment is 1024.", 4},
+	} {
+		chunks := Split(tc.file, tc.text)
+		if len(chunks) != tc.chunks || !strings.Contains(strings.Join(chunks, "\n"), tc.holds) {
+			t.Errorf("%s: %d chunks, want %d, one holding %q:\n%s", tc.file, len(chunks), tc.chunks, tc.holds, strings.Join(chunks, "\n----\n"))
+		}
+	}
+	if got := Split("enc.go", "package enc\n\n"+first+limit+long); !strings.HasPrefix(got[0], "§ enc.go ¶1\n") {
+		t.Errorf("joined chunk opens with %q, want the file alone (its declarations share no path)", strings.SplitN(got[0], "\n", 2)[0])
+	}
+}
