@@ -70,7 +70,8 @@ func (p *recallParams) check(*Deps) (err error) {
 	return err
 }
 
-func recallTool(d *Deps) Tool {
+// recallTool records each recall with rec.
+func recallTool(d *Deps, rec *recorder) Tool {
 	def := recallDef()
 	return Tool{Def: def, Group: GroupMemory, ReadOnly: true, Example: Example{Args: map[string]any{"query": "payout queue stalled"}}, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p recallParams) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
@@ -100,7 +101,7 @@ func recallTool(d *Deps) Tool {
 		for _, m := range ms {
 			d.shown.remember(m.ID)
 		}
-		d.recordRecall(ctx, s, ms)
+		rec.recall(ctx, s, ms)
 		o = recallIndex(ms, stale, d.now(), p, more)
 		return result(recallText(o, p, s), o), nil
 	})}

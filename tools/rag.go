@@ -87,8 +87,8 @@ func (d *Deps) ragDeadline(mcp.CallToolRequest) (time.Duration, string) {
 	return d.RAGTimeout, "--timeout-rag"
 }
 
-// ragQueryTool asks through l.
-func ragQueryTool(d *Deps, l *loader) Tool {
+// ragQueryTool asks through l and records each question with rec.
+func ragQueryTool(d *Deps, l *loader, rec *recorder) Tool {
 	def := ragQueryDef()
 	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, RemoteSpansAll: true, Rate: RateLLM, Deadline: d.ragDeadline, Example: Example{Args: map[string]any{"question": "How is the project deployed?"}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, q ragRequest) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, q.CollectionID, false)
@@ -121,7 +121,7 @@ func ragQueryTool(d *Deps, l *loader) Tool {
 		for _, src := range ans.Out.Sources {
 			d.shown.remember(src.DocumentID)
 		}
-		d.recordRAG(ctx, s, ans.Out, q.IncludeSources, cached)
+		rec.rag(ctx, s, ans.Out, q.IncludeSources, cached)
 		res := served(ans, cached)
 		// The answer may legitimately be long when max_tokens is large: allow for it.
 		res.Content = []mcp.Content{mcp.NewTextContent(capText(ans.text(cached), max(MaxTextBytes, ragCharsPerToken*q.MaxTokens+8<<10)))}

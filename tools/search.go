@@ -119,8 +119,8 @@ func (d *Deps) searchDeadline(mcp.CallToolRequest) (time.Duration, string) {
 	return d.SearchTimeout, "--timeout-search"
 }
 
-// searchTool searches through l.
-func searchTool(d *Deps, l *loader) Tool {
+// searchTool searches through l and records each search with rec.
+func searchTool(d *Deps, l *loader, rec *recorder) Tool {
 	def := searchDef()
 	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Aliases: searchModeAliases, RemoteSpansAll: true, Deadline: d.searchDeadline, Example: Example{Args: map[string]any{"query": "deploy runbook"}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p searchParams) (*mcp.CallToolResult, error) {
 		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
@@ -156,7 +156,7 @@ func searchTool(d *Deps, l *loader) Tool {
 		for _, h := range ans.Out.Results {
 			d.shown.remember(h.DocumentID)
 		}
-		d.recordSearch(ctx, s, ans.Out, cached)
+		rec.search(ctx, s, ans.Out, cached)
 		return served(ans, cached), nil
 	})}
 }

@@ -166,6 +166,7 @@ type Deps struct {
 	initOnce sync.Once
 	limiter  *rateLimiter
 	loader   *loader
+	recorder *recorder
 	pending  *upload.Pending // uploads R2R has not finished with
 	titles   titleMemory
 	shown    shownIDs // document ids shown to the model, for short-id lookups
@@ -176,12 +177,13 @@ type Deps struct {
 }
 
 // setup builds the run-time state shared by every tool (the rate limiter from the Config,
-// uploads in progress, the cached reads' loader) on first use.
+// uploads in progress, the cached reads' loader, the analytics recorder) on first use.
 func (d *Deps) setup() {
 	d.initOnce.Do(func() {
 		d.limiter = newRateLimiter(d.rateLimits(), d.SharedLimits, func() string { return d.Client.Identity() }, d.now, d.logger())
 		d.pending = upload.NewPending()
 		d.loader = &loader{cache: d.Cache, client: func() *r2r.Client { return d.Client }, pending: d.pending, now: d.now}
+		d.recorder = &recorder{rec: d.Analytics, remote: func() bool { return d.Projects.Remote() }, history: d.historyKey, now: d.now}
 		d.syncs = newSyncJobs()
 	})
 }
@@ -218,8 +220,8 @@ func Registry(deps *Deps) []Tool {
 	}
 	deps.setup()
 	tools := []Tool{
-		searchTool(deps, deps.loader),
-		ragQueryTool(deps, deps.loader),
+		searchTool(deps, deps.loader, deps.recorder),
+		ragQueryTool(deps, deps.loader, deps.recorder),
 		ingestDocumentTool(deps),
 		listDocumentsTool(deps, deps.loader),
 		monitorTaskTool(deps),
@@ -229,7 +231,7 @@ func Registry(deps *Deps) []Tool {
 		syncTool(deps),
 		syncStatusTool(deps),
 		rememberTool(deps),
-		recallTool(deps),
+		recallTool(deps, deps.recorder),
 		troubleshootTool(deps),
 		forgetTool(deps),
 		statusTool(deps, deps.limiter),
