@@ -176,7 +176,7 @@ func (d *Deps) listDocuments(ctx context.Context, base ListDocumentsOutput, s *s
 	}
 	store := true
 	for _, doc := range seen {
-		d.ingestionDone(doc.ID, doc.IngestionStatus)
+		d.writes.ingested(doc.ID, doc.IngestionStatus)
 		store = store && kbsync.Terminal(doc.IngestionStatus)
 	}
 	return o, store, nil
@@ -444,7 +444,7 @@ func (d *Deps) readDocument(ctx context.Context, c *call, l *loader, id string, 
 		if err != nil {
 			return nil, false, err
 		}
-		d.ingestionDone(id, o.IngestionStatus)
+		d.writes.ingested(id, o.IngestionStatus)
 		// Until ingestion has finished, status and text are still changing.
 		return o, kbsync.Terminal(o.IngestionStatus) && o.Note == "", nil
 	})

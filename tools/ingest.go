@@ -127,7 +127,7 @@ func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestPar
 		}
 		return sc, nil
 	}
-	opts.OnWrite = func() { d.bumpAfterWrite(s.ID); d.forgetTeamViews() }
+	opts.OnWrite = func() { d.writes.wrote(s.ID); d.forgetTeamViews() }
 	r, err := upload.Upload(ctx, in.FilePath, opts)
 	if err != nil {
 		return d.uploadErrorResult(ctx, err, s, scopeRes)
@@ -175,7 +175,7 @@ func (d *Deps) writeScope(ctx context.Context, pr *project.Project, explicitID s
 		return nil, "", errRes
 	}
 	if s.Created {
-		d.bumpAfterWrite("") // the collection list changed
+		d.writes.wrote("") // the collection list changed
 	}
 	return s, userID, nil
 }
@@ -248,7 +248,7 @@ func (d *Deps) settleMembership(ctx context.Context, doc *r2r.Document) {
 	case err != nil:
 		d.logger().Warn("adding the document to its collection failed", "document_id", doc.ID, "collection_id", coll, "error", err)
 	case coll != "":
-		d.bumpAfterWrite(coll)
+		d.writes.wrote(coll)
 	}
 }
 

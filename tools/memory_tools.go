@@ -203,7 +203,7 @@ func (d *Deps) memoryStore(ctx context.Context, collID string) *memory.Store {
 		}
 	}
 	return &memory.Store{API: d.Client, CollectionID: collID, Wait: wait, Poll: d.PollInterval,
-		OnWrite: func() { d.bumpAfterWrite(collID) }}
+		OnWrite: func() { d.writes.wrote(collID) }}
 }
 
 // localRoot is the root of pr when it is a local project (git commands run there); "" on a

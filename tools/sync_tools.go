@@ -112,7 +112,7 @@ func (d *Deps) syncProject(ctx context.Context, p syncParams) *mcp.CallToolResul
 	}
 	syncer, stateDir, key, err := upload.NewSyncer(upload.SyncConfig{API: d.Client, Root: root, Dir: target.dir, Prune: prune,
 		StateDir: d.SyncStateDir, Poll: d.PollInterval, Scope: scope,
-		OnWrite: func() { d.bumpAfterWrite(s.ID); d.bumpAfterWrite(scope.CollectionID); d.forgetTeamViews() }, Pending: d.pendingUploads()})
+		OnWrite: func() { d.writes.wrote(s.ID); d.writes.wrote(scope.CollectionID); d.forgetTeamViews() }, Pending: d.pendingUploads()})
 	if err != nil {
 		return configError("Not synced: " + err.Error())
 	}
@@ -169,7 +169,7 @@ func (d *Deps) startSync(ctx context.Context, syncer *kbsync.Syncer, s *scope, r
 		defer d.syncs.end(job)
 		defer unlock()
 		sum := syncer.Run(bg, plan, job.report)
-		d.bumpAfterWrite(s.ID)
+		d.writes.wrote(s.ID)
 		job.finish(sum, nil, d.now())
 	}()
 	o.JobID, o.State = job.ID, jobRunning

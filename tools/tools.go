@@ -167,6 +167,7 @@ type Deps struct {
 	limiter  *rateLimiter
 	loader   *loader
 	recorder *recorder
+	writes   *invalidator
 	pending  *upload.Pending // uploads R2R has not finished with
 	titles   titleMemory
 	shown    shownIDs // document ids shown to the model, for short-id lookups
@@ -177,13 +178,15 @@ type Deps struct {
 }
 
 // setup builds the run-time state shared by every tool (the rate limiter from the Config,
-// uploads in progress, the cached reads' loader, the analytics recorder) on first use.
+// uploads in progress, the cached reads' loader and the cache's write side, the analytics
+// recorder) on first use.
 func (d *Deps) setup() {
 	d.initOnce.Do(func() {
 		d.limiter = newRateLimiter(d.rateLimits(), d.SharedLimits, func() string { return d.Client.Identity() }, d.now, d.logger())
 		d.pending = upload.NewPending()
 		d.loader = &loader{cache: d.Cache, client: func() *r2r.Client { return d.Client }, pending: d.pending, now: d.now}
 		d.recorder = &recorder{rec: d.Analytics, remote: func() bool { return d.Projects.Remote() }, history: d.historyKey, now: d.now}
+		d.writes = &invalidator{cache: d.Cache, titles: &d.titles, pending: d.pending}
 		d.syncs = newSyncJobs()
 	})
 }
@@ -224,10 +227,10 @@ func Registry(deps *Deps) []Tool {
 		ragQueryTool(deps, deps.loader, deps.recorder),
 		ingestDocumentTool(deps),
 		listDocumentsTool(deps, deps.loader),
-		monitorTaskTool(deps),
+		monitorTaskTool(deps, deps.writes),
 		listCollectionsTool(deps, deps.loader),
 		getDocumentTool(deps, deps.loader),
-		deleteDocumentTool(deps),
+		deleteDocumentTool(deps, deps.writes),
 		syncTool(deps),
 		syncStatusTool(deps),
 		rememberTool(deps),
