@@ -77,7 +77,7 @@ func listDocumentsDef() mcp.Tool {
 func listDocumentsTool(d *Deps, l *loader) Tool {
 	def := listDocumentsDef()
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Example: Example{Args: map[string]any{"limit": 20}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p listParams) (*mcp.CallToolResult, error) {
-		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
+		s, errRes := d.scopes.resolve(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -88,7 +88,7 @@ func listDocumentsTool(d *Deps, l *loader) Tool {
 		}
 		o, cached, err := d.documentPage(ctx, c, l, s, p)
 		if err != nil {
-			d.forgetOn404(ctx, s, err)
+			d.scopes.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
 		o.Cached = cached

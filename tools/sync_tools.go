@@ -85,18 +85,18 @@ func (d *Deps) syncProject(ctx context.Context, p syncParams) *mcp.CallToolResul
 	}
 	userID, err := d.Projects.UserID(ctx, d.Client)
 	if err != nil {
-		return d.projectErrorResult(ctx, err)
+		return d.scopes.projectErrorResult(ctx, err)
 	}
 	explicit := p.CollectionID
 	if explicit == "" && d.Projects.Remote() {
 		explicit = pr.CollectionID // a repository's team collection, as its .r2r-mcp.json names it
 	}
-	s, errRes := d.resolveScopeOf(ctx, nil, &pr, explicit, !dryRun) // sync never spans collections
+	s, errRes := d.scopes.resolveOf(ctx, nil, &pr, explicit, !dryRun) // sync never spans collections
 	if errRes != nil {
 		return errRes
 	}
 	if !dryRun {
-		if s, errRes = d.verifyWriteScope(ctx, s); errRes != nil {
+		if s, errRes = d.scopes.verifyWrite(ctx, s); errRes != nil {
 			return errRes
 		}
 	}
@@ -112,7 +112,7 @@ func (d *Deps) syncProject(ctx context.Context, p syncParams) *mcp.CallToolResul
 	}
 	syncer, stateDir, key, err := upload.NewSyncer(upload.SyncConfig{API: d.Client, Root: root, Dir: target.dir, Prune: prune,
 		StateDir: d.SyncStateDir, Poll: d.PollInterval, Scope: scope,
-		OnWrite: func() { d.writes.wrote(s.ID); d.writes.wrote(scope.CollectionID); d.forgetTeamViews() }, Pending: d.pendingUploads()})
+		OnWrite: func() { d.writes.wrote(s.ID); d.writes.wrote(scope.CollectionID); d.scopes.forgetTeamViews() }, Pending: d.pendingUploads()})
 	if err != nil {
 		return configError("Not synced: " + err.Error())
 	}
@@ -248,7 +248,7 @@ func syncRunning(job *syncJob) *mcp.CallToolResult {
 func (d *Deps) syncErrorResult(ctx context.Context, s *scope, err error) *mcp.CallToolResult {
 	var re *r2r.Error
 	if errors.As(err, &re) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		d.forgetOn404(ctx, s, err)
+		d.scopes.forgetOn404(ctx, s, err)
 		return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s))
 	}
 	if _, ok := errors.AsType[*kbsync.PartialCloneError](err); ok {
@@ -308,7 +308,7 @@ func syncStatusTool(d *Deps) Tool {
 		if id == "" && !d.Projects.Remote() {
 			pr, err := d.Projects.Project(ctx)
 			if err != nil {
-				return d.projectErrorResult(ctx, err), nil
+				return d.scopes.projectErrorResult(ctx, err), nil
 			}
 			root, _ = confine.RealPath(pr.Root)
 		}
