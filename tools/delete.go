@@ -42,7 +42,7 @@ func (p *deleteParams) check(d *Deps) (err error) {
 const deleteDocumentName = "r2r_delete_document"
 
 // deleteDocumentTool invalidates through w what a deletion makes stale.
-func deleteDocumentTool(d *Deps, w *invalidator) Tool {
+func deleteDocumentTool(d *Deps, w *invalidator, sc *scoper) Tool {
 	const title = "Delete a project document"
 	def := newTool(deleteDocumentName,
 		mcp.WithToolTitle(title),
@@ -57,7 +57,7 @@ func deleteDocumentTool(d *Deps, w *invalidator) Tool {
 	)
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Example: Example{Args: map[string]any{"document_id": "5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}, Error: "document_outside_project"}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p deleteParams) (*mcp.CallToolResult, error) {
 		id := p.DocumentID
-		s, errRes := d.scopes.resolve(ctx, c, p.CollectionID, false)
+		s, errRes := sc.resolve(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}

@@ -74,10 +74,10 @@ func listDocumentsDef() mcp.Tool {
 }
 
 // listDocumentsTool lists through l.
-func listDocumentsTool(d *Deps, l *loader) Tool {
+func listDocumentsTool(d *Deps, l *loader, sc *scoper) Tool {
 	def := listDocumentsDef()
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Example: Example{Args: map[string]any{"limit": 20}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p listParams) (*mcp.CallToolResult, error) {
-		s, errRes := d.scopes.resolve(ctx, c, p.CollectionID, false)
+		s, errRes := sc.resolve(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -88,7 +88,7 @@ func listDocumentsTool(d *Deps, l *loader) Tool {
 		}
 		o, cached, err := d.documentPage(ctx, c, l, s, p)
 		if err != nil {
-			d.scopes.forgetOn404(ctx, s, err)
+			sc.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
 		o.Cached = cached

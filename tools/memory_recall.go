@@ -71,10 +71,10 @@ func (p *recallParams) check(*Deps) (err error) {
 }
 
 // recallTool records each recall with rec.
-func recallTool(d *Deps, rec *recorder) Tool {
+func recallTool(d *Deps, rec *recorder, sc *scoper) Tool {
 	def := recallDef()
 	return Tool{Def: def, Group: GroupMemory, ReadOnly: true, Example: Example{Args: map[string]any{"query": "payout queue stalled"}}, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p recallParams) (*mcp.CallToolResult, error) {
-		s, errRes := d.scopes.resolve(ctx, c, p.CollectionID, false)
+		s, errRes := sc.resolve(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -89,7 +89,7 @@ func recallTool(d *Deps, rec *recorder) Tool {
 		}
 		ms, more, err := d.recallMemories(ctx, s, q)
 		if err != nil {
-			d.scopes.forgetOn404(ctx, s, err)
+			sc.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
 		var stale map[string][]string

@@ -240,7 +240,7 @@ type ForgetOutput struct {
 	Message string `json:"message" required:"true" desc:"what was deleted"`
 }
 
-func forgetTool(d *Deps) Tool {
+func forgetTool(d *Deps, sc *scoper) Tool {
 	const title = "Forget a memory"
 	def := newTool("r2r_forget",
 		mcp.WithToolTitle(title),
@@ -253,7 +253,7 @@ func forgetTool(d *Deps) Tool {
 		inputSchema[forgetParams](),
 	)
 	return Tool{Def: def, Group: GroupMemory, ReadOnly: false, Example: Example{Args: map[string]any{"memory_id": "5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}, Error: "not_a_memory"}, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p forgetParams) (*mcp.CallToolResult, error) {
-		s, errRes := d.scopes.resolve(ctx, c, p.CollectionID, false)
+		s, errRes := sc.resolve(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}

@@ -88,10 +88,10 @@ func (d *Deps) ragDeadline(mcp.CallToolRequest) (time.Duration, string) {
 }
 
 // ragQueryTool asks through l and records each question with rec.
-func ragQueryTool(d *Deps, l *loader, rec *recorder) Tool {
+func ragQueryTool(d *Deps, l *loader, rec *recorder, sc *scoper) Tool {
 	def := ragQueryDef()
 	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, RemoteSpansAll: true, Rate: RateLLM, Deadline: d.ragDeadline, Example: Example{Args: map[string]any{"question": "How is the project deployed?"}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, q ragRequest) (*mcp.CallToolResult, error) {
-		s, errRes := d.scopes.resolve(ctx, c, q.CollectionID, false)
+		s, errRes := sc.resolve(ctx, c, q.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -110,11 +110,11 @@ func ragQueryTool(d *Deps, l *loader, rec *recorder) Tool {
 			return d.runRAG(ctx, base, s, q)
 		})
 		if err != nil {
-			d.scopes.forgetOn404(ctx, s, err)
+			sc.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
 		if len(ans.Out.Sources) == 0 { // nothing retrieved, or sources not asked for: at most one check per VerifyTTL
-			if res := d.scopes.verify(ctx, s); res != nil {
+			if res := sc.verify(ctx, s); res != nil {
 				return res, nil
 			}
 		}

@@ -120,10 +120,10 @@ func (d *Deps) searchDeadline(mcp.CallToolRequest) (time.Duration, string) {
 }
 
 // searchTool searches through l and records each search with rec.
-func searchTool(d *Deps, l *loader, rec *recorder) Tool {
+func searchTool(d *Deps, l *loader, rec *recorder, sc *scoper) Tool {
 	def := searchDef()
 	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Aliases: searchModeAliases, RemoteSpansAll: true, Deadline: d.searchDeadline, Example: Example{Args: map[string]any{"query": "deploy runbook"}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p searchParams) (*mcp.CallToolResult, error) {
-		s, errRes := d.scopes.resolve(ctx, c, p.CollectionID, false)
+		s, errRes := sc.resolve(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -141,11 +141,11 @@ func searchTool(d *Deps, l *loader, rec *recorder) Tool {
 			return d.runSearch(ctx, base, s, p.Filters)
 		})
 		if err != nil {
-			d.scopes.forgetOn404(ctx, s, err)
+			sc.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
 		if ans.Out.Count == 0 { // R2R answers a filter on a deleted collection with no hits, not 404
-			if res := d.scopes.verify(ctx, s); res != nil {
+			if res := sc.verify(ctx, s); res != nil {
 				return res, nil
 			}
 		}

@@ -294,7 +294,7 @@ type SyncResult struct {
 // maxStatusWait bounds wait_seconds, inside the default call deadline.
 const maxStatusWait = 10
 
-func syncStatusTool(d *Deps) Tool {
+func syncStatusTool(d *Deps, sc *scoper) Tool {
 	opts := append(readTool("Check a sync job",
 		"Report the progress and result of a sync started with r2r_sync (the current project's newest when job_id is omitted). "+
 			"wait_seconds waits for it to finish, with progress notifications when the request has a progress token.", outputSchema[SyncStatusOutput]()),
@@ -308,7 +308,7 @@ func syncStatusTool(d *Deps) Tool {
 		if id == "" && !d.Projects.Remote() {
 			pr, err := d.Projects.Project(ctx)
 			if err != nil {
-				return d.scopes.projectErrorResult(ctx, err), nil
+				return sc.projectErrorResult(ctx, err), nil
 			}
 			root, _ = confine.RealPath(pr.Root)
 		}

@@ -226,20 +226,20 @@ func Registry(deps *Deps) []Tool {
 	}
 	deps.setup()
 	tools := []Tool{
-		searchTool(deps, deps.loader, deps.recorder),
-		ragQueryTool(deps, deps.loader, deps.recorder),
+		searchTool(deps, deps.loader, deps.recorder, deps.scopes),
+		ragQueryTool(deps, deps.loader, deps.recorder, deps.scopes),
 		ingestDocumentTool(deps),
-		listDocumentsTool(deps, deps.loader),
+		listDocumentsTool(deps, deps.loader, deps.scopes),
 		monitorTaskTool(deps, deps.writes),
 		listCollectionsTool(deps, deps.loader),
 		getDocumentTool(deps, deps.loader),
-		deleteDocumentTool(deps, deps.writes),
+		deleteDocumentTool(deps, deps.writes, deps.scopes),
 		syncTool(deps),
-		syncStatusTool(deps),
+		syncStatusTool(deps, deps.scopes),
 		rememberTool(deps),
-		recallTool(deps, deps.recorder),
-		troubleshootTool(deps),
-		forgetTool(deps),
+		recallTool(deps, deps.recorder, deps.scopes),
+		troubleshootTool(deps, deps.scopes),
+		forgetTool(deps, deps.scopes),
 		statusTool(deps, deps.limiter),
 	}
 	for i := range tools {
