@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/analytics"
@@ -10,49 +11,56 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/tools/project"
 )
 
-// analyticsKey names where a call's analytics are kept: the project's (pr, or the current
-// one when nil); on a remote server, the team's collection, or the user's own key for a
-// search across every collection the user may read. "" = not kept.
-func (d *Deps) analyticsKey(ctx context.Context, s *scope) string {
-	if d.Analytics == nil {
+// recorder queues the analytics of the calls that read the knowledge base (search, RAG,
+// recall): where a call's analytics are kept, and each kind of call's event.
+type recorder struct {
+	rec    *analytics.Recorder // nil = off
+	remote func() bool         // a remote server: keys name a collection or a user
+	// history is where the search history of a project is kept (Deps.historyKey).
+	history func(ctx context.Context, pr *project.Project) (key, name string)
+	now     func() time.Time
+}
+
+// key names where a call's analytics are kept: the project's (s's, or the current one when
+// s is nil); on a remote server, the team's collection, or the user's own key for a search
+// across every collection the user may read. "" = not kept.
+func (r *recorder) key(ctx context.Context, s *scope) string {
+	if r.rec == nil {
 		return ""
 	}
-	if d.Projects.Remote() {
-		if s != nil && s.ID != "" {
-			return "team:" + s.ID
-		}
-		return "user:" + d.Client.Identity()
+	if r.remote() && s != nil && s.ID != "" {
+		return "team:" + s.ID
 	}
 	var pr *project.Project
 	if s != nil {
 		pr = s.Project
 	}
-	key, _ := d.historyKey(ctx, pr)
+	key, _ := r.history(ctx, pr)
 	return key
 }
 
-// recordSearch queues the analytics of a finished search.
-func (d *Deps) recordSearch(ctx context.Context, s *scope, o SearchOutput, cached bool) {
-	key := d.analyticsKey(ctx, s)
+// search queues the analytics of a finished search.
+func (r *recorder) search(ctx context.Context, s *scope, o SearchOutput, cached bool) {
+	key := r.key(ctx, s)
 	if key == "" {
 		return
 	}
-	e := analytics.Event{Time: d.now().UTC(), Kind: analytics.KindSearch, Query: o.Query, Hits: o.Count, Cached: cached,
+	e := analytics.Event{Time: r.now().UTC(), Kind: analytics.KindSearch, Query: o.Query, Hits: o.Count, Cached: cached,
 		Weak: o.SearchMode == r2r.SearchModeBasic && o.Count > 0 && o.topScore > 0 && o.topScore < analytics.WeakScore}
 	for _, h := range o.Results[:min(len(o.Results), analytics.MaxDocs)] {
 		e.Docs = append(e.Docs, analytics.Doc{ID: h.DocumentID, Title: h.Title})
 	}
-	d.Analytics.Record(key, e)
+	r.rec.Record(key, e)
 }
 
-// recordRAG queues the analytics of a finished RAG question. Without its sources nothing
-// says how well it was answered: it counts, but never as a gap.
-func (d *Deps) recordRAG(ctx context.Context, s *scope, o RAGOutput, withSources, cached bool) {
-	key := d.analyticsKey(ctx, s)
+// rag queues the analytics of a finished RAG question. Without its sources nothing says
+// how well it was answered: it counts, but never as a gap.
+func (r *recorder) rag(ctx context.Context, s *scope, o RAGOutput, withSources, cached bool) {
+	key := r.key(ctx, s)
 	if key == "" {
 		return
 	}
-	e := analytics.Event{Time: d.now().UTC(), Kind: analytics.KindRAG, Query: o.Question, Hits: len(o.Sources), Cached: cached}
+	e := analytics.Event{Time: r.now().UTC(), Kind: analytics.KindRAG, Query: o.Question, Hits: len(o.Sources), Cached: cached}
 	if !withSources {
 		e.Hits = analytics.HitsUnknown
 	}
@@ -64,20 +72,20 @@ func (d *Deps) recordRAG(ctx context.Context, s *scope, o RAGOutput, withSources
 		}
 	}
 	e.Weak = e.Hits > 0 && len(seen) == 0
-	d.Analytics.Record(key, e)
+	r.rec.Record(key, e)
 }
 
-// recordRecall queues the kinds of the memories a recall returned.
-func (d *Deps) recordRecall(ctx context.Context, s *scope, ms []memory.Memory) {
-	key := d.analyticsKey(ctx, s)
+// recall queues the kinds of the memories a recall returned.
+func (r *recorder) recall(ctx context.Context, s *scope, ms []memory.Memory) {
+	key := r.key(ctx, s)
 	if key == "" {
 		return
 	}
-	e := analytics.Event{Time: d.now().UTC(), Kind: analytics.KindRecall, Hits: len(ms)}
+	e := analytics.Event{Time: r.now().UTC(), Kind: analytics.KindRecall, Hits: len(ms)}
 	for _, m := range ms {
 		e.MemoryKinds = append(e.MemoryKinds, m.Kind)
 	}
-	d.Analytics.Record(key, e)
+	r.rec.Record(key, e)
 }
 
 // analyticsTop is how many gaps and documents a report lists.
@@ -99,7 +107,7 @@ func (d *Deps) analyticsReport(ctx context.Context) (analytics.Report, error) {
 		r.Note = AnalyticsOff
 		return r, nil
 	}
-	key, name := d.analyticsKey(ctx, nil), ""
+	key, name := d.recorder.key(ctx, nil), ""
 	if !d.Projects.Remote() {
 		pr, err := d.Projects.Project(ctx)
 		if err != nil {

@@ -203,30 +203,45 @@ func cachedLoad[T any](ctx context.Context, c *call, l *loader, kind cache.Kind,
 	return cv.v, hit, nil
 }
 
-// bumpAfterWrite invalidates cached results after a write to collection: its own results
-// and those spanning collections (the collection list shows document counts), and the
+// invalidator is the write side of the result cache: what a write, or the end of an
+// ingestion this server started, makes stale.
+type invalidator struct {
+	cache   Cache           // nil = no caching
+	titles  *titleMemory    // document titles remembered by id
+	pending *upload.Pending // uploads R2R has not finished with
+}
+
+// wrote invalidates cached results after a write to collection: its own results and
+// those spanning collections (the collection list shows document counts), and the
 // remembered document titles.
-func (d *Deps) bumpAfterWrite(collection string) {
-	d.titleMemory().forget()
-	if d.Cache == nil {
+func (w *invalidator) wrote(collection string) {
+	w.titles.forget()
+	if w.cache == nil {
 		return
 	}
-	d.Cache.Bump(collection)
+	w.cache.Bump(collection)
 	if collection != "" {
-		d.Cache.Bump("")
+		w.cache.Bump("")
 	}
 }
 
-// ingestionDone records that R2R finished (or failed) ingesting docID. When this server
+// ingested records that R2R finished (or failed) ingesting docID. When this server
 // started that ingestion, the collection's cached results are invalidated, since the
 // document is searchable now.
-func (d *Deps) ingestionDone(docID, status string) {
+func (w *invalidator) ingested(docID, status string) {
 	if !kbsync.Terminal(status) {
 		return
 	}
-	if coll, ok := d.pendingUploads().Finish(docID); ok {
-		d.bumpAfterWrite(coll)
+	if coll, ok := w.pending.Finish(docID); ok {
+		w.wrote(coll)
 	}
+}
+
+// deleted invalidates cached results after docID was deleted from collection; an upload
+// of it still in progress is forgotten (its ingestion will never end).
+func (w *invalidator) deleted(docID, collection string) {
+	w.pending.Finish(docID)
+	w.wrote(collection)
 }
 
 // SharedCache is a Cache that also keeps its entries outside this process (the Redis the

@@ -74,7 +74,7 @@ func (c resourceCompleter) CompleteResourceArgument(ctx context.Context, uri str
 	d := c.d
 	ctx, cancel := d.boundedCtx(ctx)
 	defer cancel()
-	s, errRes := d.resolveScope(ctx, nil, "", false)
+	s, errRes := d.scopes.resolve(ctx, nil, "", false)
 	if errRes != nil || s.missing() {
 		return out, nil // no project collection: nothing to offer
 	}

@@ -41,7 +41,8 @@ func (p *deleteParams) check(d *Deps) (err error) {
 // deleteDocumentName is the delete tool's name, which other tools' advice names too.
 const deleteDocumentName = "r2r_delete_document"
 
-func deleteDocumentTool(d *Deps) Tool {
+// deleteDocumentTool invalidates through w what a deletion makes stale.
+func deleteDocumentTool(d *Deps, w *invalidator, sc *scoper) Tool {
 	const title = "Delete a project document"
 	def := newTool(deleteDocumentName,
 		mcp.WithToolTitle(title),
@@ -56,7 +57,7 @@ func deleteDocumentTool(d *Deps) Tool {
 	)
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Example: Example{Args: map[string]any{"document_id": "5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}, Error: "document_outside_project"}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p deleteParams) (*mcp.CallToolResult, error) {
 		id := p.DocumentID
-		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
+		s, errRes := sc.resolve(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -80,11 +81,10 @@ func deleteDocumentTool(d *Deps) Tool {
 				"r2r_delete_document deletes only documents of the current project's collection; delete others in R2R itself.", id, o.Title, s.label())), nil
 		}
 		if err := d.Client.DeleteDocument(ctx, id); err != nil {
-			d.bumpAfterWrite(s.ID) // R2R may have deleted it before failing to answer
+			w.wrote(s.ID) // R2R may have deleted it before failing to answer
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id)), nil
 		}
-		d.pendingUploads().Finish(id)
-		d.bumpAfterWrite(s.ID)
+		w.deleted(id, s.ID)
 		o.Deleted = true
 		o.Message = fmt.Sprintf("Deleted document %s %q from %s.", id, o.Title, s.label())
 		if o.SourcePath != "" {

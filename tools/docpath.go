@@ -46,7 +46,7 @@ func (d *Deps) documentAt(ctx context.Context, c *call, p string) (string, *mcp.
 	if d.Projects.Remote() {
 		return "", invalidRequest("path needs a project, and a server over HTTP has none: pass document_id (r2r_search and r2r_list_documents show them).")
 	}
-	s, errRes := d.resolveScope(ctx, c, "", false)
+	s, errRes := d.scopes.resolve(ctx, c, "", false)
 	if errRes != nil {
 		return "", errRes
 	}
@@ -61,7 +61,7 @@ func (d *Deps) documentAt(ctx context.Context, c *call, p string) (string, *mcp.
 	}
 	userID, err := d.Projects.UserID(ctx, d.Client)
 	if err != nil {
-		return "", d.projectErrorResult(ctx, err)
+		return "", d.scopes.projectErrorResult(ctx, err)
 	}
 	collections := []string{s.ID}
 	if s.Private != "" { // read, not s.Shadow: that may be up to viewTTL old

@@ -74,10 +74,10 @@ func listDocumentsDef() mcp.Tool {
 }
 
 // listDocumentsTool lists through l.
-func listDocumentsTool(d *Deps, l *loader) Tool {
+func listDocumentsTool(d *Deps, l *loader, sc *scoper) Tool {
 	def := listDocumentsDef()
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Cached: true, Example: Example{Args: map[string]any{"limit": 20}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p listParams) (*mcp.CallToolResult, error) {
-		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
+		s, errRes := sc.resolve(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -88,7 +88,7 @@ func listDocumentsTool(d *Deps, l *loader) Tool {
 		}
 		o, cached, err := d.documentPage(ctx, c, l, s, p)
 		if err != nil {
-			d.forgetOn404(ctx, s, err)
+			sc.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
 		o.Cached = cached
@@ -176,7 +176,7 @@ func (d *Deps) listDocuments(ctx context.Context, base ListDocumentsOutput, s *s
 	}
 	store := true
 	for _, doc := range seen {
-		d.ingestionDone(doc.ID, doc.IngestionStatus)
+		d.writes.ingested(doc.ID, doc.IngestionStatus)
 		store = store && kbsync.Terminal(doc.IngestionStatus)
 	}
 	return o, store, nil
@@ -444,7 +444,7 @@ func (d *Deps) readDocument(ctx context.Context, c *call, l *loader, id string, 
 		if err != nil {
 			return nil, false, err
 		}
-		d.ingestionDone(id, o.IngestionStatus)
+		d.writes.ingested(id, o.IngestionStatus)
 		// Until ingestion has finished, status and text are still changing.
 		return o, kbsync.Terminal(o.IngestionStatus) && o.Note == "", nil
 	})

@@ -1022,7 +1022,7 @@ func TestBreakerOpenMapsToCode32003(t *testing.T) {
 	e := newEnv(t)
 	e.deps.Client = c
 	e.deps.BreakerState = b.State
-	mc := serve(t, []Tool{monitorTaskTool(e.deps), statusTool(e.deps, e.deps.limiter)}, e.deps)
+	mc := serve(t, []Tool{monitorTaskTool(e.deps, e.deps.writes), statusTool(e.deps, e.deps.limiter)}, e.deps)
 	srv.ForceStatus("GET /v3/documents/{id}", 503, 2)
 	args := map[string]any{"document_id": "00000000-0000-4000-8000-000000000001"}
 	for range 2 {

@@ -103,7 +103,7 @@ func (d *Deps) ingestDeadline(req mcp.CallToolRequest) (time.Duration, string) {
 func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestParams) *mcp.CallToolResult {
 	pr, err := d.Projects.Project(ctx)
 	if err != nil && !d.Projects.Remote() {
-		return d.projectErrorResult(ctx, err)
+		return d.scopes.projectErrorResult(ctx, err)
 	}
 	var s *scope
 	var scopeRes *mcp.CallToolResult // why no collection could be written to
@@ -122,12 +122,12 @@ func (d *Deps) ingest(ctx context.Context, req mcp.CallToolRequest, in ingestPar
 				return kbsync.Scope{}, err
 			}
 			s = &scope{ID: private.CollectionID, Name: team.PrivateCollectionName(s.ID), Project: s.Project}
-			d.forgetTeamViews()
+			d.scopes.forgetTeamViews()
 			return private, nil
 		}
 		return sc, nil
 	}
-	opts.OnWrite = func() { d.bumpAfterWrite(s.ID); d.forgetTeamViews() }
+	opts.OnWrite = func() { d.writes.wrote(s.ID); d.scopes.forgetTeamViews() }
 	r, err := upload.Upload(ctx, in.FilePath, opts)
 	if err != nil {
 		return d.uploadErrorResult(ctx, err, s, scopeRes)
@@ -165,17 +165,17 @@ var errScopeRefused = errors.New("tools: no collection to write to")
 func (d *Deps) writeScope(ctx context.Context, pr *project.Project, explicitID string) (*scope, string, *mcp.CallToolResult) {
 	userID, err := d.Projects.UserID(ctx, d.Client)
 	if err != nil {
-		return nil, "", d.projectErrorResult(ctx, err)
+		return nil, "", d.scopes.projectErrorResult(ctx, err)
 	}
-	s, errRes := d.resolveScopeOf(ctx, nil, pr, explicitID, true) // a write: never spans collections
+	s, errRes := d.scopes.resolveOf(ctx, nil, pr, explicitID, true) // a write: never spans collections
 	if errRes != nil {
 		return nil, "", errRes
 	}
-	if s, errRes = d.verifyWriteScope(ctx, s); errRes != nil {
+	if s, errRes = d.scopes.verifyWrite(ctx, s); errRes != nil {
 		return nil, "", errRes
 	}
 	if s.Created {
-		d.bumpAfterWrite("") // the collection list changed
+		d.writes.wrote("") // the collection list changed
 	}
 	return s, userID, nil
 }
@@ -194,7 +194,7 @@ func (d *Deps) uploadErrorResult(ctx context.Context, err error, s *scope, scope
 		if scopeRes != nil {
 			return scopeRes
 		}
-		return d.projectErrorResult(ctx, se.Err)
+		return d.scopes.projectErrorResult(ctx, se.Err)
 	}
 	if errors.Is(err, upload.ErrBusy) {
 		return uploadBusyResult()
@@ -203,7 +203,7 @@ func (d *Deps) uploadErrorResult(ctx context.Context, err error, s *scope, scope
 	if we, ok := errors.AsType[*upload.WriteError](err); ok && we.DocumentID != "" {
 		hints = stillIngesting(hints, we.DocumentID)
 	}
-	d.forgetOn404(ctx, s, err)
+	d.scopes.forgetOn404(ctx, s, err)
 	return r2rErrorResult(ctx, err, d.Client.BaseURL(), hints)
 }
 
@@ -248,7 +248,7 @@ func (d *Deps) settleMembership(ctx context.Context, doc *r2r.Document) {
 	case err != nil:
 		d.logger().Warn("adding the document to its collection failed", "document_id", doc.ID, "collection_id", coll, "error", err)
 	case coll != "":
-		d.bumpAfterWrite(coll)
+		d.writes.wrote(coll)
 	}
 }
 

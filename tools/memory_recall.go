@@ -70,10 +70,11 @@ func (p *recallParams) check(*Deps) (err error) {
 	return err
 }
 
-func recallTool(d *Deps) Tool {
+// recallTool records each recall with rec.
+func recallTool(d *Deps, rec *recorder, sc *scoper) Tool {
 	def := recallDef()
 	return Tool{Def: def, Group: GroupMemory, ReadOnly: true, Example: Example{Args: map[string]any{"query": "payout queue stalled"}}, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p recallParams) (*mcp.CallToolResult, error) {
-		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
+		s, errRes := sc.resolve(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -88,7 +89,7 @@ func recallTool(d *Deps) Tool {
 		}
 		ms, more, err := d.recallMemories(ctx, s, q)
 		if err != nil {
-			d.forgetOn404(ctx, s, err)
+			sc.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
 		var stale map[string][]string
@@ -100,7 +101,7 @@ func recallTool(d *Deps) Tool {
 		for _, m := range ms {
 			d.shown.remember(m.ID)
 		}
-		d.recordRecall(ctx, s, ms)
+		rec.recall(ctx, s, ms)
 		o = recallIndex(ms, stale, d.now(), p, more)
 		return result(recallText(o, p, s), o), nil
 	})}

@@ -97,7 +97,7 @@ func rememberTool(d *Deps) Tool {
 func (d *Deps) remember(ctx context.Context, p rememberParams) *mcp.CallToolResult {
 	pr, err := d.Projects.Project(ctx)
 	if err != nil && !d.Projects.Remote() {
-		return d.projectErrorResult(ctx, err)
+		return d.scopes.projectErrorResult(ctx, err)
 	}
 	draft, err := memory.Normalise(memory.Draft{Kind: p.Kind, Title: p.Title, Body: p.Body, Error: p.Error,
 		Paths: relativePaths(pr, p.Paths), Tags: p.Tags, Supersedes: p.Supersedes})
@@ -116,7 +116,7 @@ func (d *Deps) remember(ctx context.Context, p rememberParams) *mcp.CallToolResu
 	}
 	user, err := d.Projects.User(ctx, d.Client)
 	if err != nil {
-		return d.projectErrorResult(ctx, err)
+		return d.scopes.projectErrorResult(ctx, err)
 	}
 	st := memory.Stamp{UserID: user.ID, Time: d.now()}
 	if root := localRoot(d, pr); root != "" {
@@ -203,7 +203,7 @@ func (d *Deps) memoryStore(ctx context.Context, collID string) *memory.Store {
 		}
 	}
 	return &memory.Store{API: d.Client, CollectionID: collID, Wait: wait, Poll: d.PollInterval,
-		OnWrite: func() { d.bumpAfterWrite(collID) }}
+		OnWrite: func() { d.writes.wrote(collID) }}
 }
 
 // localRoot is the root of pr when it is a local project (git commands run there); "" on a
@@ -240,7 +240,7 @@ type ForgetOutput struct {
 	Message string `json:"message" required:"true" desc:"what was deleted"`
 }
 
-func forgetTool(d *Deps) Tool {
+func forgetTool(d *Deps, sc *scoper) Tool {
 	const title = "Forget a memory"
 	def := newTool("r2r_forget",
 		mcp.WithToolTitle(title),
@@ -253,7 +253,7 @@ func forgetTool(d *Deps) Tool {
 		inputSchema[forgetParams](),
 	)
 	return Tool{Def: def, Group: GroupMemory, ReadOnly: false, Example: Example{Args: map[string]any{"memory_id": "5f0e6a54-2f27-4f59-9d1c-0d3c1e6b7a11"}, Error: "not_a_memory"}, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p forgetParams) (*mcp.CallToolResult, error) {
-		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
+		s, errRes := sc.resolve(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}

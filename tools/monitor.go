@@ -58,7 +58,8 @@ type MonitorOutput struct {
 // (r2r.Ingestion*).
 const ingestionStatusDesc = "R2R ingestion status: pending, parsing, extracting, chunking, embedding, augmenting, storing, enriching, failed or success"
 
-func monitorTaskTool(d *Deps) Tool {
+// monitorTaskTool tells w when an ingestion this server started has ended.
+func monitorTaskTool(d *Deps, w *invalidator) Tool {
 	opts := append(readTool("Check ingestion status",
 		"Check whether an uploaded document is ingested yet: ingestion and extraction status, progress 0..1, "+
 			"and the reason when it failed. Poll it after r2r_ingest_document.", outputSchema[MonitorOutput]()),
@@ -73,7 +74,7 @@ func monitorTaskTool(d *Deps) Tool {
 		if err != nil {
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), docNotFound(id)), nil
 		}
-		d.ingestionDone(id, doc.IngestionStatus)
+		w.ingested(id, doc.IngestionStatus)
 		// A document this process uploaded is checked to be in its collection once R2R has
 		// ingested it (see settleMembership); nothing is written for anyone else's.
 		d.settleMembership(ctx, doc)

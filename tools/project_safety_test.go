@@ -350,11 +350,11 @@ func TestDeletedProjectCollection(t *testing.T) {
 	}
 	// Within project.VerifyTTL of the last check the mapping is trusted; after it, a read that
 	// found nothing (search, RAG) checks it.
-	s, errRes := e.deps.resolveScope(context.Background(), nil, "", false)
+	s, errRes := e.deps.scopes.resolve(context.Background(), nil, "", false)
 	if errRes != nil {
 		t.Fatal(text(errRes))
 	}
-	if res := e.deps.verifyScope(context.Background(), s); res != nil {
+	if res := e.deps.scopes.verify(context.Background(), s); res != nil {
 		t.Fatalf("checked within the TTL: %s", text(res))
 	}
 	clock.Add(int64(project.VerifyTTL + time.Second))
@@ -366,7 +366,7 @@ func TestDeletedProjectCollection(t *testing.T) {
 	if err := e.deps.Projects.Verify(context.Background(), e.client, s.ID); err == nil {
 		t.Fatal("Verify after delete succeeded")
 	}
-	res := e.deps.verifyScope(context.Background(), s)
+	res := e.deps.scopes.verify(context.Background(), s)
 	if info, ok := toolerr.Of(res); !ok || info.Type != "not_found" || !strings.Contains(info.Message, first.CollectionID) {
 		t.Fatalf("after delete: %+v", info)
 	}

@@ -87,11 +87,11 @@ func (d *Deps) ragDeadline(mcp.CallToolRequest) (time.Duration, string) {
 	return d.RAGTimeout, "--timeout-rag"
 }
 
-// ragQueryTool asks through l.
-func ragQueryTool(d *Deps, l *loader) Tool {
+// ragQueryTool asks through l and records each question with rec.
+func ragQueryTool(d *Deps, l *loader, rec *recorder, sc *scoper) Tool {
 	def := ragQueryDef()
 	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, RemoteSpansAll: true, Rate: RateLLM, Deadline: d.ragDeadline, Example: Example{Args: map[string]any{"question": "How is the project deployed?"}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, q ragRequest) (*mcp.CallToolResult, error) {
-		s, errRes := d.resolveScope(ctx, c, q.CollectionID, false)
+		s, errRes := sc.resolve(ctx, c, q.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -110,18 +110,18 @@ func ragQueryTool(d *Deps, l *loader) Tool {
 			return d.runRAG(ctx, base, s, q)
 		})
 		if err != nil {
-			d.forgetOn404(ctx, s, err)
+			sc.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
 		if len(ans.Out.Sources) == 0 { // nothing retrieved, or sources not asked for: at most one check per VerifyTTL
-			if res := d.verifyScope(ctx, s); res != nil {
+			if res := sc.verify(ctx, s); res != nil {
 				return res, nil
 			}
 		}
 		for _, src := range ans.Out.Sources {
 			d.shown.remember(src.DocumentID)
 		}
-		d.recordRAG(ctx, s, ans.Out, q.IncludeSources, cached)
+		rec.rag(ctx, s, ans.Out, q.IncludeSources, cached)
 		res := served(ans, cached)
 		// The answer may legitimately be long when max_tokens is large: allow for it.
 		res.Content = []mcp.Content{mcp.NewTextContent(capText(ans.text(cached), max(MaxTextBytes, ragCharsPerToken*q.MaxTokens+8<<10)))}

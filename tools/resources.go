@@ -146,7 +146,7 @@ func (d *Deps) projectContext(ctx context.Context) (*ProjectContext, error) {
 		IngestionStatus: map[string]int{"pending": 0, "success": 0, "failed": 0}, Memories: map[string]int{}}
 	coll, err := d.Projects.CollectionOf(ctx, d.Client, pr, false)
 	if err != nil {
-		return nil, resultError(d.projectErrorResult(ctx, err))
+		return nil, resultError(d.scopes.projectErrorResult(ctx, err))
 	}
 	if !coll.Exists() {
 		pc.Note = (&scope{Name: coll.Name}).missingNote()

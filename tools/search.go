@@ -119,11 +119,11 @@ func (d *Deps) searchDeadline(mcp.CallToolRequest) (time.Duration, string) {
 	return d.SearchTimeout, "--timeout-search"
 }
 
-// searchTool searches through l.
-func searchTool(d *Deps, l *loader) Tool {
+// searchTool searches through l and records each search with rec.
+func searchTool(d *Deps, l *loader, rec *recorder, sc *scoper) Tool {
 	def := searchDef()
 	return Tool{Def: def, Group: GroupSearch, ReadOnly: true, Cached: true, Aliases: searchModeAliases, RemoteSpansAll: true, Deadline: d.searchDeadline, Example: Example{Args: map[string]any{"query": "deploy runbook"}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p searchParams) (*mcp.CallToolResult, error) {
-		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
+		s, errRes := sc.resolve(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -141,11 +141,11 @@ func searchTool(d *Deps, l *loader) Tool {
 			return d.runSearch(ctx, base, s, p.Filters)
 		})
 		if err != nil {
-			d.forgetOn404(ctx, s, err)
+			sc.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
 		if ans.Out.Count == 0 { // R2R answers a filter on a deleted collection with no hits, not 404
-			if res := d.verifyScope(ctx, s); res != nil {
+			if res := sc.verify(ctx, s); res != nil {
 				return res, nil
 			}
 		}
@@ -156,7 +156,7 @@ func searchTool(d *Deps, l *loader) Tool {
 		for _, h := range ans.Out.Results {
 			d.shown.remember(h.DocumentID)
 		}
-		d.recordSearch(ctx, s, ans.Out, cached)
+		rec.search(ctx, s, ans.Out, cached)
 		return served(ans, cached), nil
 	})}
 }

@@ -61,6 +61,11 @@ var schemaValues = map[string]any{
 	"maxTroubleBytes":     maxTroubleBytes,
 	"ingestionStatusDesc": ingestionStatusDesc,
 	"teamAccess":          []string{string(team.AccessOwner), string(team.AccessMember), string(team.AccessNone)},
+	"jobStates":           []string{jobRunning, jobDone, jobFailed},
+	"maxStatusWait":       maxStatusWait,
+	"syncRefusedDesc":     syncRefusedDesc,
+	"syncFailedDesc":      syncFailedDesc,
+	"teamLeftDesc":        teamLeftDesc,
 }
 
 // inputSchema declares P's fields as a tool's input properties, in field order.

@@ -116,3 +116,26 @@ func TestSchemaTagMistakesPanic(t *testing.T) {
 		})
 	}
 }
+
+// Builders of the schemas the derivation is expected to produce.
+
+func strProp(desc string) map[string]any {
+	return map[string]any{"type": "string", "description": desc}
+}
+
+func intProp(desc string) map[string]any {
+	return map[string]any{"type": "integer", "description": desc}
+}
+
+func freeObjectProp(desc string) map[string]any {
+	return map[string]any{"type": "object", "description": desc}
+}
+
+func arrayProp(desc string, items map[string]any) map[string]any {
+	return map[string]any{"type": "array", "description": desc, "items": items}
+}
+
+func withDesc(desc string, s map[string]any) map[string]any {
+	s["description"] = desc
+	return s
+}

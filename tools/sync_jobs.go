@@ -149,13 +149,13 @@ func (s *syncJob) snapshot() jobView {
 
 // SyncPlanCounts are the counts of a sync's plan.
 type SyncPlanCounts struct {
-	Files     int `json:"files"`
-	Upload    int `json:"upload"`
-	Replace   int `json:"replace"`
-	Unchanged int `json:"unchanged"`
-	Delete    int `json:"delete"`
-	Refused   int `json:"refused"`
-	Stale     int `json:"stale"`
+	Files     int `json:"files" required:"true" desc:"files listed (git ls-files, or the .gitignore rules outside git) and selected by .r2r-mcp.json include/exclude"`
+	Upload    int `json:"upload" required:"true" desc:"new files to upload"`
+	Replace   int `json:"replace" required:"true" desc:"changed files whose document is replaced"`
+	Unchanged int `json:"unchanged" required:"true" desc:"files whose document is current"`
+	Delete    int `json:"delete" required:"true" desc:"documents of files gone from the project, deleted (prune only)"`
+	Refused   int `json:"refused" required:"true" desc:"files the ingest rules refuse (secrets, binary, too large, …)"`
+	Stale     int `json:"stale" required:"true" desc:"documents of files gone from the project that are kept (without prune, or when pruning was skipped)"`
 }
 
 func planCounts(p *kbsync.Plan) SyncPlanCounts {

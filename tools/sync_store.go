@@ -105,7 +105,7 @@ func (d *Deps) syncTargetOf(ctx context.Context, dir string) (syncTarget, *mcp.C
 	}
 	pr, err := d.Projects.Project(ctx)
 	if err != nil {
-		return syncTarget{}, d.projectErrorResult(ctx, err)
+		return syncTarget{}, d.scopes.projectErrorResult(ctx, err)
 	}
 	root, err := confine.RealPath(pr.Root)
 	if err != nil || project.NotAProject(pr.Root) {

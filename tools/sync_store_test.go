@@ -183,6 +183,7 @@ func TestSyncStatusWaitsForStoredJob(t *testing.T) {
 
 // syncStatusHandler is r2r_sync_status's own handler on d.
 func syncStatusHandler(d *Deps) func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	tl := syncStatusTool(d)
+	d.setup()
+	tl := syncStatusTool(d, d.scopes)
 	return tl.own()
 }

@@ -8,52 +8,26 @@ import (
 
 // SyncTeamPlan is what a team project's sync does to the team's version.
 type SyncTeamPlan struct {
-	Ref       string           `json:"ref"`
-	Commit    string           `json:"commit"`
-	Upload    int              `json:"upload"`
-	Replace   int              `json:"replace"`
-	Unchanged int              `json:"unchanged"`
-	Retire    int              `json:"retire"`
-	Left      []kbsync.Problem `json:"left,omitempty"`
-	Behind    string           `json:"behind,omitempty"`
-}
-
-func teamPlanSchema() map[string]any {
-	return objectSchema(map[string]any{
-		"ref":       strProp("the ref the team follows"),
-		"commit":    strProp("its commit"),
-		"upload":    intProp("files of the ref new to the team's version"),
-		"replace":   intProp("files of the ref whose team version is replaced"),
-		"unchanged": intProp("files whose team version is current"),
-		"retire":    intProp("team versions of files gone from the ref, retired"),
-		"left":      problemsSchema(fmt.Sprintf("changes left to whoever may make them (at most %d listed)", maxListedProblems)),
-		"behind":    strProp("why nothing of the team's version is written (this clone's ref is behind the team's)"),
-	}, "ref", "commit", "upload", "replace", "unchanged", "retire")
+	Ref       string           `json:"ref" required:"true" desc:"the ref the team follows"`
+	Commit    string           `json:"commit" required:"true" desc:"its commit"`
+	Upload    int              `json:"upload" required:"true" desc:"files of the ref new to the team's version"`
+	Replace   int              `json:"replace" required:"true" desc:"files of the ref whose team version is replaced"`
+	Unchanged int              `json:"unchanged" required:"true" desc:"files whose team version is current"`
+	Retire    int              `json:"retire" required:"true" desc:"team versions of files gone from the ref, retired"`
+	Left      []kbsync.Problem `json:"left,omitempty" desc:"teamLeftDesc"`
+	Behind    string           `json:"behind,omitempty" desc:"why nothing of the team's version is written (this clone's ref is behind the team's)"`
 }
 
 // SyncTeamResult is what a finished team project's sync did to the team's version.
 type SyncTeamResult struct {
-	Ref       string           `json:"ref"`
-	Commit    string           `json:"commit"`
-	Uploaded  int              `json:"uploaded"`
-	Replaced  int              `json:"replaced"`
-	Unchanged int              `json:"unchanged"`
-	Retired   int              `json:"retired"`
-	Left      []kbsync.Problem `json:"left,omitempty"`
-	Behind    string           `json:"behind,omitempty"`
-}
-
-func teamResultSchema() map[string]any {
-	return objectSchema(map[string]any{
-		"ref":       strProp("the ref the team follows"),
-		"commit":    strProp("its commit"),
-		"uploaded":  intProp("files of the ref uploaded to the team's version"),
-		"replaced":  intProp("files whose team version was replaced"),
-		"unchanged": intProp("files whose team version was current"),
-		"retired":   intProp("team versions of files gone from the ref, retired"),
-		"left":      problemsSchema(fmt.Sprintf("changes left to whoever may make them (at most %d listed)", maxListedProblems)),
-		"behind":    strProp("why nothing of the team's version was written (this clone's ref is behind the team's)"),
-	}, "ref", "commit", "uploaded", "replaced", "unchanged", "retired")
+	Ref       string           `json:"ref" required:"true" desc:"the ref the team follows"`
+	Commit    string           `json:"commit" required:"true" desc:"its commit"`
+	Uploaded  int              `json:"uploaded" required:"true" desc:"files of the ref uploaded to the team's version"`
+	Replaced  int              `json:"replaced" required:"true" desc:"files whose team version was replaced"`
+	Unchanged int              `json:"unchanged" required:"true" desc:"files whose team version was current"`
+	Retired   int              `json:"retired" required:"true" desc:"team versions of files gone from the ref, retired"`
+	Left      []kbsync.Problem `json:"left,omitempty" desc:"teamLeftDesc"`
+	Behind    string           `json:"behind,omitempty" desc:"why nothing of the team's version was written (this clone's ref is behind the team's)"`
 }
 
 // teamResult is s's team part for r2r_sync_status (nil outside team projects).

@@ -22,84 +22,49 @@ const maxListedProblems = 20
 
 // SyncOutput is the structured result of r2r_sync.
 type SyncOutput struct {
-	JobID          string           `json:"job_id,omitempty"`
-	State          string           `json:"state"` // running, planned (dry run)
-	DryRun         bool             `json:"dry_run"`
-	Prune          bool             `json:"prune"`
-	CollectionID   string           `json:"collection_id,omitempty"`
-	CollectionName string           `json:"collection_name,omitempty"`
-	Plan           SyncPlanCounts   `json:"plan"`
-	Refused        []kbsync.Problem `json:"refused"`
-	PruneSkipped   string           `json:"prune_skipped,omitempty"`
+	JobID          string           `json:"job_id,omitempty" desc:"id of the background sync; follow it with r2r_sync_status"`
+	State          string           `json:"state" required:"true" enum:"running,planned" desc:"running: the sync goes on in the background; planned: dry run, nothing was changed"`
+	DryRun         bool             `json:"dry_run" desc:"true when only the plan was made"`
+	Prune          bool             `json:"prune" desc:"true when documents of files gone from the project are deleted"`
+	CollectionID   string           `json:"collection_id,omitempty" desc:"the project's collection"`
+	CollectionName string           `json:"collection_name,omitempty" desc:"its name"`
+	Plan           SyncPlanCounts   `json:"plan" required:"true" desc:"what the sync does, in counts"`
+	Refused        []kbsync.Problem `json:"refused" required:"true" desc:"syncRefusedDesc"`
+	PruneSkipped   string           `json:"prune_skipped,omitempty" desc:"why nothing is pruned although prune was asked for"`
 	// Team is the team's version's part of a team project's sync; the fields above are
 	// then the caller's private collection's.
-	Team    *SyncTeamPlan `json:"team,omitempty"`
-	Message string        `json:"message"`
+	Team    *SyncTeamPlan `json:"team,omitempty" desc:"team projects: what the sync does to the team's version (plan and refused are then your private collection's: your own versions)"`
+	Message string        `json:"message" required:"true" desc:"what happens next"`
 }
 
-func planSchema() map[string]any {
-	return objectSchema(map[string]any{
-		"files":     intProp("files listed (git ls-files, or the .gitignore rules outside git) and selected by .r2r-mcp.json include/exclude"),
-		"upload":    intProp("new files to upload"),
-		"replace":   intProp("changed files whose document is replaced"),
-		"unchanged": intProp("files whose document is current"),
-		"delete":    intProp("documents of files gone from the project, deleted (prune only)"),
-		"refused":   intProp("files the ingest rules refuse (secrets, binary, too large, …)"),
-		"stale":     intProp("documents of files gone from the project that are kept (without prune, or when pruning was skipped)"),
-	}, "files", "upload", "replace", "unchanged", "delete", "refused", "stale")
-}
-
-func problemsSchema(desc string) map[string]any {
-	return arrayProp(desc, objectSchema(map[string]any{
-		"path":   strProp("file path relative to the project root"),
-		"kind":   strProp("kind of problem, e.g. secret_file, unsupported_file_type, r2r"),
-		"reason": strProp("why, and what to do"),
-	}, "path", "reason"))
-}
+// The descriptions of the problem lists, which state the bound clipProblems keeps.
+var (
+	syncRefusedDesc = fmt.Sprintf("files refused by the ingest rules (at most %d listed)", maxListedProblems)
+	syncFailedDesc  = fmt.Sprintf("files that failed, with R2R's reason (at most %d listed)", maxListedProblems)
+	teamLeftDesc    = fmt.Sprintf("changes left to whoever may make them (at most %d listed)", maxListedProblems)
+)
 
 func syncTool(d *Deps) Tool {
 	const title = "Sync the project into R2R"
-	out := objectSchema(map[string]any{
-		"job_id":          strProp("id of the background sync; follow it with r2r_sync_status"),
-		"state":           enumProp("running: the sync goes on in the background; planned: dry run, nothing was changed", "running", "planned"),
-		"dry_run":         boolProp("true when only the plan was made"),
-		"prune":           boolProp("true when documents of files gone from the project are deleted"),
-		"collection_id":   strProp("the project's collection"),
-		"collection_name": strProp("its name"),
-		"plan":            withDesc("what the sync does, in counts", planSchema()),
-		"refused":         problemsSchema(fmt.Sprintf("files refused by the ingest rules (at most %d listed)", maxListedProblems)),
-		"prune_skipped":   strProp("why nothing is pruned although prune was asked for"),
-		"team":            withDesc("team projects: what the sync does to the team's version (plan and refused are then your private collection's: your own versions)", teamPlanSchema()),
-		"message":         strProp("what happens next"),
-	}, "state", "plan", "refused", "message")
 	// Each transport lists the arguments it takes: only serve --http syncs a directory
 	// named by the call.
-	remote := d.Projects.Remote()
 	desc := "Put the whole project into the knowledge base, or refresh it after many changes: uploads new files, replaces changed ones " +
 		"(by content hash), and with prune deletes documents of files that are gone. Files come from git ls-files " +
 		"(tracked and untracked, not ignored) and .r2r-mcp.json include/exclude; secrets and binaries are refused. " +
 		"Returns at once with a job id and the plan (dry_run only plans); follow it with r2r_sync_status."
-	collDesc := "Collection ID (UUID) to sync into; omit to use the current project's collection (created on first use)"
-	var dirOpt []mcp.ToolOption
-	if remote {
+	in := inputSchema[localSyncParams]()
+	if d.Projects.Remote() {
 		desc += " It syncs directory, a directory on the server host."
-		collDesc += ". Required unless the request or the server names a collection"
-		dirOpt = append(dirOpt, mcp.WithString("directory", mcp.MinLength(1), mcp.MaxLength(maxPathChars),
-			mcp.Description("Needed here: absolute path on the server host of the directory to sync, inside a directory the operator opened with --allow-dir")))
+		in = inputSchema[syncParams]()
 	}
 	opts := []mcp.ToolOption{
 		mcp.WithToolTitle(title),
 		mcp.WithDescription(desc),
 		annotations(title, false, true, true, true),
-		withOutputSchema(out),
+		withOutputSchema(outputSchema[SyncOutput]()),
 		searchHint("sync index whole project into knowledge base"),
-		mcp.WithBoolean("prune", mcp.DefaultBool(false),
-			mcp.Description("Also delete the documents r2r-mcp wrote for files no longer in the project (after a complete scan)")),
-		mcp.WithBoolean("dry_run", mcp.DefaultBool(false),
-			mcp.Description("Only report the plan; change nothing")),
+		in,
 	}
-	opts = append(opts, dirOpt...)
-	opts = append(opts, mcp.WithString("collection_id", mcp.MaxLength(36), mcp.Description(collDesc)))
 	def := newTool("r2r_sync", opts...)
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: false, Example: Example{Args: map[string]any{"dry_run": true}}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p syncParams) (*mcp.CallToolResult, error) {
 		return d.syncProject(ctx, p), nil
@@ -120,18 +85,18 @@ func (d *Deps) syncProject(ctx context.Context, p syncParams) *mcp.CallToolResul
 	}
 	userID, err := d.Projects.UserID(ctx, d.Client)
 	if err != nil {
-		return d.projectErrorResult(ctx, err)
+		return d.scopes.projectErrorResult(ctx, err)
 	}
 	explicit := p.CollectionID
 	if explicit == "" && d.Projects.Remote() {
 		explicit = pr.CollectionID // a repository's team collection, as its .r2r-mcp.json names it
 	}
-	s, errRes := d.resolveScopeOf(ctx, nil, &pr, explicit, !dryRun) // sync never spans collections
+	s, errRes := d.scopes.resolveOf(ctx, nil, &pr, explicit, !dryRun) // sync never spans collections
 	if errRes != nil {
 		return errRes
 	}
 	if !dryRun {
-		if s, errRes = d.verifyWriteScope(ctx, s); errRes != nil {
+		if s, errRes = d.scopes.verifyWrite(ctx, s); errRes != nil {
 			return errRes
 		}
 	}
@@ -147,7 +112,7 @@ func (d *Deps) syncProject(ctx context.Context, p syncParams) *mcp.CallToolResul
 	}
 	syncer, stateDir, key, err := upload.NewSyncer(upload.SyncConfig{API: d.Client, Root: root, Dir: target.dir, Prune: prune,
 		StateDir: d.SyncStateDir, Poll: d.PollInterval, Scope: scope,
-		OnWrite: func() { d.bumpAfterWrite(s.ID); d.bumpAfterWrite(scope.CollectionID); d.forgetTeamViews() }, Pending: d.pendingUploads()})
+		OnWrite: func() { d.writes.wrote(s.ID); d.writes.wrote(scope.CollectionID); d.scopes.forgetTeamViews() }, Pending: d.pendingUploads()})
 	if err != nil {
 		return configError("Not synced: " + err.Error())
 	}
@@ -204,7 +169,7 @@ func (d *Deps) startSync(ctx context.Context, syncer *kbsync.Syncer, s *scope, r
 		defer d.syncs.end(job)
 		defer unlock()
 		sum := syncer.Run(bg, plan, job.report)
-		d.bumpAfterWrite(s.ID)
+		d.writes.wrote(s.ID)
 		job.finish(sum, nil, d.now())
 	}()
 	o.JobID, o.State = job.ID, jobRunning
@@ -283,7 +248,7 @@ func syncRunning(job *syncJob) *mcp.CallToolResult {
 func (d *Deps) syncErrorResult(ctx context.Context, s *scope, err error) *mcp.CallToolResult {
 	var re *r2r.Error
 	if errors.As(err, &re) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		d.forgetOn404(ctx, s, err)
+		d.scopes.forgetOn404(ctx, s, err)
 		return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s))
 	}
 	if _, ok := errors.AsType[*kbsync.PartialCloneError](err); ok {
@@ -294,77 +259,47 @@ func (d *Deps) syncErrorResult(ctx context.Context, s *scope, err error) *mcp.Ca
 
 // SyncStatusOutput is the structured result of r2r_sync_status.
 type SyncStatusOutput struct {
-	JobID          string           `json:"job_id"`
-	State          string           `json:"state"`
-	CollectionID   string           `json:"collection_id"`
-	CollectionName string           `json:"collection_name,omitempty"`
-	StartedAt      string           `json:"started_at"`
-	FinishedAt     string           `json:"finished_at,omitempty"`
-	Done           int              `json:"done"`
-	Total          int              `json:"total"`
-	Progress       float64          `json:"progress"`
-	Plan           SyncPlanCounts   `json:"plan"`
-	Result         *SyncResult      `json:"result,omitempty"`
-	Failed         []kbsync.Problem `json:"failed"`
-	Error          string           `json:"error,omitempty"`
-	Message        string           `json:"message"`
+	JobID          string           `json:"job_id" required:"true" desc:"the sync job"`
+	State          string           `json:"state" required:"true" enum:"jobStates" desc:"running, done (nothing failed) or failed"`
+	CollectionID   string           `json:"collection_id" desc:"the collection synced"`
+	CollectionName string           `json:"collection_name,omitempty" desc:"its name"`
+	StartedAt      string           `json:"started_at" desc:"start time, RFC 3339"`
+	FinishedAt     string           `json:"finished_at,omitempty" desc:"end time, RFC 3339; absent while running"`
+	Done           int              `json:"done" required:"true" desc:"steps done (files uploaded or replaced, documents deleted)"`
+	Total          int              `json:"total" required:"true" desc:"steps planned"`
+	Progress       float64          `json:"progress" required:"true" min:"0" max:"1" desc:"done / total, from 0 to 1"`
+	Plan           SyncPlanCounts   `json:"plan" required:"true" desc:"the job's plan, in counts"`
+	Result         *SyncResult      `json:"result,omitempty" desc:"what the finished job did; absent while it runs"`
+	Failed         []kbsync.Problem `json:"failed" required:"true" desc:"syncFailedDesc"`
+	Error          string           `json:"error,omitempty" desc:"why the job failed"`
+	Message        string           `json:"message" required:"true" desc:"summary and next step"`
 }
 
 // SyncResult counts what a finished sync did.
 type SyncResult struct {
-	Uploaded     int    `json:"uploaded"`
-	Replaced     int    `json:"replaced"`
-	Unchanged    int    `json:"unchanged"`
-	Deleted      int    `json:"deleted"`
-	Pending      int    `json:"pending"`
-	Refused      int    `json:"refused"`
-	Failed       int    `json:"failed"`
-	PruneSkipped string `json:"prune_skipped,omitempty"`
-	DurationMS   int64  `json:"duration_ms"`
+	Uploaded     int    `json:"uploaded" required:"true" desc:"files uploaded"`
+	Replaced     int    `json:"replaced" required:"true" desc:"files whose document was replaced"`
+	Unchanged    int    `json:"unchanged" required:"true" desc:"files already current"`
+	Deleted      int    `json:"deleted" required:"true" desc:"files whose documents were pruned"`
+	Pending      int    `json:"pending" desc:"files sent that R2R was still ingesting at the end (their old versions are kept)"`
+	Refused      int    `json:"refused" required:"true" desc:"files refused by the ingest rules"`
+	Failed       int    `json:"failed" required:"true" desc:"files that failed"`
+	PruneSkipped string `json:"prune_skipped,omitempty" desc:"why documents of files gone were kept although prune was asked for (those a failed file could be, or all after an incomplete scan)"`
+	DurationMS   int64  `json:"duration_ms" desc:"how long the run took"`
 	// Team is what a team project's sync did to the team's version; the counts above are
 	// then the caller's private collection's.
-	Team *SyncTeamResult `json:"team,omitempty"`
+	Team *SyncTeamResult `json:"team,omitempty" desc:"team projects: what the sync did to the team's version (the counts above are then your private collection's)"`
 }
 
 // maxStatusWait bounds wait_seconds, inside the default call deadline.
 const maxStatusWait = 10
 
-func syncStatusTool(d *Deps) Tool {
-	out := objectSchema(map[string]any{
-		"job_id":          strProp("the sync job"),
-		"state":           enumProp("running, done (nothing failed) or failed", jobRunning, jobDone, jobFailed),
-		"collection_id":   strProp("the collection synced"),
-		"collection_name": strProp("its name"),
-		"started_at":      strProp("start time, RFC 3339"),
-		"finished_at":     strProp("end time, RFC 3339; absent while running"),
-		"done":            intProp("steps done (files uploaded or replaced, documents deleted)"),
-		"total":           intProp("steps planned"),
-		"progress":        withDesc("done / total, from 0 to 1", map[string]any{"type": "number", "minimum": 0, "maximum": 1}),
-		"plan":            withDesc("the job's plan, in counts", planSchema()),
-		"result": withDesc("what the finished job did; absent while it runs", objectSchema(map[string]any{
-			"uploaded":      intProp("files uploaded"),
-			"replaced":      intProp("files whose document was replaced"),
-			"unchanged":     intProp("files already current"),
-			"deleted":       intProp("files whose documents were pruned"),
-			"pending":       intProp("files sent that R2R was still ingesting at the end (their old versions are kept)"),
-			"refused":       intProp("files refused by the ingest rules"),
-			"failed":        intProp("files that failed"),
-			"prune_skipped": strProp("why documents of files gone were kept although prune was asked for (those a failed file could be, or all after an incomplete scan)"),
-			"duration_ms":   intProp("how long the run took"),
-			"team":          withDesc("team projects: what the sync did to the team's version (the counts above are then your private collection's)", teamResultSchema()),
-		}, "uploaded", "replaced", "unchanged", "deleted", "refused", "failed")),
-		"failed":  problemsSchema(fmt.Sprintf("files that failed, with R2R's reason (at most %d listed)", maxListedProblems)),
-		"error":   strProp("why the job failed"),
-		"message": strProp("summary and next step"),
-	}, "job_id", "state", "done", "total", "progress", "plan", "failed", "message")
+func syncStatusTool(d *Deps, sc *scoper) Tool {
 	opts := append(readTool("Check a sync job",
 		"Report the progress and result of a sync started with r2r_sync (the current project's newest when job_id is omitted). "+
-			"wait_seconds waits for it to finish, with progress notifications when the request has a progress token.", out),
+			"wait_seconds waits for it to finish, with progress notifications when the request has a progress token.", outputSchema[SyncStatusOutput]()),
 		searchHint("sync progress result"),
-		mcp.WithString("job_id", mcp.MinLength(36), mcp.MaxLength(36),
-			mcp.Description("Sync job id from r2r_sync; omit for the current project's newest job (over HTTP: your newest job on this server)")),
-		mcp.WithInteger("wait_seconds", mcp.Min(0), mcp.Max(maxStatusWait), mcp.DefaultNumber(0),
-			mcp.Description("Wait up to this many seconds for the job to finish before answering")),
+		inputSchema[syncStatusParams](),
 	)
 	def := newTool("r2r_sync_status", opts...)
 	return Tool{Def: def, Group: GroupDocuments, ReadOnly: true, Example: Example{Args: map[string]any{}, Error: "invalid_params"}, run: bound(d, def, func(ctx context.Context, c *call, req mcp.CallToolRequest, p syncStatusParams) (*mcp.CallToolResult, error) {
@@ -373,7 +308,7 @@ func syncStatusTool(d *Deps) Tool {
 		if id == "" && !d.Projects.Remote() {
 			pr, err := d.Projects.Project(ctx)
 			if err != nil {
-				return d.projectErrorResult(ctx, err), nil
+				return sc.projectErrorResult(ctx, err), nil
 			}
 			root, _ = confine.RealPath(pr.Root)
 		}
@@ -462,12 +397,25 @@ func statusOf(job *syncJob, v jobView) SyncStatusOutput {
 	return o
 }
 
-// syncParams are one r2r_sync call's arguments.
+// syncFlags are the arguments r2r_sync takes on every transport.
+type syncFlags struct {
+	Prune  bool `json:"prune" default:"false" desc:"Also delete the documents r2r-mcp wrote for files no longer in the project (after a complete scan)"`
+	DryRun bool `json:"dry_run" default:"false" desc:"Only report the plan; change nothing"`
+}
+
+// syncParams are one r2r_sync call's arguments, as serve --http lists them: it syncs a
+// directory the call names.
 type syncParams struct {
-	Prune        bool   `json:"prune"`
-	DryRun       bool   `json:"dry_run"`
-	Directory    string `json:"directory"`
-	CollectionID string `json:"collection_id"`
+	syncFlags
+	Directory    string `json:"directory" min:"1" max:"maxPathChars" desc:"Needed here: absolute path on the server host of the directory to sync, inside a directory the operator opened with --allow-dir"`
+	CollectionID string `json:"collection_id" max:"36" desc:"Collection ID (UUID) to sync into; omit to use the current project's collection (created on first use). Required unless the request or the server names a collection"`
+}
+
+// localSyncParams are r2r_sync's arguments as a local server lists them (a call's
+// arguments are read into syncParams on every transport).
+type localSyncParams struct {
+	syncFlags
+	CollectionID string `json:"collection_id" max:"36" desc:"Collection ID (UUID) to sync into; omit to use the current project's collection (created on first use)"`
 }
 
 func (p *syncParams) check(*Deps) (err error) {
@@ -482,8 +430,8 @@ func (p *syncParams) check(*Deps) (err error) {
 
 // syncStatusParams are one r2r_sync_status call's arguments.
 type syncStatusParams struct {
-	JobID       string `json:"job_id"`
-	WaitSeconds int    `json:"wait_seconds"`
+	JobID       string `json:"job_id" min:"36" max:"36" desc:"Sync job id from r2r_sync; omit for the current project's newest job (over HTTP: your newest job on this server)"`
+	WaitSeconds int    `json:"wait_seconds" min:"0" max:"maxStatusWait" default:"0" desc:"Wait up to this many seconds for the job to finish before answering"`
 }
 
 func (p *syncStatusParams) check(*Deps) (err error) {

@@ -38,34 +38,34 @@ type teamView struct {
 // private collection and the paths of the files in it. A lookup that fails leaves the scope
 // as it was: the read then shows the team's version only, which is not wrong, just not the
 // caller's own.
-func (d *Deps) teamView(ctx context.Context, s *scope) {
+func (sc *scoper) teamView(ctx context.Context, s *scope) {
 	if s.ID == "" || s.Project == nil || s.Project.CollectionID == "" || s.Explicit {
 		return
 	}
-	key := d.Client.BaseURL() + "\x00" + d.Client.Identity() + "\x00" + s.ID
-	now := d.now()
-	d.views.mu.Lock()
-	v, ok := d.views.m[key]
-	d.views.mu.Unlock()
+	key := sc.client().BaseURL() + "\x00" + sc.client().Identity() + "\x00" + s.ID
+	now := sc.now()
+	sc.views.mu.Lock()
+	v, ok := sc.views.m[key]
+	sc.views.mu.Unlock()
 	if !ok || now.Sub(v.at) >= viewTTL {
 		var err error
-		if v, err = d.loadTeamView(ctx, s.ID); err != nil {
-			d.logger().Debug("reading the private collection of a team project", "collection", s.ID, "err", err)
+		if v, err = sc.loadTeamView(ctx, s.ID); err != nil {
+			sc.logger().Debug("reading the private collection of a team project", "collection", s.ID, "err", err)
 			return
 		}
 		v.at = now
-		d.views.mu.Lock()
-		if d.views.m == nil {
-			d.views.m = map[string]teamView{}
+		sc.views.mu.Lock()
+		if sc.views.m == nil {
+			sc.views.m = map[string]teamView{}
 		}
-		d.views.m[key] = v
-		d.views.mu.Unlock()
+		sc.views.m[key] = v
+		sc.views.mu.Unlock()
 	}
 	s.Private, s.Shadow = v.private, v.shadow
 }
 
-func (d *Deps) loadTeamView(ctx context.Context, teamID string) (teamView, error) {
-	col, err := d.Client.GetCollectionByName(ctx, team.PrivateCollectionName(teamID))
+func (sc *scoper) loadTeamView(ctx context.Context, teamID string) (teamView, error) {
+	col, err := sc.client().GetCollectionByName(ctx, team.PrivateCollectionName(teamID))
 	if errors.Is(err, r2r.ErrNotFound) {
 		return teamView{}, nil
 	}
@@ -74,7 +74,7 @@ func (d *Deps) loadTeamView(ctx context.Context, teamID string) (teamView, error
 	}
 	v := teamView{private: col.ID}
 	for off := 0; len(v.shadow) < maxShadow; off += 1000 {
-		page, err := d.Client.ListCollectionDocuments(ctx, col.ID, r2r.ListParams{Offset: off, Limit: 1000})
+		page, err := sc.client().ListCollectionDocuments(ctx, col.ID, r2r.ListParams{Offset: off, Limit: 1000})
 		if err != nil {
 			return teamView{}, err
 		}
@@ -92,10 +92,10 @@ func (d *Deps) loadTeamView(ctx context.Context, teamID string) (teamView, error
 }
 
 // forgetTeamViews drops what is remembered of private collections (after a write).
-func (d *Deps) forgetTeamViews() {
-	d.views.mu.Lock()
-	d.views.m = nil
-	d.views.mu.Unlock()
+func (sc *scoper) forgetTeamViews() {
+	sc.views.mu.Lock()
+	sc.views.m = nil
+	sc.views.mu.Unlock()
 }
 
 // view is what a read of s searches.

@@ -80,7 +80,7 @@ type handler func(ctx context.Context, c *call, req mcp.CallToolRequest) (*mcp.C
 
 // call is what the call chain tells a tool's handler about the call it answers. It is passed
 // to the handler as a value, never through the context: the handler hands it on to what
-// needs it (resolveScope, cachedLoad).
+// needs it (scoper.resolve, cachedLoad).
 type call struct {
 	// spansAll is Tool.RemoteSpansAll of the call's tool.
 	spansAll bool
@@ -166,6 +166,9 @@ type Deps struct {
 	initOnce sync.Once
 	limiter  *rateLimiter
 	loader   *loader
+	recorder *recorder
+	writes   *invalidator
+	scopes   *scoper
 	pending  *upload.Pending // uploads R2R has not finished with
 	titles   titleMemory
 	shown    shownIDs // document ids shown to the model, for short-id lookups
@@ -176,12 +179,17 @@ type Deps struct {
 }
 
 // setup builds the run-time state shared by every tool (the rate limiter from the Config,
-// uploads in progress, the cached reads' loader) on first use.
+// uploads in progress, the cached reads' loader and the cache's write side, the analytics
+// recorder, the scope resolver) on first use.
 func (d *Deps) setup() {
 	d.initOnce.Do(func() {
 		d.limiter = newRateLimiter(d.rateLimits(), d.SharedLimits, func() string { return d.Client.Identity() }, d.now, d.logger())
 		d.pending = upload.NewPending()
 		d.loader = &loader{cache: d.Cache, client: func() *r2r.Client { return d.Client }, pending: d.pending, now: d.now}
+		d.recorder = &recorder{rec: d.Analytics, remote: func() bool { return d.Projects.Remote() }, history: d.historyKey, now: d.now}
+		d.writes = &invalidator{cache: d.Cache, titles: &d.titles, pending: d.pending}
+		d.scopes = &scoper{projects: func() *project.Resolver { return d.Projects }, client: func() *r2r.Client { return d.Client },
+			views: &d.views, now: d.now, logger: d.logger}
 		d.syncs = newSyncJobs()
 	})
 }
@@ -218,20 +226,20 @@ func Registry(deps *Deps) []Tool {
 	}
 	deps.setup()
 	tools := []Tool{
-		searchTool(deps, deps.loader),
-		ragQueryTool(deps, deps.loader),
+		searchTool(deps, deps.loader, deps.recorder, deps.scopes),
+		ragQueryTool(deps, deps.loader, deps.recorder, deps.scopes),
 		ingestDocumentTool(deps),
-		listDocumentsTool(deps, deps.loader),
-		monitorTaskTool(deps),
+		listDocumentsTool(deps, deps.loader, deps.scopes),
+		monitorTaskTool(deps, deps.writes),
 		listCollectionsTool(deps, deps.loader),
 		getDocumentTool(deps, deps.loader),
-		deleteDocumentTool(deps),
+		deleteDocumentTool(deps, deps.writes, deps.scopes),
 		syncTool(deps),
-		syncStatusTool(deps),
+		syncStatusTool(deps, deps.scopes),
 		rememberTool(deps),
-		recallTool(deps),
-		troubleshootTool(deps),
-		forgetTool(deps),
+		recallTool(deps, deps.recorder, deps.scopes),
+		troubleshootTool(deps, deps.scopes),
+		forgetTool(deps, deps.scopes),
 		statusTool(deps, deps.limiter),
 	}
 	for i := range tools {

@@ -78,10 +78,10 @@ func (p *troubleshootParams) check(*Deps) (err error) {
 	return err
 }
 
-func troubleshootTool(d *Deps) Tool {
+func troubleshootTool(d *Deps, sc *scoper) Tool {
 	def := troubleshootDef()
 	return Tool{Def: def, Group: GroupMemory, ReadOnly: true, Example: Example{Args: map[string]any{"error": "open /tmp/cache.db: too many open files"}}, run: bound(d, def, func(ctx context.Context, c *call, _ mcp.CallToolRequest, p troubleshootParams) (*mcp.CallToolResult, error) {
-		s, errRes := d.resolveScope(ctx, c, p.CollectionID, false)
+		s, errRes := sc.resolve(ctx, c, p.CollectionID, false)
 		if errRes != nil {
 			return errRes, nil
 		}
@@ -95,7 +95,7 @@ func troubleshootTool(d *Deps) Tool {
 			o.Passages, err = d.troublePassages(ctx, s.ID, troubleQuery(p))
 		}
 		if err != nil {
-			d.forgetOn404(ctx, s, err)
+			sc.forgetOn404(ctx, s, err)
 			return r2rErrorResult(ctx, err, d.Client.BaseURL(), collectionNotFound(s)), nil
 		}
 		o.Fixes = fixes

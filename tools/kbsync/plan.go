@@ -90,11 +90,12 @@ type Deletion struct {
 	OwnerID string `json:"-"`
 }
 
-// Problem is a file that was refused or failed, with the reason.
+// Problem is a file that was refused or failed, with the reason. Its desc and required
+// tags describe it where a tool's output lists problems.
 type Problem struct {
-	Path   string `json:"path"`
-	Kind   string `json:"kind,omitempty"`
-	Reason string `json:"reason"`
+	Path   string `json:"path" required:"true" desc:"file path relative to the project root"`
+	Kind   string `json:"kind,omitempty" desc:"kind of problem, e.g. secret_file, unsupported_file_type, r2r"`
+	Reason string `json:"reason" required:"true" desc:"why, and what to do"`
 }
 
 // Plan is what a sync will do.
