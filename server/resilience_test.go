@@ -103,8 +103,6 @@ func TestCancelledCallGetsNoResponse(t *testing.T) {
 	r2rtest.Await(t, emu.Changed, func() bool { return emu.Count("GET /v3/collections") == 1 }, "the call to reach R2R")
 	c.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-1","reason":"user gave up"}}`)
 	r2rtest.Await(t, emu.Changed, func() bool { return emu.Cancelled() == 1 }, "R2R to see the request abandoned")
-	r2rtest.Await(t, logs.Changed, func() bool { return strings.Contains(logs.String(), "tool call cancelled before it answered") },
-		"the server to end the cancelled call")
 
 	emu.Configure(func(o *r2rtest.Options) { o.Latency = 0 })
 	c.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"r2r_list_collections","arguments":{}}}`)
