@@ -31,17 +31,18 @@ func (w *Writer) orphaned(ctx context.Context, doc *r2r.Document) bool {
 // r2rStart is when the Writer's R2R started, asked once; zero when it cannot be known (the
 // API cannot ask, or R2R refused: not a superuser).
 func (w *Writer) r2rStart(ctx context.Context) time.Time {
-	w.startMu.Lock()
-	defer w.startMu.Unlock()
-	if !w.startAsked {
+	r := w.run()
+	r.startMu.Lock()
+	defer r.startMu.Unlock()
+	if !r.startAsked {
 		if sr, ok := w.API.(StartReporter); ok {
 			if st, err := sr.SystemStatus(ctx); err == nil {
-				w.start = st.StartTime.Time
+				r.start = st.StartTime.Time
 			}
-			w.startAsked = ctx.Err() == nil
+			r.startAsked = ctx.Err() == nil
 		} else {
-			w.startAsked = true
+			r.startAsked = true
 		}
 	}
-	return w.start
+	return r.start
 }

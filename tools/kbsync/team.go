@@ -52,10 +52,12 @@ type BlobReserver interface {
 }
 
 // For is a Writer configured as w (its API, mode, waits, clock, hooks and Pending tracker)
-// that writes to sc: a team sync's team layer is written as its private layer is.
+// that writes to sc and shares w's run state: a team sync's team layer is written as its
+// private layer is, in the same run.
 func (w *Writer) For(sc Scope) *Writer {
 	return &Writer{API: w.API, Scope: sc, Mode: w.Mode, Wait: w.Wait, Poll: w.Poll, OnWrite: w.OnWrite,
-		OnStatus: w.OnStatus, SlowAfter: w.SlowAfter, DeadAfter: w.DeadAfter, Now: w.Now, Pending: w.Pending}
+		OnStatus: w.OnStatus, SlowAfter: w.SlowAfter, DeadAfter: w.DeadAfter, Now: w.Now, Pending: w.Pending,
+		runOf: w.run()}
 }
 
 func (t *Team) objectFormat() string {

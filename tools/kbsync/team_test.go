@@ -1,8 +1,12 @@
 package kbsync
 
 import (
+	"context"
 	"reflect"
+	"sync/atomic"
 	"testing"
+
+	"github.com/r2r-mcp/r2r-mcp/r2r"
 )
 
 // TestForKeepsEveryKnob: the Writer For returns has every exported field of w but Scope
@@ -58,5 +62,35 @@ func TestForKeepsEveryKnob(t *testing.T) {
 		if !same {
 			t.Errorf("For left Writer.%s out (%v, want %v)", sf.Name, have, want)
 		}
+	}
+}
+
+// startCounter is an API that says when R2R started and counts the questions.
+type startCounter struct {
+	API
+	asked atomic.Int32
+}
+
+func (s *startCounter) SystemStatus(context.Context) (*r2r.SystemStatus, error) {
+	s.asked.Add(1)
+	return &r2r.SystemStatus{}, nil
+}
+
+// TestForSharesTheRun: a sync's layers write to one R2R in one run, so R2R is asked when
+// it started once for both, and a crash waited out by one layer is not waited out again
+// by the other.
+func TestForSharesTheRun(t *testing.T) {
+	api := &startCounter{}
+	private := &Writer{API: api, Scope: Scope{CollectionID: "private", Layer: LayerPrivate}}
+	team := private.For(Scope{CollectionID: "team", Layer: LayerTeam})
+	team.r2rStart(t.Context())
+	private.r2rStart(t.Context())
+	team.For(Scope{CollectionID: "other"}).r2rStart(t.Context())
+	if n := api.asked.Load(); n != 1 {
+		t.Errorf("R2R was asked when it started %d times for one run, want once", n)
+	}
+	team.run().outwaited.Store(true)
+	if !private.run().outwaited.Load() {
+		t.Error("a crash the team layer waited out is waited out again by the private layer")
 	}
 }

@@ -100,6 +100,11 @@ type Writer struct {
 	// Pending, when set, tracks each version Put sends (see Tracker).
 	Pending Tracker
 
+	// runOf, set by For, is the Writer whose run state (below) this one shares: the layers
+	// of one sync write to one R2R, so they ask when it started once and wait out an R2R
+	// crash once. nil = its own.
+	runOf *Writer
+
 	// outwaited is set once a wait for an ingestion started elsewhere ran out with R2R
 	// still on it: later ones get one look, so a sync meeting many ingestions an R2R crash
 	// left behind waits Wait once, not once per file.
@@ -109,6 +114,14 @@ type Writer struct {
 	startMu    sync.Mutex
 	startAsked bool
 	start      time.Time
+}
+
+// run is the Writer holding w's run state: w, or the one it was made For from.
+func (w *Writer) run() *Writer {
+	if w.runOf != nil {
+		return w.runOf
+	}
+	return w
 }
 
 // Tracker records the documents a Writer sends until R2R has finished with them (upload's
@@ -422,11 +435,11 @@ func (w *Writer) wait(ctx context.Context, id string, judge bool) (*r2r.Document
 		if w.OnStatus != nil {
 			w.OnStatus(id, doc.IngestionStatus)
 		}
-		stopped = Terminal(doc.IngestionStatus) || judge && (w.age(doc) >= w.slowAfter() || w.outwaited.Load() || w.orphaned(ctx, doc))
+		stopped = Terminal(doc.IngestionStatus) || judge && (w.age(doc) >= w.slowAfter() || w.run().outwaited.Load() || w.orphaned(ctx, doc))
 		return stopped
 	})
 	if err == nil && !stopped && judge && last != nil {
-		w.outwaited.Store(true)
+		w.run().outwaited.Store(true)
 	}
 	return last, err
 }
