@@ -187,8 +187,8 @@ func TestE2EClaudeCodePlugin(t *testing.T) {
 	if err := os.Symlink(servertest.Build(t), filepath.Join(bin, "r2r-mcp")); err != nil {
 		t.Fatal(err)
 	}
-	environ := servertest.Env(t, emu.URL, "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	environ := servertest.ClaudeEnv(servertest.Env(t, emu.URL,
+		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH")))
 	runIn(t, proj, environ, claude, "plugin", "marketplace", "add", repo)
 	runIn(t, proj, environ, claude, "plugin", "install", "r2r@r2r-mcp")
 	out := runIn(t, proj, environ, claude, "mcp", "list")

@@ -69,8 +69,7 @@ func TestTypeScriptClientOverHTTP(t *testing.T) {
 // Claude Code, set up as the README says (claude mcp add --transport http … --header …),
 // reports the server connected; with a wrong key it does not.
 func TestClaudeCodeOverHTTP(t *testing.T) {
-	claude, err := exec.LookPath("claude")
-	external(t, "claude", "npm install -g @anthropic-ai/claude-code", err == nil)
+	claude := servertest.ClaudeCLI(t)
 	tm := newTeam(t)
 	rep := newReplica(t, tm, nil)
 	for _, tc := range []struct {
@@ -78,7 +77,7 @@ func TestClaudeCodeOverHTTP(t *testing.T) {
 		connected bool
 	}{{tm.Alice.Key, true}, {"wrong-key", false}} {
 		proj := t.TempDir()
-		environ := servertest.Env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+		environ := servertest.ClaudeEnv(servertest.Env(t, ""))
 		if out, err := run(t, proj, environ, claude, "mcp", "add", "--transport", "http", "r2r", rep.URL+"/mcp",
 			"--header", "Authorization: Bearer "+tc.key); err != nil {
 			t.Fatalf("claude mcp add: %v\n%s", err, out)
@@ -104,8 +103,8 @@ func TestClaudeCodeOverHTTP(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(proj, ".mcp.json"), []byte(mcpJSON), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	environ := servertest.Env(t, "", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"R2R_TEST_KEY="+tm.Bob.Key)
+	environ := servertest.ClaudeEnv(servertest.Env(t, "",
+		"R2R_TEST_KEY="+tm.Bob.Key))
 	// Approve the project's server as the trust dialog would (claude mcp list does not ask).
 	approval := `{"projects": {` + strconv.Quote(proj) + `: {"enabledMcpjsonServers": ["r2r"], "hasTrustDialogAccepted": true}}}`
 	if err := os.WriteFile(filepath.Join(servertest.EnvValue(environ, "HOME"), ".claude.json"), []byte(approval), 0o600); err != nil {
