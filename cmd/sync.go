@@ -267,7 +267,7 @@ func printSummary(w io.Writer, asJSON bool, t *syncTarget, s *kbsync.Summary) er
 		}
 	}
 	if s.Stale > 0 {
-		fmt.Fprintf(w, "%d document(s) of files no longer in the project are kept", s.Stale)
+		fmt.Fprint(w, kbsync.StaleKept(s.Stale))
 		if s.PruneSkipped != "" {
 			fmt.Fprintf(w, ": %s.\n", cleantext.Line(s.PruneSkipped))
 		} else {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
 // Report is what the knowledge base was asked over a period and how well it answered.
@@ -184,7 +186,7 @@ func (r Report) Text() string {
 			b.WriteString("Index up to date with the working tree.\n")
 		}
 		if l.Kept > 0 {
-			fmt.Fprintf(&b, "%d document(s) of files no longer in the project are kept (r2r-mcp sync --prune deletes them).\n", l.Kept)
+			b.WriteString(kbsync.StaleKept(l.Kept) + " (r2r-mcp sync --prune deletes them).\n")
 		}
 	}
 	if r.Withheld > 0 {

@@ -111,7 +111,7 @@ type Plan struct {
 	// of its own (see Summary).
 	PruneSkipped string `json:"prune_skipped,omitempty"`
 	// Stale are documents of files no longer in the synced set that are kept because
-	// Prune was not asked for.
+	// Prune was not asked for (StaleKept words it).
 	Stale int `json:"stale"`
 	// Team is the team layer's part of a team sync (nil otherwise); the fields above are
 	// then the caller's private layer.
@@ -355,4 +355,10 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// StaleKept says that n documents of files no longer in the project are kept: one wording
+// for sync's summary and analytics' index lag.
+func StaleKept(n int) string {
+	return fmt.Sprintf("%d document(s) of files no longer in the project are kept", n)
 }
