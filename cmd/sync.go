@@ -243,8 +243,8 @@ func printSummary(w io.Writer, asJSON bool, t *syncTarget, s *kbsync.Summary) er
 		printTeamSummary(w, s)
 		into = "your private collection (your own versions, which only you see)"
 	}
-	fmt.Fprintf(w, "%s %s into %s: %d uploaded, %d replaced, %d unchanged, %d deleted, %d refused, %d failed",
-		verb, cleantext.Terminal(t.dir), into, len(s.Uploaded), len(s.Replaced), s.Unchanged, len(s.Deleted), len(s.Refused), len(s.Failed))
+	fmt.Fprintf(w, "%s %s into %s: %d uploaded, %d replaced, %d unchanged%s, %d deleted, %d refused, %d failed",
+		verb, cleantext.Terminal(t.dir), into, len(s.Uploaded), len(s.Replaced), s.Unchanged, emptyCount(s.Empty), len(s.Deleted), len(s.Refused), len(s.Failed))
 	if !s.DryRun {
 		fmt.Fprintf(w, " (%.1f s)", float64(s.DurationMS)/1000)
 	}
@@ -290,6 +290,15 @@ func printSummary(w io.Writer, asJSON bool, t *syncTarget, s *kbsync.Summary) er
 	return nil
 }
 
+// emptyCount is the summary's count of files with no text (not sent): ", N empty", or
+// nothing when there were none.
+func emptyCount(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d empty", n)
+}
+
 // printTeamSummary prints what a team sync did to the team's version.
 func printTeamSummary(w io.Writer, s *kbsync.Summary) {
 	t := s.Team
@@ -297,8 +306,8 @@ func printTeamSummary(w io.Writer, s *kbsync.Summary) {
 	if s.DryRun {
 		verb = "Dry run of the team's version"
 	}
-	fmt.Fprintf(w, "%s (%s at %.12s): %d uploaded, %d replaced, %d unchanged, %d retired", verb, cleantext.Terminal(t.Ref), t.Commit,
-		len(t.Uploaded), len(t.Replaced), t.Unchanged, len(t.Deleted))
+	fmt.Fprintf(w, "%s (%s at %.12s): %d uploaded, %d replaced, %d unchanged%s, %d retired", verb, cleantext.Terminal(t.Ref), t.Commit,
+		len(t.Uploaded), len(t.Replaced), t.Unchanged, emptyCount(t.Empty), len(t.Deleted))
 	if len(t.Migrated) > 0 {
 		fmt.Fprintf(w, "; %d of your copies from before team syncs removed", len(t.Migrated))
 	}
