@@ -52,8 +52,9 @@ ignored; outside git the .gitignore files are honoured), filtered by the "includ
 secrets, size limits; source code and other text R2R has no parser for is sent as text).
 Each file's SHA-256 is compared with the documents r2r-mcp wrote for this project: new
 files are uploaded, changed ones replaced (the new version is ingested before the old one
-is deleted), unchanged ones left alone. A local cache of path, size and modification time
-spares reading unchanged files. --prune also deletes the documents of files no longer in
+is deleted), unchanged ones left alone. A file with no text (empty or whitespace only) is
+not sent and is counted as empty; the documents of one emptied since it was synced are
+deleted. A local cache of path, size and modification time spares reading unchanged files. --prune also deletes the documents of files no longer in
 the synced set, only after a complete scan in which nothing failed.
 
 One sync per project runs at a time, across processes. Exits 1 when anything failed.`,

@@ -33,3 +33,30 @@ func TestIngestEmptyFile(t *testing.T) {
 		t.Errorf("%d uploads reached R2R", n)
 	}
 }
+
+// TestSyncToolCountsEmptyFiles: r2r_sync's plan and r2r_sync_status's result count the
+// files with no text as empty, in both forms; none is refused or failed.
+func TestSyncToolCountsEmptyFiles(t *testing.T) {
+	e := newEnv(t, withSyncState(t))
+	e.write("a.md", "# A\n\nalpha")
+	e.write("pkg/py.typed", "")
+	e.write("docs/blank.md", " \n")
+	var o SyncOutput
+	res := e.ok("r2r_sync", map[string]any{})
+	structured(t, res, &o)
+	if o.Plan.Empty != 2 || o.Plan.Upload != 1 || o.Plan.Refused != 0 || !strings.Contains(text(res), "2 empty (not sent)") {
+		t.Fatalf("plan %+v: %s", o.Plan, text(res))
+	}
+	var st SyncStatusOutput
+	for st.State != jobDone {
+		e.r2r.StepIngestion()
+		res = e.ok("r2r_sync_status", map[string]any{"job_id": o.JobID, "wait_seconds": 1})
+		structured(t, res, &st)
+		if st.State == jobFailed {
+			t.Fatalf("sync failed: %s", text(res))
+		}
+	}
+	if st.Result == nil || st.Result.Empty != 2 || st.Result.Uploaded != 1 || st.Result.Failed != 0 || !strings.Contains(text(res), "2 empty file(s) not sent") {
+		t.Errorf("result %+v: %s", st.Result, text(res))
+	}
+}
