@@ -52,8 +52,9 @@ ignored; outside git the .gitignore files are honoured), filtered by the "includ
 secrets, size limits; source code and other text R2R has no parser for is sent as text).
 Each file's SHA-256 is compared with the documents r2r-mcp wrote for this project: new
 files are uploaded, changed ones replaced (the new version is ingested before the old one
-is deleted), unchanged ones left alone. A local cache of path, size and modification time
-spares reading unchanged files. --prune also deletes the documents of files no longer in
+is deleted), unchanged ones left alone. A file with no text (empty or whitespace only) is
+not sent and is counted as empty; the documents of one emptied since it was synced are
+deleted. A local cache of path, size and modification time spares reading unchanged files. --prune also deletes the documents of files no longer in
 the synced set, only after a complete scan in which nothing failed.
 
 One sync per project runs at a time, across processes. Exits 1 when anything failed.`,
@@ -243,8 +244,8 @@ func printSummary(w io.Writer, asJSON bool, t *syncTarget, s *kbsync.Summary) er
 		printTeamSummary(w, s)
 		into = "your private collection (your own versions, which only you see)"
 	}
-	fmt.Fprintf(w, "%s %s into %s: %d uploaded, %d replaced, %d unchanged, %d deleted, %d refused, %d failed",
-		verb, cleantext.Terminal(t.dir), into, len(s.Uploaded), len(s.Replaced), s.Unchanged, len(s.Deleted), len(s.Refused), len(s.Failed))
+	fmt.Fprintf(w, "%s %s into %s: %d uploaded, %d replaced, %d unchanged%s, %d deleted, %d refused, %d failed",
+		verb, cleantext.Terminal(t.dir), into, len(s.Uploaded), len(s.Replaced), s.Unchanged, emptyCount(s.Empty), len(s.Deleted), len(s.Refused), len(s.Failed))
 	if !s.DryRun {
 		fmt.Fprintf(w, " (%.1f s)", float64(s.DurationMS)/1000)
 	}
@@ -290,6 +291,15 @@ func printSummary(w io.Writer, asJSON bool, t *syncTarget, s *kbsync.Summary) er
 	return nil
 }
 
+// emptyCount is the summary's count of files with no text (not sent): ", N empty", or
+// nothing when there were none.
+func emptyCount(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d empty", n)
+}
+
 // printTeamSummary prints what a team sync did to the team's version.
 func printTeamSummary(w io.Writer, s *kbsync.Summary) {
 	t := s.Team
@@ -297,8 +307,8 @@ func printTeamSummary(w io.Writer, s *kbsync.Summary) {
 	if s.DryRun {
 		verb = "Dry run of the team's version"
 	}
-	fmt.Fprintf(w, "%s (%s at %.12s): %d uploaded, %d replaced, %d unchanged, %d retired", verb, cleantext.Terminal(t.Ref), t.Commit,
-		len(t.Uploaded), len(t.Replaced), t.Unchanged, len(t.Deleted))
+	fmt.Fprintf(w, "%s (%s at %.12s): %d uploaded, %d replaced, %d unchanged%s, %d retired", verb, cleantext.Terminal(t.Ref), t.Commit,
+		len(t.Uploaded), len(t.Replaced), t.Unchanged, emptyCount(t.Empty), len(t.Deleted))
 	if len(t.Migrated) > 0 {
 		fmt.Fprintf(w, "; %d of your copies from before team syncs removed", len(t.Migrated))
 	}

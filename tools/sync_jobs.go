@@ -155,10 +155,11 @@ type SyncPlanCounts struct {
 	Unchanged int `json:"unchanged" required:"true" desc:"files whose document is current"`
 	Delete    int `json:"delete" required:"true" desc:"documents of files gone from the project, deleted (prune only)"`
 	Refused   int `json:"refused" required:"true" desc:"files the ingest rules refuse (secrets, binary, too large, …)"`
+	Empty     int `json:"empty" desc:"files with no text (empty or whitespace only): not sent; the documents of one that had text are deleted"`
 	Stale     int `json:"stale" required:"true" desc:"documents of files gone from the project that are kept (without prune, or when pruning was skipped)"`
 }
 
 func planCounts(p *kbsync.Plan) SyncPlanCounts {
 	return SyncPlanCounts{Files: p.Files, Upload: len(p.Upload), Replace: len(p.Replace), Unchanged: p.Unchanged,
-		Delete: len(p.Delete), Refused: len(p.Refused), Stale: p.Stale}
+		Delete: len(p.Delete), Refused: len(p.Refused), Empty: p.Empty, Stale: p.Stale}
 }

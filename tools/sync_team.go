@@ -14,6 +14,7 @@ type SyncTeamPlan struct {
 	Replace   int              `json:"replace" required:"true" desc:"files of the ref whose team version is replaced"`
 	Unchanged int              `json:"unchanged" required:"true" desc:"files whose team version is current"`
 	Retire    int              `json:"retire" required:"true" desc:"team versions of files gone from the ref, retired"`
+	Empty     int              `json:"empty" desc:"files of the ref with no text, not sent"`
 	Left      []kbsync.Problem `json:"left,omitempty" desc:"teamLeftDesc"`
 	Behind    string           `json:"behind,omitempty" desc:"why nothing of the team's version is written (this clone's ref is behind the team's)"`
 }
@@ -26,6 +27,7 @@ type SyncTeamResult struct {
 	Replaced  int              `json:"replaced" required:"true" desc:"files whose team version was replaced"`
 	Unchanged int              `json:"unchanged" required:"true" desc:"files whose team version was current"`
 	Retired   int              `json:"retired" required:"true" desc:"team versions of files gone from the ref, retired"`
+	Empty     int              `json:"empty" desc:"files of the ref with no text, not sent"`
 	Left      []kbsync.Problem `json:"left,omitempty" desc:"teamLeftDesc"`
 	Behind    string           `json:"behind,omitempty" desc:"why nothing of the team's version was written (this clone's ref is behind the team's)"`
 }
@@ -36,7 +38,7 @@ func teamResult(s *kbsync.TeamSummary) *SyncTeamResult {
 		return nil
 	}
 	r := &SyncTeamResult{Ref: Sanitize(s.Ref), Commit: s.Commit, Uploaded: len(s.Uploaded), Replaced: len(s.Replaced),
-		Unchanged: s.Unchanged, Retired: len(s.Deleted), Behind: Sanitize(s.Behind)}
+		Unchanged: s.Unchanged, Retired: len(s.Deleted), Empty: s.Empty, Behind: Sanitize(s.Behind)}
 	if len(s.Left) > 0 {
 		r.Left = clipProblems(s.Left)
 	}

@@ -184,7 +184,7 @@ func (o *SyncOutput) fill(p *kbsync.Plan) {
 	o.PruneSkipped = p.PruneSkipped
 	if t := p.Team; t != nil {
 		o.Team = &SyncTeamPlan{Ref: Sanitize(t.Ref), Commit: t.Commit, Upload: len(t.Upload), Replace: len(t.Replace),
-			Unchanged: t.Unchanged, Retire: len(t.Delete), Behind: Sanitize(t.Behind)}
+			Unchanged: t.Unchanged, Retire: len(t.Delete), Empty: t.Empty, Behind: Sanitize(t.Behind)}
 		if len(t.Left) > 0 {
 			o.Team.Left = clipProblems(t.Left)
 		}
@@ -219,6 +219,9 @@ func syncPlanText(o SyncOutput) string {
 		into, p.Files, p.Upload, p.Replace, p.Unchanged)
 	if o.Prune {
 		fmt.Fprintf(&b, ", %d documents to delete", p.Delete)
+	}
+	if p.Empty > 0 {
+		fmt.Fprintf(&b, ", %d empty (not sent)", p.Empty)
 	}
 	fmt.Fprintf(&b, ", %d refused.", p.Refused)
 	if p.Stale > 0 {
@@ -280,7 +283,8 @@ type SyncResult struct {
 	Uploaded     int    `json:"uploaded" required:"true" desc:"files uploaded"`
 	Replaced     int    `json:"replaced" required:"true" desc:"files whose document was replaced"`
 	Unchanged    int    `json:"unchanged" required:"true" desc:"files already current"`
-	Deleted      int    `json:"deleted" required:"true" desc:"files whose documents were pruned"`
+	Deleted      int    `json:"deleted" required:"true" desc:"files whose documents were deleted: pruned, or of files now empty"`
+	Empty        int    `json:"empty" desc:"files with no text (empty or whitespace only), not sent"`
 	Pending      int    `json:"pending" desc:"files sent that R2R was still ingesting at the end (their old versions are kept)"`
 	Refused      int    `json:"refused" required:"true" desc:"files refused by the ingest rules"`
 	Failed       int    `json:"failed" required:"true" desc:"files that failed"`
@@ -371,13 +375,16 @@ func statusOf(job *syncJob, v jobView) SyncStatusOutput {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Sync job %s: %s, %d of %d steps done.", job.ID, v.State, o.Done, o.Total)
 	if s := v.Summary; s != nil {
-		o.Result = &SyncResult{Uploaded: len(s.Uploaded), Replaced: len(s.Replaced), Unchanged: s.Unchanged, Deleted: len(s.Deleted),
+		o.Result = &SyncResult{Uploaded: len(s.Uploaded), Replaced: len(s.Replaced), Unchanged: s.Unchanged, Deleted: len(s.Deleted), Empty: s.Empty,
 			Pending: len(s.Pending), Refused: len(s.Refused), Failed: len(s.Failed), PruneSkipped: s.PruneSkipped, DurationMS: s.DurationMS,
 			Team: teamResult(s.Team)}
 		o.Failed = clipProblems(s.Failed)
 		r := o.Result
 		fmt.Fprintf(&b, " Uploaded %d, replaced %d, unchanged %d, deleted %d, pending %d, refused %d, failed %d (%.1f s).",
 			r.Uploaded, r.Replaced, r.Unchanged, r.Deleted, r.Pending, r.Refused, r.Failed, float64(r.DurationMS)/1000)
+		if r.Empty > 0 {
+			fmt.Fprintf(&b, " %d empty file(s) not sent.", r.Empty)
+		}
 		if r.PruneSkipped != "" {
 			b.WriteString(" Not pruned: " + Sanitize(r.PruneSkipped) + ".")
 		}

@@ -1186,4 +1186,5 @@ func (s *suite) ingestionOutcomes(t *testing.T) {
 			t.Errorf("download %q named %q", dl.Body, dl.FileName)
 		}
 	})
+	s.blankInputs(t)
 }

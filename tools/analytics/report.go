@@ -57,7 +57,7 @@ type DocCount struct {
 type IndexLag struct {
 	New     int `json:"new_files"`
 	Changed int `json:"changed_files"`
-	Removed int `json:"removed_files"` // documents a sync deletes: their files are gone
+	Removed int `json:"removed_files"` // documents a sync deletes: their files are gone (with --prune) or empty now
 	// Kept are documents of files no longer in the project that a sync keeps (only
 	// sync --prune deletes them).
 	Kept int `json:"kept_documents,omitempty"`

@@ -35,6 +35,8 @@ const (
 	HardLink = "hard_link"
 	// Unscannable: R2R would read text from the file that the secret scan cannot.
 	Unscannable = "unscannable_file"
+	// Empty: the file holds no text (see Blank).
+	Empty = "empty_file"
 )
 
 // Error is a refusal to read a file; nothing has been sent to R2R.
@@ -262,6 +264,9 @@ func Check(rel string, data []byte) (*File, error) {
 	if found, ok := secretscan.Find([]byte(relSlash)); ok {
 		return nil, refuse(Secret, "The path of this file contains what looks like a secret (%s); it would become the document's title, so the file is not uploaded. Rename it.", found.Rule)
 	}
+	if Blank(data) {
+		return nil, EmptyFile(relSlash)
+	}
 	// Scanned as R2R will read it: text sent as raw_text is read as a .txt file.
 	scanExt := ext
 	if asText {
@@ -280,6 +285,21 @@ func Check(rel string, data []byte) (*File, error) {
 		return nil, refuse(Type, "%s is a binary file (%s) that R2R has no parser for. Export its content to text, markdown or PDF and ingest that instead. Types R2R parses: %s.", relSlash, typeLabel(ext, false), strings.Join(documentTypes, " "))
 	}
 	return &File{Rel: relSlash, Ext: ext, Data: data, AsText: asText}, nil
+}
+
+// Blank reports whether data holds no text: nothing but whitespace (Unicode's), after a
+// UTF-8 byte order mark. R2R 3.6.6 stores such a file or raw_text as a successful document
+// with no chunks, refuses an empty raw_text with a 422, and stores such chunks as they are:
+// there is nothing to search either way (conformance tests
+// TestLive/ingestion_outcomes/blank_* and empty_*).
+func Blank(data []byte) bool {
+	return len(bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\uFEFF")))) == 0
+}
+
+// EmptyFile is the refusal of the file rel, which holds no text (Blank).
+func EmptyFile(rel string) *Error {
+	return refuse(Empty, "%s is empty (nothing but whitespace): there is no text in it to search, so nothing is sent to R2R. "+
+		"Write its content and ingest it again; r2r-mcp sync counts such files as empty and skips them.", rel)
 }
 
 // maxTextBytes bounds files sent as text (R2R's limit for .txt files).

@@ -131,3 +131,39 @@ func TestSecretInEncodedFormRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestBlankFileRefusedAsEmpty(t *testing.T) {
+	for _, c := range []struct {
+		rel, data string
+		empty     bool
+	}{
+		{"pkg/__init__.py", "", true},
+		{"pkg/py.typed", "", true}, // sent as text: would be an empty raw_text
+		{".gitkeep", "", true},
+		{"docs/empty.md", "", true},
+		{"docs/blank.md", "  \n\t\r\n", true},
+		{"go.sum", "\n", true},
+		{"report.pdf", "", true},
+		{"notes.txt", "\u00a0\u3000\n", true}, // Unicode spaces
+		{"bom.md", "\uFEFF\n", true},          // an editor's "empty" UTF-8 file
+		{"docs/a.md", " x ", false},
+		{"bom2.md", "\uFEFFx", false},
+		{"pkg/a.py", "def f():\n    return 1\n", false},
+	} {
+		t.Run(c.rel, func(t *testing.T) {
+			if got := Blank([]byte(c.data)); got != c.empty {
+				t.Errorf("Blank(%q) = %v, want %v", c.data, got, c.empty)
+			}
+			_, err := Check(c.rel, []byte(c.data))
+			ce, ok := errors.AsType[*Error](err)
+			switch {
+			case !c.empty && err != nil:
+				t.Errorf("Check: %v, want the file", err)
+			case c.empty && (!ok || ce.Kind != Empty):
+				t.Errorf("Check: %v, want an %s refusal", err, Empty)
+			case c.empty && (!strings.Contains(ce.Msg, c.rel) || !strings.Contains(ce.Msg, "Write its content")):
+				t.Errorf("refusal %q names neither the file nor the next step", ce.Msg)
+			}
+		})
+	}
+}

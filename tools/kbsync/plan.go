@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 )
 
 // FileReader reads one file of the project under the ingest rules (confinement, secrets,
@@ -106,6 +107,9 @@ type Plan struct {
 	Unchanged int        `json:"unchanged"`
 	Delete    []Deletion `json:"delete"`
 	Refused   []Problem  `json:"refused"`
+	// Empty counts the files that hold no text (confine.Blank): nothing of them is sent, and
+	// the documents of one that had text are deleted (in Delete) — its content is now nothing.
+	Empty int `json:"empty"`
 	// PruneSkipped says why nothing is pruned although Prune was asked for ("" = it was
 	// not asked for, or the scan was complete). Run may keep some documents for a reason
 	// of its own (see Summary).
@@ -154,9 +158,16 @@ func (s *Syncer) Plan(ctx context.Context) (*Plan, error) {
 		}
 	}
 	p := &Plan{Upload: []Item{}, Replace: []Item{}, Delete: []Deletion{}, Refused: []Problem{}}
-	hashes, present, unchecked, err := s.hashAll(ctx, files, p)
+	hashes, present, unchecked, blank, err := s.hashAll(ctx, files, p)
 	if err != nil {
 		return nil, err
+	}
+	// A file emptied since it was synced has nothing to search: its documents go, as an
+	// older version's go once a file changes.
+	for _, f := range sortedKeys(blank) {
+		for _, v := range m.Paths[f] {
+			p.Delete = append(p.Delete, Deletion{Path: f, DocumentID: v.ID, SHA: v.SHA})
+		}
 	}
 	// A file that could not be read might be any file moved there, whose old document is the
 	// only copy left: nothing is pruned. One that already has documents under its own path
@@ -179,6 +190,7 @@ func (s *Syncer) Plan(ctx context.Context) (*Plan, error) {
 	p.Refused = append(p.Refused, skipped...)
 	prefix, _ := filepath.Rel(o.Root, o.dir())
 	prefix = filepath.ToSlash(prefix)
+	var gone []Deletion
 	for _, pth := range sortedKeys(m.Paths) {
 		if present[pth] || !within(prefix, pth) {
 			continue
@@ -192,7 +204,7 @@ func (s *Syncer) Plan(ctx context.Context) (*Plan, error) {
 		}
 		for _, v := range m.Paths[pth] {
 			if o.Prune {
-				p.Delete = append(p.Delete, Deletion{Path: pth, DocumentID: v.ID, SHA: v.SHA})
+				gone = append(gone, Deletion{Path: pth, DocumentID: v.ID, SHA: v.SHA})
 			} else {
 				p.Stale++
 			}
@@ -201,9 +213,10 @@ func (s *Syncer) Plan(ctx context.Context) (*Plan, error) {
 	slices.SortFunc(p.Refused, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
 	if o.Prune && incomplete != "" {
 		p.PruneSkipped = incomplete
-		p.Stale += len(p.Delete)
-		p.Delete = []Deletion{}
+		p.Stale += len(gone)
+		gone = nil
 	}
+	p.Delete = append(p.Delete, gone...)
 	return p, nil
 }
 
@@ -244,10 +257,11 @@ func classify(p *Plan, f, sha string, old []Version) {
 
 // hashAll hashes the files (from the hash cache when size and modification time match),
 // concurrently. present holds every file that exists (refused ones too: their documents
-// are not pruned); unchecked holds the files that could not be read, with the error.
-func (s *Syncer) hashAll(ctx context.Context, files []string, p *Plan) (hashes map[string]string, present map[string]bool, unchecked map[string]error, err error) {
+// are not pruned); unchecked holds the files that could not be read, with the error; blank
+// the files that hold no text (counted in p.Empty).
+func (s *Syncer) hashAll(ctx context.Context, files []string, p *Plan) (hashes map[string]string, present map[string]bool, unchecked map[string]error, blank map[string]bool, err error) {
 	o := &s.Opts
-	hashes, present, unchecked = map[string]string{}, map[string]bool{}, map[string]error{}
+	hashes, present, unchecked, blank = map[string]string{}, map[string]bool{}, map[string]error{}, map[string]bool{}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.concurrency())
@@ -265,6 +279,10 @@ func (s *Syncer) hashAll(ctx context.Context, files []string, p *Plan) (hashes m
 				unchecked[f] = err
 			case !exists:
 				o.Hashes.Forget(f)
+			case prob != nil && prob.Kind == confine.Empty:
+				present[f] = true
+				blank[f] = true
+				p.Empty++
 			case prob != nil:
 				present[f] = true
 				// A document written for a name R2R could not store holds the name it did
@@ -279,14 +297,16 @@ func (s *Syncer) hashAll(ctx context.Context, files []string, p *Plan) (hashes m
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	slices.SortFunc(p.Refused, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
-	return hashes, present, unchecked, nil
+	return hashes, present, unchecked, blank, nil
 }
 
 // hashOne returns a file's hash, or that it does not exist (any more), or why it is
-// refused. err is an unexpected failure to look at it.
+// refused (Kind confine.Empty: it holds no text, whether the reader refused it so or not).
+// err is an unexpected failure to look at it. A file with no text is read again by every
+// sync, as a refused one is: it is small, and has no hash worth keeping.
 func (s *Syncer) hashOne(rel string) (sha string, exists bool, prob *Problem, err error) {
 	o := &s.Opts
 	if r := nameRefusal(rel); r != nil {
@@ -318,6 +338,8 @@ func (s *Syncer) hashOne(rel string) (sha string, exists bool, prob *Problem, er
 		return "", true, &Problem{Path: rel, Kind: ref.Kind, Reason: ref.Reason}, nil
 	case err != nil:
 		return "", true, nil, err
+	case confine.Blank(f.Data):
+		return "", true, &Problem{Path: rel, Kind: confine.Empty}, nil
 	}
 	sha = SHA256(f.Data)
 	blob := BlobID(format, f.Data)

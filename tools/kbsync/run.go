@@ -10,17 +10,22 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 )
 
 // Summary is what a sync did.
 type Summary struct {
-	Uploaded  []string  `json:"uploaded"`
-	Replaced  []string  `json:"replaced"`
-	Unchanged int       `json:"unchanged"`
-	Deleted   []string  `json:"deleted"` // paths whose documents were pruned
-	Pending   []string  `json:"pending"` // sent; R2R was still ingesting when the sync ended
-	Refused   []Problem `json:"refused"`
-	Failed    []Problem `json:"failed"`
+	Uploaded  []string `json:"uploaded"`
+	Replaced  []string `json:"replaced"`
+	Unchanged int      `json:"unchanged"`
+	// Deleted are the paths whose documents were deleted: pruned, or of a file now empty.
+	Deleted []string  `json:"deleted"`
+	Pending []string  `json:"pending"` // sent; R2R was still ingesting when the sync ended
+	Refused []Problem `json:"refused"`
+	Failed  []Problem `json:"failed"`
+	// Empty counts the files that hold no text: not sent (see Plan.Empty).
+	Empty int `json:"empty"`
 	// PruneSkipped says why documents of files no longer in the synced set were kept
 	// although --prune was given (all of them when the scan was incomplete, else those a
 	// failed file could be).
@@ -44,6 +49,8 @@ type TeamSummary struct {
 	Pending   []string  `json:"pending"`
 	Left      []Problem `json:"left"`
 	Behind    string    `json:"behind,omitempty"`
+	// Empty counts the ref's files that hold no text: not sent.
+	Empty int `json:"empty"`
 	// Migrated are paths whose documents from before team syncs (the caller's own copies)
 	// were deleted because the team's version holds them now.
 	Migrated []string `json:"migrated"`
@@ -74,7 +81,7 @@ func (p *Plan) Steps() int {
 // DryRun is the summary of a plan that was not carried out.
 func (p *Plan) DryRun() *Summary {
 	s := &Summary{Unchanged: p.Unchanged, Refused: p.Refused, Failed: []Problem{}, Pending: []string{},
-		PruneSkipped: p.PruneSkipped, Stale: p.Stale, DryRun: true}
+		Empty: p.Empty, PruneSkipped: p.PruneSkipped, Stale: p.Stale, DryRun: true}
 	for _, it := range p.Upload {
 		s.Uploaded = append(s.Uploaded, it.Path)
 	}
@@ -85,7 +92,7 @@ func (p *Plan) DryRun() *Summary {
 		s.Deleted = append(s.Deleted, d.Path)
 	}
 	if t := p.Team; t != nil {
-		s.Team = &TeamSummary{Ref: t.Ref, Commit: t.Commit, Unchanged: t.Unchanged, Left: t.Left, Behind: t.Behind}
+		s.Team = &TeamSummary{Ref: t.Ref, Commit: t.Commit, Unchanged: t.Unchanged, Left: t.Left, Behind: t.Behind, Empty: t.Empty}
 		for _, it := range t.Upload {
 			s.Team.Uploaded = append(s.Team.Uploaded, it.Path)
 		}
@@ -114,7 +121,7 @@ const KindCancelled = "cancelled"
 // the run; what was done is in the summary.
 func (s *Syncer) Run(ctx context.Context, p *Plan, progress func(Progress)) *Summary {
 	start := time.Now()
-	sum := &Summary{Unchanged: p.Unchanged, Refused: slices.Clone(p.Refused), PruneSkipped: p.PruneSkipped, Stale: p.Stale}
+	sum := &Summary{Unchanged: p.Unchanged, Refused: slices.Clone(p.Refused), Empty: p.Empty, PruneSkipped: p.PruneSkipped, Stale: p.Stale}
 	r := &run{s: s, sum: sum, total: p.Steps(), progress: progress}
 	failed := r.write(ctx, s.own(), append(slices.Clone(p.Upload), p.Replace...))
 	// Pruning comes last, and spares the documents a failed file could be: one moved
@@ -132,7 +139,7 @@ func (s *Syncer) Run(ctx context.Context, p *Plan, progress func(Progress)) *Sum
 		// The team's version: the ref's new and changed files are written, then the team
 		// versions of files gone from the ref retired, then the caller's copies from before
 		// team syncs of files the team's version now holds deleted.
-		sum.Team = &TeamSummary{Ref: tp.Ref, Commit: tp.Commit, Unchanged: tp.Unchanged, Left: slices.Clone(tp.Left), Behind: tp.Behind}
+		sum.Team = &TeamSummary{Ref: tp.Ref, Commit: tp.Commit, Unchanged: tp.Unchanged, Left: slices.Clone(tp.Left), Behind: tp.Behind, Empty: tp.Empty}
 		r.write(ctx, s.team(), append(slices.Clone(tp.Upload), tp.Replace...))
 		if ctx.Err() == nil {
 			r.retire(ctx, s.Opts.Team.Writer, "retiring", tp.Delete, &sum.Team.Deleted)
@@ -203,13 +210,20 @@ func (r *run) write(ctx context.Context, l layer, items []Item) map[string]bool 
 	return failed
 }
 
-// put reads one item again (a file may have changed since the plan) and writes it.
+// put reads one item again (a file may have changed since the plan) and writes it; one
+// that now holds no text has its older versions retired instead (see Writer.Emptied).
 func (l layer) put(ctx context.Context, it Item) (Outcome, error) {
 	f, release, err := l.read(ctx, it)
+	if ref, ok := errors.AsType[*Refusal](err); ok && ref.Kind == confine.Empty {
+		return l.w.Emptied(ctx, it.Old)
+	}
 	if err != nil {
 		return Outcome{Action: Failed}, err
 	}
 	defer release()
+	if confine.Blank(f.Data) {
+		return l.w.Emptied(ctx, it.Old)
+	}
 	return l.w.Put(ctx, f, it.Old)
 }
 
@@ -218,9 +232,11 @@ func (l layer) put(ctx context.Context, it Item) (Outcome, error) {
 func (r *run) add(one *Summary, team bool) {
 	sum := r.sum
 	up, rep, pend, unch := &sum.Uploaded, &sum.Replaced, &sum.Pending, &sum.Unchanged
+	del, empty := &sum.Deleted, &sum.Empty
 	if team {
 		t := sum.Team
 		up, rep, pend, unch = &t.Uploaded, &t.Replaced, &t.Pending, &t.Unchanged
+		del, empty = &t.Deleted, &t.Empty
 		for i := range one.Failed {
 			one.Failed[i].Reason = "team's version: " + one.Failed[i].Reason
 		}
@@ -231,6 +247,8 @@ func (r *run) add(one *Summary, team bool) {
 	*rep = append(*rep, one.Replaced...)
 	*pend = append(*pend, one.Pending...)
 	*unch += one.Unchanged
+	*del = append(*del, one.Deleted...)
+	*empty += one.Empty
 }
 
 // readFile reads a file of the work tree to write it, holding its share of the memory
@@ -330,6 +348,11 @@ func (sum *Summary) record(path string, o Outcome, err error) {
 		sum.Replaced = append(sum.Replaced, path)
 	case o.Action == Unchanged:
 		sum.Unchanged++
+	case o.Action == Empty:
+		sum.Empty++
+		if len(o.Deleted) > 0 {
+			sum.Deleted = append(sum.Deleted, path)
+		}
 	}
 }
 

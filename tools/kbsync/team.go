@@ -90,6 +90,9 @@ type TeamPlan struct {
 	// Behind says why nothing of the team's version is written: the team's version is newer
 	// than this clone's ref.
 	Behind string `json:"behind,omitempty"`
+	// Empty counts the ref's files that hold no text (empty ones; one of whitespace is
+	// found when it is read): not sent, and their team versions retired.
+	Empty int `json:"empty"`
 	// Legacy are the caller's documents from before team syncs whose path the team layer now
 	// holds: deleted, they would be a second copy.
 	Legacy []Deletion `json:"legacy"`
@@ -201,6 +204,11 @@ func (s *Syncer) planTeam(ctx context.Context, tree map[string]TreeEntry, m *tea
 	for _, p := range sortedKeys(tree) {
 		e := tree[p]
 		vs := m.team[p]
+		if e.Size == 0 {
+			tp.Empty++
+			s.retireTeam(tp, p, "emptied on "+t.Ref, vs)
+			continue
+		}
 		var cur *TeamVersion
 		var others []TeamVersion
 		for i := range vs {
@@ -232,15 +240,24 @@ func (s *Syncer) planTeam(ctx context.Context, tree map[string]TreeEntry, m *tea
 		if _, ok := tree[p]; ok || !within(prefix, p) {
 			continue
 		}
-		if !s.mayRetire(m.team[p]) {
-			tp.Left = append(tp.Left, s.leftTo(p, "gone from "+t.Ref, m.team[p]))
-			continue
-		}
-		for _, v := range m.team[p] {
-			tp.Delete = append(tp.Delete, Deletion{Path: p, DocumentID: v.ID, SHA: v.SHA, OwnerID: v.OwnerID})
-		}
+		s.retireTeam(tp, p, "gone from "+t.Ref, m.team[p])
 	}
 	return tp
+}
+
+// retireTeam plans the retirement of vs, the team versions of path p, which the ref no
+// longer has (why): left to their owners when the caller may not retire them.
+func (s *Syncer) retireTeam(tp *TeamPlan, p, why string, vs []TeamVersion) {
+	if len(vs) == 0 {
+		return
+	}
+	if !s.mayRetire(vs) {
+		tp.Left = append(tp.Left, s.leftTo(p, why, vs))
+		return
+	}
+	for _, v := range vs {
+		tp.Delete = append(tp.Delete, Deletion{Path: p, DocumentID: v.ID, SHA: v.SHA, OwnerID: v.OwnerID})
+	}
 }
 
 // mayRetire reports whether the caller may remove every one of vs from the team collection.

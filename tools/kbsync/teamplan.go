@@ -35,7 +35,7 @@ func (s *Syncer) planTeamSync(ctx context.Context, files []string, skipped []Pro
 		}
 	}
 	p := &Plan{Upload: []Item{}, Replace: []Item{}, Delete: []Deletion{}, Refused: []Problem{}}
-	hashes, present, unchecked, err := s.hashAll(ctx, files, p)
+	hashes, present, unchecked, _, err := s.hashAll(ctx, files, p)
 	if err != nil {
 		return nil, err
 	}

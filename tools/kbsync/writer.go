@@ -13,6 +13,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/chunking"
+	"github.com/r2r-mcp/r2r-mcp/tools/confine"
 )
 
 // File is one file's content, ready to be written as a document.
@@ -48,6 +49,9 @@ const (
 	// Failed: R2R failed to ingest the new version, which was removed again; older
 	// versions are kept.
 	Failed Action = "failed"
+	// Empty: the file holds no text; nothing was sent, and its older versions were deleted
+	// (Emptied).
+	Empty Action = "empty"
 )
 
 // Outcome is the result of Put.
@@ -142,7 +146,15 @@ type Tracker interface {
 // the file all along; if it fails or is still pending, the older ones stay. The error is
 // R2R's, with what was done so far in the Outcome. With a Pending tracker, the new version
 // is tracked from before it is sent until R2R has finished with it.
+//
+// Content with no text (confine.Blank) is refused with the ingest rules' reason (Kind
+// confine.Empty) before anything is sent: R2R would store a document with nothing to
+// search, or refuse an empty raw_text.
 func (w *Writer) Put(ctx context.Context, f File, old []Version) (Outcome, error) {
+	if confine.Blank(f.Data) {
+		e := confine.EmptyFile(f.Path)
+		return Outcome{Action: Failed}, &Refusal{Kind: e.Kind, Reason: e.Msg}
+	}
 	sha := SHA256(f.Data)
 	id := w.versionID(cmp.Or(f.IDPath, f.Path), sha)
 	if w.Pending == nil {
@@ -247,6 +259,20 @@ func (w *Writer) follow(ctx context.Context, f File, o *Outcome, sha string) (do
 	}
 	w.ensureMember(ctx, doc)
 	return true, nil
+}
+
+// Emptied makes the scope hold no document for a file that now holds no text: old, the
+// versions written for it before, are retired (their content is what the file no longer
+// has). Nothing is sent.
+func (w *Writer) Emptied(ctx context.Context, old []Version) (Outcome, error) {
+	o := Outcome{Action: Empty}
+	for _, v := range old {
+		if err := w.retire(ctx, v); err != nil {
+			return o, fmt.Errorf("the file is empty now, but deleting its document %s failed (the next sync retries): %w", v.ID, err)
+		}
+		o.Deleted = append(o.Deleted, v.ID)
+	}
+	return o, nil
 }
 
 // replace retires others, the older versions of o's document, now that it has succeeded.
