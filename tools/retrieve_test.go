@@ -3,12 +3,16 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
@@ -87,4 +91,100 @@ func TestIdentifierQuestionFindsItsChunk(t *testing.T) {
 	if !slices.ContainsFunc(ro.Sources, func(s RAGSource) bool { return s.Title == "src/lru.py" }) {
 		t.Errorf("RAG sources %+v: no src/lru.py", ro.Sources)
 	}
+}
+
+// legFaults fails the keyword (full-text only) leg of an advanced search with the emulator's
+// fault injection, after the hybrid request has returned so that the forced status reaches
+// the keyword request and no other; hybrid forces a status on the hybrid request instead.
+// cancel, when set, is called as the keyword request is sent (the caller giving up).
+type legFaults struct {
+	mu      sync.Mutex
+	srv     *r2rtest.Server
+	keyword int // status forced on the keyword request; 0 = none
+	hybrid  int // status forced on the hybrid request; 0 = none
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when the hybrid request returned
+}
+
+func (f *legFaults) set(keyword, hybrid int, cancel context.CancelFunc) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.keyword, f.hybrid, f.cancel, f.done = keyword, hybrid, cancel, make(chan struct{})
+}
+
+func (f *legFaults) middleware(next r2r.Handler) r2r.Handler {
+	return func(ctx context.Context, c *r2r.Call) (*r2r.Response, error) {
+		if c.Method != http.MethodPost || c.Path != "/v3/retrieval/search" {
+			return next(ctx, c)
+		}
+		f.mu.Lock()
+		keyword, hybrid, cancel, done := f.keyword, f.hybrid, f.cancel, f.done
+		f.mu.Unlock()
+		if !strings.Contains(string(c.Body), `"use_semantic_search":false`) {
+			if hybrid != 0 {
+				f.srv.ForceStatus("POST /v3/retrieval/search", hybrid, 1)
+			}
+			defer close(done)
+			return next(ctx, c)
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if cancel != nil {
+			cancel()
+		}
+		if keyword != 0 {
+			f.srv.ForceStatus("POST /v3/retrieval/search", keyword, 1)
+		}
+		return next(ctx, c)
+	}
+}
+
+// TestKeywordLegIsBestEffort: when the identifier (keyword) request of an advanced search
+// fails, r2r_search answers from the hybrid search alone; a failing hybrid search, and the
+// caller's cancellation, still end the search.
+func TestKeywordLegIsBestEffort(t *testing.T) {
+	faults := &legFaults{}
+	e := newEnv(t, withMiddleware(faults.middleware))
+	faults.srv = e.r2r
+	e.write("src/lru.py", "class LRUCache(Cache):\n    def popitem(self):\n        raise KeyError('cache is empty')\n")
+	e.ok("r2r_ingest_document", map[string]any{"file_path": "src/lru.py", "run_async": false})
+	for i, tc := range []struct {
+		name            string
+		keyword, hybrid int
+		wantErr         bool
+	}{
+		{"keyword leg fails with 500", 500, 0, false},
+		{"keyword leg unavailable", 503, 0, false},
+		{"keyword query refused", 400, 0, false},
+		{"hybrid search fails", 0, 500, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			faults.set(tc.keyword, tc.hybrid, nil)
+			query := fmt.Sprintf("what does LRUCache.popitem raise on an empty cache (%d)?", i)
+			res := e.call("r2r_search", map[string]any{"query": query, "search_mode": "advanced"})
+			if res.IsError != tc.wantErr {
+				t.Fatalf("isError = %v, want %v: %s", res.IsError, tc.wantErr, text(res))
+			}
+			if tc.wantErr {
+				return
+			}
+			var so SearchOutput
+			structured(t, res, &so)
+			if len(so.Results) == 0 || so.Results[0].Title != "src/lru.py" {
+				t.Errorf("results %+v: want src/lru.py from the hybrid search", so.Results)
+			}
+		})
+	}
+	t.Run("caller cancels", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		faults.set(0, 0, cancel)
+		_, err := e.deps.retrieve(ctx, "what does LRUCache.popitem raise?", r2r.SearchModeAdvanced, nil, 10)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want the cancellation", err)
+		}
+	})
 }
