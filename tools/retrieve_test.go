@@ -188,3 +188,33 @@ func TestKeywordLegIsBestEffort(t *testing.T) {
 		}
 	})
 }
+
+// TestTestsRankBelowTheirCode: a test file that repeats a question's names more densely than
+// the code that answers it ranks below that code, unless the question asks about tests.
+func TestTestsRankBelowTheirCode(t *testing.T) {
+	e := newEnv(t)
+	files := map[string]string{
+		"src/lru.py":        "class LRUCache(Cache):\n    \"\"\"Least Recently Used cache.\"\"\"\n\n    def popitem(self):\n        \"\"\"Remove and return the least recently used pair.\"\"\"\n        try:\n            key = next(iter(self.__order))\n        except StopIteration:\n            raise KeyError('%s is empty' % type(self).__name__) from None\n",
+		"tests/test_lru.py": "def test_lru_popitem():\n    cache = LRUCache(maxsize=2)\n    with pytest.raises(KeyError):\n        cache.popitem()\n\n\ndef test_lru_popitem_empty():\n    cache = LRUCache(maxsize=1)\n    cache.popitem  # LRUCache popitem on an empty LRUCache raises KeyError\n    with pytest.raises(KeyError):\n        LRUCache(maxsize=0).popitem()\n",
+	}
+	for f, text := range files {
+		e.write(f, text)
+		e.ok("r2r_ingest_document", map[string]any{"file_path": f, "run_async": false})
+	}
+	for _, tc := range []struct{ query, want string }{
+		{"what does LRUCache.popitem raise on an empty LRUCache?", "src/lru.py"},
+		{"which test checks that LRUCache.popitem raises on an empty LRUCache?", "tests/test_lru.py"},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			var so SearchOutput
+			structured(t, e.ok("r2r_search", map[string]any{"query": tc.query, "search_mode": "advanced"}), &so)
+			if len(so.Results) == 0 || so.Results[0].Title != tc.want {
+				titles := make([]string, len(so.Results))
+				for i, h := range so.Results {
+					titles[i] = h.Title
+				}
+				t.Errorf("results %v: want %s first", titles, tc.want)
+			}
+		})
+	}
+}
