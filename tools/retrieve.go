@@ -15,8 +15,8 @@ const defaultSearchLimit = 10
 // (semantic + full-text) R2R's hybrid search runs beside a full-text search for the
 // question's identifiers (rank.Keywords; R2R's own full-text leg needs every word of the
 // question in one chunk), and the two lists and a lexical ordering of their chunks
-// (rank.Lexical) are fused by rank, with the chunks of test files weighed down unless the
-// question asks about tests (rank.DemoteTests). The identifier search is best-effort: its
+// (rank.Lexical) are fused by rank, with the chunks of tests and change logs weighed down
+// unless the question asks about them (rank.Demote). The identifier search is best-effort: its
 // failure, other than the caller's cancellation, leaves the hybrid search alone. Other modes
 // are R2R's search as it is.
 func (d *Deps) retrieve(ctx context.Context, query, mode string, filters map[string]any, limit int) ([]r2r.ChunkSearchResult, error) {
@@ -54,7 +54,7 @@ func (d *Deps) retrieve(ctx context.Context, query, mode string, filters map[str
 		d.logger().Warn("identifier search failed; answering from the hybrid search alone", "error", Sanitize(kerr.Error()))
 		keyword = nil
 	}
-	out := rank.DemoteTests(query, rank.Fuse(hybrid, keyword, rank.Lexical(query, rank.Fuse(hybrid, keyword))))
+	out := rank.Demote(query, rank.Fuse(hybrid, keyword, rank.Lexical(query, rank.Fuse(hybrid, keyword))))
 	return out[:min(len(out), limit)], nil
 }
 

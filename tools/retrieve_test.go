@@ -189,13 +189,15 @@ func TestKeywordLegIsBestEffort(t *testing.T) {
 	})
 }
 
-// TestTestsRankBelowTheirCode: a test file that repeats a question's names more densely than
-// the code that answers it ranks below that code, unless the question asks about tests.
-func TestTestsRankBelowTheirCode(t *testing.T) {
+// TestTestsAndChangelogsRankBelowTheCode: a test file and a change log that repeat a
+// question's names more densely than the code that answers it rank below that code, unless
+// the question asks about tests or versions.
+func TestTestsAndChangelogsRankBelowTheCode(t *testing.T) {
 	e := newEnv(t)
 	files := map[string]string{
 		"src/lru.py":        "class LRUCache(Cache):\n    \"\"\"Least Recently Used cache.\"\"\"\n\n    def popitem(self):\n        \"\"\"Remove and return the least recently used pair.\"\"\"\n        try:\n            key = next(iter(self.__order))\n        except StopIteration:\n            raise KeyError('%s is empty' % type(self).__name__) from None\n",
 		"tests/test_lru.py": "def test_lru_popitem():\n    cache = LRUCache(maxsize=2)\n    with pytest.raises(KeyError):\n        cache.popitem()\n\n\ndef test_lru_popitem_empty():\n    cache = LRUCache(maxsize=1)\n    cache.popitem  # LRUCache popitem on an empty LRUCache raises KeyError\n    with pytest.raises(KeyError):\n        LRUCache(maxsize=0).popitem()\n",
+		"CHANGES.md":        "# Changes\n\n## 5.2.0\n\n- LRUCache.popitem raises KeyError on an empty LRUCache, as every LRUCache popitem should.\n",
 	}
 	for f, text := range files {
 		e.write(f, text)
@@ -204,6 +206,7 @@ func TestTestsRankBelowTheirCode(t *testing.T) {
 	for _, tc := range []struct{ query, want string }{
 		{"what does LRUCache.popitem raise on an empty LRUCache?", "src/lru.py"},
 		{"which test checks that LRUCache.popitem raises on an empty LRUCache?", "tests/test_lru.py"},
+		{"which version made LRUCache.popitem raise on an empty LRUCache?", "CHANGES.md"},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			var so SearchOutput
