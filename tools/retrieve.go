@@ -11,11 +11,17 @@ import (
 // defaultSearchLimit is r2r_search's default limit (documents).
 const defaultSearchLimit = 10
 
+// fuseWeights weigh the ranked lists retrieve fuses: R2R's hybrid search, the identifier
+// search, the lexical ordering. The identifier search counts half: it is there to bring in
+// the chunks that hold a question's names, and its order (a full-text match of a few names,
+// capitalised words of prose among them) is word evidence the lexical ordering already counts.
+var fuseWeights = []float64{1, 0.5, 1}
+
 // retrieve is the chunks of one search, best first, at most limit. In advanced mode
 // (semantic + full-text) R2R's hybrid search runs beside a full-text search for the
 // question's identifiers (rank.Keywords; R2R's own full-text leg needs every word of the
 // question in one chunk), and the two lists and a lexical ordering of their chunks
-// (rank.Lexical) are fused by rank, with the chunks of tests and change logs weighed down
+// (rank.Lexical) are fused by rank (fuseWeights), with the chunks of tests and change logs weighed down
 // unless the question asks about them (rank.Demote). The identifier search is best-effort: its
 // failure, other than the caller's cancellation, leaves the hybrid search alone. Other modes
 // are R2R's search as it is.
@@ -54,7 +60,8 @@ func (d *Deps) retrieve(ctx context.Context, query, mode string, filters map[str
 		d.logger().Warn("identifier search failed; answering from the hybrid search alone", "error", Sanitize(kerr.Error()))
 		keyword = nil
 	}
-	out := rank.Demote(query, rank.Fuse(hybrid, keyword, rank.Lexical(query, rank.Fuse(hybrid, keyword))))
+	lexical := rank.Lexical(query, rank.Fuse(hybrid, keyword))
+	out := rank.Demote(query, rank.FuseWeighted(fuseWeights, hybrid, keyword, lexical))
 	return out[:min(len(out), limit)], nil
 }
 

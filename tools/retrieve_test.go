@@ -221,3 +221,61 @@ func TestTestsAndChangelogsRankBelowTheCode(t *testing.T) {
 		})
 	}
 }
+
+// cannedSearch answers r2r_search's two requests with fixed chunk lists: hybrid for R2R's
+// hybrid search, keyword for the identifier (full-text only) search.
+func cannedSearch(hybrid, keyword *[]r2r.ChunkSearchResult) r2r.Middleware {
+	return func(next r2r.Handler) r2r.Handler {
+		return func(ctx context.Context, c *r2r.Call) (*r2r.Response, error) {
+			if c.Method != http.MethodPost || c.Path != "/v3/retrieval/search" {
+				return next(ctx, c)
+			}
+			list := *hybrid
+			if strings.Contains(string(c.Body), `"use_semantic_search":false`) {
+				list = *keyword
+			}
+			body, err := json.Marshal(map[string]any{"results": r2r.SearchResult{ChunkSearchResults: list}})
+			if err != nil {
+				return nil, err
+			}
+			return &r2r.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, Body: body}, nil
+		}
+	}
+}
+
+// TestIdentifierSearchCountsHalf: a chunk only the identifier search finds, however densely
+// it repeats the question's words, does not outrank the chunk R2R's hybrid search ranks first
+// and the lexical ordering second; found by the hybrid search too, it does.
+func TestIdentifierSearchCountsHalf(t *testing.T) {
+	chunk := func(id, text string) r2r.ChunkSearchResult {
+		return r2r.ChunkSearchResult{ID: id, DocumentID: id, Text: text, Metadata: map[string]any{"title": id + ".md"}}
+	}
+	answer := chunk("a", "Run the development Server with the reloader on to restart it when code changes.")
+	dense := chunk("b", "Server Server restart Server reloader Server code changes Server restart.")
+	var hybrid, keyword []r2r.ChunkSearchResult
+	e := newEnv(t, withMiddleware(cannedSearch(&hybrid, &keyword)))
+	const question = "how do I restart the Server when code changes?"
+	for _, tc := range []struct {
+		name            string
+		hybrid, keyword []r2r.ChunkSearchResult
+		want            []string
+	}{
+		{"found by the identifier search alone", []r2r.ChunkSearchResult{answer}, []r2r.ChunkSearchResult{dense}, []string{"a", "b"}},
+		{"found by both searches", []r2r.ChunkSearchResult{answer, dense}, []r2r.ChunkSearchResult{dense}, []string{"b", "a"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hybrid, keyword = tc.hybrid, tc.keyword
+			got, err := e.deps.retrieve(context.Background(), question, r2r.SearchModeAdvanced, nil, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := make([]string, len(got))
+			for i, c := range got {
+				ids[i] = c.ID
+			}
+			if !slices.Equal(ids, tc.want) {
+				t.Errorf("order %v, want %v", ids, tc.want)
+			}
+		})
+	}
+}
