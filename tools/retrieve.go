@@ -11,11 +11,20 @@ import (
 // defaultSearchLimit is r2r_search's default limit (documents).
 const defaultSearchLimit = 10
 
+// fuseWeights weigh the ranked lists retrieve fuses: R2R's hybrid search, the identifier
+// search, the lexical ordering. The identifier search counts half: it is there to bring in
+// the chunks that hold a question's names, and its order (a full-text match of a few names,
+// capitalised words of prose among them) is word evidence the lexical ordering already counts.
+var fuseWeights = []float64{1, 0.5, 1}
+
 // retrieve is the chunks of one search, best first, at most limit. In advanced mode
 // (semantic + full-text) R2R's hybrid search runs beside a full-text search for the
 // question's identifiers (rank.Keywords; R2R's own full-text leg needs every word of the
 // question in one chunk), and the two lists and a lexical ordering of their chunks
-// (rank.Lexical) are fused by rank. Other modes are R2R's search as it is.
+// (rank.Lexical) are fused by rank (fuseWeights), with the chunks of tests and change logs weighed down
+// unless the question asks about them (rank.Demote). The identifier search is best-effort: its
+// failure, other than the caller's cancellation, leaves the hybrid search alone. Other modes
+// are R2R's search as it is.
 func (d *Deps) retrieve(ctx context.Context, query, mode string, filters map[string]any, limit int) ([]r2r.ChunkSearchResult, error) {
 	search := func(ctx context.Context, q string, settings *r2r.SearchSettings) ([]r2r.ChunkSearchResult, error) {
 		res, err := d.Client.Search(ctx, r2r.SearchRequest{Query: q, SearchMode: r2r.SearchModeCustom, SearchSettings: settings})
@@ -39,13 +48,20 @@ func (d *Deps) retrieve(ctx context.Context, query, mode string, filters map[str
 	}
 	hybrid, err := search(ctx, query, r2r.ModeSettings(mode, filters, limit))
 	wg.Wait()
-	if err == nil {
-		err = kerr
-	}
 	if err != nil {
 		return nil, err
 	}
-	out := rank.Fuse(hybrid, keyword, rank.Lexical(query, rank.Fuse(hybrid, keyword)))
+	if kerr != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// The identifier leg only adds to the hybrid search: without it the answer is R2R's
+		// own search, which is better than none.
+		d.logger().Warn("identifier search failed; answering from the hybrid search alone", "error", Sanitize(kerr.Error()))
+		keyword = nil
+	}
+	lexical := rank.Lexical(query, rank.Fuse(hybrid, keyword))
+	out := rank.Demote(query, rank.FuseWeighted(fuseWeights, hybrid, keyword, lexical))
 	return out[:min(len(out), limit)], nil
 }
 

@@ -32,10 +32,10 @@ const (
 	// ragAnswerChars bounds an answer's length at the largest max_tokens.
 	ragAnswerChars = ragCharsPerToken * maxRAGTokens
 	// ragSearchLimit is how many chunks r2r_rag_query gives the model: measured on make
-	// bench-quality, 8 of r2r_search's best chunks instead of R2R's own best 5 put the
-	// answering file before the model more often, and it cites that file no less often
-	// (README, Quality).
-	ragSearchLimit = 8
+	// bench-quality, 7 of r2r_search's best chunks instead of R2R's own best 5 put the
+	// answering file before the model more often, and it cites that file no less often;
+	// fewer, it cites the answering file more often and lists it less often (README, Quality).
+	ragSearchLimit = 7
 	// ragSearchMode is how r2r_rag_query retrieves its context: hybrid, as r2r_search's
 	// default, so a question naming an identifier finds the file that has it.
 	ragSearchMode = r2r.SearchModeAdvanced

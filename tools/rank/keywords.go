@@ -1,6 +1,7 @@
 // Package rank orders the chunks a search retrieved: the full-text query of a question's
-// identifiers, reciprocal rank fusion of ranked chunk lists, and a lexical (BM25) ordering of
-// candidates whose words are split the way code names things.
+// identifiers, reciprocal rank fusion of ranked chunk lists, a lexical (BM25) ordering of
+// candidates whose words are split the way code names things, and the weighing down of tests
+// and change logs.
 package rank
 
 import (
