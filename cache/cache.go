@@ -77,8 +77,9 @@ type Cache struct {
 	waiting                        atomic.Int64 // callers blocked on a load (tests observe it)
 }
 
-// Sized is a cached value that knows its cost in bytes. []byte and string values cost their
-// length; any other value that is not Sized costs 1.
+// Sized is a cached value that knows its cost in bytes: the heap it holds (HeapBytes adds up
+// its allocations). []byte and string values cost their length; any other value that is
+// not Sized costs 1.
 type Sized interface {
 	CacheSize() int
 }
@@ -320,7 +321,7 @@ type Stats struct {
 	Evictions   uint64 `json:"evictions"`
 	Expirations uint64 `json:"expirations"`
 	// Entries and CostBytes describe what is held now, including expired entries awaiting
-	// cleanup; CostBytes is the summed length of the values.
+	// cleanup; CostBytes is the summed cost of the values.
 	Entries    uint64             `json:"entries"`
 	CostBytes  int64              `json:"cost_bytes"`
 	MaxBytes   int64              `json:"max_bytes"`
