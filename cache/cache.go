@@ -98,8 +98,9 @@ func costOf(value any) int64 {
 	return max(int64(n), 1)
 }
 
-// Expected mean size of one cached result; only sizes ristretto's frequency sketch.
-const typicalValueBytes = 2 << 10
+// Expected mean cost of one cached result (a ten-hit search answer holds about 10 KiB);
+// only sizes ristretto's frequency sketch and bloom filter.
+const typicalValueBytes = 8 << 10
 
 // New builds a cache. It returns (nil, nil) when cfg.MaxBytes is 0: caching off.
 func New(cfg Config) (*Cache, error) {
