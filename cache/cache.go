@@ -79,12 +79,16 @@ type Cache struct {
 
 // Sized is a cached value that knows its cost in bytes: the heap it holds (HeapBytes adds up
 // its allocations). []byte and string values cost their length; any other value that is
-// not Sized costs 1.
+// not Sized costs 1. Every entry also costs entryBytes.
 type Sized interface {
 	CacheSize() int
 }
 
-// costOf is the number of bytes value counts against MaxBytes.
+// entryBytes is what the cache keeps for an entry besides its value: ristretto's store,
+// expiration and policy records of its key (TestEntryBytes measures it).
+const entryBytes = 272
+
+// costOf is the number of bytes value counts against MaxBytes: its own and entryBytes.
 func costOf(value any) int64 {
 	var n int
 	switch v := value.(type) {
@@ -95,7 +99,7 @@ func costOf(value any) int64 {
 	case string:
 		n = len(v)
 	}
-	return max(int64(n), 1)
+	return max(int64(n), 1) + entryBytes
 }
 
 // Expected mean cost of one cached result (a ten-hit search answer holds about 10 KiB);
@@ -125,7 +129,7 @@ func New(cfg Config) (*Cache, error) {
 		MaxCost:     cfg.MaxBytes,
 		BufferItems: 64,
 		Metrics:     true,
-		// Cost is costOf(value); ristretto's per-item bookkeeping is not counted.
+		// Cost is costOf(value), which counts ristretto's records of an entry.
 		IgnoreInternalCost: true,
 		KeyToHash:          keyToHash,
 		OnEvict:            c.onEvict,
