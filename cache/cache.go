@@ -77,13 +77,18 @@ type Cache struct {
 	waiting                        atomic.Int64 // callers blocked on a load (tests observe it)
 }
 
-// Sized is a cached value that knows its cost in bytes. []byte and string values cost their
-// length; any other value that is not Sized costs 1.
+// Sized is a cached value that knows its cost in bytes: the heap it holds (HeapBytes adds up
+// its allocations). []byte and string values cost their length; any other value that is
+// not Sized costs 1. Every entry also costs entryBytes.
 type Sized interface {
 	CacheSize() int
 }
 
-// costOf is the number of bytes value counts against MaxBytes.
+// entryBytes is what the cache keeps for an entry besides its value: ristretto's store,
+// expiration and policy records of its key (TestEntryBytes measures it).
+const entryBytes = 272
+
+// costOf is the number of bytes value counts against MaxBytes: its own and entryBytes.
 func costOf(value any) int64 {
 	var n int
 	switch v := value.(type) {
@@ -94,11 +99,12 @@ func costOf(value any) int64 {
 	case string:
 		n = len(v)
 	}
-	return max(int64(n), 1)
+	return max(int64(n), 1) + entryBytes
 }
 
-// Expected mean size of one cached result; only sizes ristretto's frequency sketch.
-const typicalValueBytes = 2 << 10
+// Expected mean cost of one cached result (a ten-hit search answer holds about 10 KiB);
+// only sizes ristretto's frequency sketch and bloom filter.
+const typicalValueBytes = 8 << 10
 
 // New builds a cache. It returns (nil, nil) when cfg.MaxBytes is 0: caching off.
 func New(cfg Config) (*Cache, error) {
@@ -123,7 +129,7 @@ func New(cfg Config) (*Cache, error) {
 		MaxCost:     cfg.MaxBytes,
 		BufferItems: 64,
 		Metrics:     true,
-		// Cost is costOf(value); ristretto's per-item bookkeeping is not counted.
+		// Cost is costOf(value), which counts ristretto's records of an entry.
 		IgnoreInternalCost: true,
 		KeyToHash:          keyToHash,
 		OnEvict:            c.onEvict,
@@ -320,7 +326,7 @@ type Stats struct {
 	Evictions   uint64 `json:"evictions"`
 	Expirations uint64 `json:"expirations"`
 	// Entries and CostBytes describe what is held now, including expired entries awaiting
-	// cleanup; CostBytes is the summed length of the values.
+	// cleanup; CostBytes is the summed cost of the values.
 	Entries    uint64             `json:"entries"`
 	CostBytes  int64              `json:"cost_bytes"`
 	MaxBytes   int64              `json:"max_bytes"`

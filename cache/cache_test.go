@@ -391,8 +391,8 @@ func TestByteBound(t *testing.T) {
 	if s.Sets != stored || s.SetsRejected != n+1-stored {
 		t.Errorf("Sets=%d SetsRejected=%d, want %d and %d", s.Sets, s.SetsRejected, stored, n+1-stored)
 	}
-	if s.Entries != stored-s.Evictions || s.CostBytes != int64(s.Entries)*valSize {
-		t.Errorf("Entries=%d CostBytes=%d, want %d entries of %d bytes", s.Entries, s.CostBytes, stored-s.Evictions, valSize)
+	if s.Entries != stored-s.Evictions || s.CostBytes != int64(s.Entries)*(valSize+entryBytes) {
+		t.Errorf("Entries=%d CostBytes=%d, want %d entries of %d bytes", s.Entries, s.CostBytes, stored-s.Evictions, valSize+entryBytes)
 	}
 	var present int64
 	for i := range n {
@@ -400,7 +400,7 @@ func TestByteBound(t *testing.T) {
 			present++
 		}
 	}
-	if present*valSize != s.CostBytes {
+	if present*(valSize+entryBytes) != s.CostBytes {
 		t.Errorf("%d values readable, but CostBytes = %d", present, s.CostBytes)
 	}
 }
@@ -516,7 +516,7 @@ func TestStats(t *testing.T) {
 	c.Get(k2) // hit
 
 	s := c.Stats()
-	want := Stats{Enabled: true, Hits: 3, Misses: 1, HitRatio: 0.75, Sets: 2, Entries: 2, CostBytes: 8, MaxBytes: 1 << 20}
+	want := Stats{Enabled: true, Hits: 3, Misses: 1, HitRatio: 0.75, Sets: 2, Entries: 2, CostBytes: 8 + 2*entryBytes, MaxBytes: 1 << 20}
 	got := s
 	got.TTLSeconds = nil
 	if !reflect.DeepEqual(got, want) {

@@ -5,8 +5,8 @@ import "time"
 // Settings are the result cache's serve knobs (see server/knob): its size and how long
 // each kind of result stays.
 type Settings struct {
-	// MaxBytes bounds the cache; 0 = no cache. The default holds about 2,500 ten-hit
-	// searches, and a serve process stays under 48 MiB when it is full.
+	// MaxBytes bounds the heap the cached values hold; 0 = no cache. The default holds about
+	// 1,500 ten-hit searches (about 10 KiB each).
 	MaxBytes int64 `knob:"cache-size" unit:"bytes" default:"16MiB" zero:"off" help:"memory for cached results, e.g. 64MiB, 512KiB, 1GB; 0 disables the cache"`
 	// TTLSearch, TTLRAG and TTLList are how long search results, RAG answers, and
 	// listings and documents stay cached; 0 = that kind is not cached.

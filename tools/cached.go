@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+	"unsafe"
 
 	"github.com/r2r-mcp/r2r-mcp/cache"
 	"github.com/r2r-mcp/r2r-mcp/r2r"
@@ -16,27 +17,32 @@ import (
 const cachedMarker = "(cached) "
 
 // answer is a tool's finished result: its structured value and its text, both as a fresh
-// call returns them, and the structured value as served from the cache, already encoded.
-// Search and RAG cache answers whole, so a hit neither decodes, reshapes nor cleans its
-// structured content again.
-type answer[T sizer] struct {
-	Out     T               // structured value of a fresh call
-	HitJSON json.RawMessage // the same with cached: true, cleaned and encoded (what a shared cache keeps)
-	Text    string          // text without the cached marker
+// call returns them, and the structured value as served from the cache. Search and RAG cache
+// answers whole, so a hit neither decodes, reshapes nor cleans its structured content again.
+type answer[T output] struct {
+	Out T // structured value of a fresh call
+	// HitJSON is the same with cached: true, cleaned and encoded: what a shared cache keeps.
+	// In memory it is kept only when there is no hit value to serve (MarshalJSON encodes the
+	// hit value for a shared cache).
+	HitJSON json.RawMessage
+	Text    string // text without the cached marker
 
-	// hit is HitJSON as a value, when cleaning changed nothing (nil in an answer a shared
-	// cache decoded): a hit serves it rather than HitJSON, because encoding/json re-reads
-	// and compacts pre-encoded JSON byte by byte, which costs more than encoding the value.
+	// hit is the hit's value, when cleaning changed nothing (nil in an answer a shared cache
+	// decoded): a hit serves it rather than HitJSON, because encoding/json re-reads and
+	// compacts pre-encoded JSON byte by byte, which costs more than encoding the value.
 	hit *T
 	// hitText is Text with the cached marker, Text being its tail ("" in an answer a shared
 	// cache decoded): a hit neither copies the text nor holds it twice.
 	hitText string
 }
 
+// output is a tool's structured output that an answer holds.
+type output interface{ heapSize() int }
+
 // finish builds the answer of out (cached false) and hit (the same, cached true) with text.
 // The text and the hit's JSON are cleaned here, once, so a cache hit serves them as they are
 // (cleanJSON and cleanHit tell cleanResults so).
-func finish[T sizer](out, hit T, text string) (answer[T], error) {
+func finish[T output](out, hit T, text string) (answer[T], error) {
 	b, err := json.Marshal(hit)
 	clean := err == nil && !dirtyJSON(b)
 	if err == nil && !clean {
@@ -46,9 +52,11 @@ func finish[T sizer](out, hit T, text string) (answer[T], error) {
 		}
 	}
 	hitText := cachedMarker + Sanitize(text)
-	a := answer[T]{Out: out, HitJSON: b, Text: hitText[len(cachedMarker):], hitText: hitText}
+	a := answer[T]{Out: out, Text: hitText[len(cachedMarker):], hitText: hitText}
 	if clean {
 		a.hit = &hit
+	} else {
+		a.HitJSON = b
 	}
 	return a, err
 }
@@ -81,10 +89,21 @@ type cleanJSON json.RawMessage
 // MarshalJSON returns the bytes as they are.
 func (c cleanJSON) MarshalJSON() ([]byte, error) { return json.RawMessage(c).MarshalJSON() }
 
-func (a answer[T]) jsonSize() int { return len(a.Text) + a.Out.jsonSize() + len(a.HitJSON) }
+// answerJSON is an answer as a shared cache keeps it: its exported fields.
+type answerJSON[T output] answer[T]
 
-// sizer is a value that knows the length of its JSON encoding without encoding it.
-type sizer interface{ jsonSize() int }
+// MarshalJSON encodes a for a shared cache, with HitJSON encoded from the hit value when a
+// does not keep it.
+func (a answer[T]) MarshalJSON() ([]byte, error) {
+	if a.HitJSON == nil && a.hit != nil {
+		b, err := json.Marshal(a.hit)
+		if err != nil {
+			return nil, err
+		}
+		a.HitJSON = b
+	}
+	return json.Marshal(answerJSON[T](a))
+}
 
 // cachedValue is what the cache holds: a finished value and the bytes it costs.
 type cachedValue[T any] struct {
@@ -97,8 +116,8 @@ func (c *cachedValue[T]) CacheSize() int { return c.size }
 
 func newCachedValue[T any](v T) *cachedValue[T] {
 	c := &cachedValue[T]{v: v}
-	if s, ok := any(v).(sizer); ok {
-		c.size = s.jsonSize()
+	if s, ok := any(v).(heapSizer); ok {
+		c.size = cache.HeapBytes(int(unsafe.Sizeof(*c))) + s.heapSize()
 	} else if b, err := json.Marshal(v); err == nil {
 		c.size = len(b)
 	}

@@ -82,15 +82,29 @@ func TestDirtyJSON(t *testing.T) {
 	}
 }
 
+// sharedHitJSON is the hit's JSON of a as a shared cache keeps it.
+func sharedHitJSON[T output](t *testing.T, a answer[T]) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back answer[T]
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	return back.HitJSON
+}
+
 // TestHitServedAsEncoded: a cache hit serves its structured content as a value when
 // cleaning changed nothing, and as the cleaned JSON otherwise; either way a client reads
-// the bytes finish encoded, and cleanResult leaves both alone.
+// the bytes finish encoded (those a shared cache keeps), and cleanResult leaves both alone.
 func TestHitServedAsEncoded(t *testing.T) {
 	hits := []SearchHit{{Rank: 1, Relevance: 1, Title: "a <b> & c.md", DocumentID: "d1", Text: "x ünïcödé \"q\" y"}}
 	tests := []struct {
 		name      string
-		out       sizer
-		hit       sizer
+		out       output
+		hit       output
 		wantValue bool
 	}{
 		{"clean search", SearchOutput{Results: hits, Count: 1, Query: "q", SearchMode: "advanced", Limit: 10},
@@ -111,13 +125,13 @@ func TestHitServedAsEncoded(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, hitJSON = served(a, true), a.HitJSON
+				res, hitJSON = served(a, true), sharedHitJSON(t, a)
 			case RAGOutput:
 				a, err := finish(out, tt.hit.(RAGOutput), "text")
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, hitJSON = served(a, true), a.HitJSON
+				res, hitJSON = served(a, true), sharedHitJSON(t, a)
 			}
 			if _, isValue := res.StructuredContent.(cleanHit); isValue != tt.wantValue {
 				t.Errorf("served as a value: %v, want %v (%T)", isValue, tt.wantValue, res.StructuredContent)

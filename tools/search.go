@@ -222,7 +222,7 @@ func (d *Deps) withoutSuperseded(ctx context.Context, collectionID string, chunk
 }
 
 // served is a finished answer as returned from a fresh call or from the cache.
-func served[T sizer](a answer[T], cached bool) *mcp.CallToolResult {
+func served[T output](a answer[T], cached bool) *mcp.CallToolResult {
 	if !cached {
 		return result(a.Text, a.Out)
 	}

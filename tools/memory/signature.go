@@ -5,20 +5,28 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
-// Signature patterns: what differs between two occurrences of one error.
+// Signature patterns: what differs between two occurrences of one error. They are
+// compiled on first use, not when the binary starts.
 var (
-	sigUUID   = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
-	sigTemp   = regexp.MustCompile(`(?i)(/tmp|/var/folders|/private/var|[a-z]:\\users\\[^\\\s]+\\appdata\\local\\temp|\$tmpdir)[^\s:'"),]*`)
-	sigNumber = regexp.MustCompile(`\w*\d\w*`) // a number, or a word with one (addresses, hashes, ids)
-	sigSpaces = regexp.MustCompile(`\s+`)
+	sigUUID = lazyRE(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	sigTemp = lazyRE(`(?i)(/tmp|/var/folders|/private/var|[a-z]:\\users\\[^\\\s]+\\appdata\\local\\temp|\$tmpdir)[^\s:'"),]*`)
+	// a number, or a word with one (addresses, hashes, ids)
+	sigNumber = lazyRE(`\w*\d\w*`)
+	sigSpaces = lazyRE(`\s+`)
 	// A line (trimmed, lower case) that says where rather than what: a frame of a Go, Java,
 	// JS or Python trace, a trace's header, a test runner's verdict.
-	sigFrame = regexp.MustCompile(`^(at |file "|goroutine \d|traceback \(most recent|caused by:|\.\.\. \d+ more|created by |exit status|\[signal |--- fail|fail\b|ok\s)`)
+	sigFrame = lazyRE(`^(at |file "|goroutine \d|traceback \(most recent|caused by:|\.\.\. \d+ more|created by |exit status|\[signal |--- fail|fail\b|ok\s)`)
 	// A frame that is a position (path:line, Go's "+0x1d" after it) or a call.
-	sigPathPos = regexp.MustCompile(`^\S+\.\w+:\d+(:\d+)?( \+0x[0-9a-f]+)?$|^[\w./*()\[\]-]+\(.*\)$`)
+	sigPathPos = lazyRE(`^\S+\.\w+:\d+(:\d+)?( \+0x[0-9a-f]+)?$|^[\w./*()\[\]-]+\(.*\)$`)
 )
+
+// lazyRE is expr compiled on first use.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // Signature is the normalised signature of an error text: its message line (the first
 // that is no stack frame, so a pasted trace does not change it) in lower case, with ids,
@@ -28,10 +36,10 @@ var (
 func Signature(errText string) string {
 	line := MessageLine(errText)
 	line = strings.ToLower(line)
-	line = sigTemp.ReplaceAllString(line, "<tmp>")
-	line = sigUUID.ReplaceAllString(line, "<id>")
-	line = sigNumber.ReplaceAllString(line, "<n>")
-	return strings.TrimSpace(sigSpaces.ReplaceAllString(line, " "))
+	line = sigTemp().ReplaceAllString(line, "<tmp>")
+	line = sigUUID().ReplaceAllString(line, "<id>")
+	line = sigNumber().ReplaceAllString(line, "<n>")
+	return strings.TrimSpace(sigSpaces().ReplaceAllString(line, " "))
 }
 
 // MessageLine is the first line of s that says what went wrong rather than where (a stack
@@ -51,7 +59,7 @@ func MessageLine(s string) string {
 		wasCode := code
 		code = strings.HasPrefix(lower, `file "`)
 		indented := strings.TrimLeft(l, " \t") != l
-		if (wasCode && indented) || code || sigFrame.MatchString(lower) || sigPathPos.MatchString(lower) {
+		if (wasCode && indented) || code || sigFrame().MatchString(lower) || sigPathPos().MatchString(lower) {
 			continue
 		}
 		return t

@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -28,7 +27,7 @@ const (
 	MetaVersion     = "r2r_mcp_version"
 )
 
-var skillName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+var skillName = lazyRE(`^[a-z0-9][a-z0-9-]*$`)
 
 // SkillFile is what a SKILL.md says.
 type SkillFile struct {
@@ -71,7 +70,7 @@ func ParseSkill(md string) (SkillFile, error) {
 		sf.Body = strings.TrimSpace(after)
 	}
 	switch {
-	case !skillName.MatchString(sf.Name) || utf8.RuneCountInString(sf.Name) > MaxSkillNameChars:
+	case !skillName().MatchString(sf.Name) || utf8.RuneCountInString(sf.Name) > MaxSkillNameChars:
 		return SkillFile{}, &Error{Field: "name", Msg: fmt.Sprintf("of a skill must be lowercase letters, digits and hyphens, at most %d characters (front matter name:)", MaxSkillNameChars)}
 	case sf.Description == "":
 		return SkillFile{}, &Error{Field: "description", Msg: "of a skill must not be blank (front matter description:)"}
