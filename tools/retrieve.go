@@ -14,19 +14,17 @@ const defaultSearchLimit = 10
 // fuseWeights weigh the ranked lists retrieve fuses: R2R's hybrid search, the identifier
 // search, the lexical ordering. The identifier search counts half: it is there to bring in
 // the chunks that hold a question's names, and its order (a full-text match of a few names,
-// capitalised words of prose among them) is word evidence the lexical ordering already
-// counts. The topic search is not fused: it only widens the candidates the lexical ordering
-// weighs (a chunk holding one common word of the question is no evidence by itself).
+// capitalised words of prose among them) is word evidence the lexical ordering already counts.
 var fuseWeights = []float64{1, 0.5, 1}
 
 // retrieve is the chunks of one search, best first, at most limit. In advanced mode
-// (semantic + full-text) R2R's hybrid search runs beside two full-text searches: one for the
-// question's identifiers (rank.Keywords) and one for any of its topic words (rank.Topic);
-// R2R's own full-text leg needs every word of the question in one chunk. The lists and a
-// lexical ordering of all their chunks (rank.Lexical) are fused by rank (fuseWeights), with
-// the chunks of tests and change logs weighed down unless the question asks about them
-// (rank.Demote). The full-text searches are best-effort: the failure of one, other than the
-// caller's cancellation, leaves it out. Other modes are R2R's search as it is.
+// (semantic + full-text) R2R's hybrid search runs beside a full-text search for the
+// question's identifiers (rank.Keywords; R2R's own full-text leg needs every word of the
+// question in one chunk), and the two lists and a lexical ordering of their chunks
+// (rank.Lexical) are fused by rank (fuseWeights), with the chunks of tests and change logs weighed down
+// unless the question asks about them (rank.Demote). The identifier search is best-effort: its
+// failure, other than the caller's cancellation, leaves the hybrid search alone. Other modes
+// are R2R's search as it is.
 func (d *Deps) retrieve(ctx context.Context, query, mode string, filters map[string]any, limit int) ([]r2r.ChunkSearchResult, error) {
 	search := func(ctx context.Context, q string, settings *r2r.SearchSettings) ([]r2r.ChunkSearchResult, error) {
 		res, err := d.Client.Search(ctx, r2r.SearchRequest{Query: q, SearchMode: r2r.SearchModeCustom, SearchSettings: settings})
@@ -38,36 +36,31 @@ func (d *Deps) retrieve(ctx context.Context, query, mode string, filters map[str
 	if mode != r2r.SearchModeAdvanced {
 		return search(ctx, query, r2r.ModeSettings(mode, filters, limit))
 	}
-	legs := []struct {
-		name, query string
-		chunks      []r2r.ChunkSearchResult
-		err         error
-	}{{name: "identifier", query: rank.Keywords(query)}, {name: "topic", query: rank.Topic(query)}}
+	var keyword []r2r.ChunkSearchResult
+	var kerr error
 	var wg sync.WaitGroup
-	for i := range legs {
-		if legs[i].query != "" {
-			wg.Go(func() { legs[i].chunks, legs[i].err = search(ctx, legs[i].query, r2r.FullTextSettings(filters, limit)) })
-		}
+	if kw := rank.Keywords(query); kw != "" {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			keyword, kerr = search(ctx, kw, r2r.FullTextSettings(filters, limit))
+		}()
 	}
 	hybrid, err := search(ctx, query, r2r.ModeSettings(mode, filters, limit))
 	wg.Wait()
 	if err != nil {
 		return nil, err
 	}
-	for i := range legs {
-		if legs[i].err == nil {
-			continue
-		}
+	if kerr != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		// A full-text leg only adds to the hybrid search: without it the answer is R2R's
-		// own search and the other leg, which is better than none.
-		d.logger().Warn(legs[i].name+" search failed; answering without it", "error", Sanitize(legs[i].err.Error()))
-		legs[i].chunks = nil
+		// The identifier leg only adds to the hybrid search: without it the answer is R2R's
+		// own search, which is better than none.
+		d.logger().Warn("identifier search failed; answering from the hybrid search alone", "error", Sanitize(kerr.Error()))
+		keyword = nil
 	}
-	keyword, topic := legs[0].chunks, legs[1].chunks
-	lexical := rank.Lexical(query, rank.Fuse(hybrid, keyword, topic))
+	lexical := rank.Lexical(query, rank.Fuse(hybrid, keyword))
 	out := rank.Demote(query, rank.FuseWeighted(fuseWeights, hybrid, keyword, lexical))
 	return out[:min(len(out), limit)], nil
 }

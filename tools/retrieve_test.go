@@ -14,7 +14,6 @@ import (
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/r2r/r2rtest"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
-	"github.com/r2r-mcp/r2r-mcp/tools/rank"
 )
 
 // hideFromHybrid makes the emulator's semantic and hybrid searches (r2r_search's request and the
@@ -94,27 +93,23 @@ func TestIdentifierQuestionFindsItsChunk(t *testing.T) {
 	}
 }
 
-// legFaults fails the full-text only legs of an advanced search (identifiers, topic words)
-// with the emulator's fault injection, after the hybrid request has returned so that the
-// forced status reaches those requests and no other: the first of them to go forces it on
-// the next legs requests. hybrid forces a status on the hybrid request instead. cancel, when
-// set, is called as the first full-text request is sent (the caller giving up).
+// legFaults fails the keyword (full-text only) leg of an advanced search with the emulator's
+// fault injection, after the hybrid request has returned so that the forced status reaches
+// the keyword request and no other; hybrid forces a status on the hybrid request instead.
+// cancel, when set, is called as the keyword request is sent (the caller giving up).
 type legFaults struct {
-	mu       sync.Mutex
-	srv      *r2rtest.Server
-	fulltext int // status forced on full-text requests; 0 = none
-	legs     int // how many full-text requests get it
-	hybrid   int // status forced on the hybrid request; 0 = none
-	cancel   context.CancelFunc
-	done     chan struct{} // closed when the hybrid request returned
-	once     *sync.Once
+	mu      sync.Mutex
+	srv     *r2rtest.Server
+	keyword int // status forced on the keyword request; 0 = none
+	hybrid  int // status forced on the hybrid request; 0 = none
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when the hybrid request returned
 }
 
-func (f *legFaults) set(fulltext, legs, hybrid int, cancel context.CancelFunc) {
+func (f *legFaults) set(keyword, hybrid int, cancel context.CancelFunc) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.fulltext, f.legs, f.hybrid, f.cancel = fulltext, legs, hybrid, cancel
-	f.done, f.once = make(chan struct{}), &sync.Once{}
+	f.keyword, f.hybrid, f.cancel, f.done = keyword, hybrid, cancel, make(chan struct{})
 }
 
 func (f *legFaults) middleware(next r2r.Handler) r2r.Handler {
@@ -123,7 +118,7 @@ func (f *legFaults) middleware(next r2r.Handler) r2r.Handler {
 			return next(ctx, c)
 		}
 		f.mu.Lock()
-		fulltext, legs, hybrid, cancel, done, once := f.fulltext, f.legs, f.hybrid, f.cancel, f.done, f.once
+		keyword, hybrid, cancel, done := f.keyword, f.hybrid, f.cancel, f.done
 		f.mu.Unlock()
 		if !strings.Contains(string(c.Body), `"use_semantic_search":false`) {
 			if hybrid != 0 {
@@ -137,40 +132,37 @@ func (f *legFaults) middleware(next r2r.Handler) r2r.Handler {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		once.Do(func() {
-			if cancel != nil {
-				cancel()
-			}
-			if fulltext != 0 {
-				f.srv.ForceStatus("POST /v3/retrieval/search", fulltext, legs)
-			}
-		})
+		if cancel != nil {
+			cancel()
+		}
+		if keyword != 0 {
+			f.srv.ForceStatus("POST /v3/retrieval/search", keyword, 1)
+		}
 		return next(ctx, c)
 	}
 }
 
-// TestFullTextLegsAreBestEffort: when a full-text request of an advanced search (the
-// identifier or the topic search) fails, or both do, r2r_search answers without it; a failing
-// hybrid search, and the caller's cancellation, still end the search.
-func TestFullTextLegsAreBestEffort(t *testing.T) {
+// TestKeywordLegIsBestEffort: when the identifier (keyword) request of an advanced search
+// fails, r2r_search answers from the hybrid search alone; a failing hybrid search, and the
+// caller's cancellation, still end the search.
+func TestKeywordLegIsBestEffort(t *testing.T) {
 	faults := &legFaults{}
 	e := newEnv(t, withMiddleware(faults.middleware))
 	faults.srv = e.r2r
 	e.write("src/lru.py", "class LRUCache(Cache):\n    def popitem(self):\n        raise KeyError('cache is empty')\n")
 	e.ok("r2r_ingest_document", map[string]any{"file_path": "src/lru.py", "run_async": false})
 	for i, tc := range []struct {
-		name                   string
-		fulltext, legs, hybrid int
-		wantErr                bool
+		name            string
+		keyword, hybrid int
+		wantErr         bool
 	}{
-		{"a full-text leg fails with 500", 500, 1, 0, false},
-		{"a full-text leg unavailable", 503, 1, 0, false},
-		{"a full-text query refused", 400, 1, 0, false},
-		{"both full-text legs fail", 500, 2, 0, false},
-		{"hybrid search fails", 0, 0, 500, true},
+		{"keyword leg fails with 500", 500, 0, false},
+		{"keyword leg unavailable", 503, 0, false},
+		{"keyword query refused", 400, 0, false},
+		{"hybrid search fails", 0, 500, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			faults.set(tc.fulltext, tc.legs, tc.hybrid, nil)
+			faults.set(tc.keyword, tc.hybrid, nil)
 			query := fmt.Sprintf("what does LRUCache.popitem raise on an empty cache (%d)?", i)
 			res := e.call("r2r_search", map[string]any{"query": query, "search_mode": "advanced"})
 			if res.IsError != tc.wantErr {
@@ -189,7 +181,7 @@ func TestFullTextLegsAreBestEffort(t *testing.T) {
 	t.Run("caller cancels", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		faults.set(0, 0, 0, cancel)
+		faults.set(0, 0, cancel)
 		_, err := e.deps.retrieve(ctx, "what does LRUCache.popitem raise?", r2r.SearchModeAdvanced, nil, 10)
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want the cancellation", err)
@@ -285,59 +277,5 @@ func TestIdentifierSearchCountsHalf(t *testing.T) {
 				t.Errorf("order %v, want %v", ids, tc.want)
 			}
 		})
-	}
-}
-
-// TestTopicSearchWidensTheCandidates: a chunk that holds the question's words but that
-// neither R2R's hybrid search (whose full-text half needs every word in one chunk) nor the
-// identifier search finds is brought in by the search for any of the question's topic words,
-// and ranked by the lexical ordering alone: that search's own order adds nothing, so the
-// hybrid search's first chunk stays first.
-func TestTopicSearchWidensTheCandidates(t *testing.T) {
-	chunk := func(id, text string) r2r.ChunkSearchResult {
-		return r2r.ChunkSearchResult{ID: id, DocumentID: id, Text: text, Metadata: map[string]any{"title": id + ".md"}}
-	}
-	const question = "how long does the session cookie live before it expires?"
-	semantic := chunk("near", "Sessions are stored on the server side.")
-	answer := chunk("answer", "The session cookie expires after 31 days unless it is permanent.")
-	unrelated := chunk("other", "Templates live in the templates folder.")
-	byQuery := map[string][]r2r.ChunkSearchResult{
-		rank.Topic(question): {unrelated, answer},
-	}
-	e := newEnv(t, withMiddleware(func(next r2r.Handler) r2r.Handler {
-		return func(ctx context.Context, c *r2r.Call) (*r2r.Response, error) {
-			if c.Method != http.MethodPost || c.Path != "/v3/retrieval/search" {
-				return next(ctx, c)
-			}
-			var req struct {
-				Query string `json:"query"`
-			}
-			if err := json.Unmarshal(c.Body, &req); err != nil {
-				return nil, err
-			}
-			list := []r2r.ChunkSearchResult{semantic}
-			if strings.Contains(string(c.Body), `"use_semantic_search":false`) {
-				list = byQuery[req.Query]
-			}
-			body, err := json.Marshal(map[string]any{"results": r2r.SearchResult{ChunkSearchResults: list}})
-			if err != nil {
-				return nil, err
-			}
-			return &r2r.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, Body: body}, nil
-		}
-	}))
-	if rank.Keywords(question) != "" {
-		t.Fatalf("the question names identifiers (%q): the case needs the topic search alone", rank.Keywords(question))
-	}
-	got, err := e.deps.retrieve(context.Background(), question, r2r.SearchModeAdvanced, nil, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := make([]string, len(got))
-	for i, c := range got {
-		ids[i] = c.ID
-	}
-	if want := []string{"near", "answer", "other"}; !slices.Equal(ids, want) {
-		t.Errorf("order %v, want %v", ids, want)
 	}
 }

@@ -39,26 +39,14 @@ func stem(w string) string {
 	return english.Stem(w, false)
 }
 
-// TopicWords are the distinct lower-case topic words of a query (stop words and one-letter
-// words dropped), in query order.
-func TopicWords(query string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, w := range words(query) {
-		if stopwords()[w] || len(w) < 2 || seen[w] {
-			continue
-		}
-		seen[w] = true
-		out = append(out, w)
-	}
-	return out
-}
-
 // Terms are the distinct stems of a query's topic words, in query order.
 func Terms(query string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range TopicWords(query) {
+	for _, w := range words(query) {
+		if stopwords()[w] || len(w) < 2 {
+			continue
+		}
 		s := stem(w)
 		if !seen[s] {
 			seen[s] = true

@@ -7,8 +7,6 @@ package rank
 import (
 	"strings"
 	"unicode"
-
-	"github.com/r2r-mcp/r2r-mcp/tools/passage"
 )
 
 // maxKeywords bounds the terms of a keyword query.
@@ -47,20 +45,6 @@ func Keywords(query string) string {
 			if usable(part) {
 				add(part)
 			}
-		}
-	}
-	return strings.Join(terms, " or ")
-}
-
-// Topic is the full-text query of a question's topic words (passage.TopicWords, at most
-// maxKeywords) as alternatives: any chunk holding one of them is a candidate for the lexical
-// ordering to weigh, where the full-text half of R2R's hybrid search needs all of them in one
-// chunk. "" when the question has none.
-func Topic(query string) string {
-	var terms []string
-	for _, w := range passage.TopicWords(query) {
-		if len(terms) < maxKeywords && usable(w) {
-			terms = append(terms, w)
 		}
 	}
 	return strings.Join(terms, " or ")

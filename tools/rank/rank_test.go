@@ -36,20 +36,6 @@ func TestKeywordsBounded(t *testing.T) {
 	}
 }
 
-func TestTopic(t *testing.T) {
-	for _, tc := range []struct{ query, want string }{
-		{"how do I deploy the worker?", "deploy or worker"},
-		{"What is the default maxsize of an LRUCache?", "default or maxsize or lrucache"},
-		{"is it possible to set a cookie's max_age, or not?", "set or cookie or max_age"},
-		{"why? how? what?", ""},
-		{"A1 B2 C3 D4 E5 F6 G7 H8 I9 J10 K11 L12 M13 N14", "a1 or b2 or c3 or d4 or e5 or f6 or g7 or h8 or i9 or j10 or k11 or l12"},
-	} {
-		if got := Topic(tc.query); got != tc.want {
-			t.Errorf("Topic(%q) = %q, want %q", tc.query, got, tc.want)
-		}
-	}
-}
-
 func TestNameParts(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
