@@ -149,7 +149,7 @@ func (q *ragRequest) check(*Deps) (err error) {
 }
 
 // runRAG asks R2R and builds the finished answer on a copy of base. The answer is complete
-// (may be cached) unless a title lookup failed.
+// (may be cached) unless a title lookup or a search leg of its retrieval failed.
 func (d *Deps) runRAG(ctx context.Context, base RAGOutput, s *scope, q ragRequest) (answer[RAGOutput], bool, error) {
 	t := true
 	// R2R retrieves and answers in one request: superseded memories are left out by the
@@ -158,7 +158,7 @@ func (d *Deps) runRAG(ctx context.Context, base RAGOutput, s *scope, q ragReques
 	if err != nil {
 		return answer[RAGOutput]{}, false, err
 	}
-	settings, err := d.ragSettings(ctx, q.Question, r2r.ViewFilters(s.view(), filters))
+	settings, complete, err := d.ragSettings(ctx, q.Question, r2r.ViewFilters(s.view(), filters))
 	if err != nil {
 		return answer[RAGOutput]{}, false, err
 	}
@@ -197,7 +197,7 @@ func (d *Deps) runRAG(ctx context.Context, base RAGOutput, s *scope, q ragReques
 	hit := o
 	hit.Cached = true
 	a, err := finish(o, hit, ragText(o, s, q.IncludeSources))
-	return a, terr == nil, err
+	return a, complete && terr == nil, err
 }
 
 // ragSources lists the retrieved chunks, cited ones first in the order the answer cites

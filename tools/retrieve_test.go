@@ -143,11 +143,12 @@ func (f *legFaults) middleware(next r2r.Handler) r2r.Handler {
 }
 
 // TestKeywordLegIsBestEffort: when the identifier (keyword) request of an advanced search
-// fails, r2r_search answers from the hybrid search alone; a failing hybrid search, and the
+// fails, r2r_search answers from the hybrid search alone and does not cache that answer (the
+// next call asks both again, and that one is cached); a failing hybrid search, and the
 // caller's cancellation, still end the search.
 func TestKeywordLegIsBestEffort(t *testing.T) {
 	faults := &legFaults{}
-	e := newEnv(t, withMiddleware(faults.middleware))
+	e := newEnv(t, withMiddleware(faults.middleware), withCache(t))
 	faults.srv = e.r2r
 	e.write("src/lru.py", "class LRUCache(Cache):\n    def popitem(self):\n        raise KeyError('cache is empty')\n")
 	e.ok("r2r_ingest_document", map[string]any{"file_path": "src/lru.py", "run_async": false})
@@ -176,13 +177,24 @@ func TestKeywordLegIsBestEffort(t *testing.T) {
 			if len(so.Results) == 0 || so.Results[0].Title != "src/lru.py" {
 				t.Errorf("results %+v: want src/lru.py from the hybrid search", so.Results)
 			}
+			faults.set(0, 0, nil)
+			for _, wantCached := range []bool{false, true} {
+				e.r2r.ResetCounts()
+				structured(t, e.ok("r2r_search", map[string]any{"query": query, "search_mode": "advanced"}), &so)
+				if so.Cached != wantCached {
+					t.Errorf("the call after the degraded one: cached = %v, want %v", so.Cached, wantCached)
+				}
+				if n, want := e.r2r.Count("POST /v3/retrieval/search"), map[bool]int{false: 2, true: 0}[wantCached]; n != want {
+					t.Errorf("the call after the degraded one sent %d searches, want %d", n, want)
+				}
+			}
 		})
 	}
 	t.Run("caller cancels", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		faults.set(0, 0, cancel)
-		_, err := e.deps.retrieve(ctx, "what does LRUCache.popitem raise?", r2r.SearchModeAdvanced, nil, 10)
+		_, _, err := e.deps.retrieve(ctx, "what does LRUCache.popitem raise?", r2r.SearchModeAdvanced, nil, 10)
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want the cancellation", err)
 		}
@@ -265,7 +277,7 @@ func TestIdentifierSearchCountsHalf(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hybrid, keyword = tc.hybrid, tc.keyword
-			got, err := e.deps.retrieve(context.Background(), question, r2r.SearchModeAdvanced, nil, 10)
+			got, _, err := e.deps.retrieve(context.Background(), question, r2r.SearchModeAdvanced, nil, 10)
 			if err != nil {
 				t.Fatal(err)
 			}

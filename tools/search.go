@@ -162,9 +162,9 @@ func searchTool(d *Deps, l *loader, rec *recorder, sc *scoper) Tool {
 }
 
 // runSearch asks R2R and builds the finished answer on a copy of base. The answer is
-// complete (may be cached) unless a title lookup failed.
+// complete (may be cached) unless a title lookup or a search leg of retrieve failed.
 func (d *Deps) runSearch(ctx context.Context, base SearchOutput, s *scope, filters map[string]any) (answer[SearchOutput], bool, error) {
-	found, err := d.retrieve(ctx, base.Query, base.SearchMode, r2r.ViewFilters(s.view(), filters), fetchLimit(base.Limit))
+	found, complete, err := d.retrieve(ctx, base.Query, base.SearchMode, r2r.ViewFilters(s.view(), filters), fetchLimit(base.Limit))
 	if err != nil {
 		return answer[SearchOutput]{}, false, err
 	}
@@ -201,7 +201,7 @@ func (d *Deps) runSearch(ctx context.Context, base SearchOutput, s *scope, filte
 	hit := o
 	hit.Cached = true
 	a, err := finish(o, hit, searchText(o, s))
-	return a, terr == nil, err
+	return a, complete && terr == nil, err
 }
 
 // withoutSuperseded leaves out the hits of memories another memory supersedes: R2R keeps
