@@ -99,15 +99,19 @@ func (j *syncJobs) get(id, root string) *syncJob {
 	return nil
 }
 
+// update changes the job under its lock, hands the new state to onChange (a shared store,
+// which other replicas read) and only then wakes the callers waiting for a change: one told
+// "done" here may ask another replica at once.
 func (s *syncJob) update(f func()) {
 	s.mu.Lock()
 	f()
-	close(s.changed)
+	changed := s.changed
 	s.changed = make(chan struct{})
 	s.mu.Unlock()
 	if s.onChange != nil {
 		s.onChange()
 	}
+	close(changed)
 }
 
 func (s *syncJob) setPlan(p *kbsync.Plan) {
