@@ -117,14 +117,6 @@ func Demote(query string, fused []r2r.ChunkSearchResult) []r2r.ChunkSearchResult
 	if !demoted {
 		return fused
 	}
-	slices.SortStableFunc(out, func(a, b r2r.ChunkSearchResult) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	})
+	sortByScore(out)
 	return out
 }

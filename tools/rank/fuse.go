@@ -52,7 +52,13 @@ func FuseWeighted(weights []float64, lists ...[]r2r.ChunkSearchResult) []r2r.Chu
 			out[i].Score += weights[li] / float64(rrfK+rank+1)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b r2r.ChunkSearchResult) int {
+	sortByScore(out)
+	return out
+}
+
+// sortByScore orders chunks by Score, highest first, keeping the order of equal ones.
+func sortByScore(chunks []r2r.ChunkSearchResult) {
+	slices.SortStableFunc(chunks, func(a, b r2r.ChunkSearchResult) int {
 		switch {
 		case a.Score > b.Score:
 			return -1
@@ -61,5 +67,4 @@ func FuseWeighted(weights []float64, lists ...[]r2r.ChunkSearchResult) []r2r.Chu
 		}
 		return 0
 	})
-	return out
 }
