@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
+	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
 )
 
 // weakWeight multiplies the fused score of a chunk of a file that is weaker evidence than the
@@ -105,7 +106,7 @@ func Demote(query string, fused []r2r.ChunkSearchResult) []r2r.ChunkSearchResult
 	out := slices.Clone(fused)
 	demoted := false
 	for i, c := range out {
-		p, _ := c.Metadata["source_path"].(string)
+		p, _ := c.Metadata[kbsync.MetaSourcePath].(string)
 		if p == "" {
 			p, _ = c.Metadata["title"].(string)
 		}
