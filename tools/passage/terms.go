@@ -21,8 +21,8 @@ possible way ways want need needs`) {
 	return m
 })
 
-// words splits s into lower-case words: runs of letters, digits and underscores.
-func words(s string) []string {
+// Words splits s into lower-case words: runs of letters, digits and underscores.
+func Words(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
 	})
@@ -43,7 +43,7 @@ func stem(w string) string {
 func Terms(query string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range words(query) {
+	for _, w := range Words(query) {
 		if stopwords()[w] || len(w) < 2 {
 			continue
 		}
@@ -59,7 +59,7 @@ func Terms(query string) []string {
 // stems is the set of stems of text's words.
 func stems(text string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range words(text) {
+	for _, w := range Words(text) {
 		if !stopwords()[w] {
 			out[stem(w)] = true
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/r2r-mcp/r2r-mcp/r2r"
 	"github.com/r2r-mcp/r2r-mcp/tools/kbsync"
+	"github.com/r2r-mcp/r2r-mcp/tools/passage"
 )
 
 // weakWeight multiplies the fused score of a chunk of a file that is weaker evidence than the
@@ -60,7 +61,7 @@ func TestPath(p string) bool {
 // AsksAboutTests says whether a question is about tests: a word of it starts with "test" (test,
 // tests, tested, testing, TestMux, test_ttl) or is spec or specs.
 func AsksAboutTests(query string) bool {
-	return slices.ContainsFunc(words(query), func(w string) bool {
+	return slices.ContainsFunc(passage.Words(query), func(w string) bool {
 		return strings.HasPrefix(w, "test") || w == "spec" || w == "specs"
 	})
 }
@@ -82,14 +83,7 @@ var historyWords = []string{"version", "versions", "release", "released", "relea
 // AsksAboutHistory says whether a question is about what changed when: one of its words is
 // version, release, added, deprecated, since, upgrade and the like.
 func AsksAboutHistory(query string) bool {
-	return slices.ContainsFunc(words(query), func(w string) bool { return slices.Contains(historyWords, w) })
-}
-
-// words are the lower-cased runs of letters, digits and underscores of text.
-func words(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
-	})
+	return slices.ContainsFunc(passage.Words(query), func(w string) bool { return slices.Contains(historyWords, w) })
 }
 
 // Demote weighs the chunks of weaker evidence by weakWeight in fused chunks, best first: a
