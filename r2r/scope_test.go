@@ -30,7 +30,7 @@ func TestModeSettings(t *testing.T) {
 		{SearchModeCustom, false, false, false, false},
 	} {
 		s := ModeSettings(tc.mode, map[string]any{"a": 1}, 7)
-		if *s.Limit != 7 || s.Filters["a"] != 1 {
+		if *s.Limit != 7 || s.Filters["a"] != 1 || s.GraphSettings == nil || s.GraphSettings.Enabled == nil || *s.GraphSettings.Enabled {
 			t.Errorf("%s: %+v", tc.mode, s)
 		}
 		if !tc.set {
@@ -47,7 +47,8 @@ func TestModeSettings(t *testing.T) {
 
 func TestFullTextSettings(t *testing.T) {
 	s := FullTextSettings(map[string]any{"a": 1}, 30)
-	if *s.Limit != 30 || s.Filters["a"] != 1 || *s.UseSemanticSearch || !*s.UseFulltextSearch || *s.UseHybridSearch {
+	if *s.Limit != 30 || s.Filters["a"] != 1 || *s.UseSemanticSearch || !*s.UseFulltextSearch || *s.UseHybridSearch ||
+		s.GraphSettings == nil || s.GraphSettings.Enabled == nil || *s.GraphSettings.Enabled {
 		t.Errorf("%+v", s)
 	}
 }

@@ -202,6 +202,12 @@ type SearchSettings struct {
 	IncludeScores     *bool           `json:"include_scores,omitempty"`
 	SearchStrategy    string          `json:"search_strategy,omitempty"`
 	HybridSettings    *HybridSettings `json:"hybrid_settings,omitempty"`
+	GraphSettings     *GraphSettings  `json:"graph_settings,omitempty"`
+}
+
+// GraphSettings switches R2R's knowledge-graph search, which runs beside the chunk search.
+type GraphSettings struct {
+	Enabled *bool `json:"enabled,omitempty"`
 }
 
 // HybridSettings tunes hybrid (semantic + full-text) search.

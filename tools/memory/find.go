@@ -166,11 +166,9 @@ func ExcludeSuperseded(ctx context.Context, api Searcher, collectionID string) (
 // limit chunks: a full-text search for the word every memory's label starts with, which
 // applies the filter exactly (a vector index applies it after choosing its candidates).
 func fullText(ctx context.Context, api Searcher, collectionID string, limit int, filter map[string]any) (*r2r.SearchResult, error) {
-	t, f := true, false
 	filter = map[string]any{"$and": []any{map[string]any{MetaKind: map[string]any{"$in": anyList(Kinds)}}, filter}}
 	return api.Search(ctx, r2r.SearchRequest{Query: "memory", SearchMode: r2r.SearchModeCustom,
-		SearchSettings: &r2r.SearchSettings{UseSemanticSearch: &f, UseFulltextSearch: &t, UseHybridSearch: &f,
-			Filters: r2r.ScopedFilters(collectionID, filter), Limit: &limit}})
+		SearchSettings: r2r.FullTextSettings(r2r.ScopedFilters(collectionID, filter), limit)})
 }
 
 // current leaves out of ms the memories a later one superseded.
