@@ -46,6 +46,7 @@ type unit struct {
 	stems   map[string]bool
 	under   map[string]bool // stems of the heading above it
 	inBest  bool            // the document's best-ranked chunk holds it
+	rank    int             // the rank among the document's chunks of the chunk it comes from
 }
 
 // Set is the documents of one search result and the query's terms weighted by how rare
@@ -106,6 +107,7 @@ func segments(chunks []Chunk) []segment {
 		for i, t := range p.texts {
 			for _, u := range split(t) {
 				u.section = p.sections[i]
+				u.rank = p.ranks[i]
 				seg.units = append(seg.units, u)
 			}
 		}
@@ -130,8 +132,9 @@ func segments(chunks []Chunk) []segment {
 // piece is a contiguous text of a document: chunks in order, each with its section.
 type piece struct {
 	texts, sections []string
-	first, last     int // the parts of its first and last chunk (pre-made chunks), or 0
-	rank            int // the best-ranked chunk in it
+	ranks           []int // the rank of each text's chunk
+	first, last     int   // the parts of its first and last chunk (pre-made chunks), or 0
+	rank            int   // the best-ranked chunk in it
 }
 
 // stitch joins a document's chunks into contiguous pieces, best-ranked first: pre-made
@@ -140,7 +143,7 @@ type piece struct {
 func stitch(chunks []Chunk) []piece {
 	var ps []piece
 	for rank, c := range chunks {
-		cur := piece{[]string{c.Text}, []string{c.Section}, c.Part, c.Part, rank}
+		cur := piece{[]string{c.Text}, []string{c.Section}, []int{rank}, c.Part, c.Part, rank}
 		for merged := true; merged; {
 			merged = false
 			for i, p := range ps {
@@ -170,7 +173,7 @@ func joinPieces(a, b piece) (piece, bool) {
 		if b.first != a.last+1 {
 			return piece{}, false
 		}
-		return piece{slices.Concat(a.texts, b.texts), slices.Concat(a.sections, b.sections), a.first, b.last, 0}, true
+		return piece{slices.Concat(a.texts, b.texts), slices.Concat(a.sections, b.sections), slices.Concat(a.ranks, b.ranks), a.first, b.last, 0}, true
 	}
 	if a.first > 0 || b.first > 0 || len(a.texts) != 1 || len(b.texts) != 1 {
 		return piece{}, false
@@ -179,7 +182,7 @@ func joinPieces(a, b piece) (piece, bool) {
 	if !ok {
 		return piece{}, false
 	}
-	return piece{[]string{m}, a.sections, 0, 0, 0}, true
+	return piece{[]string{m}, a.sections, []int{min(a.ranks[0], b.ranks[0])}, 0, 0, 0}, true
 }
 
 // join returns a followed by b when b repeats a's end (or a already holds b).

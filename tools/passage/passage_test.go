@@ -89,8 +89,57 @@ func TestStitchParts(t *testing.T) {
 		t.Fatalf("segments %+v", s.Docs[0].segments)
 	}
 	text, section := s.Window(s.Docs[0], 200)
-	if !strings.Contains(text, "systemctl") || section != "Guide › Install › Start" && section != "Guide › Install" {
+	if !strings.HasPrefix(text, "Run apt install zebra-tools first. … Install: The zebra service needs a package.") || section != "Guide › Install" {
 		t.Fatalf("window %q under %q", text, section)
+	}
+}
+
+// TestChunkWindows: a document of pre-made chunks shows them in the order the search ranked
+// them, whole while they fit; a chunk longer than its room shows the run around its
+// best-matching unit and leaves room for the next when the window has room for two; nothing
+// exceeds maxChars.
+func TestChunkWindows(t *testing.T) {
+	filler := strings.Repeat("Unrelated words about other things. ", 12)
+	long := filler + "The zebra timeout defaults to 30 seconds. " + filler
+	for _, tc := range []struct {
+		name   string
+		texts  []string // in rank order; parts 1, 2, … in reverse rank order
+		max    int
+		want   []string // in this order
+		absent []string
+	}{
+		{"rank order", []string{"Zebra runs fast.", "It needs a package.", "Logs go to stderr."}, 200,
+			[]string{"Zebra runs fast. … It needs a package. … Logs go to stderr."}, nil},
+		{"room runs out", []string{"Zebra runs fast.", filler, "Logs go to stderr."}, 300,
+			[]string{"Zebra runs fast. … Unrelated"}, []string{"Logs go"}},
+		{"long best chunk", []string{long, "The second chunk says where zebra logs go."}, 400,
+			[]string{"zebra timeout defaults to 30 seconds", " … The second chunk says where zebra logs go."}, nil},
+		{"small window: the best chunk only", []string{long, "The second chunk."}, 200,
+			[]string{"zebra timeout defaults to 30 seconds"}, []string{"second chunk"}},
+	} {
+		var chunks []Chunk
+		for i, text := range tc.texts {
+			chunks = append(chunks, Chunk{DocumentID: "d", Text: text, Section: "Guide", Part: len(tc.texts) - i})
+		}
+		s := New("zebra timeout", chunks, 1)
+		text, section := s.Window(s.Docs[0], tc.max)
+		at := 0
+		for _, w := range tc.want {
+			i := strings.Index(text[at:], w)
+			if i < 0 {
+				t.Errorf("%s: %q lacks %q after byte %d", tc.name, text, w, at)
+				break
+			}
+			at += i + len(w)
+		}
+		for _, a := range tc.absent {
+			if strings.Contains(text, a) {
+				t.Errorf("%s: %q holds %q", tc.name, text, a)
+			}
+		}
+		if utf8.RuneCountInString(text) > tc.max || section != "Guide" {
+			t.Errorf("%s: %d chars (max %d), section %q", tc.name, utf8.RuneCountInString(text), tc.max, section)
+		}
 	}
 }
 

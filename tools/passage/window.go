@@ -13,15 +13,19 @@ type span struct{ seg, from, to, anchor int }
 // minSecond is the fewest characters left over that are worth a second window.
 const minSecond = 120
 
-// Window is d's text that best matches the query, at most maxChars characters on one line:
-// the run of consecutive units that covers the most (and rarest) query terms, starting at a
-// unit that matches, and when room is left, a second run covering terms the first lacks,
-// joined by " … ". A document none of whose units contains a query term (a semantic match)
-// shows the start of its best chunk. section is the heading path of the unit the first run
-// was grown from.
+// Window is d's text that best matches the query, at most maxChars characters on one line,
+// and the heading path its first part sits under. A document of r2r-mcp's own chunks shows
+// them in the order the search ranked them (chunkWindows). Other documents (R2R's
+// overlapping chunks) show the run of consecutive units that covers the most (and rarest)
+// query terms, starting at a unit that matches, and when room is left, a second run covering
+// terms the first lacks, joined by " … "; one none of whose units contains a query term (a
+// semantic match) shows the start of its best chunk.
 func (s *Set) Window(d *Doc, maxChars int) (text, section string) {
 	if len(d.segments) == 0 || maxChars <= 0 {
 		return "", ""
+	}
+	if d.sections {
+		return s.chunkWindows(d, maxChars)
 	}
 	covered := map[string]bool{}
 	first, ok := s.best(d, maxChars, nil, covered)
@@ -58,21 +62,13 @@ func (s *Set) Window(d *Doc, maxChars int) (text, section string) {
 }
 
 // best is the highest-scoring run of at most maxChars characters that starts at a unit
-// matching a term not yet covered and overlaps no span in taken.
-//
-// A run grows from its anchor forward first, then backward, then forward again. In a
-// document of section chunks (pre-made) it takes at most half its room forward first, so the
-// matching sentence sits in the middle with what leads up to it; R2R's overlapping chunks
-// keep the anchor at the start. Measured on make bench-quality (real R2R + MiniLM, 83
-// questions): the middle lifts answer in view from 58% to 64% on section chunks and lowers
-// it from 58% to 54% on R2R's own chunks.
+// matching a term not yet covered and overlaps no span in taken. A run grows from its anchor
+// forward, then backward, then forward again: R2R's overlapping chunks start where the
+// matching text does (measured on make bench-quality, real R2R + MiniLM, 83 questions:
+// centring the anchor lowered answer in view from 58% to 54% on R2R's own chunks).
 func (s *Set) best(d *Doc, maxChars int, taken []span, covered map[string]bool) (span, bool) {
 	var top span
 	topScore := 0.0
-	ahead := maxChars
-	if d.sections {
-		ahead = maxChars / 2
-	}
 	for si, seg := range d.segments {
 		for i, u := range seg.units {
 			if inSpans(taken, si, i) {
@@ -84,7 +80,7 @@ func (s *Set) best(d *Doc, maxChars int, taken []span, covered map[string]bool) 
 			}
 			sp := span{si, i, i, i}
 			for sp.to < len(seg.units) && !inSpans(taken, si, sp.to) &&
-				(sp.to == i || chars(d, span{si, i, sp.to + 1, i}) <= ahead) {
+				(sp.to == i || chars(d, span{si, i, sp.to + 1, i}) <= maxChars) {
 				sp.to++
 			}
 			sp = growBack(seg.units, trimHeadings(seg.units, sp), maxChars, taken)
@@ -282,3 +278,68 @@ func sectionOf(seg segment, i int) string {
 func endsSentence(s string) bool { return strings.HasSuffix(s, ".") || strings.HasSuffix(s, ":") }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
+
+// chunkWindows is the window of a document of r2r-mcp's own chunks (sections, declarations):
+// its chunks in the order the search ranked them, each whole while it fits, the best one
+// leaving minSecond characters for the next when the window has room for two; a chunk longer
+// than its room shows the run around its best-matching unit. The search ranked a document's
+// chunks by meaning, the question's identifiers and its words together, which finds the
+// answer more often than the words alone: on make bench-quality's real-R2R searches, the
+// answer was in the document's first or second chunk for 17 of the 25 questions whose first
+// document held it but whose window did not.
+func (s *Set) chunkWindows(d *Doc, maxChars int) (text, section string) {
+	var spans []span
+	left := maxChars
+	for r := 0; r < d.Chunks && (r == 0 || left >= minSecond); r++ {
+		sp, ok := chunkSpan(d, r)
+		if !ok { // only markup
+			continue
+		}
+		room := left
+		if len(spans) == 0 && maxChars >= 2*minSecond {
+			room = maxChars - minSecond
+		}
+		if chars(d, sp) > room {
+			units := d.segments[sp.seg].units[sp.from:sp.to]
+			at := 0
+			for i, top := range units {
+				if s.score(top, nil) > s.score(units[at], nil) {
+					at = i
+				}
+			}
+			g := grow(units, span{sp.seg, at, at, at}, room)
+			sp = span{sp.seg, sp.from + g.from, sp.from + g.to, sp.from + at}
+		}
+		spans = append(spans, sp)
+		left -= min(chars(d, sp), room) + 3
+	}
+	if len(spans) == 0 {
+		return "", ""
+	}
+	parts := make([]string, len(spans))
+	left = maxChars
+	for i, sp := range spans {
+		if i > 0 {
+			left -= 3
+		}
+		parts[i] = s.render(d.segments[sp.seg].units[sp.from:sp.to], left)
+		left -= utf8.RuneCountInString(parts[i])
+	}
+	return strings.Join(parts, " … "), sectionOf(d.segments[spans[0].seg], spans[0].anchor)
+}
+
+// chunkSpan is the units of the document's chunk the search ranked r-th among its chunks.
+func chunkSpan(d *Doc, r int) (span, bool) {
+	for si, seg := range d.segments {
+		from := slices.IndexFunc(seg.units, func(u unit) bool { return u.rank == r })
+		if from < 0 {
+			continue
+		}
+		to := from + 1
+		for to < len(seg.units) && seg.units[to].rank == r {
+			to++
+		}
+		return span{si, from, to, from}, true
+	}
+	return span{}, false
+}
