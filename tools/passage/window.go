@@ -49,6 +49,11 @@ func (s *Set) Window(d *Doc, maxChars int) (text, section string) {
 			}
 		}
 	}
+	return s.join(d, spans, maxChars), sectionOf(d.segments[first.seg], first.anchor)
+}
+
+// join renders spans in order on one line, joined by " … ", in at most maxChars characters.
+func (s *Set) join(d *Doc, spans []span, maxChars int) string {
 	parts := make([]string, len(spans))
 	left := maxChars
 	for i, sp := range spans {
@@ -58,7 +63,7 @@ func (s *Set) Window(d *Doc, maxChars int) (text, section string) {
 		parts[i] = s.render(d.segments[sp.seg].units[sp.from:sp.to], left)
 		left -= utf8.RuneCountInString(parts[i])
 	}
-	return strings.Join(parts, " … "), sectionOf(d.segments[first.seg], first.anchor)
+	return strings.Join(parts, " … ")
 }
 
 // best is the highest-scoring run of at most maxChars characters that starts at a unit
@@ -316,16 +321,7 @@ func (s *Set) chunkWindows(d *Doc, maxChars int) (text, section string) {
 	if len(spans) == 0 {
 		return "", ""
 	}
-	parts := make([]string, len(spans))
-	left = maxChars
-	for i, sp := range spans {
-		if i > 0 {
-			left -= 3
-		}
-		parts[i] = s.render(d.segments[sp.seg].units[sp.from:sp.to], left)
-		left -= utf8.RuneCountInString(parts[i])
-	}
-	return strings.Join(parts, " … "), sectionOf(d.segments[spans[0].seg], spans[0].anchor)
+	return s.join(d, spans, maxChars), sectionOf(d.segments[spans[0].seg], spans[0].anchor)
 }
 
 // chunkSpan is the units of the document's chunk the search ranked r-th among its chunks.
