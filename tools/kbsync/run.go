@@ -211,20 +211,19 @@ func (r *run) write(ctx context.Context, l layer, items []Item) map[string]bool 
 }
 
 // put reads one item again (a file may have changed since the plan) and writes it; one
-// that now holds no text has its older versions retired instead (see Writer.Emptied).
+// that now holds no text (refused as confine.Empty by its reader or by Writer.Put) has its
+// older versions retired instead (see Writer.Emptied).
 func (l layer) put(ctx context.Context, it Item) (Outcome, error) {
+	o := Outcome{Action: Failed}
 	f, release, err := l.read(ctx, it)
+	if err == nil {
+		defer release()
+		o, err = l.w.Put(ctx, f, it.Old)
+	}
 	if ref, ok := errors.AsType[*Refusal](err); ok && ref.Kind == confine.Empty {
 		return l.w.Emptied(ctx, it.Old)
 	}
-	if err != nil {
-		return Outcome{Action: Failed}, err
-	}
-	defer release()
-	if confine.Blank(f.Data) {
-		return l.w.Emptied(ctx, it.Old)
-	}
-	return l.w.Put(ctx, f, it.Old)
+	return o, err
 }
 
 // add counts one item's outcome (one) in the summary, the team's version's in its Team
